@@ -1,0 +1,1 @@
+//! Live drivers: the same engines on real Linux interfaces, over AF_PACKET sockets.

@@ -1,0 +1,146 @@
+//! Test support shared by the workspace: locating external reference tools (tshark, python3
+//! with scapy, lldpad, lldpd), running them, writing captures for them, and skipping loudly.
+//!
+//! A test that needs a peer calls [`require`]. When the peer is missing the test is skipped
+//! with a loud message on stderr, unless `LOSSLESS_REQUIRE_PEERS=1` is set (the README's test
+//! command sets it when it ran as root and installed the peers): then a missing peer fails.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Whether missing peers must fail tests instead of skipping them.
+pub fn peers_required() -> bool {
+    std::env::var("LOSSLESS_REQUIRE_PEERS").is_ok_and(|v| v == "1")
+}
+
+/// Finds `program` on `PATH`.
+pub fn which(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file())
+}
+
+/// Returns the path of `program`, or reports a skip (or fails, when peers are required).
+pub fn require(program: &str, test: &str) -> Option<PathBuf> {
+    match which(program) {
+        Some(p) => Some(p),
+        None => {
+            skip(test, &format!("`{program}` is not installed"));
+            None
+        }
+    }
+}
+
+/// Whether python3 can import `module`; reports a skip (or fails) when it cannot.
+pub fn require_python_module(module: &str, test: &str) -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        skip(test, &format!("python3 cannot import `{module}`"));
+    }
+    ok
+}
+
+/// Whether the test runs as root (needed for network namespaces); reports a skip otherwise.
+pub fn require_root(test: &str) -> bool {
+    // SAFETY-free check: read the effective uid from /proc.
+    let is_root = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .and_then(|l| l.split_whitespace().nth(2).map(|u| u == "0"))
+        })
+        .unwrap_or(false);
+    if !is_root {
+        skip(test, "it needs root (network namespaces, raw sockets)");
+    }
+    is_root
+}
+
+/// Prints a loud skip notice, or panics when peers are required.
+pub fn skip(test: &str, why: &str) {
+    let msg = format!("SKIPPED {test}: {why}. Run the README's test command as root to install it.");
+    if peers_required() {
+        panic!("{msg} (LOSSLESS_REQUIRE_PEERS=1, so this is a failure)");
+    }
+    eprintln!("\n!!!!!!!! {msg}\n");
+}
+
+/// Writes `frames` (whole Ethernet frames, FCS included or not as given) to a classic pcap
+/// file at `path`, one microsecond apart.
+pub fn write_pcap(path: &Path, frames: &[Vec<u8>]) {
+    use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
+    let file = std::fs::File::create(path).expect("create pcap");
+    let header = PcapHeader { snaplen: 65535, ..Default::default() };
+    let mut w = PcapWriter::with_header(file, header).expect("pcap header");
+    for (i, f) in frames.iter().enumerate() {
+        let ts = std::time::Duration::from_micros(i as u64 + 1);
+        w.write_packet(&PcapPacket::new(ts, f.len() as u32, f)).expect("write packet");
+    }
+}
+
+/// Runs `tshark -r pcap -T fields -E separator=| -E occurrence=a -e f1 -e f2 …` and returns one
+/// row per frame, one column per field (empty string when absent). `extra` are extra
+/// tshark options, such as `-o` preferences.
+pub fn tshark_fields(tshark: &Path, pcap: &Path, fields: &[&str], extra: &[&str]) -> Vec<Vec<String>> {
+    let mut cmd = Command::new(tshark);
+    cmd.arg("-n").arg("-r").arg(pcap).args(extra);
+    cmd.args(["-T", "fields", "-E", "separator=|", "-E", "occurrence=a", "-E", "aggregator=,"]);
+    for f in fields {
+        cmd.args(["-e", f]);
+    }
+    let out = cmd.output().expect("run tshark");
+    assert!(
+        out.status.success(),
+        "tshark failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.split('|').map(str::to_string).collect())
+        .collect()
+}
+
+/// Runs python3 with `script` on stdin and returns its stdout; panics with stderr on failure.
+pub fn python(script: &str) -> String {
+    let mut child = Command::new("python3")
+        .arg("-")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn python3");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(script.as_bytes())
+        .expect("write script");
+    let out = child.wait_with_output().expect("python3");
+    assert!(
+        out.status.success(),
+        "python3 failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A fresh temporary directory under the target dir, removed by nobody (kept for debugging).
+pub fn temp_dir(name: &str) -> PathBuf {
+    let base = std::env::var_os("CARGO_TARGET_TMPDIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir);
+    let dir = base.join(format!("lossless-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+/// The shared corpus directory (`../shared/corpus` beside the workspace).
+pub fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
+}

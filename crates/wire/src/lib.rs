@@ -1,0 +1,12 @@
+//! Wire-exact codecs for lossless Ethernet: Ethernet II with 802.1Q tags, MAC Control
+//! (802.3 PAUSE and 802.1Qbb PFC), LLDP (802.1AB) and DCBX (802.1Qaz and CEE).
+//!
+//! Each protocol has a checked zero-copy view over a byte buffer and an owned
+//! representation (`*Repr`) with `parse`, `emit` and `buffer_len`, in the manner of
+//! smoltcp's `wire` module. Nothing here allocates on the parse path of MAC Control
+//! frames, and nothing panics on input.
+#![no_std]
+#![forbid(unsafe_code)]
+
+#[cfg(feature = "std")]
+extern crate std;

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the reference tools the tests compare lossless against. Needs root. Idempotent.
+set -euo pipefail
+need=()
+for pair in tshark:tshark tcpdump:tcpdump lldpad:lldpad lldpd:lldpd ip:iproute2 python3:python3; do
+  cmd=${pair%%:*}; pkg=${pair#*:}
+  command -v "$cmd" >/dev/null 2>&1 || need+=("$pkg")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  echo "== installing ${need[*]}"
+  echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+if ! python3 -c "import scapy" 2>/dev/null; then
+  echo "== installing scapy"
+  python3 -m pip install -q scapy || python3 -m pip install -q --break-system-packages scapy
+fi
+echo "== peers: $(tshark --version | head -1); scapy $(python3 -c 'import scapy; print(scapy.VERSION)')"
