@@ -3,10 +3,13 @@
 //!
 //! Each protocol has a checked zero-copy view over a byte buffer and an owned
 //! representation (`*Repr`) with `parse`, `emit` and `buffer_len`, in the manner of
-//! smoltcp's `wire` module. Nothing here allocates on the parse path of MAC Control
-//! frames, and nothing panics on input.
+//! smoltcp's `wire` module. Nothing here panics on input.
 #![no_std]
 #![forbid(unsafe_code)]
 
 #[cfg(feature = "std")]
 extern crate std;
+
+pub mod error;
+
+pub use error::{Error, ErrorKind, Result};
