@@ -13,3 +13,6 @@ extern crate std;
 pub mod error;
 
 pub use error::{Error, ErrorKind, Result};
+pub mod ethernet;
+pub mod lldp;
+pub mod mac_control;
