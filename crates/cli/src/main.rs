@@ -1,12 +1,41 @@
 //! `lossless`: simulate, decode, generate and watch lossless Ethernet (PAUSE, PFC, ETS, DCBX).
 
-use clap::Parser;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod cmd;
 
 /// Lossless Ethernet toolkit: 802.3x PAUSE, 802.1Qbb PFC, 802.1Qaz ETS and DCBX.
+///
+/// Every protocol is implemented once, exact to the bit time, and driven here by a simulator
+/// (`sim`) and by capture tools (`decode`).
 #[derive(Parser, Debug)]
-#[command(name = "lossless", version, about, long_about = None)]
-struct Cli {}
+#[command(name = "lossless", version, about, long_about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
 
-fn main() {
-    let _cli = Cli::parse();
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Simulate DCB links and fabrics (PFC, PAUSE, ETS) bit-time-accurately.
+    Sim(cmd::sim::SimArgs),
+    /// Decode PAUSE, PFC, LLDP and DCBX frames in a pcap or pcapng capture.
+    Decode(cmd::decode::DecodeArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Sim(args) => cmd::sim::run(args),
+        Command::Decode(args) => cmd::decode::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:?}");
+            ExitCode::from(2)
+        }
+    }
 }

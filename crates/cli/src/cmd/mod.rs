@@ -1,0 +1,4 @@
+//! One module per `lossless` subcommand.
+
+pub mod decode;
+pub mod sim;
