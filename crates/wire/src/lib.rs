@@ -14,5 +14,6 @@ pub mod error;
 
 pub use error::{Error, ErrorKind, Result};
 pub mod ethernet;
+pub mod fcs;
 pub mod lldp;
 pub mod mac_control;
