@@ -1,0 +1,406 @@
+//! MAC flow control (802.3 Annex 31B PAUSE, 802.1Qbb PFC): one sans-IO engine per port.
+//!
+//! A [`FlowControl`] holds both halves of one MAC: the transmit side that turns a request
+//! signal (document 002's `fc_rdy`, a buffer's XOFF threshold) into PAUSE/PFC frames, and the
+//! receive side that obeys the peer's frames and answers "may priority p start a frame now?"
+//! (document 002's `fc` to module B). It reads no clock: every call takes `now`
+//! ([`Instant`], picoseconds), which must never go backwards. No call allocates.
+//!
+//! # How a driver uses it
+//!
+//! 1. Create: `FlowControl::new(FlowControlConfig::pfc(rate, my_mac, 0b0000_1000))?`
+//!    (or `::pause(..)`, `::off(..)`; adjust `priorities[p]` registers and `reaction_delay`).
+//! 2. Requests: when a buffer crosses its threshold call `set_request(now, p, true)`; when it
+//!    drains, `set_request(now, p, false)`. (PAUSE mode: `p` is ignored, one link request.)
+//! 3. Transmitting, **whenever the wire is idle** (at `now >= wire_free_at()`, i.e. between
+//!    frames — never in the middle of one):
+//!    - first `poll_transmit(now)`: a `Some(Transmit)` is a PAUSE/PFC frame that goes out
+//!      *now*, ahead of any queued data; the engine has already recorded it as on the wire until
+//!      `Transmit::free_at`;
+//!    - otherwise pick a data frame of a priority p with `may_start_data(now, p)` (which is
+//!      `may_transmit(now, p) && !hold_data(now)` and the wire idle) and report it with
+//!      `on_tx_start(now, frame_bytes, p)` — the engine needs every data frame start to know
+//!      when the frame being sent ends (its last bit is where a received pause timer starts).
+//!      The returned [`TxSlot`] says when the wire is free again.
+//! 4. Receiving: when the last bit of a MAC Control frame (EtherType 0x8808) has arrived at
+//!    `now`, call `handle_control_frame(now, &ReceivedControl { dst, frame_len, body })`.
+//!    The engine checks the address and length, counts, and updates the pause timers.
+//! 5. Timers: after every call, ask `poll_timeout()`; at that instant call
+//!    `handle_timeout(now)` and then go to 3 (a refresh may be due, a pause may have expired,
+//!    so a paused priority may send again). `poll_timeout` also reports when a received pause
+//!    takes effect (end of the reaction delay).
+//! 6. Reports: `counters()` (serde), `paused_mask(now)`, `requested_mask()`.
+//!
+//! # Timing rules (precisely)
+//! - Transmit: a rising request makes an XOFF due at once; it goes
+//!   out at the next poll on an idle wire. While raised it is re-sent when `now` reaches the
+//!   start of the last XOFF + refresh interval. Release before that instant (case 1) → XON if
+//!   `xon_on_release`; release at or after it (case 2) → nothing. A PFC frame carries all raised
+//!   priorities (refreshing them) plus those due an XON (time 0).
+//! - Receive: an XOFF received by `r` while this port transmits a frame ending (last bit) at
+//!   `b > r` starts its timer at `b`, else at `r`. A priority not already paused stops starting
+//!   frames from `r + reaction_delay` on; an already running pause just gets the new expiry.
+//!   Time 0 releases at `r`. PFC: only priorities whose enable bit is set *and* which are
+//!   enabled on this port are reloaded.
+//! - Modes: PAUSE and PFC never both — a port in PFC mode counts received PAUSE frames but
+//!   does not obey them (802.1Qbb: PFC replaces PAUSE on a port; vendors make them mutually
+//!   exclusive), and a PAUSE-mode port likewise does not obey PFC; both are counted in
+//!   `rx_ignored_mode`.
+
+mod config;
+mod counters;
+mod frame;
+mod rx;
+mod tx;
+
+pub use config::{
+    ConfigError, FlowControlConfig, Mode, PRIORITIES, PriorityConfig, default_reaction_delay,
+    reaction_delay_quanta,
+};
+pub use counters::Counters;
+pub use frame::{
+    CONTROL_FRAME_BYTES, ControlFrame, MAC_CONTROL_ETHERTYPE, MAC_CONTROL_MULTICAST, OPCODE_PAUSE,
+    OPCODE_PFC, ReceivedBody, ReceivedControl, Transmit, TxSlot,
+};
+
+use crate::units::{Duration, Instant, PREAMBLE_SFD_BYTES};
+use rx::{Arrival, RxSide};
+use tx::TxSide;
+
+/// Why a request could not be applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RequestError {
+    /// The port's flow control is off.
+    #[error("flow control is off on this port")]
+    Off,
+    /// PFC: the priority is out of range or not enabled on this port.
+    #[error("priority {priority} is not PFC-enabled on this port (enabled mask {enabled:#010b})")]
+    NotEnabled {
+        /// The priority asked for.
+        priority: u8,
+        /// The port's enabled priorities, bit n = priority n.
+        enabled: u8,
+    },
+}
+
+/// Why the engine refused a reported data frame start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TxError {
+    /// A frame (data or control) is still on the wire: frames start only at boundaries.
+    #[error("wire busy until {free_at}: a frame must not start before the previous one ends")]
+    WireBusy {
+        /// When the wire is free.
+        free_at: Instant,
+    },
+    /// The priority is paused by the peer (`may_transmit` is false).
+    #[error("priority {priority} is paused by the peer")]
+    Paused {
+        /// The priority of the refused frame.
+        priority: u8,
+    },
+    /// Own data is held while a request with `hold_own_data` is raised.
+    #[error("own data is held while flow control is requested")]
+    Held,
+}
+
+/// What became of a received MAC Control frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RxOutcome {
+    /// Obeyed: the pause timers of the priorities in the mask (PAUSE: bit 0) were reloaded.
+    Obeyed {
+        /// Bit p set for every register set reloaded.
+        priorities: u8,
+    },
+    /// Counted but not obeyed, for the reason given.
+    Refused(Refusal),
+}
+
+/// Why a received MAC Control frame was not obeyed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Refusal {
+    /// Destination neither 01-80-C2-00-00-01 nor this port's address.
+    WrongDestination,
+    /// Length other than 64 bytes (FCS included).
+    WrongLength {
+        /// The length found.
+        found: u32,
+    },
+    /// An opcode other than PAUSE and PFC.
+    UnsupportedOpcode {
+        /// The opcode found.
+        opcode: u16,
+    },
+    /// A valid PAUSE/PFC frame the port's mode does not obey (off, or the other mechanism).
+    Mode,
+}
+
+/// Flow control of one port (MAC): transmit-side generation and receive-side obeying.
+#[derive(Clone, Debug)]
+pub struct FlowControl {
+    cfg: FlowControlConfig,
+    active: u8,
+    tx: TxSide,
+    rx: RxSide,
+    counters: Counters,
+    now: Instant,
+    tx_last_bit: Instant,
+    wire_free_at: Instant,
+}
+
+impl FlowControl {
+    /// An engine for one port, or why the configuration is unusable.
+    pub fn new(cfg: FlowControlConfig) -> Result<Self, ConfigError> {
+        cfg.validate()?;
+        Ok(FlowControl {
+            active: cfg.active_mask(),
+            cfg,
+            tx: TxSide::default(),
+            rx: RxSide::default(),
+            counters: Counters::default(),
+            now: Instant::ZERO,
+            tx_last_bit: Instant::ZERO,
+            wire_free_at: Instant::ZERO,
+        })
+    }
+
+    /// The configuration the engine runs.
+    pub fn config(&self) -> &FlowControlConfig {
+        &self.cfg
+    }
+
+    /// Counters so far (pause durations include only spans that have ended; see
+    /// [`FlowControl::rx_pause_duration`] for a running total).
+    pub fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    fn advance(&mut self, now: Instant) {
+        if now > self.now {
+            self.now = now;
+        }
+        self.rx.settle(self.now, &mut self.counters);
+    }
+
+    /// Register set used for priority `p`: PAUSE mode uses 0 for every priority.
+    fn slot(&self, p: u8) -> usize {
+        match self.cfg.mode {
+            config::Mode::Pfc => usize::from(p & 7),
+            _ => 0,
+        }
+    }
+
+    /// Raises (`asserted`) or lowers the flow-control request of priority `p` (PAUSE: any p).
+    pub fn set_request(&mut self, now: Instant, p: u8, asserted: bool) -> Result<(), RequestError> {
+        self.advance(now);
+        let slot = match self.cfg.mode {
+            Mode::Off => return Err(RequestError::Off),
+            Mode::Pause => 0,
+            Mode::Pfc => {
+                if p >= 8 || self.active & (1 << p) == 0 {
+                    return Err(RequestError::NotEnabled {
+                        priority: p,
+                        enabled: self.active,
+                    });
+                }
+                usize::from(p)
+            }
+        };
+        self.tx
+            .set_request(self.now, slot, asserted, &self.cfg, &mut self.counters);
+        Ok(())
+    }
+
+    /// The control frame to start now, if one is due and the wire is idle; it is recorded as
+    /// transmitted (the driver must put it on the wire at `now`).
+    pub fn poll_transmit(&mut self, now: Instant) -> Option<Transmit> {
+        self.advance(now);
+        if self.now < self.wire_free_at {
+            return None;
+        }
+        let frame = self.tx.take_frame(self.now, &self.cfg, &mut self.counters)?;
+        let slot = self.occupy(CONTROL_FRAME_BYTES);
+        Some(Transmit {
+            frame,
+            dst: MAC_CONTROL_MULTICAST,
+            src: self.cfg.station_address,
+            start: slot.start,
+            last_bit: slot.last_bit,
+            free_at: slot.free_at,
+        })
+    }
+
+    /// Whether a control frame is due (it goes out at the next idle-wire `poll_transmit`).
+    pub fn has_control_due(&self, now: Instant) -> bool {
+        let (xoff, xon) = self.tx.due(now.max(self.now), self.active);
+        xoff | xon != 0
+    }
+
+    fn occupy(&mut self, frame_bytes: u64) -> TxSlot {
+        let start = self.now;
+        let rate = self.cfg.rate;
+        let last_bit = start + rate.time_for_bytes(frame_bytes + PREAMBLE_SFD_BYTES);
+        let free_at = start + rate.wire_time(frame_bytes);
+        self.tx_last_bit = last_bit;
+        self.wire_free_at = free_at;
+        TxSlot {
+            start,
+            last_bit,
+            free_at,
+        }
+    }
+
+    /// Records that a data frame of `frame_bytes` (FCS included) and priority `p` starts now;
+    /// refused if the wire is busy, `p` is paused, or own data is held.
+    pub fn on_tx_start(&mut self, now: Instant, frame_bytes: u64, p: u8) -> Result<TxSlot, TxError> {
+        self.advance(now);
+        if self.now < self.wire_free_at {
+            return Err(TxError::WireBusy {
+                free_at: self.wire_free_at,
+            });
+        }
+        if !self.rx.may_transmit(self.now, self.slot(p)) {
+            return Err(TxError::Paused { priority: p });
+        }
+        if self.tx.holds_data(&self.cfg) {
+            return Err(TxError::Held);
+        }
+        Ok(self.occupy(frame_bytes))
+    }
+
+    /// Handles a MAC Control frame whose last bit arrived at `now`.
+    pub fn handle_control_frame(&mut self, now: Instant, rx: &ReceivedControl) -> RxOutcome {
+        self.advance(now);
+        if rx.dst != MAC_CONTROL_MULTICAST && rx.dst != self.cfg.station_address {
+            self.counters.rx_wrong_destination += 1;
+            return RxOutcome::Refused(Refusal::WrongDestination);
+        }
+        if u64::from(rx.frame_len) != CONTROL_FRAME_BYTES {
+            self.counters.rx_wrong_length += 1;
+            return RxOutcome::Refused(Refusal::WrongLength { found: rx.frame_len });
+        }
+        self.counters.mac_control_frames_received += 1;
+        let frame = match rx.body {
+            ReceivedBody::Unknown { opcode } => {
+                self.counters.unsupported_opcodes_received += 1;
+                return RxOutcome::Refused(Refusal::UnsupportedOpcode { opcode });
+            }
+            ReceivedBody::Known(f) => f,
+        };
+        let r = self.now;
+        let at = Arrival {
+            received: r,
+            timer_start: if self.tx_last_bit > r { self.tx_last_bit } else { r },
+        };
+        let (rate, delay) = (self.cfg.rate, self.cfg.reaction_delay);
+        match frame {
+            ControlFrame::Pause { quanta } => {
+                self.counters.pause_mac_ctrl_frames_received += 1;
+                if self.cfg.mode != Mode::Pause {
+                    self.counters.rx_ignored_mode += 1;
+                    return RxOutcome::Refused(Refusal::Mode);
+                }
+                self.rx.apply(0, quanta, at, rate, delay, &mut self.counters);
+                RxOutcome::Obeyed { priorities: 1 }
+            }
+            ControlFrame::Pfc { enable_vector, time } => {
+                self.counters.pfc_frames_received += 1;
+                for (p, ind) in self.counters.indications.iter_mut().enumerate() {
+                    if enable_vector & (1 << p) != 0 {
+                        *ind += 1;
+                    }
+                }
+                if self.cfg.mode != Mode::Pfc {
+                    self.counters.rx_ignored_mode += 1;
+                    return RxOutcome::Refused(Refusal::Mode);
+                }
+                let obey = enable_vector & self.active;
+                for (p, &q) in time.iter().enumerate() {
+                    if obey & (1 << p) != 0 {
+                        self.rx.apply(p, q, at, rate, delay, &mut self.counters);
+                    }
+                }
+                RxOutcome::Obeyed { priorities: obey }
+            }
+        }
+    }
+
+    /// Whether a data frame of priority `p` may start at `now` as far as the peer's pauses go
+    /// (document 002's `fc`, inverted). Priorities are taken modulo 8 (3 PCP bits).
+    pub fn may_transmit(&self, now: Instant, p: u8) -> bool {
+        if self.cfg.mode == Mode::Off {
+            return true;
+        }
+        let slot = self.slot(p);
+        if self.active & (1 << slot) == 0 {
+            return true;
+        }
+        self.rx.may_transmit(now.max(self.now), slot)
+    }
+
+    /// Whether own data must be held now (a raised request with `hold_own_data`).
+    pub fn hold_data(&self, _now: Instant) -> bool {
+        self.tx.holds_data(&self.cfg)
+    }
+
+    /// Whether a data frame of `p` may start now: wire idle, not paused, not held.
+    pub fn may_start_data(&self, now: Instant, p: u8) -> bool {
+        now >= self.wire_free_at && self.may_transmit(now, p) && !self.hold_data(now)
+    }
+
+    /// When the wire is free for the next frame (end of the last frame's inter-frame gap).
+    pub fn wire_free_at(&self) -> Instant {
+        self.wire_free_at
+    }
+
+    /// The next instant at which the engine needs `handle_timeout` (a refresh falls due, a
+    /// received pause takes effect or expires), or `None` if nothing is scheduled.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        let now = self.now;
+        let refresh = self.tx.next_refresh(now, self.active);
+        let due_after_busy =
+            (self.has_control_due(now) && self.wire_free_at > now).then_some(self.wire_free_at);
+        let rx = self.rx.next_change(now);
+        [refresh, due_after_busy, rx].into_iter().flatten().min()
+    }
+
+    /// Advances the engine's timers to `now` (accounts expired pauses).
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.advance(now);
+    }
+
+    /// Bit p set while priority p is paused at `now` (PAUSE: bit 0 for the link).
+    pub fn paused_mask(&self, now: Instant) -> u8 {
+        (0..PRIORITIES)
+            .filter(|&p| self.active & (1 << p) != 0 && !self.rx.may_transmit(now.max(self.now), p))
+            .fold(0, |m, p| m | (1 << p))
+    }
+
+    /// Bit p set while request p is raised (PAUSE: bit 0).
+    pub fn requested_mask(&self) -> u8 {
+        self.tx.requested_mask()
+    }
+
+    /// When priority p's running pause expires (PAUSE: any p), if one runs at `now`.
+    pub fn pause_until(&self, now: Instant, p: u8) -> Option<Instant> {
+        self.rx.pause_until(now.max(self.now), self.slot(p))
+    }
+
+    /// End of the current refresh interval of request p, if an XOFF for it is outstanding.
+    pub fn refresh_at(&self, p: u8) -> Option<Instant> {
+        self.tx.refresh_at(self.slot(p))
+    }
+
+    /// Total time priority p has been paused up to `now`, the running span included.
+    pub fn rx_pause_duration(&self, now: Instant, p: u8) -> Duration {
+        let slot = self.slot(p);
+        self.counters.rx_prio_pause_duration[slot] + self.rx.running_pause(now.max(self.now), slot)
+    }
+
+    /// Total time request p has been raised up to `now`, the running span included.
+    pub fn tx_pause_duration(&self, now: Instant, p: u8) -> Duration {
+        let slot = self.slot(p);
+        self.counters.tx_prio_pause_duration[slot] + self.tx.running_request(now.max(self.now), slot)
+    }
+}

@@ -1,0 +1,196 @@
+//! Transmit side (the document's MAC0 TX): turns request signals into XOFF, refresh and XON
+//! frames.
+//!
+//! Per register set p the side keeps: whether the request is raised; whether the rising edge
+//! still waits for its XOFF; whether an XOFF is *outstanding* (went out, no XON and not given
+//! up since); the end of the current refresh interval (`refresh_at` = start of the last XOFF
+//! carrying p + refresh interval); and whether an XON is due.
+//!
+//! Release rule (document 002 step 9): if the request falls while an XOFF is outstanding and
+//! `now < refresh_at` (case 1), an XON is due when `xon_on_release` is set. If it falls at or
+//! after `refresh_at` (case 2: the interval has ended; a refresh that could not go out yet is
+//! dropped), nothing is sent and the peer resumes when the last pause runs out. If no XOFF went
+//! out for the request, nothing is sent (as verilog-ethernet `mac_pause_ctrl_tx` does: XON only
+//! after an XOFF).
+
+use super::config::{FlowControlConfig, Mode, PRIORITIES};
+use super::counters::Counters;
+use super::frame::ControlFrame;
+use crate::units::{Duration, Instant};
+
+/// State of one register set on the transmit side.
+#[derive(Clone, Copy, Debug, Default)]
+struct TxPrio {
+    requested: bool,
+    requested_since: Instant,
+    xoff_pending: bool,
+    outstanding: bool,
+    refresh_at: Instant,
+    xon_pending: bool,
+}
+
+/// The transmit side of one port.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct TxSide {
+    prio: [TxPrio; PRIORITIES],
+}
+
+impl TxSide {
+    /// Applies a change of request `p` at `now`; returns whether the level changed.
+    pub(crate) fn set_request(
+        &mut self,
+        now: Instant,
+        p: usize,
+        asserted: bool,
+        cfg: &FlowControlConfig,
+        counters: &mut Counters,
+    ) -> bool {
+        let st = &mut self.prio[p];
+        if st.requested == asserted {
+            return false;
+        }
+        st.requested = asserted;
+        if asserted {
+            st.requested_since = now;
+            st.xoff_pending = true;
+            st.xon_pending = false;
+        } else {
+            counters.tx_prio_pause_duration[p] += now.saturating_duration_since(st.requested_since);
+            st.xoff_pending = false;
+            if st.outstanding {
+                if now < st.refresh_at && cfg.priorities[p].xon_on_release {
+                    st.xon_pending = true;
+                } else {
+                    st.outstanding = false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Register sets needing an XOFF (first or refresh) at `now`, and those needing an XON.
+    pub(crate) fn due(&self, now: Instant, active: u8) -> (u8, u8) {
+        let mut xoff = 0u8;
+        let mut xon = 0u8;
+        for (p, st) in self.prio.iter().enumerate() {
+            if active & (1 << p) == 0 {
+                continue;
+            }
+            if st.requested && (st.xoff_pending || (st.outstanding && now >= st.refresh_at)) {
+                xoff |= 1 << p;
+            }
+            if st.xon_pending {
+                xon |= 1 << p;
+            }
+        }
+        (xoff, xon)
+    }
+
+    /// Builds and commits the control frame due at `now`, if any (the wire is known idle).
+    ///
+    /// A PFC frame carries every raised priority with its pause time (held ones are refreshed
+    /// in the same frame and restart their interval) and every priority due an XON with 0.
+    pub(crate) fn take_frame(
+        &mut self,
+        now: Instant,
+        cfg: &FlowControlConfig,
+        counters: &mut Counters,
+    ) -> Option<ControlFrame> {
+        let active = cfg.active_mask();
+        let (xoff, xon) = self.due(now, active);
+        if xoff | xon == 0 {
+            return None;
+        }
+        let mut vector = 0u8;
+        let mut time = [0u16; PRIORITIES];
+        for (p, st) in self.prio.iter_mut().enumerate() {
+            if active & (1 << p) == 0 || !(st.requested || st.xon_pending) {
+                continue;
+            }
+            vector |= 1 << p;
+            let pc = &cfg.priorities[p];
+            if st.requested {
+                time[p] = pc.pause_quanta;
+                st.xoff_pending = false;
+                st.outstanding = true;
+                st.refresh_at = now + refresh_interval(cfg, p);
+                counters.tx_prio_pause[p] += 1;
+            } else {
+                st.xon_pending = false;
+                st.outstanding = false;
+                counters.tx_prio_xon[p] += 1;
+            }
+        }
+        counters.mac_control_frames_transmitted += 1;
+        match cfg.mode {
+            Mode::Pause => {
+                counters.pause_mac_ctrl_frames_transmitted += 1;
+                Some(ControlFrame::Pause { quanta: time[0] })
+            }
+            Mode::Pfc => {
+                counters.pfc_frames_transmitted += 1;
+                for (p, r) in counters.requests.iter_mut().enumerate() {
+                    if vector & (1 << p) != 0 {
+                        *r += 1;
+                    }
+                }
+                Some(ControlFrame::Pfc {
+                    enable_vector: vector,
+                    time,
+                })
+            }
+            // active mask is 0 when off, so this is never reached with a due frame
+            Mode::Off => None,
+        }
+    }
+
+    /// The earliest end of a refresh interval of a raised, outstanding request after `now`.
+    pub(crate) fn next_refresh(&self, now: Instant, active: u8) -> Option<Instant> {
+        self.prio
+            .iter()
+            .enumerate()
+            .filter(|(p, st)| active & (1 << p) != 0 && st.requested && st.outstanding && st.refresh_at > now)
+            .map(|(_, st)| st.refresh_at)
+            .min()
+    }
+
+    /// Bit p set while request p is raised.
+    pub(crate) fn requested_mask(&self) -> u8 {
+        self.prio
+            .iter()
+            .enumerate()
+            .filter(|(_, st)| st.requested)
+            .fold(0, |m, (p, _)| m | (1 << p))
+    }
+
+    /// Whether own data must be held: a raised request whose `hold_own_data` register is set.
+    pub(crate) fn holds_data(&self, cfg: &FlowControlConfig) -> bool {
+        let active = cfg.active_mask();
+        self.prio
+            .iter()
+            .enumerate()
+            .any(|(p, st)| active & (1 << p) != 0 && st.requested && cfg.priorities[p].hold_own_data)
+    }
+
+    /// Time request p has been raised in its current span (zero if not raised).
+    pub(crate) fn running_request(&self, now: Instant, p: usize) -> Duration {
+        let st = &self.prio[p];
+        if st.requested {
+            now.saturating_duration_since(st.requested_since)
+        } else {
+            Duration::ZERO
+        }
+    }
+
+    /// End of the current refresh interval of request p, if an XOFF is outstanding.
+    pub(crate) fn refresh_at(&self, p: usize) -> Option<Instant> {
+        let st = &self.prio[p];
+        st.outstanding.then_some(st.refresh_at)
+    }
+}
+
+/// Refresh interval of register set p as time at the port's rate.
+fn refresh_interval(cfg: &FlowControlConfig, p: usize) -> Duration {
+    cfg.rate
+        .time_for_bits(u64::from(cfg.priorities[p].refresh_quanta) * crate::units::BITS_PER_QUANTUM)
+}
