@@ -1,2 +1,17 @@
 //! Capture tools: read pcap and pcapng files and decode the MAC Control, LLDP and DCBX
 //! frames in them into text and JSON.
+//!
+//! [`reader::CaptureReader`] yields the frames of a file; [`decode::decode_frame`] turns one
+//! into a [`model::FrameRecord`]; [`text::render`] and `serde_json` print it.
+
+pub mod decode;
+pub mod filter;
+pub mod lldp_model;
+pub mod model;
+pub mod reader;
+pub mod text;
+
+pub use decode::decode_frame;
+pub use filter::{Filter, FrameKind};
+pub use model::FrameRecord;
+pub use reader::{CaptureReader, Format, Frame, ReadError, ReadErrorKind};
