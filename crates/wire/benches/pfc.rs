@@ -1,4 +1,5 @@
 //! Throughput of PFC frame decoding (parse + validate, with and without FCS check) and emission.
+#![allow(missing_docs)] // criterion_main! generates an undocumented `main`.
 
 use std::hint::black_box;
 
