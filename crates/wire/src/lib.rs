@@ -7,6 +7,7 @@
 #![no_std]
 #![forbid(unsafe_code)]
 
+extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 

@@ -1,0 +1,438 @@
+//! The LLDPDU: typed TLVs in order, decoded from and emitted to bytes exactly, with the
+//! mandatory-order checks of 802.1AB-2016 9.2.7.7 reported as warnings.
+
+use alloc::vec::Vec;
+
+use super::basic::{ChassisId, ManagementAddress, PortId, SystemCapabilities, parse_ttl};
+use super::dcbx_cee::{CeeTlv, OUI_CEE};
+use super::org8021::{Ieee8021Tlv, OUI_IEEE_8021};
+use super::org8023::{Ieee8023Tlv, OUI_IEEE_8023};
+use super::tlv::{self, HEADER_LEN, TlvIter, TlvView, Writer};
+use crate::ethernet::{EtherType, EthernetAddress};
+use crate::{Error, ErrorKind, Result};
+
+/// An organizationally specific TLV (type 127), by OUI.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum OrgTlv<B = Vec<u8>> {
+    /// IEEE 802.1 (00-80-C2), including the IEEE DCBX TLVs.
+    Ieee8021(Ieee8021Tlv<B>),
+    /// IEEE 802.3 (00-12-0F).
+    Ieee8023(Ieee8023Tlv<B>),
+    /// CEE / CIN DCBX (00-1B-21).
+    Cee(CeeTlv<B>),
+    /// Any other OUI, kept raw.
+    Other {
+        /// The OUI.
+        oui: [u8; 3],
+        /// The subtype.
+        subtype: u8,
+        /// The information after OUI and subtype.
+        info: B,
+    },
+}
+
+impl<'a> OrgTlv<&'a [u8]> {
+    /// Decodes the value of an organizationally specific TLV.
+    pub fn parse(view: &TlvView<'a>) -> Result<Self> {
+        let v = view.value;
+        if v.len() < 4 {
+            return Err(view.bad_length("Organizationally Specific TLV", "4..=511"));
+        }
+        let oui = [v[0], v[1], v[2]];
+        let (subtype, info) = (v[3], &v[4..]);
+        Ok(match oui {
+            OUI_IEEE_8021 => OrgTlv::Ieee8021(Ieee8021Tlv::parse(view, subtype, info)?),
+            OUI_IEEE_8023 => OrgTlv::Ieee8023(Ieee8023Tlv::parse(view, subtype, info)?),
+            OUI_CEE => OrgTlv::Cee(CeeTlv::parse(view, subtype, info)?),
+            oui => OrgTlv::Other { oui, subtype, info },
+        })
+    }
+
+    /// An owned copy.
+    pub fn to_owned(&self) -> OrgTlv {
+        match self {
+            OrgTlv::Ieee8021(t) => OrgTlv::Ieee8021(t.to_owned()),
+            OrgTlv::Ieee8023(t) => OrgTlv::Ieee8023(t.to_owned()),
+            OrgTlv::Cee(t) => OrgTlv::Cee(t.to_owned()),
+            OrgTlv::Other { oui, subtype, info } => OrgTlv::Other {
+                oui: *oui,
+                subtype: *subtype,
+                info: info.to_vec(),
+            },
+        }
+    }
+}
+
+impl<B: AsRef<[u8]>> OrgTlv<B> {
+    /// The OUI.
+    pub fn oui(&self) -> [u8; 3] {
+        match self {
+            OrgTlv::Ieee8021(_) => OUI_IEEE_8021,
+            OrgTlv::Ieee8023(_) => OUI_IEEE_8023,
+            OrgTlv::Cee(_) => OUI_CEE,
+            OrgTlv::Other { oui, .. } => *oui,
+        }
+    }
+
+    /// The subtype.
+    pub fn subtype(&self) -> u8 {
+        match self {
+            OrgTlv::Ieee8021(t) => t.subtype(),
+            OrgTlv::Ieee8023(t) => t.subtype(),
+            OrgTlv::Cee(t) => t.subtype(),
+            OrgTlv::Other { subtype, .. } => *subtype,
+        }
+    }
+
+    /// Bytes of the TLV value: OUI, subtype and information.
+    pub fn value_len(&self) -> usize {
+        4 + match self {
+            OrgTlv::Ieee8021(t) => t.info_len(),
+            OrgTlv::Ieee8023(t) => t.info_len(),
+            OrgTlv::Cee(t) => t.info_len(),
+            OrgTlv::Other { info, .. } => info.as_ref().len(),
+        }
+    }
+
+    fn emit_value(&self, w: &mut Writer<'_>) {
+        w.bytes(&self.oui());
+        w.u8(self.subtype());
+        match self {
+            OrgTlv::Ieee8021(t) => t.emit_info(w),
+            OrgTlv::Ieee8023(t) => t.emit_info(w),
+            OrgTlv::Cee(t) => t.emit_info(w),
+            OrgTlv::Other { info, .. } => w.bytes(info.as_ref()),
+        }
+    }
+}
+
+/// One LLDP TLV, decoded. `B` is `&[u8]` for a zero-copy decode and `Vec<u8>` when owned.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Tlv<B = Vec<u8>> {
+    /// End Of LLDPDU (type 0).
+    End,
+    /// Chassis ID (type 1).
+    ChassisId(ChassisId<B>),
+    /// Port ID (type 2).
+    PortId(PortId<B>),
+    /// Time To Live in seconds (type 3).
+    Ttl(u16),
+    /// Port Description (type 4), bytes as sent (normally UTF-8/ASCII).
+    PortDescription(B),
+    /// System Name (type 5).
+    SystemName(B),
+    /// System Description (type 6).
+    SystemDescription(B),
+    /// System Capabilities (type 7).
+    SystemCapabilities(SystemCapabilities),
+    /// Management Address (type 8).
+    ManagementAddress(ManagementAddress<B>),
+    /// Organizationally specific (type 127).
+    Org(OrgTlv<B>),
+    /// A reserved type (9..=126), kept raw.
+    Unknown {
+        /// The 7-bit type.
+        ty: u8,
+        /// The value.
+        value: B,
+    },
+}
+
+impl<'a> Tlv<&'a [u8]> {
+    /// Decodes a TLV from its checked view, borrowing variable-length fields.
+    pub fn parse(view: &TlvView<'a>) -> Result<Self> {
+        let v = view.value;
+        Ok(match view.ty {
+            tlv::TYPE_END => {
+                if !v.is_empty() {
+                    return Err(view.bad_length("End Of LLDPDU TLV", "0"));
+                }
+                Tlv::End
+            }
+            tlv::TYPE_CHASSIS_ID => Tlv::ChassisId(ChassisId::parse(view)?),
+            tlv::TYPE_PORT_ID => Tlv::PortId(PortId::parse(view)?),
+            tlv::TYPE_TTL => Tlv::Ttl(parse_ttl(view)?),
+            tlv::TYPE_PORT_DESCRIPTION => Tlv::PortDescription(v),
+            tlv::TYPE_SYSTEM_NAME => Tlv::SystemName(v),
+            tlv::TYPE_SYSTEM_DESCRIPTION => Tlv::SystemDescription(v),
+            tlv::TYPE_SYSTEM_CAPABILITIES => Tlv::SystemCapabilities(SystemCapabilities::parse(view)?),
+            tlv::TYPE_MANAGEMENT_ADDRESS => Tlv::ManagementAddress(ManagementAddress::parse(view)?),
+            tlv::TYPE_ORGANIZATIONALLY_SPECIFIC => Tlv::Org(OrgTlv::parse(view)?),
+            ty => Tlv::Unknown { ty, value: v },
+        })
+    }
+
+    /// An owned copy.
+    pub fn to_owned(&self) -> Tlv {
+        match self {
+            Tlv::End => Tlv::End,
+            Tlv::ChassisId(t) => Tlv::ChassisId(t.to_owned()),
+            Tlv::PortId(t) => Tlv::PortId(t.to_owned()),
+            Tlv::Ttl(t) => Tlv::Ttl(*t),
+            Tlv::PortDescription(t) => Tlv::PortDescription(t.to_vec()),
+            Tlv::SystemName(t) => Tlv::SystemName(t.to_vec()),
+            Tlv::SystemDescription(t) => Tlv::SystemDescription(t.to_vec()),
+            Tlv::SystemCapabilities(t) => Tlv::SystemCapabilities(*t),
+            Tlv::ManagementAddress(t) => Tlv::ManagementAddress(t.to_owned()),
+            Tlv::Org(t) => Tlv::Org(t.to_owned()),
+            Tlv::Unknown { ty, value } => Tlv::Unknown {
+                ty: *ty,
+                value: value.to_vec(),
+            },
+        }
+    }
+}
+
+impl<B: AsRef<[u8]>> Tlv<B> {
+    /// The 7-bit TLV type.
+    pub fn ty(&self) -> u8 {
+        match self {
+            Tlv::End => tlv::TYPE_END,
+            Tlv::ChassisId(_) => tlv::TYPE_CHASSIS_ID,
+            Tlv::PortId(_) => tlv::TYPE_PORT_ID,
+            Tlv::Ttl(_) => tlv::TYPE_TTL,
+            Tlv::PortDescription(_) => tlv::TYPE_PORT_DESCRIPTION,
+            Tlv::SystemName(_) => tlv::TYPE_SYSTEM_NAME,
+            Tlv::SystemDescription(_) => tlv::TYPE_SYSTEM_DESCRIPTION,
+            Tlv::SystemCapabilities(_) => tlv::TYPE_SYSTEM_CAPABILITIES,
+            Tlv::ManagementAddress(_) => tlv::TYPE_MANAGEMENT_ADDRESS,
+            Tlv::Org(_) => tlv::TYPE_ORGANIZATIONALLY_SPECIFIC,
+            Tlv::Unknown { ty, .. } => *ty,
+        }
+    }
+
+    /// Bytes of the value (after the 2-byte header).
+    pub fn value_len(&self) -> usize {
+        match self {
+            Tlv::End => 0,
+            Tlv::ChassisId(t) => t.value_len(),
+            Tlv::PortId(t) => t.value_len(),
+            Tlv::Ttl(_) => 2,
+            Tlv::PortDescription(t) | Tlv::SystemName(t) | Tlv::SystemDescription(t) => t.as_ref().len(),
+            Tlv::SystemCapabilities(_) => SystemCapabilities::VALUE_LEN,
+            Tlv::ManagementAddress(t) => t.value_len(),
+            Tlv::Org(t) => t.value_len(),
+            Tlv::Unknown { value, .. } => value.as_ref().len(),
+        }
+    }
+
+    /// Bytes the whole TLV occupies on the wire.
+    pub fn buffer_len(&self) -> usize {
+        HEADER_LEN + self.value_len()
+    }
+
+    /// Writes the TLV at the start of `buf` and returns its length.
+    ///
+    /// # Panics
+    /// When `buf` is shorter than [`Tlv::buffer_len`]. A value longer than 511 bytes cannot
+    /// be expressed; its length field is written modulo 512.
+    pub fn emit(&self, buf: &mut [u8]) -> usize {
+        let mut w = Writer::new(buf);
+        self.emit_to(&mut w);
+        w.position()
+    }
+
+    fn emit_to(&self, w: &mut Writer<'_>) {
+        w.header(self.ty(), self.value_len());
+        match self {
+            Tlv::End => {}
+            Tlv::ChassisId(t) => t.emit_value(w),
+            Tlv::PortId(t) => t.emit_value(w),
+            Tlv::Ttl(t) => w.u16(*t),
+            Tlv::PortDescription(t) | Tlv::SystemName(t) | Tlv::SystemDescription(t) => w.bytes(t.as_ref()),
+            Tlv::SystemCapabilities(t) => t.emit_value(w),
+            Tlv::ManagementAddress(t) => t.emit_value(w),
+            Tlv::Org(t) => t.emit_value(w),
+            Tlv::Unknown { value, .. } => w.bytes(value.as_ref()),
+        }
+    }
+}
+
+/// A checked zero-copy view of an LLDPDU (the Ethernet payload of an LLDP frame).
+#[derive(Debug, Clone, Copy)]
+pub struct Lldpdu<'a> {
+    buf: &'a [u8],
+}
+
+impl<'a> Lldpdu<'a> {
+    /// A view of `buf`; nothing is checked until the TLVs are read.
+    pub const fn new(buf: &'a [u8]) -> Self {
+        Lldpdu { buf }
+    }
+
+    /// The raw TLVs, each a checked view; stops after End or the first error.
+    pub fn raw_tlvs(&self) -> TlvIter<'a> {
+        TlvIter::new(self.buf)
+    }
+
+    /// The decoded TLVs, borrowing from the buffer (allocates only for CEE sub-TLV lists);
+    /// stops after End or the first error.
+    pub fn tlvs(&self) -> impl Iterator<Item = Result<Tlv<&'a [u8]>>> + 'a {
+        let mut done = false;
+        TlvIter::new(self.buf).map_while(move |r| {
+            if done {
+                return None;
+            }
+            let t = r.and_then(|v| Tlv::parse(&v));
+            done = t.is_err();
+            Some(t)
+        })
+    }
+
+    /// Decodes the whole LLDPDU as far as it is sound, borrowing from the buffer.
+    pub fn decode(&self) -> Decoded<&'a [u8]> {
+        let mut tlvs = Vec::new();
+        let mut warnings = Vec::new();
+        let mut error = None;
+        let mut iter = TlvIter::new(self.buf);
+        let mut seen_end = false;
+        for r in iter.by_ref() {
+            let parsed = r.and_then(|v| Tlv::parse(&v).map(|t| (v, t)));
+            match parsed {
+                Ok((view, t)) => {
+                    check_order(tlvs.len(), view.offset, view.ty, &mut warnings);
+                    seen_end = view.ty == tlv::TYPE_END;
+                    tlvs.push(t);
+                }
+                Err(e) => {
+                    error = Some(e);
+                    break;
+                }
+            }
+        }
+        let len = if error.is_some() {
+            self.buf.len()
+        } else {
+            iter.position()
+        };
+        if error.is_none() && !seen_end {
+            let kind = ErrorKind::Order {
+                expected: "End Of LLDPDU TLV last",
+            };
+            warnings.push(Error::new(len, "LLDPDU", "End Of LLDPDU TLV", kind));
+        }
+        Decoded {
+            tlvs,
+            error,
+            warnings,
+            len,
+        }
+    }
+}
+
+/// What the mandatory TLV at each of the first three places must be.
+const MANDATORY: [(u8, &str); 3] = [
+    (tlv::TYPE_CHASSIS_ID, "Chassis ID TLV first"),
+    (tlv::TYPE_PORT_ID, "Port ID TLV second"),
+    (tlv::TYPE_TTL, "Time To Live TLV third"),
+];
+
+/// Records a warning when the TLV of type `ty` at place `index` breaks the mandatory order.
+fn check_order(index: usize, offset: usize, ty: u8, warnings: &mut Vec<Error>) {
+    let expected = match MANDATORY.get(index) {
+        Some(&(want, expected)) if ty != want => Some(expected),
+        None if MANDATORY.iter().any(|&(t, _)| t == ty) => {
+            Some("Chassis ID, Port ID and Time To Live TLVs only once")
+        }
+        _ => None,
+    };
+    if let Some(expected) = expected {
+        warnings.push(Error::new(
+            offset,
+            "LLDPDU",
+            tlv::type_name(ty),
+            ErrorKind::Order { expected },
+        ));
+    }
+}
+
+/// The result of decoding an LLDPDU: what was decoded, the first error that stopped the
+/// decoding (if any), and the order warnings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decoded<B = Vec<u8>> {
+    /// The TLVs decoded before the error (all of them when there is none), in order.
+    pub tlvs: Vec<Tlv<B>>,
+    /// The first error; decoding stopped there.
+    pub error: Option<Error>,
+    /// Order problems real devices cause, which did not stop the decoding.
+    pub warnings: Vec<Error>,
+    /// Bytes of the LLDPDU through the End TLV; bytes after it (frame padding) are not part
+    /// of it. The whole buffer when there is an error.
+    pub len: usize,
+}
+
+impl Decoded<&[u8]> {
+    /// An owned copy.
+    pub fn to_owned(&self) -> Decoded {
+        Decoded {
+            tlvs: self.tlvs.iter().map(Tlv::to_owned).collect(),
+            error: self.error,
+            warnings: self.warnings.clone(),
+            len: self.len,
+        }
+    }
+}
+
+impl<B> Decoded<B> {
+    /// The decoded PDU and its warnings when decoding met no error, else the error.
+    pub fn into_result(self) -> Result<(LldpduRepr<B>, Vec<Error>)> {
+        match self.error {
+            Some(e) => Err(e),
+            None => Ok((LldpduRepr { tlvs: self.tlvs }, self.warnings)),
+        }
+    }
+}
+
+/// An LLDPDU as a list of typed TLVs in order; `emit(parse(b)) == b` for well-formed PDUs.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct LldpduRepr<B = Vec<u8>> {
+    /// The TLVs in order, normally ending with [`Tlv::End`].
+    pub tlvs: Vec<Tlv<B>>,
+}
+
+impl LldpduRepr {
+    /// Decodes `buf` (the Ethernet payload) into owned TLVs, as far as it is sound.
+    pub fn parse(buf: &[u8]) -> Decoded {
+        Lldpdu::new(buf).decode().to_owned()
+    }
+}
+
+impl<B: AsRef<[u8]>> LldpduRepr<B> {
+    /// Bytes the LLDPDU occupies.
+    pub fn buffer_len(&self) -> usize {
+        self.tlvs.iter().map(Tlv::buffer_len).sum()
+    }
+
+    /// Writes the LLDPDU at the start of `buf` and returns its length.
+    ///
+    /// # Panics
+    /// When `buf` is shorter than [`LldpduRepr::buffer_len`].
+    pub fn emit(&self, buf: &mut [u8]) -> usize {
+        let mut w = Writer::new(buf);
+        for t in &self.tlvs {
+            t.emit_to(&mut w);
+        }
+        w.position()
+    }
+
+    /// The LLDPDU's bytes.
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut v = alloc::vec![0; self.buffer_len()];
+        self.emit(&mut v);
+        v
+    }
+}
+
+/// Length of the untagged Ethernet header [`lldp_frame`] writes.
+pub const FRAME_HEADER_LEN: usize = 14;
+
+/// An untagged LLDP frame (without FCS or padding): DA 01-80-C2-00-00-0E, `source`,
+/// EtherType 0x88CC, then `lldpdu`.
+pub fn lldp_frame(source: EthernetAddress, lldpdu: &[u8]) -> Vec<u8> {
+    let mut f = Vec::with_capacity(FRAME_HEADER_LEN + lldpdu.len());
+    f.extend_from_slice(EthernetAddress::LLDP_NEAREST_BRIDGE.as_bytes());
+    f.extend_from_slice(source.as_bytes());
+    f.extend_from_slice(&EtherType::LLDP.0.to_be_bytes());
+    f.extend_from_slice(lldpdu);
+    f
+}
