@@ -1,0 +1,123 @@
+//! The resolved description of a simulation: what a scenario file becomes after parsing and
+//! checking, and what [`crate::Simulator::new`] builds from.
+
+use lossless_proto::flow_control::FlowControlConfig;
+use lossless_proto::units::{Duration, Instant, Rate};
+
+use crate::buffer::Threshold;
+use crate::frame::NodeId;
+use crate::traffic::{FlowSpec, Workload};
+
+/// A whole simulation.
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    /// Scenario name.
+    pub name: String,
+    /// One-paragraph description.
+    pub description: String,
+    /// Seed of every random choice.
+    pub seed: u64,
+    /// Simulated time to run.
+    pub duration: Duration,
+    /// Hosts and switches, indexed by [`NodeId`].
+    pub nodes: Vec<NodeConfig>,
+    /// Full-duplex links.
+    pub links: Vec<LinkConfig>,
+    /// Fixed flows.
+    pub flows: Vec<FlowSpec>,
+    /// Poisson flow arrivals.
+    pub workloads: Vec<Workload>,
+    /// Scripted flow-control request changes (document 002's `fc_rdy` driven by hand).
+    pub signals: Vec<Signal>,
+}
+
+/// A host or a switch.
+#[derive(Clone, Debug)]
+pub struct NodeConfig {
+    /// Unique name.
+    pub name: String,
+    /// What it is.
+    pub kind: NodeKind,
+}
+
+/// Host or switch parameters.
+#[derive(Clone, Debug)]
+pub enum NodeKind {
+    /// An end station.
+    Host(HostConfig),
+    /// A bridge with a shared buffer.
+    Switch(SwitchConfig),
+}
+
+/// An end station: NIC queues and a receiver.
+#[derive(Clone, Debug)]
+pub struct HostConfig {
+    /// Frames each NIC egress queue holds before the sending application is blocked.
+    pub nic_queue_frames: usize,
+    /// Receive processing rate; `None` = the host consumes frames as fast as they arrive.
+    pub rx_rate: Option<Rate>,
+    /// Receive backlog capacity in bytes (frames beyond it are dropped).
+    pub rx_buffer_bytes: u64,
+    /// Backlog at which the host raises its flow-control request (`fc_rdy`).
+    pub rx_xoff_bytes: u64,
+    /// Backlog at or below which it releases the request.
+    pub rx_xon_bytes: u64,
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig {
+            nic_queue_frames: 8,
+            rx_rate: None,
+            rx_buffer_bytes: 1 << 20,
+            rx_xoff_bytes: 1 << 19,
+            rx_xon_bytes: 1 << 18,
+        }
+    }
+}
+
+/// A switch: shared buffer and thresholds.
+#[derive(Clone, Debug)]
+pub struct SwitchConfig {
+    /// Total buffer in bytes.
+    pub buffer_bytes: u64,
+    /// Per (ingress port, priority) shared-pool limit.
+    pub threshold: Threshold,
+    /// XON when a pair's usage falls to the limit minus this.
+    pub xon_offset_bytes: u64,
+    /// Headroom per (port, lossless priority); `None` = [`crate::headroom::headroom_bytes`] of
+    /// each port's link.
+    pub headroom_bytes: Option<u64>,
+    /// Largest payload, for the headroom formula.
+    pub mtu: u64,
+}
+
+/// A full-duplex link between port ends `a` and `b`.
+#[derive(Clone, Debug)]
+pub struct LinkConfig {
+    /// One end's node.
+    pub a: NodeId,
+    /// The other end's node.
+    pub b: NodeId,
+    /// Line rate.
+    pub rate: Rate,
+    /// Cable length in metres (5 ns/m).
+    pub length_m: u64,
+    /// Flow control of the port at `a`.
+    pub fc_a: FlowControlConfig,
+    /// Flow control of the port at `b`.
+    pub fc_b: FlowControlConfig,
+}
+
+/// A scripted change of a host port's flow-control request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Signal {
+    /// The host whose (only) port's request changes.
+    pub node: NodeId,
+    /// Register set: the priority for PFC, 0 for PAUSE.
+    pub prio: u8,
+    /// When.
+    pub at: Instant,
+    /// Raised or released.
+    pub on: bool,
+}

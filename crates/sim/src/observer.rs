@@ -1,0 +1,81 @@
+//! The trace hook: a trait the simulator calls on frame transmission, flow-control request
+//! changes, received control frames and buffer changes. Sinks (pcap, VCD, reports) implement
+//! it; [`NoObserver`] implements every method as nothing, so with it the hooks compile away.
+
+use lossless_proto::flow_control::ControlFrame;
+use lossless_proto::units::Instant;
+
+use crate::frame::{Frame, NodeId, PortId};
+
+/// What a port put on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WireFrame {
+    /// A data frame.
+    Data(Frame),
+    /// A PAUSE or PFC frame.
+    Control(ControlFrame),
+}
+
+impl WireFrame {
+    /// Length in bytes, FCS included, without preamble or IFG.
+    pub fn len(&self) -> u64 {
+        match self {
+            WireFrame::Data(f) => f.len as u64,
+            WireFrame::Control(_) => 64,
+        }
+    }
+    /// Never true: frames have at least 64 bytes.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+}
+
+/// Receives the simulator's trace events. Every method has an empty default.
+pub trait Observer {
+    /// `port` started sending `frame` at `start`; its last bit leaves at `last_bit`.
+    #[inline(always)]
+    fn tx_start(&mut self, _port: PortId, _frame: &WireFrame, _start: Instant, _last_bit: Instant) {}
+    /// `port` received the control frame `frame` (its last bit arrived at `at`).
+    #[inline(always)]
+    fn control_received(&mut self, _port: PortId, _frame: &ControlFrame, _at: Instant) {}
+    /// The flow-control request (`fc_rdy`/XOFF request) of `port` for register set `prio`
+    /// became `on` at `at`.
+    #[inline(always)]
+    fn request_changed(&mut self, _port: PortId, _prio: u8, _on: bool, _at: Instant) {}
+    /// Bytes charged to (node, local port, prio) in a switch buffer, or in a host's receive
+    /// backlog (local port 0), became `bytes` at `at`.
+    #[inline(always)]
+    fn buffer_changed(&mut self, _node: NodeId, _local_port: u32, _prio: u8, _bytes: u64, _at: Instant) {}
+    /// A data frame of `port`'s egress queue `prio` was delivered to its destination at `at`.
+    #[inline(always)]
+    fn delivered(&mut self, _node: NodeId, _frame: &Frame, _at: Instant) {}
+}
+
+/// The observer that observes nothing (zero cost).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoObserver;
+
+impl Observer for NoObserver {}
+
+impl<A: Observer, B: Observer> Observer for (A, B) {
+    fn tx_start(&mut self, port: PortId, frame: &WireFrame, start: Instant, last_bit: Instant) {
+        self.0.tx_start(port, frame, start, last_bit);
+        self.1.tx_start(port, frame, start, last_bit);
+    }
+    fn control_received(&mut self, port: PortId, frame: &ControlFrame, at: Instant) {
+        self.0.control_received(port, frame, at);
+        self.1.control_received(port, frame, at);
+    }
+    fn request_changed(&mut self, port: PortId, prio: u8, on: bool, at: Instant) {
+        self.0.request_changed(port, prio, on, at);
+        self.1.request_changed(port, prio, on, at);
+    }
+    fn buffer_changed(&mut self, node: NodeId, local_port: u32, prio: u8, bytes: u64, at: Instant) {
+        self.0.buffer_changed(node, local_port, prio, bytes, at);
+        self.1.buffer_changed(node, local_port, prio, bytes, at);
+    }
+    fn delivered(&mut self, node: NodeId, frame: &Frame, at: Instant) {
+        self.0.delivered(node, frame, at);
+        self.1.delivered(node, frame, at);
+    }
+}

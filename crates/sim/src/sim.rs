@@ -1,0 +1,874 @@
+//! The simulator: ports, hosts and switches wired by links, driven by a time-ordered event
+//! queue. One event handler per event kind; nothing allocates per event in steady state
+//! (queues keep their capacity, frames are `Copy` handles, events are 8 bytes).
+
+use std::collections::VecDeque;
+
+use lossless_proto::flow_control::{ControlFrame, FlowControl, Mode, ReceivedControl};
+use lossless_proto::units::{Duration, Instant, Rate};
+use rand::SeedableRng;
+use rand_pcg::Pcg64;
+
+use crate::buffer::{Admission, SharedBuffer};
+use crate::config::{NodeKind, SimConfig};
+use crate::event::{EventQueue, HeapQueue};
+use crate::frame::{DropReason, FlowId, Frame, NO_PORT, NodeId, PortId};
+use crate::headroom::{headroom_bytes, propagation};
+use crate::observer::{NoObserver, Observer, WireFrame};
+use crate::selection::{StrictPriority, TransmissionSelection};
+use crate::stats::{FlowStats, PortStats, Totals};
+use crate::traffic::{FlowSpec, Pattern, Workload, frame_len};
+
+/// What happens at an instant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A port's transmitter finished a frame (IFG included) and may start the next.
+    TxEnd(PortId),
+    /// The last bit of the oldest frame on the wire towards this port arrived.
+    Arrive(PortId),
+    /// A flow may emit its next frame.
+    Emit(FlowId),
+    /// A port's flow-control engine has a deadline.
+    MacTimer(PortId),
+    /// A host's receiver finished processing its oldest frame.
+    RxDone(NodeId),
+    /// The next Poisson arrival of a workload.
+    NewFlow(u32),
+    /// A scripted request change (index into the scenario's signals).
+    Signal(u32),
+}
+
+/// One port: egress queues, transmitter, flow-control engine, the wire towards its peer.
+pub(crate) struct Port {
+    pub(crate) node: NodeId,
+    pub(crate) local: u32,
+    pub(crate) peer: PortId,
+    pub(crate) rate: Rate,
+    pub(crate) prop: Duration,
+    pub(crate) queues: [VecDeque<Frame>; 8],
+    pub(crate) queued_bytes: [u64; 8],
+    busy: bool,
+    current: Option<Frame>,
+    /// Frames on the wire towards `peer`, oldest first (constant delay keeps FIFO order).
+    inflight: VecDeque<WireFrame>,
+    pub(crate) mac: FlowControl,
+    timer_at: Instant,
+    sel: Box<dyn TransmissionSelection + Send>,
+    /// Priorities that are lossless here (flow control answers their congestion).
+    pub(crate) lossless: u8,
+    /// Pairs (this ingress port, priority) currently in XOFF.
+    xoff_pairs: u8,
+    pub(crate) stats: PortStats,
+}
+
+pub(crate) struct Host {
+    pub(crate) port: PortId,
+    nic_cap: usize,
+    waiting: [Vec<FlowId>; 8],
+    rx_rate: Option<Rate>,
+    rx_buffer: u64,
+    rx_xoff: u64,
+    rx_xon: u64,
+    rx_queue: VecDeque<Frame>,
+    pub(crate) rx_backlog: u64,
+    pub(crate) rx_peak: u64,
+    rx_busy: bool,
+    rx_xoff_on: bool,
+}
+
+pub(crate) struct Switch {
+    pub(crate) ports: Vec<PortId>,
+    pub(crate) buffer: SharedBuffer,
+    /// Egress candidates per destination node (empty for switches and unreachable hosts).
+    routes: Vec<Vec<PortId>>,
+}
+
+pub(crate) enum Node {
+    Host(Host),
+    Switch(Switch),
+}
+
+struct FlowState {
+    spec: FlowSpec,
+    remaining: u64,
+    next_at: Instant,
+    scheduled: bool,
+    done_emitting: bool,
+    stats: FlowStats,
+}
+
+/// The simulator, generic over its event queue and its observer.
+pub struct Simulator<O: Observer = NoObserver, Q: EventQueue<Event> = HeapQueue<Event>> {
+    pub(crate) config: SimConfig,
+    pub(crate) now: Instant,
+    end: Instant,
+    queue: Q,
+    pub(crate) ports: Vec<Port>,
+    pub(crate) nodes: Vec<Node>,
+    flows: Vec<FlowState>,
+    rng: Pcg64,
+    next_frame_id: u64,
+    pub(crate) totals: Totals,
+    pub(crate) events: u64,
+    observer: O,
+}
+
+/// Error building a simulator from a configuration.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// A switch's headroom reserves do not fit its buffer.
+    #[error("switch {switch}: {source}")]
+    Buffer {
+        /// The switch's name.
+        switch: String,
+        /// The problem.
+        source: crate::buffer::BufferTooSmall,
+    },
+    /// A host has other than one link.
+    #[error("host {host} has {links} links; a host has exactly one NIC port")]
+    HostLinks {
+        /// The host's name.
+        host: String,
+        /// How many links it has.
+        links: usize,
+    },
+    /// A flow's source or destination is not a host, or they are the same.
+    #[error("flow {flow}: {problem}")]
+    Flow {
+        /// The flow's name.
+        flow: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A flow-control configuration was refused by the engine.
+    #[error("link {link}: {source}")]
+    FlowControl {
+        /// Index of the link.
+        link: usize,
+        /// The engine's reason.
+        source: lossless_proto::flow_control::ConfigError,
+    },
+}
+
+impl Simulator<NoObserver, HeapQueue<Event>> {
+    /// Builds a simulator without an observer.
+    pub fn new(config: SimConfig) -> Result<Self, BuildError> {
+        Self::with_observer(config, NoObserver)
+    }
+}
+
+fn station_address(port: PortId) -> [u8; 6] {
+    let p = port.to_be_bytes();
+    [0x02, 0x00, p[0], p[1], p[2], p[3]]
+}
+
+fn splitmix64(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+impl<O: Observer> Simulator<O, HeapQueue<Event>> {
+    /// Builds a simulator that reports to `observer`.
+    pub fn with_observer(config: SimConfig, observer: O) -> Result<Self, BuildError> {
+        Self::build(config, observer, HeapQueue::with_capacity(4096))
+    }
+}
+
+impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
+    /// Builds a simulator with a given event queue.
+    pub fn build(config: SimConfig, observer: O, mut queue: Q) -> Result<Self, BuildError> {
+        let n = config.nodes.len();
+        let mut node_ports: Vec<Vec<PortId>> = vec![Vec::new(); n];
+        let mut ports: Vec<Port> = Vec::with_capacity(config.links.len() * 2);
+        for (li, link) in config.links.iter().enumerate() {
+            let pa = ports.len() as PortId;
+            let pb = pa + 1;
+            for (node, peer, fc, me) in [(link.a, pb, link.fc_a, pa), (link.b, pa, link.fc_b, pb)] {
+                let mut fc = fc;
+                fc.rate = link.rate;
+                fc.station_address = station_address(me);
+                let mac = FlowControl::new(fc).map_err(|source| BuildError::FlowControl { link: li, source })?;
+                let lossless = match fc.mode {
+                    Mode::Off => 0,
+                    Mode::Pause => 0xFF,
+                    Mode::Pfc => fc.active_mask(),
+                };
+                let local = node_ports[node as usize].len() as u32;
+                node_ports[node as usize].push(me);
+                ports.push(Port {
+                    node,
+                    local,
+                    peer,
+                    rate: link.rate,
+                    prop: propagation(link.length_m),
+                    queues: std::array::from_fn(|_| VecDeque::with_capacity(64)),
+                    queued_bytes: [0; 8],
+                    busy: false,
+                    current: None,
+                    inflight: VecDeque::with_capacity(64),
+                    mac,
+                    timer_at: Instant::MAX,
+                    sel: Box::new(StrictPriority),
+                    lossless,
+                    xoff_pairs: 0,
+                    stats: PortStats::default(),
+                });
+            }
+        }
+        let is_host: Vec<bool> =
+            config.nodes.iter().map(|nd| matches!(nd.kind, NodeKind::Host(_))).collect();
+        let mut nodes = Vec::with_capacity(n);
+        for (i, nd) in config.nodes.iter().enumerate() {
+            match &nd.kind {
+                NodeKind::Host(h) => {
+                    if node_ports[i].len() != 1 {
+                        return Err(BuildError::HostLinks {
+                            host: nd.name.clone(),
+                            links: node_ports[i].len(),
+                        });
+                    }
+                    nodes.push(Node::Host(Host {
+                        port: node_ports[i][0],
+                        nic_cap: h.nic_queue_frames.max(1),
+                        waiting: std::array::from_fn(|_| Vec::with_capacity(8)),
+                        rx_rate: h.rx_rate,
+                        rx_buffer: h.rx_buffer_bytes,
+                        rx_xoff: h.rx_xoff_bytes,
+                        rx_xon: h.rx_xon_bytes,
+                        rx_queue: VecDeque::with_capacity(64),
+                        rx_backlog: 0,
+                        rx_peak: 0,
+                        rx_busy: false,
+                        rx_xoff_on: false,
+                    }));
+                }
+                NodeKind::Switch(s) => {
+                    let reserve: Vec<[u64; 8]> = node_ports[i]
+                        .iter()
+                        .map(|&p| {
+                            let port = &ports[p as usize];
+                            let link = &config.links[(p / 2) as usize];
+                            let h = s
+                                .headroom_bytes
+                                .unwrap_or_else(|| headroom_bytes(port.rate, link.length_m, s.mtu));
+                            std::array::from_fn(|q| if port.lossless & (1 << q) != 0 { h } else { 0 })
+                        })
+                        .collect();
+                    let buffer = SharedBuffer::new(s.buffer_bytes, s.threshold, s.xon_offset_bytes, reserve)
+                        .map_err(|source| BuildError::Buffer { switch: nd.name.clone(), source })?;
+                    let routes = compute_routes(i, &node_ports[i], &ports, &is_host, n);
+                    nodes.push(Node::Switch(Switch { ports: node_ports[i].clone(), buffer, routes }));
+                }
+            }
+        }
+        let mut flows = Vec::with_capacity(config.flows.len());
+        for f in &config.flows {
+            check_flow(f, &is_host)?;
+            flows.push(FlowState::new(f.clone()));
+        }
+        for w in &config.workloads {
+            let f = w.src.iter().chain(&w.dst).find(|&&x| !is_host[x as usize]);
+            if let Some(&x) = f {
+                return Err(BuildError::Flow {
+                    flow: w.name.clone(),
+                    problem: format!("node {} is not a host", config.nodes[x as usize].name),
+                });
+            }
+        }
+        for (i, f) in flows.iter().enumerate() {
+            queue.push(f.spec.next_on(f.spec.start), Event::Emit(i as FlowId));
+        }
+        for (i, s) in config.signals.iter().enumerate() {
+            queue.push(s.at, Event::Signal(i as u32));
+        }
+        let mut rng = Pcg64::seed_from_u64(config.seed);
+        for (i, w) in config.workloads.iter().enumerate() {
+            let t = w.start + w.draw_gap(&mut rng);
+            queue.push(t, Event::NewFlow(i as u32));
+        }
+        let end = Instant::ZERO + config.duration;
+        let mut sim = Simulator {
+            config,
+            now: Instant::ZERO,
+            end,
+            queue,
+            ports,
+            nodes,
+            flows,
+            rng,
+            next_frame_id: 0,
+            totals: Totals::default(),
+            events: 0,
+            observer,
+        };
+        for p in 0..sim.ports.len() {
+            sim.arm_timer(p as PortId);
+        }
+        for f in &mut sim.flows {
+            f.scheduled = true;
+        }
+        Ok(sim)
+    }
+
+    /// The current simulated time.
+    pub fn now(&self) -> Instant {
+        self.now
+    }
+    /// When the run ends.
+    pub fn end(&self) -> Instant {
+        self.end
+    }
+    /// Events handled so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+    /// The configuration this simulator was built from.
+    pub fn config(&self) -> &SimConfig {
+        &self.config
+    }
+    /// The observer.
+    pub fn observer(&self) -> &O {
+        &self.observer
+    }
+    /// The observer, mutably (e.g. to finish writing files).
+    pub fn observer_mut(&mut self) -> &mut O {
+        &mut self.observer
+    }
+
+    /// Runs until the end of the scenario.
+    pub fn run(&mut self) {
+        self.run_until(self.end);
+    }
+
+    /// Handles every event before `until` (capped at the end of the scenario) and advances
+    /// the clock to it. Returns true when the end has been reached.
+    pub fn run_until(&mut self, until: Instant) -> bool {
+        let until = until.min(self.end);
+        while let Some(t) = self.queue.peek_time() {
+            if t >= until {
+                break;
+            }
+            let Some(s) = self.queue.pop() else { break };
+            self.now = s.at;
+            self.events += 1;
+            self.handle(s.event);
+        }
+        if until > self.now {
+            self.now = until;
+        }
+        self.now >= self.end
+    }
+
+    fn handle(&mut self, ev: Event) {
+        match ev {
+            Event::TxEnd(p) => self.on_tx_end(p),
+            Event::Arrive(p) => self.on_arrive(p),
+            Event::Emit(f) => self.on_emit(f),
+            Event::MacTimer(p) => self.on_mac_timer(p),
+            Event::RxDone(n) => self.on_rx_done(n),
+            Event::NewFlow(w) => self.on_new_flow(w),
+            Event::Signal(i) => self.on_signal(i),
+        }
+    }
+
+    fn arm_timer(&mut self, p: PortId) {
+        let port = &mut self.ports[p as usize];
+        if let Some(d) = port.mac.poll_timeout() {
+            let d = d.max(self.now);
+            if d < port.timer_at {
+                port.timer_at = d;
+                self.queue.push(d, Event::MacTimer(p));
+            }
+        }
+    }
+
+    fn on_mac_timer(&mut self, p: PortId) {
+        let now = self.now;
+        {
+            let port = &mut self.ports[p as usize];
+            if port.timer_at != now {
+                return; // superseded by an earlier deadline that already fired
+            }
+            port.timer_at = Instant::MAX;
+            port.mac.handle_timeout(now);
+        }
+        self.try_transmit(p);
+        self.arm_timer(p);
+    }
+
+    /// Starts the next frame on `p` if its transmitter is idle: a pending control frame
+    /// first, then the data frame transmission selection picks among unpaused classes.
+    fn try_transmit(&mut self, p: PortId) {
+        let now = self.now;
+        let pi = p as usize;
+        if self.ports[pi].busy {
+            return;
+        }
+        let port = &mut self.ports[pi];
+        if let Some(tx) = port.mac.poll_transmit(now) {
+            let w = WireFrame::Control(tx.frame);
+            port.busy = true;
+            port.inflight.push_back(w);
+            port.stats.count_control_tx(&tx.frame);
+            let arrive = tx.last_bit + port.prop;
+            let peer = port.peer;
+            self.queue.push(tx.free_at, Event::TxEnd(p));
+            self.queue.push(arrive, Event::Arrive(peer));
+            self.observer.tx_start(p, &w, tx.start, tx.last_bit);
+            self.arm_timer(p);
+            return;
+        }
+        let mut ready = 0u8;
+        for q in 0..8u8 {
+            if !port.queues[q as usize].is_empty() && port.mac.may_start_data(now, q) {
+                ready |= 1 << q;
+            }
+        }
+        let Some(q) = port.sel.select(ready) else {
+            self.arm_timer(p);
+            return;
+        };
+        let Some(frame) = port.queues[q as usize].pop_front() else { return };
+        port.queued_bytes[q as usize] -= frame.len as u64;
+        let slot = match port.mac.on_tx_start(now, frame.len as u64, q) {
+            Ok(slot) => slot,
+            Err(_) => {
+                // the engine refused (cannot happen after may_start_data): keep the frame
+                port.queued_bytes[q as usize] += frame.len as u64;
+                port.queues[q as usize].push_front(frame);
+                self.arm_timer(p);
+                return;
+            }
+        };
+        port.sel.transmitted(q, frame.len);
+        port.busy = true;
+        port.current = Some(frame);
+        let w = WireFrame::Data(frame);
+        port.inflight.push_back(w);
+        let st = &mut port.stats.prio[q as usize];
+        st.tx_frames += 1;
+        st.tx_bytes += frame.len as u64;
+        let arrive = slot.last_bit + port.prop;
+        let peer = port.peer;
+        let node = port.node;
+        self.queue.push(slot.free_at, Event::TxEnd(p));
+        self.queue.push(arrive, Event::Arrive(peer));
+        self.observer.tx_start(p, &w, slot.start, slot.last_bit);
+        // a host's blocked flows of this class may fill the freed queue slot
+        if let Node::Host(h) = &mut self.nodes[node as usize] {
+            for f in h.waiting[q as usize].drain(..) {
+                let fs = &mut self.flows[f as usize];
+                if !fs.scheduled {
+                    fs.scheduled = true;
+                    let t = now.max(fs.next_at);
+                    self.queue.push(t, Event::Emit(f));
+                }
+            }
+        }
+        self.arm_timer(p);
+    }
+
+    fn on_tx_end(&mut self, p: PortId) {
+        let pi = p as usize;
+        self.ports[pi].busy = false;
+        if let Some(frame) = self.ports[pi].current.take() {
+            // the frame has left the buffer: release its ingress charge
+            let node = self.ports[pi].node as usize;
+            if frame.ingress != NO_PORT {
+                if let Node::Switch(sw) = &mut self.nodes[node] {
+                    let in_local = self.ports[frame.ingress as usize].local as usize;
+                    let xon = sw.buffer.release(in_local, frame.priority, frame.len as u64);
+                    let occ = sw.buffer.occupancy(in_local, frame.priority);
+                    self.observer.buffer_changed(node as NodeId, in_local as u32, frame.priority, occ, self.now);
+                    if xon {
+                        self.set_pair_xoff(frame.ingress, frame.priority, false);
+                    }
+                }
+            }
+        }
+        self.try_transmit(p);
+    }
+
+    /// Records a (ingress port, priority) pair entering or leaving XOFF and drives the
+    /// port's flow-control request: per priority for PFC, the whole link for PAUSE.
+    fn set_pair_xoff(&mut self, p: PortId, prio: u8, on: bool) {
+        let now = self.now;
+        let port = &mut self.ports[p as usize];
+        let before = port.xoff_pairs;
+        if on {
+            port.xoff_pairs |= 1 << prio;
+        } else {
+            port.xoff_pairs &= !(1 << prio);
+        }
+        let (set, level, changed) = match port.mac.config().mode {
+            Mode::Off => return,
+            Mode::Pause => (0u8, port.xoff_pairs != 0, (before != 0) != (port.xoff_pairs != 0)),
+            Mode::Pfc => (prio, on, before != port.xoff_pairs),
+        };
+        if changed {
+            let _ = port.mac.set_request(now, set, level);
+            self.observer.request_changed(p, set, level, now);
+            self.try_transmit(p);
+            self.arm_timer(p);
+        }
+    }
+
+    fn on_arrive(&mut self, p: PortId) {
+        let now = self.now;
+        let peer = self.ports[p as usize].peer;
+        let Some(w) = self.ports[peer as usize].inflight.pop_front() else { return };
+        match w {
+            WireFrame::Control(cf) => {
+                let port = &mut self.ports[p as usize];
+                port.stats.count_control_rx(&cf);
+                port.mac.handle_control_frame(now, &ReceivedControl::multicast(cf));
+                self.observer.control_received(p, &cf, now);
+                self.try_transmit(p);
+                self.arm_timer(p);
+            }
+            WireFrame::Data(mut frame) => {
+                let port = &mut self.ports[p as usize];
+                let st = &mut port.stats.prio[frame.priority as usize];
+                st.rx_frames += 1;
+                st.rx_bytes += frame.len as u64;
+                let node = port.node;
+                frame.ingress = p;
+                match &self.nodes[node as usize] {
+                    Node::Host(_) => self.host_receive(node, frame),
+                    Node::Switch(_) => self.switch_receive(node, p, frame),
+                }
+            }
+        }
+    }
+
+    fn drop_frame(&mut self, p: PortId, frame: Frame, reason: DropReason) {
+        self.ports[p as usize].stats.prio[frame.priority as usize].drops[reason.index()] += 1;
+        self.flows[frame.flow as usize].stats.dropped_frames += 1;
+        self.totals.dropped[reason.index()] += 1;
+    }
+
+    fn switch_receive(&mut self, node: NodeId, p: PortId, frame: Frame) {
+        let Node::Switch(sw) = &mut self.nodes[node as usize] else { return };
+        let dst = self.flows[frame.flow as usize].spec.dst as usize;
+        let cands = &sw.routes[dst];
+        let out = match cands.len() {
+            0 => {
+                self.drop_frame(p, frame, DropReason::NoRoute);
+                return;
+            }
+            1 => cands[0],
+            n => {
+                let h = splitmix64(frame.flow as u64 ^ ((node as u64) << 32) ^ self.config.seed);
+                cands[(h % n as u64) as usize]
+            }
+        };
+        let local = self.ports[p as usize].local as usize;
+        let lossless = self.ports[p as usize].lossless & (1 << frame.priority) != 0;
+        match sw.buffer.admit(local, frame.priority, frame.len as u64, lossless) {
+            Admission::Dropped(reason) => self.drop_frame(p, frame, reason),
+            Admission::Admitted { xoff } => {
+                let occ = sw.buffer.occupancy(local, frame.priority);
+                self.observer.buffer_changed(node, local as u32, frame.priority, occ, self.now);
+                let op = &mut self.ports[out as usize];
+                let q = frame.priority as usize;
+                op.queues[q].push_back(frame);
+                op.queued_bytes[q] += frame.len as u64;
+                let st = &mut op.stats.prio[q];
+                st.peak_queue_bytes = st.peak_queue_bytes.max(op.queued_bytes[q]);
+                if xoff {
+                    self.set_pair_xoff(p, frame.priority, true);
+                }
+                self.try_transmit(out);
+            }
+        }
+    }
+
+    fn host_receive(&mut self, node: NodeId, frame: Frame) {
+        let now = self.now;
+        let Node::Host(h) = &mut self.nodes[node as usize] else { return };
+        let Some(rate) = h.rx_rate else {
+            self.deliver(node, frame);
+            return;
+        };
+        if h.rx_backlog + frame.len as u64 > h.rx_buffer {
+            let p = h.port;
+            self.drop_frame(p, frame, DropReason::ReceiverOverflow);
+            return;
+        }
+        h.rx_backlog += frame.len as u64;
+        h.rx_peak = h.rx_peak.max(h.rx_backlog);
+        h.rx_queue.push_back(frame);
+        self.observer.buffer_changed(node, 0, frame.priority, h.rx_backlog, now);
+        if !h.rx_busy {
+            h.rx_busy = true;
+            self.queue.push(now + rate.time_for_bytes(frame.len as u64), Event::RxDone(node));
+        }
+        if !h.rx_xoff_on && h.rx_backlog >= h.rx_xoff {
+            h.rx_xoff_on = true;
+            let p = h.port;
+            self.host_request(p, true);
+        }
+    }
+
+    /// A host's "cannot keep up" signal (`fc_rdy`): raised for every lossless priority.
+    fn host_request(&mut self, p: PortId, on: bool) {
+        let mask = self.ports[p as usize].lossless;
+        for q in 0..8u8 {
+            if mask & (1 << q) != 0 {
+                self.set_pair_xoff(p, q, on);
+            }
+        }
+    }
+
+    fn on_rx_done(&mut self, node: NodeId) {
+        let now = self.now;
+        let Node::Host(h) = &mut self.nodes[node as usize] else { return };
+        let Some(frame) = h.rx_queue.pop_front() else {
+            h.rx_busy = false;
+            return;
+        };
+        h.rx_backlog -= frame.len as u64;
+        self.observer.buffer_changed(node, 0, frame.priority, h.rx_backlog, now);
+        if let (Some(next), Some(rate)) = (h.rx_queue.front(), h.rx_rate) {
+            self.queue.push(now + rate.time_for_bytes(next.len as u64), Event::RxDone(node));
+        } else {
+            h.rx_busy = false;
+        }
+        let release = h.rx_xoff_on && h.rx_backlog <= h.rx_xon;
+        let p = h.port;
+        if release {
+            h.rx_xoff_on = false;
+        }
+        self.deliver(node, frame);
+        if release {
+            self.host_request(p, false);
+        }
+    }
+
+    fn deliver(&mut self, node: NodeId, frame: Frame) {
+        let now = self.now;
+        self.totals.delivered += 1;
+        let fs = &mut self.flows[frame.flow as usize];
+        fs.stats.delivered_frames += 1;
+        fs.stats.delivered_bytes += frame.len as u64;
+        fs.stats.last_delivery = Some(now);
+        if fs.done_emitting && fs.stats.delivered_frames == fs.stats.sent_frames {
+            fs.stats.completed = Some(now);
+        }
+        self.observer.delivered(node, &frame, now);
+    }
+
+    fn on_emit(&mut self, f: FlowId) {
+        let now = self.now;
+        let fs = &mut self.flows[f as usize];
+        fs.scheduled = false;
+        if fs.done_emitting {
+            return;
+        }
+        if now >= fs.spec.stop {
+            fs.done_emitting = true;
+            return;
+        }
+        let on = fs.spec.next_on(now);
+        if on > now {
+            fs.scheduled = true;
+            self.queue.push(on, Event::Emit(f));
+            return;
+        }
+        let src = fs.spec.src as usize;
+        let prio = fs.spec.priority;
+        let Node::Host(h) = &mut self.nodes[src] else { return };
+        let hp = h.port;
+        if self.ports[hp as usize].queues[prio as usize].len() >= h.nic_cap {
+            h.waiting[prio as usize].push(f);
+            return;
+        }
+        let payload = fs.remaining.min(fs.spec.mtu);
+        let len = frame_len(payload);
+        fs.remaining -= payload;
+        let frame = Frame {
+            id: self.next_frame_id,
+            flow: f,
+            len: len as u32,
+            priority: prio,
+            ingress: NO_PORT,
+            born: now,
+        };
+        self.next_frame_id += 1;
+        self.totals.injected += 1;
+        fs.stats.sent_frames += 1;
+        fs.stats.sent_bytes += len;
+        fs.stats.first_sent.get_or_insert(now);
+        if fs.remaining == 0 {
+            fs.done_emitting = true;
+        } else {
+            let gap = fs.spec.gap(len).unwrap_or_else(|| self.ports[hp as usize].rate.wire_time(len));
+            fs.next_at = now + gap;
+            fs.scheduled = true;
+            self.queue.push(fs.next_at, Event::Emit(f));
+        }
+        let port = &mut self.ports[hp as usize];
+        port.queues[prio as usize].push_back(frame);
+        port.queued_bytes[prio as usize] += len;
+        let st = &mut port.stats.prio[prio as usize];
+        st.peak_queue_bytes = st.peak_queue_bytes.max(port.queued_bytes[prio as usize]);
+        self.try_transmit(hp);
+    }
+
+    fn on_new_flow(&mut self, wi: u32) {
+        let now = self.now;
+        let w: &Workload = &self.config.workloads[wi as usize];
+        if now >= w.stop {
+            return;
+        }
+        use rand::Rng;
+        let src = w.src[self.rng.gen_range(0..w.src.len())];
+        let dsts: usize = w.dst.iter().filter(|&&d| d != src).count();
+        if dsts > 0 {
+            let k = self.rng.gen_range(0..dsts);
+            let dst = *w.dst.iter().filter(|&&d| d != src).nth(k).unwrap_or(&src);
+            let size = w.cdf.sample(&mut self.rng);
+            let spec = FlowSpec {
+                name: format!("{}#{}", w.name, self.flows.len()),
+                src,
+                dst,
+                priority: w.priority,
+                mtu: w.mtu,
+                pattern: Pattern::Line,
+                start: now,
+                stop: Instant::MAX,
+                size: Some(size),
+            };
+            let id = self.flows.len() as FlowId;
+            let mut fs = FlowState::new(spec);
+            fs.scheduled = true;
+            self.flows.push(fs);
+            self.queue.push(now, Event::Emit(id));
+        }
+        let w: &Workload = &self.config.workloads[wi as usize];
+        let gap = w.draw_gap(&mut self.rng);
+        self.queue.push(now + gap, Event::NewFlow(wi));
+    }
+
+    fn on_signal(&mut self, i: u32) {
+        let s = self.config.signals[i as usize];
+        if let Node::Host(h) = &self.nodes[s.node as usize] {
+            let p = h.port;
+            let port = &mut self.ports[p as usize];
+            let set = match port.mac.config().mode {
+                Mode::Off => return,
+                Mode::Pause => 0,
+                Mode::Pfc => s.prio,
+            };
+            let _ = port.mac.set_request(self.now, set, s.on);
+            self.observer.request_changed(p, set, s.on, self.now);
+            self.try_transmit(p);
+            self.arm_timer(p);
+        }
+    }
+}
+
+fn check_flow(f: &FlowSpec, is_host: &[bool]) -> Result<(), BuildError> {
+    let err = |problem: String| BuildError::Flow { flow: f.name.clone(), problem };
+    if !is_host[f.src as usize] {
+        return Err(err("source is not a host".into()));
+    }
+    if !is_host[f.dst as usize] {
+        return Err(err("destination is not a host".into()));
+    }
+    if f.src == f.dst {
+        return Err(err("source and destination are the same host".into()));
+    }
+    if f.priority > 7 {
+        return Err(err(format!("priority {} is not 0..=7", f.priority)));
+    }
+    Ok(())
+}
+
+/// Shortest-path next hops from switch `me` to every host (hosts do not forward).
+fn compute_routes(me: usize, my_ports: &[PortId], ports: &[Port], is_host: &[bool], n: usize) -> Vec<Vec<PortId>> {
+    // adjacency: node → neighbour nodes
+    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for p in ports {
+        adj[p.node as usize].push(ports[p.peer as usize].node as usize);
+    }
+    let mut routes = vec![Vec::new(); n];
+    for d in 0..n {
+        if !is_host[d] {
+            continue;
+        }
+        let mut dist = vec![usize::MAX; n];
+        dist[d] = 0;
+        let mut bfs = VecDeque::from([d]);
+        while let Some(x) = bfs.pop_front() {
+            if x != d && is_host[x] {
+                continue; // hosts do not forward
+            }
+            for &y in &adj[x] {
+                if dist[y] == usize::MAX {
+                    dist[y] = dist[x] + 1;
+                    bfs.push_back(y);
+                }
+            }
+        }
+        if dist[me] == usize::MAX {
+            continue;
+        }
+        for &p in my_ports {
+            let nb = ports[ports[p as usize].peer as usize].node as usize;
+            if dist[nb] + 1 == dist[me] && (nb == d || !is_host[nb]) {
+                routes[d].push(p);
+            }
+        }
+    }
+    routes
+}
+
+impl FlowState {
+    fn new(spec: FlowSpec) -> Self {
+        FlowState {
+            remaining: spec.size.unwrap_or(u64::MAX),
+            next_at: spec.start,
+            scheduled: false,
+            done_emitting: false,
+            stats: FlowStats::default(),
+            spec,
+        }
+    }
+}
+
+impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
+    /// Frames queued anywhere (egress queues and receive backlogs).
+    pub fn queued_frames(&self) -> u64 {
+        let q: usize = self.ports.iter().flat_map(|p| p.queues.iter()).map(|q| q.len()).sum();
+        let r: usize = self
+            .nodes
+            .iter()
+            .map(|n| if let Node::Host(h) = n { h.rx_queue.len() } else { 0 })
+            .sum();
+        (q + r) as u64
+    }
+    /// Data frames on the wire.
+    pub fn in_flight_frames(&self) -> u64 {
+        self.ports
+            .iter()
+            .flat_map(|p| p.inflight.iter())
+            .filter(|w| matches!(w, WireFrame::Data(_)))
+            .count() as u64
+    }
+    pub(crate) fn flow_views(&self) -> impl Iterator<Item = (&FlowSpec, &FlowStats)> {
+        self.flows.iter().map(|f| (&f.spec, &f.stats))
+    }
+    /// The control frame kinds a port can send, for reports.
+    pub(crate) fn port_mode(&self, p: usize) -> Mode {
+        self.ports[p].mac.config().mode
+    }
+}
+
+#[allow(dead_code)]
+fn _assert_event_small() {
+    const _: () = assert!(std::mem::size_of::<Event>() <= 8);
+    let _ = ControlFrame::Pause { quanta: 0 };
+}
