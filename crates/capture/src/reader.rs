@@ -259,7 +259,7 @@ impl<R: Read> CaptureReader<R> {
                     big_endian: true,
                     interfaces: Vec::new(),
                 };
-                self.buf.clear();
+                // The magic number stays in the buffer: it is the first block's type.
                 Ok(())
             }
             found => Err(self.err(true, ReadErrorKind::BadMagic { found })),
