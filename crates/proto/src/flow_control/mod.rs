@@ -85,6 +85,7 @@ pub enum RequestError {
 
 /// Why the engine refused a reported data frame start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TxError {
     /// A frame (data or control) is still on the wire: frames start only at boundaries.
     #[error("wire busy until {free_at}: a frame must not start before the previous one ends")]
@@ -101,6 +102,9 @@ pub enum TxError {
     /// Own data is held while a request with `hold_own_data` is raised.
     #[error("own data is held while flow control is requested")]
     Held,
+    /// A PAUSE/PFC frame is due: it goes out first (call `poll_transmit`).
+    #[error("a control frame is due and goes out ahead of data")]
+    ControlDue,
 }
 
 /// What became of a received MAC Control frame.
@@ -252,7 +256,7 @@ impl FlowControl {
     }
 
     /// Records that a data frame of `frame_bytes` (FCS included) and priority `p` starts now;
-    /// refused if the wire is busy, `p` is paused, or own data is held.
+    /// refused if the wire is busy, `p` is paused, own data is held or a control frame is due.
     pub fn on_tx_start(&mut self, now: Instant, frame_bytes: u64, p: u8) -> Result<TxSlot, TxError> {
         self.advance(now);
         if self.now < self.wire_free_at {
@@ -265,6 +269,9 @@ impl FlowControl {
         }
         if self.tx.holds_data(&self.cfg) {
             return Err(TxError::Held);
+        }
+        if self.has_control_due(self.now) {
+            return Err(TxError::ControlDue);
         }
         Ok(self.occupy(frame_bytes))
     }
@@ -344,9 +351,13 @@ impl FlowControl {
         self.tx.holds_data(&self.cfg)
     }
 
-    /// Whether a data frame of `p` may start now: wire idle, not paused, not held.
+    /// Whether a data frame of `p` may start now: wire idle, no control frame due, not
+    /// paused, not held.
     pub fn may_start_data(&self, now: Instant, p: u8) -> bool {
-        now >= self.wire_free_at && self.may_transmit(now, p) && !self.hold_data(now)
+        now >= self.wire_free_at
+            && !self.has_control_due(now)
+            && self.may_transmit(now, p)
+            && !self.hold_data(now)
     }
 
     /// When the wire is free for the next frame (end of the last frame's inter-frame gap).
