@@ -169,6 +169,11 @@ impl FlowControl {
         })
     }
 
+    /// The latest time the engine has been given (queries about earlier times answer for it).
+    pub fn now(&self) -> Instant {
+        self.now
+    }
+
     /// The configuration the engine runs.
     pub fn config(&self) -> &FlowControlConfig {
         &self.cfg
