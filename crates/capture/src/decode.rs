@@ -78,7 +78,7 @@ pub fn decode_frame(frame: &Frame) -> FrameRecord {
         decode_mac_control(&frame.data, fcs_present, truncated, &mut rec);
     } else if eth.ethertype == EtherType::LLDP {
         rec.protocol = Protocol::Lldp;
-        let _ = at; // LLDP decoding: see lldp_decode once the codec lands.
+        crate::lldp_decode::decode_lldp(body, at, &mut rec);
     }
     rec
 }

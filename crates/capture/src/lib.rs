@@ -6,6 +6,7 @@
 
 pub mod decode;
 pub mod filter;
+pub mod lldp_decode;
 pub mod lldp_model;
 pub mod model;
 pub mod reader;

@@ -23,6 +23,12 @@ pub struct TlvRecord {
     pub name: String,
     /// Byte offset of the TLV header in the frame.
     pub offset: usize,
+    /// OUI of an organisationally specific TLV, as `xx-xx-xx` (tshark `lldp.orgtlv.oui`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oui: Option<String>,
+    /// Subtype of an organisationally specific TLV (tshark `lldp.ieee.802_1.subtype`, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subtype: Option<u8>,
     /// TLV information string length, 9 bits (tshark `lldp.tlv.len`).
     pub length: usize,
     /// The TLV's fields.

@@ -167,11 +167,11 @@ fn lldp(l: &LldpRecord, s: &mut String) {
 }
 
 fn tlv(t: &TlvRecord, s: &mut String) {
-    let _ = write!(
-        s,
-        "      {} TLV (type {}, length {})",
-        t.name, t.tlv_type, t.length
-    );
+    let _ = write!(s, "      {} (type {}", t.name, t.tlv_type);
+    if let (Some(oui), Some(sub)) = (&t.oui, t.subtype) {
+        let _ = write!(s, ", OUI {oui} subtype {sub}");
+    }
+    let _ = write!(s, ", length {})", t.length);
     match &t.body {
         TlvBody::End {} => s.push('\n'),
         TlvBody::ChassisId(r) | TlvBody::PortId(r) => {
@@ -264,7 +264,7 @@ fn tlv(t: &TlvRecord, s: &mut String) {
             }
         }
         TlvBody::Organizational(o) => {
-            let _ = writeln!(s, ": OUI {} subtype {}, info {}", o.oui, o.subtype, o.info);
+            let _ = writeln!(s, ": {}", if o.info.is_empty() { "-" } else { &o.info });
         }
         TlvBody::Unknown(h) => {
             let _ = writeln!(s, ": {h}");
