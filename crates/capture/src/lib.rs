@@ -10,6 +10,7 @@ pub mod lldp_decode;
 pub mod lldp_model;
 pub mod model;
 pub mod reader;
+pub mod sample;
 pub mod text;
 
 pub use decode::decode_frame;

@@ -1,10 +1,10 @@
 //! Decoding an LLDPDU into an [`LldpRecord`] with `lossless_wire::lldp`, as far as it is sound.
 
+use lossless_wire::lldp::basic::capability;
+use lossless_wire::lldp::tlv::type_name;
 use lossless_wire::lldp::{
     CeeSubTlv, CeeTlv, ChassisIdSubtype, Ieee8021Tlv, Ieee8023Tlv, Lldpdu, OrgTlv, PortIdSubtype, Tlv,
 };
-use lossless_wire::lldp::basic::capability;
-use lossless_wire::lldp::tlv::type_name;
 
 use crate::lldp_model::*;
 use crate::model::{FrameRecord, hex, mac_text};
@@ -22,7 +22,11 @@ pub fn decode_lldp(body: &[u8], at: usize, rec: &mut FrameRecord) {
     }
     for t in &tlvs {
         if let TlvBody::ApplicationPriority(a) = &t.body {
-            let reserved = a.entries.iter().filter(|e| !(1..=5).contains(&e.selector)).count();
+            let reserved = a
+                .entries
+                .iter()
+                .filter(|e| !(1..=5).contains(&e.selector))
+                .count();
             if reserved > 0 {
                 rec.warnings.push(format!(
                     "LLDP: Application Priority TLV at byte {}: {reserved} of {} entries have a reserved selector (allowed 1..=5)",
@@ -36,7 +40,11 @@ pub fn decode_lldp(body: &[u8], at: usize, rec: &mut FrameRecord) {
         rec.warnings.push(format!("LLDP: {}", w.at(at)));
     }
     if let Some(e) = decoded.error {
-        rec.errors.push(format!("LLDP: {} (decoded {} TLVs before it)", e.at(at), tlvs.len()));
+        rec.errors.push(format!(
+            "LLDP: {} (decoded {} TLVs before it)",
+            e.at(at),
+            tlvs.len()
+        ));
     }
     rec.lldp = Some(LldpRecord { tlvs });
 }
@@ -93,7 +101,11 @@ fn id_record(subtype: u8, name: &str, mac: Option<[u8; 6]>, network: bool, id: &
         (None, true) => network_address(id),
         _ => text_or_hex(id),
     };
-    IdRecord { subtype, subtype_name: name.to_string(), id: text }
+    IdRecord {
+        subtype,
+        subtype_name: name.to_string(),
+        id: text,
+    }
 }
 
 fn bits(v: u8) -> [bool; 8] {
@@ -111,27 +123,50 @@ fn tlv_record(tlv: &Tlv<&[u8]>, offset: usize, length: usize) -> TlvRecord {
         Tlv::End => (type_name(0), TlvBody::End {}),
         Tlv::ChassisId(c) => {
             let network = c.subtype == ChassisIdSubtype::NetworkAddress;
-            let r = id_record(c.subtype.into(), chassis_subtype_name(c.subtype), c.mac(), network, c.id);
+            let r = id_record(
+                c.subtype.into(),
+                chassis_subtype_name(c.subtype),
+                c.mac(),
+                network,
+                c.id,
+            );
             (type_name(1), TlvBody::ChassisId(r))
         }
         Tlv::PortId(p) => {
             let network = p.subtype == PortIdSubtype::NetworkAddress;
-            let r = id_record(p.subtype.into(), port_subtype_name(p.subtype), p.mac(), network, p.id);
+            let r = id_record(
+                p.subtype.into(),
+                port_subtype_name(p.subtype),
+                p.mac(),
+                network,
+                p.id,
+            );
             (type_name(2), TlvBody::PortId(r))
         }
         Tlv::Ttl(t) => (type_name(3), TlvBody::TimeToLive(*t)),
-        Tlv::PortDescription(b) => (type_name(4), TlvBody::PortDescription(String::from_utf8_lossy(b).into())),
-        Tlv::SystemName(b) => (type_name(5), TlvBody::SystemName(String::from_utf8_lossy(b).into())),
-        Tlv::SystemDescription(b) => {
-            (type_name(6), TlvBody::SystemDescription(String::from_utf8_lossy(b).into()))
-        }
+        Tlv::PortDescription(b) => (
+            type_name(4),
+            TlvBody::PortDescription(String::from_utf8_lossy(b).into()),
+        ),
+        Tlv::SystemName(b) => (
+            type_name(5),
+            TlvBody::SystemName(String::from_utf8_lossy(b).into()),
+        ),
+        Tlv::SystemDescription(b) => (
+            type_name(6),
+            TlvBody::SystemDescription(String::from_utf8_lossy(b).into()),
+        ),
         Tlv::SystemCapabilities(c) => {
             let names = capability::NAMES
                 .iter()
                 .filter(|(bit, _)| c.capabilities & bit != 0)
                 .map(|(_, n)| n.to_string())
                 .collect();
-            let r = CapabilitiesRecord { capabilities: c.capabilities, enabled: c.enabled, names };
+            let r = CapabilitiesRecord {
+                capabilities: c.capabilities,
+                enabled: c.enabled,
+                names,
+            };
             (type_name(7), TlvBody::SystemCapabilities(r))
         }
         Tlv::ManagementAddress(m) => {
@@ -153,11 +188,23 @@ fn tlv_record(tlv: &Tlv<&[u8]>, offset: usize, length: usize) -> TlvRecord {
         }
         Tlv::Unknown { ty, value } => (type_name(*ty), TlvBody::Unknown(hex(value))),
     };
-    TlvRecord { tlv_type: tlv.ty(), name: name.to_string(), offset, oui, subtype, length, body }
+    TlvRecord {
+        tlv_type: tlv.ty(),
+        name: name.to_string(),
+        offset,
+        oui,
+        subtype,
+        length,
+        body,
+    }
 }
 
 fn raw(o: &OrgTlv<&[u8]>, info: &[u8]) -> TlvBody {
-    TlvBody::Organizational(OrgRecord { oui: oui_text(o.oui()), subtype: o.subtype(), info: hex(info) })
+    TlvBody::Organizational(OrgRecord {
+        oui: oui_text(o.oui()),
+        subtype: o.subtype(),
+        info: hex(info),
+    })
 }
 
 fn org(o: &OrgTlv<&[u8]>) -> (&'static str, TlvBody) {
@@ -174,16 +221,25 @@ fn org(o: &OrgTlv<&[u8]>) -> (&'static str, TlvBody) {
             ),
             Ieee8021Tlv::VlanName(v) => (
                 "VLAN Name TLV",
-                TlvBody::VlanName(VlanNameRecord { vid: v.vid, name: String::from_utf8_lossy(v.name).into() }),
+                TlvBody::VlanName(VlanNameRecord {
+                    vid: v.vid,
+                    name: String::from_utf8_lossy(v.name).into(),
+                }),
             ),
             Ieee8021Tlv::ProtocolIdentity(b) => ("Protocol Identity TLV", TlvBody::ProtocolIdentity(hex(b))),
             Ieee8021Tlv::LinkAggregation(l) => (
                 "Link Aggregation TLV",
-                TlvBody::LinkAggregation(LinkAggregationRecord { status: l.status, port_id: l.port_id }),
+                TlvBody::LinkAggregation(LinkAggregationRecord {
+                    status: l.status,
+                    port_id: l.port_id,
+                }),
             ),
             Ieee8021Tlv::CongestionNotification(c) => (
                 "Congestion Notification TLV",
-                TlvBody::CongestionNotification(CnRecord { cnpv: bits(c.cnpv), ready: bits(c.ready) }),
+                TlvBody::CongestionNotification(CnRecord {
+                    cnpv: bits(c.cnpv),
+                    ready: bits(c.ready),
+                }),
             ),
             Ieee8021Tlv::EtsConfiguration(e) => (
                 "ETS Configuration TLV",
@@ -222,7 +278,11 @@ fn org(o: &OrgTlv<&[u8]>) -> (&'static str, TlvBody) {
                 TlvBody::ApplicationPriority(AppPriorityRecord {
                     entries: a
                         .entries()
-                        .map(|e| AppEntryRecord { priority: e.priority, selector: e.selector, protocol: e.protocol })
+                        .map(|e| AppEntryRecord {
+                            priority: e.priority,
+                            selector: e.selector,
+                            protocol: e.protocol,
+                        })
                         .collect(),
                 }),
             ),
@@ -240,7 +300,10 @@ fn org(o: &OrgTlv<&[u8]>) -> (&'static str, TlvBody) {
             Ieee8023Tlv::PowerViaMdi(b) => ("Power Via MDI TLV", raw(o, b)),
             Ieee8023Tlv::LinkAggregation(l) => (
                 "Link Aggregation TLV (802.3)",
-                TlvBody::LinkAggregation(LinkAggregationRecord { status: l.status, port_id: l.port_id }),
+                TlvBody::LinkAggregation(LinkAggregationRecord {
+                    status: l.status,
+                    port_id: l.port_id,
+                }),
             ),
             Ieee8023Tlv::MaximumFrameSize(n) => ("Maximum Frame Size TLV", TlvBody::MaximumFrameSize(*n)),
             Ieee8023Tlv::Unknown { info, .. } => ("IEEE 802.3 TLV", raw(o, info)),
@@ -248,7 +311,9 @@ fn org(o: &OrgTlv<&[u8]>) -> (&'static str, TlvBody) {
         OrgTlv::Cee(t) => match t {
             CeeTlv::Dcbx(d) => (
                 "CEE DCBX TLV",
-                TlvBody::CeeDcbx(CeeRecord { sub_tlvs: d.sub_tlvs.iter().map(cee_sub).collect() }),
+                TlvBody::CeeDcbx(CeeRecord {
+                    sub_tlvs: d.sub_tlvs.iter().map(cee_sub).collect(),
+                }),
             ),
             CeeTlv::Cin(b) => ("CIN DCBX TLV", raw(o, b)),
             CeeTlv::Unknown { info, .. } => ("DCBX TLV", raw(o, info)),
@@ -282,9 +347,11 @@ fn cee_sub(s: &CeeSubTlv<&[u8]>) -> CeeSubRecord {
             pg_bandwidth: p.pg_bandwidth,
             num_tcs: p.num_tcs,
         },
-        CeeSubTlv::Pfc(p) => {
-            CeeSubRecord::Pfc { feature: feature(&p.header), enabled: bits(p.admin_map), num_tcs: p.num_tcs }
-        }
+        CeeSubTlv::Pfc(p) => CeeSubRecord::Pfc {
+            feature: feature(&p.header),
+            enabled: bits(p.admin_map),
+            num_tcs: p.num_tcs,
+        },
         CeeSubTlv::Application(a) => CeeSubRecord::Application {
             feature: feature(&a.header),
             entries: a
@@ -297,6 +364,9 @@ fn cee_sub(s: &CeeSubTlv<&[u8]>) -> CeeSubRecord {
                 })
                 .collect(),
         },
-        CeeSubTlv::Unknown { ty, value } => CeeSubRecord::Other { sub_type: *ty, value: hex(value) },
+        CeeSubTlv::Unknown { ty, value } => CeeSubRecord::Other {
+            sub_type: *ty,
+            value: hex(value),
+        },
     }
 }

@@ -284,7 +284,7 @@ fn ets(e: &EtsRecord, s: &mut String) {
         );
     }
     row(s, "priority", 0..8);
-    row(s, "TC", e.priority_tc);
+    row(s, "mapped TC", e.priority_tc);
     row(s, "TC", 0..8);
     row(s, "bandwidth %", e.tc_bandwidth);
     row(s, "TSA", e.tsa.iter().map(|t| tsa_name(*t)));
