@@ -16,9 +16,12 @@ pub mod event;
 pub mod frame;
 pub mod headroom;
 pub mod observer;
+pub mod report;
+pub mod scenario;
 pub mod selection;
 pub mod sim;
 pub mod stats;
 pub mod traffic;
 
+pub use report::Report;
 pub use sim::{BuildError, Event, Simulator};

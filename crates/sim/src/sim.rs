@@ -861,9 +861,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     pub(crate) fn flow_views(&self) -> impl Iterator<Item = (&FlowSpec, &FlowStats)> {
         self.flows.iter().map(|f| (&f.spec, &f.stats))
     }
-    /// The control frame kinds a port can send, for reports.
-    pub(crate) fn port_mode(&self, p: usize) -> Mode {
-        self.ports[p].mac.config().mode
+    /// The NIC port of host `node`.
+    pub(crate) fn host_port(&self, node: NodeId) -> PortId {
+        match &self.nodes[node as usize] {
+            Node::Host(h) => h.port,
+            Node::Switch(sw) => sw.ports.first().copied().unwrap_or(0),
+        }
     }
 }
 

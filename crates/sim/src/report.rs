@@ -1,0 +1,446 @@
+//! Metrics at the end of a run: a serializable report whose every figure names its unit in
+//! its key, a terminal summary, and the frame conservation check.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use lossless_proto::flow_control::Mode;
+use lossless_proto::units::{Instant, PS_PER_SEC};
+use serde::Serialize;
+
+use crate::event::EventQueue;
+use crate::frame::DropReason;
+use crate::observer::Observer;
+use crate::sim::{Event, Node, Simulator};
+
+/// Counters of one (port, priority) with activity.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PrioReport {
+    /// The priority.
+    pub priority: u8,
+    /// Whether the priority is lossless (flow control enabled) on this port.
+    pub lossless: bool,
+    /// Data frames sent.
+    pub tx_frames: u64,
+    /// Data bytes sent.
+    pub tx_bytes: u64,
+    /// Send throughput over the run.
+    pub tx_throughput_bps: u64,
+    /// Data frames received.
+    pub rx_frames: u64,
+    /// Data bytes received.
+    pub rx_bytes: u64,
+    /// Receive throughput over the run.
+    pub rx_throughput_bps: u64,
+    /// PFC frames sent pausing this priority (time ≠ 0).
+    pub pfc_xoff_sent_frames: u64,
+    /// PFC frames sent releasing it (time 0).
+    pub pfc_xon_sent_frames: u64,
+    /// PFC frames received pausing it.
+    pub pfc_xoff_received_frames: u64,
+    /// PFC frames received releasing it.
+    pub pfc_xon_received_frames: u64,
+    /// Time this port's transmitter was paused for the priority (PAUSE: the link).
+    pub paused_ps: u128,
+    /// Time this port's request (XOFF) for the priority was raised.
+    pub xoff_requested_ps: u128,
+    /// Largest egress queue.
+    pub peak_queue_bytes: u64,
+    /// Largest ingress charge in the switch buffer (switch ports only).
+    pub peak_ingress_buffer_bytes: u64,
+    /// Frames received here and dropped, by reason.
+    pub drops_frames: BTreeMap<&'static str, u64>,
+}
+
+/// One port.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PortReport {
+    /// Owning node.
+    pub node: String,
+    /// Port index within the node.
+    pub port: u32,
+    /// Node at the other end of the link.
+    pub peer: String,
+    /// Line rate.
+    pub rate_bps: u64,
+    /// Flow control mode: off, pause, pfc.
+    pub flow_control: &'static str,
+    /// PAUSE frames sent with time ≠ 0.
+    pub pause_xoff_sent_frames: u64,
+    /// PAUSE frames sent with time 0.
+    pub pause_xon_sent_frames: u64,
+    /// PAUSE frames received with time ≠ 0.
+    pub pause_xoff_received_frames: u64,
+    /// PAUSE frames received with time 0.
+    pub pause_xon_received_frames: u64,
+    /// Priorities with any activity.
+    pub priorities: Vec<PrioReport>,
+}
+
+/// One flow.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlowReport {
+    /// Name.
+    pub name: String,
+    /// Source host.
+    pub src: String,
+    /// Destination host.
+    pub dst: String,
+    /// Priority.
+    pub priority: u8,
+    /// Load the flow offered while active (wire bits).
+    pub offered_bps: u64,
+    /// Frames injected.
+    pub sent_frames: u64,
+    /// Bytes injected.
+    pub sent_bytes: u64,
+    /// Frames delivered.
+    pub delivered_frames: u64,
+    /// Bytes delivered.
+    pub delivered_bytes: u64,
+    /// Frames dropped.
+    pub dropped_frames: u64,
+    /// Delivered frame bytes per second over the flow's active span.
+    pub throughput_bps: u64,
+    /// Time from the flow's start to its last frame's delivery, for finished finite flows.
+    pub completion_ps: Option<u128>,
+}
+
+/// One switch's buffer.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SwitchReport {
+    /// Name.
+    pub name: String,
+    /// Buffer size.
+    pub buffer_bytes: u64,
+    /// Largest occupancy.
+    pub peak_buffer_bytes: u64,
+}
+
+/// One host's receiver.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct HostReport {
+    /// Name.
+    pub name: String,
+    /// Largest receive backlog.
+    pub peak_rx_backlog_bytes: u64,
+}
+
+/// Frame accounting at the end of a run.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Conservation {
+    /// Frames sources injected.
+    pub injected_frames: u64,
+    /// Frames delivered.
+    pub delivered_frames: u64,
+    /// Frames in queues and receive backlogs.
+    pub queued_frames: u64,
+    /// Data frames on the wire.
+    pub in_flight_frames: u64,
+    /// Frames dropped, by reason.
+    pub dropped_frames: BTreeMap<&'static str, u64>,
+    /// injected = delivered + queued + in flight + dropped.
+    pub balanced: bool,
+}
+
+/// Everything a run measured.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Report {
+    /// Scenario name.
+    pub scenario: String,
+    /// Seed.
+    pub seed: u64,
+    /// Simulated time.
+    pub duration_ps: u128,
+    /// Events handled.
+    pub events: u64,
+    /// Per port, with per-priority detail.
+    pub ports: Vec<PortReport>,
+    /// Per flow.
+    pub flows: Vec<FlowReport>,
+    /// Per switch.
+    pub switches: Vec<SwitchReport>,
+    /// Per host.
+    pub hosts: Vec<HostReport>,
+    /// Frame conservation.
+    pub conservation: Conservation,
+}
+
+/// The conservation check failed: frames were created or lost without a reason.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error(
+    "conservation violated: injected {injected} ≠ delivered {delivered} + queued {queued} + in flight {in_flight} + dropped {dropped}"
+)]
+pub struct ConservationError {
+    /// Injected frames.
+    pub injected: u64,
+    /// Delivered frames.
+    pub delivered: u64,
+    /// Queued frames.
+    pub queued: u64,
+    /// In-flight frames.
+    pub in_flight: u64,
+    /// Dropped frames.
+    pub dropped: u64,
+}
+
+fn bps(bytes: u64, span_ps: u128) -> u64 {
+    if span_ps == 0 {
+        return 0;
+    }
+    (bytes as u128 * 8 * PS_PER_SEC / span_ps) as u64
+}
+
+fn drops_map(d: &[u64]) -> BTreeMap<&'static str, u64> {
+    DropReason::ALL.iter().filter(|r| d[r.index()] > 0).map(|r| (r.name(), d[r.index()])).collect()
+}
+
+impl Report {
+    /// Collects the report of a simulator at its current time.
+    pub fn collect<O: Observer, Q: EventQueue<Event>>(sim: &Simulator<O, Q>) -> Report {
+        let now = sim.now;
+        let span = now.as_ps();
+        let names: Vec<&str> = sim.config.nodes.iter().map(|n| n.name.as_str()).collect();
+        let mut ports = Vec::new();
+        for port in &sim.ports {
+            let mode = port.mac.config().mode;
+            let peak_in = |q: usize| match &sim.nodes[port.node as usize] {
+                Node::Switch(sw) => sw.buffer.peak(port.local as usize, q as u8),
+                Node::Host(_) => 0,
+            };
+            let set = |q: u8| if mode == Mode::Pause { 0 } else { q };
+            let mut prios = Vec::new();
+            for q in 0..8u8 {
+                let s = &port.stats.prio[q as usize];
+                let paused = port.mac.rx_pause_duration(now, set(q)).as_ps();
+                let requested = port.mac.tx_pause_duration(now, set(q)).as_ps();
+                let active = s.tx_frames + s.rx_frames + s.pfc_xoff_rx + s.pfc_xoff_tx > 0
+                    || s.drops.iter().any(|&d| d > 0);
+                if !active {
+                    continue;
+                }
+                prios.push(PrioReport {
+                    priority: q,
+                    lossless: port.lossless & (1 << q) != 0,
+                    tx_frames: s.tx_frames,
+                    tx_bytes: s.tx_bytes,
+                    tx_throughput_bps: bps(s.tx_bytes, span),
+                    rx_frames: s.rx_frames,
+                    rx_bytes: s.rx_bytes,
+                    rx_throughput_bps: bps(s.rx_bytes, span),
+                    pfc_xoff_sent_frames: s.pfc_xoff_tx,
+                    pfc_xon_sent_frames: s.pfc_xon_tx,
+                    pfc_xoff_received_frames: s.pfc_xoff_rx,
+                    pfc_xon_received_frames: s.pfc_xon_rx,
+                    paused_ps: if mode == Mode::Off { 0 } else { paused },
+                    xoff_requested_ps: if mode == Mode::Off { 0 } else { requested },
+                    peak_queue_bytes: s.peak_queue_bytes,
+                    peak_ingress_buffer_bytes: peak_in(q as usize),
+                    drops_frames: drops_map(&s.drops),
+                });
+            }
+            let st = &port.stats;
+            ports.push(PortReport {
+                node: names[port.node as usize].to_string(),
+                port: port.local,
+                peer: names[sim.ports[port.peer as usize].node as usize].to_string(),
+                rate_bps: port.rate.bps(),
+                flow_control: match mode {
+                    Mode::Off => "off",
+                    Mode::Pause => "pause",
+                    Mode::Pfc => "pfc",
+                },
+                pause_xoff_sent_frames: st.pause_xoff_tx,
+                pause_xon_sent_frames: st.pause_xon_tx,
+                pause_xoff_received_frames: st.pause_xoff_rx,
+                pause_xon_received_frames: st.pause_xon_rx,
+                priorities: prios,
+            });
+        }
+        let mut flows = Vec::new();
+        for (spec, s) in sim.flow_views() {
+            let line = sim.ports[sim.host_port(spec.src) as usize].rate;
+            let start = spec.start;
+            let until = match (spec.size, s.completed) {
+                (Some(_), Some(c)) => c,
+                _ => spec.stop.min(now),
+            };
+            let active_ps = until.saturating_duration_since(start).as_ps();
+            flows.push(FlowReport {
+                name: spec.name.clone(),
+                src: names[spec.src as usize].to_string(),
+                dst: names[spec.dst as usize].to_string(),
+                priority: spec.priority,
+                offered_bps: spec.offered_bps(line) as u64,
+                sent_frames: s.sent_frames,
+                sent_bytes: s.sent_bytes,
+                delivered_frames: s.delivered_frames,
+                delivered_bytes: s.delivered_bytes,
+                dropped_frames: s.dropped_frames,
+                throughput_bps: bps(s.delivered_bytes, active_ps),
+                completion_ps: s.completed.map(|c| c.saturating_duration_since(start).as_ps()),
+            });
+        }
+        let mut switches = Vec::new();
+        let mut hosts = Vec::new();
+        for (i, n) in sim.nodes.iter().enumerate() {
+            match n {
+                Node::Switch(sw) => switches.push(SwitchReport {
+                    name: names[i].to_string(),
+                    buffer_bytes: sw.buffer.size(),
+                    peak_buffer_bytes: sw.buffer.peak_used(),
+                }),
+                Node::Host(h) => hosts.push(HostReport {
+                    name: names[i].to_string(),
+                    peak_rx_backlog_bytes: h.rx_peak,
+                }),
+            }
+        }
+        let t = &sim.totals;
+        let queued = sim.queued_frames();
+        let in_flight = sim.in_flight_frames();
+        let dropped: u64 = t.dropped.iter().sum();
+        Report {
+            scenario: sim.config.name.clone(),
+            seed: sim.config.seed,
+            duration_ps: span,
+            events: sim.events,
+            ports,
+            flows,
+            switches,
+            hosts,
+            conservation: Conservation {
+                injected_frames: t.injected,
+                delivered_frames: t.delivered,
+                queued_frames: queued,
+                in_flight_frames: in_flight,
+                dropped_frames: drops_map(&t.dropped),
+                balanced: t.injected == t.delivered + queued + in_flight + dropped,
+            },
+        }
+    }
+
+    /// `Ok` when every injected frame is accounted for.
+    pub fn check_conservation(&self) -> Result<(), ConservationError> {
+        let c = &self.conservation;
+        if c.balanced {
+            Ok(())
+        } else {
+            Err(ConservationError {
+                injected: c.injected_frames,
+                delivered: c.delivered_frames,
+                queued: c.queued_frames,
+                in_flight: c.in_flight_frames,
+                dropped: c.dropped_frames.values().sum(),
+            })
+        }
+    }
+
+    /// Frames of lossless priorities dropped anywhere (should be zero with correct headroom).
+    pub fn lossless_drops(&self) -> u64 {
+        self.ports
+            .iter()
+            .flat_map(|p| &p.priorities)
+            .filter(|q| q.lossless)
+            .map(|q| q.drops_frames.values().sum::<u64>())
+            .sum()
+    }
+
+    /// The port of `node` whose peer is `peer`.
+    pub fn port(&self, node: &str, peer: &str) -> Option<&PortReport> {
+        self.ports.iter().find(|p| p.node == node && p.peer == peer)
+    }
+
+    /// The flow named `name`.
+    pub fn flow(&self, name: &str) -> Option<&FlowReport> {
+        self.flows.iter().find(|f| f.name == name)
+    }
+
+    /// The terminal summary.
+    pub fn summary(&self) -> String {
+        let mut s = String::new();
+        let dur = lossless_proto::units::Duration::from_ps(self.duration_ps);
+        let _ = writeln!(s, "scenario {}  seed {}  simulated {}  events {}", self.scenario, self.seed, dur, self.events);
+        let _ = writeln!(s);
+        let _ = writeln!(
+            s,
+            "{:<22} {:>3} {:>9} {:>9} {:>6} {:>6} {:>6} {:>6} {:>11} {:>10} {:>10}  drops",
+            "port → peer", "pri", "tx Gb/s", "rx Gb/s", "xoffTx", "xonTx", "xoffRx", "xonRx", "paused", "peakQ B", "peakIn B"
+        );
+        for p in &self.ports {
+            let head = format!("{}.{} → {}", p.node, p.port, p.peer);
+            let pause = p.pause_xoff_sent_frames + p.pause_xon_sent_frames + p.pause_xoff_received_frames + p.pause_xon_received_frames;
+            if pause > 0 {
+                let _ = writeln!(
+                    s,
+                    "{:<22} {:>3} {:>9} {:>9} {:>6} {:>6} {:>6} {:>6}   (link PAUSE)",
+                    head, "all", "", "", p.pause_xoff_sent_frames, p.pause_xon_sent_frames, p.pause_xoff_received_frames, p.pause_xon_received_frames
+                );
+            }
+            for q in &p.priorities {
+                let drops: Vec<String> = q.drops_frames.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                let _ = writeln!(
+                    s,
+                    "{:<22} {:>2}{} {:>9.3} {:>9.3} {:>6} {:>6} {:>6} {:>6} {:>11} {:>10} {:>10}  {}",
+                    head,
+                    q.priority,
+                    if q.lossless { "*" } else { " " },
+                    q.tx_throughput_bps as f64 / 1e9,
+                    q.rx_throughput_bps as f64 / 1e9,
+                    q.pfc_xoff_sent_frames,
+                    q.pfc_xon_sent_frames,
+                    q.pfc_xoff_received_frames,
+                    q.pfc_xon_received_frames,
+                    lossless_proto::units::Duration::from_ps(q.paused_ps).to_string(),
+                    q.peak_queue_bytes,
+                    q.peak_ingress_buffer_bytes,
+                    drops.join(" ")
+                );
+            }
+        }
+        let _ = writeln!(s, "(* = lossless priority; paused = time this port's transmitter was paused)");
+        let _ = writeln!(s);
+        let _ = writeln!(
+            s,
+            "{:<20} {:<10} {:<10} {:>3} {:>10} {:>10} {:>9} {:>12}",
+            "flow", "src", "dst", "pri", "offer Gb/s", "got Gb/s", "dropped", "completion"
+        );
+        let shown = 40;
+        for f in self.flows.iter().take(shown) {
+            let c = f.completion_ps.map(|c| lossless_proto::units::Duration::from_ps(c).to_string()).unwrap_or_else(|| "-".into());
+            let _ = writeln!(
+                s,
+                "{:<20} {:<10} {:<10} {:>3} {:>10.3} {:>10.3} {:>9} {:>12}",
+                f.name, f.src, f.dst, f.priority, f.offered_bps as f64 / 1e9, f.throughput_bps as f64 / 1e9, f.dropped_frames, c
+            );
+        }
+        if self.flows.len() > shown {
+            let done: Vec<u128> = self.flows.iter().filter_map(|f| f.completion_ps).collect();
+            let _ = writeln!(s, "… {} more flows ({} completed)", self.flows.len() - shown, done.len());
+        }
+        let _ = writeln!(s);
+        for sw in &self.switches {
+            let _ = writeln!(s, "switch {:<12} buffer {} B, peak {} B", sw.name, sw.buffer_bytes, sw.peak_buffer_bytes);
+        }
+        let c = &self.conservation;
+        let drops: Vec<String> = c.dropped_frames.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let _ = writeln!(
+            s,
+            "frames: injected {} = delivered {} + queued {} + in flight {} + dropped {} [{}]  {}",
+            c.injected_frames,
+            c.delivered_frames,
+            c.queued_frames,
+            c.in_flight_frames,
+            c.dropped_frames.values().sum::<u64>(),
+            drops.join(" "),
+            if c.balanced { "✓ conserved" } else { "✗ NOT CONSERVED" }
+        );
+        let _ = writeln!(s, "lossless frames dropped: {}", self.lossless_drops());
+        s
+    }
+}
+
+/// `Instant` at the end of a report, for callers that need it.
+pub fn end_of(report: &Report) -> Instant {
+    Instant::from_ps(report.duration_ps)
+}

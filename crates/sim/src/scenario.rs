@@ -1,0 +1,818 @@
+//! Scenario files (TOML): topology, links, buffers and thresholds, flow control per link,
+//! traffic, duration and seed; and the built-in scenarios, embedded from
+//! `examples/scenarios/*.toml` so that `lossless sim NAME` works anywhere.
+//!
+//! A wrong file gets an error naming the file, the line, the key, what was found and what is
+//! allowed. See `examples/scenarios/four-bridge.toml` for a commented example of every
+//! section.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use lossless_proto::flow_control::{FlowControlConfig, Mode};
+use lossless_proto::units::{Duration, Instant, Rate};
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::buffer::Threshold;
+use crate::config::{HostConfig, LinkConfig, NodeConfig, NodeKind, Signal, SimConfig, SwitchConfig};
+use crate::frame::NodeId;
+use crate::traffic::{FlowSpec, Pattern, SizeCdf, Workload};
+
+/// A built-in scenario: name, one-line summary, TOML text.
+pub struct Builtin {
+    /// Name to run it by.
+    pub name: &'static str,
+    /// One line about it.
+    pub summary: &'static str,
+    /// The scenario file.
+    pub text: &'static str,
+}
+
+/// The built-in scenarios; the first is the default.
+pub const BUILTINS: [Builtin; 3] = [
+    Builtin {
+        name: "four-bridge",
+        summary: "document 003 §3.2: congestion spreading from an oversubscribed link back to three clients",
+        text: include_str!("../../../examples/scenarios/four-bridge.toml"),
+    },
+    Builtin {
+        name: "two-chip",
+        summary: "document 002: module A ← MAC0 ⇄ MAC1 ← module B, PAUSE release cases 1 and 2",
+        text: include_str!("../../../examples/scenarios/two-chip.toml"),
+    },
+    Builtin {
+        name: "incast",
+        summary: "N senders → one receiver through one switch at 100 Gb/s (params.senders)",
+        text: include_str!("../../../examples/scenarios/incast.toml"),
+    },
+];
+
+/// Finds a built-in scenario by name.
+pub fn builtin(name: &str) -> Option<&'static Builtin> {
+    BUILTINS.iter().find(|b| b.name == name)
+}
+
+/// A scenario file that could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}:{line}: {key}{message}")]
+pub struct ScenarioError {
+    /// The file (or built-in name).
+    pub file: String,
+    /// 1-based line, 0 when unknown.
+    pub line: usize,
+    /// The key at fault, formatted as "key `x`: " (empty when unknown).
+    pub key: String,
+    /// What was found and what is allowed.
+    pub message: String,
+}
+
+/// Everything that adjusts a scenario when it is loaded.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    /// `path=value` assignments (TOML values; `senders=32` sets `params.senders`).
+    pub set: Vec<String>,
+    /// Replaces the seed.
+    pub seed: Option<u64>,
+    /// Replaces the duration.
+    pub duration: Option<Duration>,
+}
+
+// ---------- raw file structure ----------
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScenario {
+    name: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default)]
+    seed: u64,
+    duration: Spanned<String>,
+    #[serde(default)]
+    params: HashMap<String, i64>,
+    #[serde(default)]
+    defaults: RawLinkParams,
+    #[serde(default)]
+    host: Vec<RawHost>,
+    #[serde(default)]
+    switch: Vec<RawSwitch>,
+    #[serde(default)]
+    link: Vec<RawLink>,
+    #[serde(default)]
+    flow: Vec<RawFlow>,
+    #[serde(default)]
+    workload: Vec<RawWorkload>,
+    #[serde(default)]
+    signal: Vec<RawSignal>,
+}
+
+#[derive(Deserialize, Default, Clone)]
+#[serde(deny_unknown_fields)]
+struct RawLinkParams {
+    rate: Option<Spanned<String>>,
+    length_m: Option<u64>,
+    mtu: Option<u64>,
+    flow_control: Option<Spanned<String>>,
+    pfc_priorities: Option<Vec<u8>>,
+    pause_quanta: Option<u16>,
+    refresh_quanta: Option<u32>,
+    xon_on_release: Option<bool>,
+    hold_own_data: Option<bool>,
+    reaction_delay_quanta: Option<u64>,
+}
+
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawHost {
+    name: Spanned<String>,
+    count: Option<toml::Value>,
+    rx_rate: Option<Spanned<String>>,
+    rx_buffer_bytes: Option<u64>,
+    rx_xoff_bytes: Option<u64>,
+    rx_xon_bytes: Option<u64>,
+    nic_queue_frames: Option<usize>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSwitch {
+    name: Spanned<String>,
+    buffer_bytes: u64,
+    #[serde(default = "default_threshold")]
+    threshold: Spanned<String>,
+    alpha: Option<f64>,
+    static_threshold_bytes: Option<u64>,
+    xon_offset_bytes: Option<u64>,
+    headroom_bytes: Option<u64>,
+    mtu: Option<u64>,
+}
+
+fn default_threshold() -> Spanned<String> {
+    Spanned::new(0..0, "dynamic".to_string())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLink {
+    a: Spanned<String>,
+    b: Spanned<String>,
+    rate: Option<Spanned<String>>,
+    length_m: Option<u64>,
+    mtu: Option<u64>,
+    flow_control: Option<Spanned<String>>,
+    pfc_priorities: Option<Vec<u8>>,
+    pause_quanta: Option<u16>,
+    refresh_quanta: Option<u32>,
+    xon_on_release: Option<bool>,
+    hold_own_data: Option<bool>,
+    reaction_delay_quanta: Option<u64>,
+}
+
+impl RawLink {
+    fn params(&self) -> RawLinkParams {
+        RawLinkParams {
+            rate: self.rate.clone(),
+            length_m: self.length_m,
+            mtu: self.mtu,
+            flow_control: self.flow_control.clone(),
+            pfc_priorities: self.pfc_priorities.clone(),
+            pause_quanta: self.pause_quanta,
+            refresh_quanta: self.refresh_quanta,
+            xon_on_release: self.xon_on_release,
+            hold_own_data: self.hold_own_data,
+            reaction_delay_quanta: self.reaction_delay_quanta,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFlow {
+    name: String,
+    src: Spanned<String>,
+    dst: Spanned<String>,
+    priority: u8,
+    #[serde(default = "default_pattern")]
+    pattern: Spanned<String>,
+    rate: Option<Spanned<String>>,
+    on: Option<Spanned<String>>,
+    off: Option<Spanned<String>>,
+    start: Option<Spanned<String>>,
+    stop: Option<Spanned<String>>,
+    size_bytes: Option<u64>,
+    mtu: Option<u64>,
+}
+
+fn default_pattern() -> Spanned<String> {
+    Spanned::new(0..0, "line".to_string())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWorkload {
+    name: String,
+    src: Vec<Spanned<String>>,
+    dst: Vec<Spanned<String>>,
+    priority: u8,
+    cdf_file: Spanned<String>,
+    load: f64,
+    start: Option<Spanned<String>>,
+    stop: Option<Spanned<String>>,
+    mtu: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSignal {
+    host: Spanned<String>,
+    #[serde(default)]
+    priority: u8,
+    fc_rdy: Vec<(Spanned<String>, Spanned<String>)>,
+}
+
+// ---------- units in text ----------
+
+/// Parses a duration such as `10us`, `2.5ms`, `100ns`, `1s`, `672ps` (µs also accepted),
+/// exactly to the picosecond.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let t = s.trim();
+    let units: [(&str, u128); 6] = [
+        ("ps", 1),
+        ("ns", 1_000),
+        ("us", 1_000_000),
+        ("µs", 1_000_000),
+        ("ms", 1_000_000_000),
+        ("s", 1_000_000_000_000),
+    ];
+    let bad = || format!("found {s:?}, allowed a number with a unit ps, ns, us, ms or s (e.g. \"10us\", \"2.5ms\")");
+    let (num, mult) = units
+        .iter()
+        .find_map(|(u, m)| t.strip_suffix(u).map(|n| (n.trim(), *m)))
+        .ok_or_else(bad)?;
+    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
+    if int.is_empty() || !int.bytes().all(|b| b.is_ascii_digit()) || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let mut ps: u128 = int.parse::<u128>().map_err(|_| bad())?.checked_mul(mult).ok_or_else(bad)?;
+    let mut scale = mult;
+    for c in frac.bytes() {
+        if scale % 10 != 0 {
+            return Err(format!("found {s:?}: finer than a picosecond"));
+        }
+        scale /= 10;
+        ps += (c - b'0') as u128 * scale;
+    }
+    Ok(Duration::from_ps(ps))
+}
+
+// ---------- loading ----------
+
+struct Ctx<'a> {
+    file: &'a str,
+    text: Option<&'a str>,
+}
+
+impl Ctx<'_> {
+    fn line_of(&self, offset: usize) -> usize {
+        match self.text {
+            Some(t) if offset <= t.len() => t[..offset].matches('\n').count() + 1,
+            _ => 0,
+        }
+    }
+    fn err<T>(&self, span: std::ops::Range<usize>, key: &str, message: String) -> Result<T, ScenarioError> {
+        let line = if span == (0..0) { 0 } else { self.line_of(span.start) };
+        Err(ScenarioError {
+            file: self.file.to_string(),
+            line,
+            key: if key.is_empty() { String::new() } else { format!("key `{key}`: ") },
+            message,
+        })
+    }
+    fn rate(&self, v: &Spanned<String>, key: &str) -> Result<Rate, ScenarioError> {
+        let r: Rate = match v.get_ref().parse() {
+            Ok(r) => r,
+            Err(e) => return self.err(v.span(), key, e.to_string()),
+        };
+        if !r.is_byte_exact() {
+            return self.err(
+                v.span(),
+                key,
+                format!("found {}: a byte must last whole picoseconds; allowed: IEEE rates (10M … 1.6T)", v.get_ref()),
+            );
+        }
+        Ok(r)
+    }
+    fn flow_rate(&self, v: &Spanned<String>, key: &str) -> Result<Rate, ScenarioError> {
+        v.get_ref().parse().or_else(|e: lossless_proto::units::ParseRateError| self.err(v.span(), key, e.to_string()))
+    }
+    fn duration(&self, v: &Spanned<String>, key: &str) -> Result<Duration, ScenarioError> {
+        parse_duration(v.get_ref()).or_else(|m| self.err(v.span(), key, m))
+    }
+}
+
+/// Turns the text of a toml error (from the `toml` crate) into our error with line and key.
+fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> ScenarioError {
+    let (line, key) = match e.span() {
+        Some(span) => {
+            let start = span.start.min(text.len());
+            let line = text[..start].matches('\n').count() + 1;
+            let line_text = text.lines().nth(line - 1).unwrap_or("");
+            let key = line_text.split_once('=').map(|(k, _)| k.trim().to_string()).unwrap_or_default();
+            let table = text[..start]
+                .lines()
+                .rev()
+                .map(str::trim)
+                .find(|l| l.starts_with('['))
+                .map(|l| format!(" in {l}"))
+                .unwrap_or_default();
+            let key = if key.is_empty() || key.starts_with('[') { table.trim().to_string() } else { format!("{key}`{table}") };
+            (line, key)
+        }
+        None => (0, String::new()),
+    };
+    let key = if key.is_empty() {
+        String::new()
+    } else if key.starts_with("in ") {
+        format!("{key}: ")
+    } else {
+        format!("key `{key}: ")
+    };
+    ScenarioError { file: file.to_string(), line, key, message: e.message().trim().to_string() }
+}
+
+/// Sets `path` (dotted) in `table` to the TOML value `value` (a bare word becomes a string).
+fn set_path(table: &mut toml::Table, path: &str, value: &str) -> Result<(), String> {
+    let v: toml::Value = match format!("v = {value}").parse::<toml::Table>() {
+        Ok(mut t) => t.remove("v").unwrap_or(toml::Value::String(value.to_string())),
+        Err(_) => toml::Value::String(value.to_string()),
+    };
+    let mut parts: Vec<&str> = path.split('.').collect();
+    if parts.len() == 1 && !table.contains_key(parts[0]) {
+        parts.insert(0, "params");
+    }
+    let (last, dirs) = parts.split_last().ok_or_else(|| "empty --set path".to_string())?;
+    let mut cur = table;
+    for d in dirs {
+        let next = cur.entry(d.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        cur = match next {
+            toml::Value::Table(t) => t,
+            _ => return Err(format!("--set {path}: `{d}` is not a table")),
+        };
+    }
+    cur.insert(last.to_string(), v);
+    Ok(())
+}
+
+/// Loads a scenario from TOML text. `file` names it in errors; `dir` resolves relative
+/// paths (CDF files).
+pub fn load_str(text: &str, file: &str, dir: Option<&Path>, ov: &Overrides) -> Result<SimConfig, ScenarioError> {
+    if ov.set.is_empty() {
+        let raw: RawScenario = toml::from_str(text).map_err(|e| toml_error(file, text, &e))?;
+        return build(raw, &Ctx { file, text: Some(text) }, dir, ov);
+    }
+    let mut table: toml::Table = toml::from_str(text).map_err(|e| toml_error(file, text, &e))?;
+    for s in &ov.set {
+        let (k, v) = s.split_once('=').ok_or_else(|| ScenarioError {
+            file: "--set".into(),
+            line: 0,
+            key: String::new(),
+            message: format!("found {s:?}, allowed PATH=VALUE (e.g. senders=32, defaults.flow_control=\"off\")"),
+        })?;
+        set_path(&mut table, k.trim(), v.trim())
+            .map_err(|message| ScenarioError { file: "--set".into(), line: 0, key: String::new(), message })?;
+    }
+    // re-read the edited document as text so that values keep their spans; lines then refer
+    // to the edited document, so errors name the key but no line
+    let edited = toml::to_string(&table).map_err(|e| ScenarioError {
+        file: "--set".into(),
+        line: 0,
+        key: String::new(),
+        message: e.to_string(),
+    })?;
+    let with_set = format!("{file} (with --set)");
+    let raw: RawScenario = toml::from_str(&edited).map_err(|e| {
+        let mut err = toml_error(&with_set, &edited, &e);
+        err.line = 0;
+        err
+    })?;
+    let ctx = Ctx { file: &with_set, text: None };
+    build(raw, &ctx, dir, ov)
+}
+
+/// Loads a scenario file.
+pub fn load_file(path: &Path, ov: &Overrides) -> Result<SimConfig, ScenarioError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        file: file.clone(),
+        line: 0,
+        key: String::new(),
+        message: format!("cannot read: {e}"),
+    })?;
+    load_str(&text, &file, path.parent(), ov)
+}
+
+/// Loads a built-in scenario by name, or a file if `name_or_path` is not a built-in name.
+pub fn load(name_or_path: &str, ov: &Overrides) -> Result<SimConfig, ScenarioError> {
+    match builtin(name_or_path) {
+        Some(b) => load_str(b.text, &format!("{} (built-in)", b.name), None, ov),
+        None => load_file(Path::new(name_or_path), ov),
+    }
+}
+
+fn link_fc(
+    ctx: &Ctx<'_>,
+    p: &RawLinkParams,
+    rate: Rate,
+) -> Result<FlowControlConfig, ScenarioError> {
+    let mode = match &p.flow_control {
+        None => Mode::Off,
+        Some(s) => match s.get_ref().as_str() {
+            "off" => Mode::Off,
+            "pause" => Mode::Pause,
+            "pfc" => Mode::Pfc,
+            other => {
+                return ctx.err(s.span(), "flow_control", format!("found {other:?}, allowed \"off\", \"pause\" or \"pfc\""));
+            }
+        },
+    };
+    let mut enabled = 0u8;
+    for &q in p.pfc_priorities.as_deref().unwrap_or(&[]) {
+        if q > 7 {
+            return ctx.err(0..0, "pfc_priorities", format!("found priority {q}, allowed 0..=7"));
+        }
+        enabled |= 1 << q;
+    }
+    let mut fc = match mode {
+        Mode::Off => FlowControlConfig::off(rate, [0; 6]),
+        Mode::Pause => FlowControlConfig::pause(rate, [0; 6]),
+        Mode::Pfc => FlowControlConfig::pfc(rate, [0; 6], enabled),
+    };
+    for pc in fc.priorities.iter_mut() {
+        if let Some(v) = p.pause_quanta {
+            pc.pause_quanta = v;
+        }
+        if let Some(v) = p.refresh_quanta {
+            pc.refresh_quanta = v;
+        }
+        if let Some(v) = p.xon_on_release {
+            pc.xon_on_release = v;
+        }
+        if let Some(v) = p.hold_own_data {
+            pc.hold_own_data = v;
+        }
+    }
+    if let Some(q) = p.reaction_delay_quanta {
+        fc.reaction_delay = rate.quanta_time(q);
+    }
+    if let Err(e) = fc.validate() {
+        return ctx.err(0..0, "", format!("flow control: {e}"));
+    }
+    Ok(fc)
+}
+
+fn merge(base: &RawLinkParams, over: &RawLinkParams) -> RawLinkParams {
+    RawLinkParams {
+        rate: over.rate.clone().or_else(|| base.rate.clone()),
+        length_m: over.length_m.or(base.length_m),
+        mtu: over.mtu.or(base.mtu),
+        flow_control: over.flow_control.clone().or_else(|| base.flow_control.clone()),
+        pfc_priorities: over.pfc_priorities.clone().or_else(|| base.pfc_priorities.clone()),
+        pause_quanta: over.pause_quanta.or(base.pause_quanta),
+        refresh_quanta: over.refresh_quanta.or(base.refresh_quanta),
+        xon_on_release: over.xon_on_release.or(base.xon_on_release),
+        hold_own_data: over.hold_own_data.or(base.hold_own_data),
+        reaction_delay_quanta: over.reaction_delay_quanta.or(base.reaction_delay_quanta),
+    }
+}
+
+/// Most members a group (`count`) may have.
+pub const MAX_GROUP: u64 = 4096;
+
+fn build(raw: RawScenario, ctx: &Ctx<'_>, dir: Option<&Path>, ov: &Overrides) -> Result<SimConfig, ScenarioError> {
+    let duration = match ov.duration {
+        Some(d) => d,
+        None => ctx.duration(&raw.duration, "duration")?,
+    };
+    if duration == Duration::ZERO {
+        return ctx.err(raw.duration.span(), "duration", "found 0, allowed a positive duration".into());
+    }
+    let mtu_default = raw.defaults.mtu.unwrap_or(1500);
+    let mut nodes: Vec<NodeConfig> = Vec::new();
+    let mut by_name: HashMap<String, NodeId> = HashMap::new();
+    let mut groups: HashMap<String, Vec<NodeId>> = HashMap::new();
+    let mut add = |ctx: &Ctx<'_>, name: &Spanned<String>, n: NodeConfig, nodes: &mut Vec<NodeConfig>| {
+        if by_name.contains_key(&n.name) {
+            return ctx.err(name.span(), "name", format!("found {:?} a second time, allowed a unique node name", n.name));
+        }
+        let id = nodes.len() as NodeId;
+        by_name.insert(n.name.clone(), id);
+        nodes.push(n);
+        Ok(id)
+    };
+    for h in &raw.host {
+        let count = match &h.count {
+            None => None,
+            Some(toml::Value::Integer(n)) if *n >= 0 => Some(*n as u64),
+            Some(v) => {
+                let param = v.as_str().and_then(|s| s.strip_prefix('$')).and_then(|k| raw.params.get(k));
+                match param {
+                    Some(&n) if n >= 0 => Some(n as u64),
+                    _ => {
+                        let mut known: Vec<&String> = raw.params.keys().collect();
+                        known.sort();
+                        return ctx.err(
+                            h.name.span(),
+                            "count",
+                            format!("found {v}, allowed a whole number or \"$name\" naming one of [params] {known:?}"),
+                        );
+                    }
+                }
+            }
+        };
+        if let Some(c) = count {
+            if c == 0 || c > MAX_GROUP {
+                return ctx.err(h.name.span(), "count", format!("found {c}, allowed 1..={MAX_GROUP}"));
+            }
+        }
+        let mut hc = HostConfig::default();
+        if let Some(r) = &h.rx_rate {
+            hc.rx_rate = Some(ctx.rate(r, "rx_rate")?);
+        }
+        if let Some(v) = h.rx_buffer_bytes {
+            hc.rx_buffer_bytes = v;
+        }
+        if let Some(v) = h.rx_xoff_bytes {
+            hc.rx_xoff_bytes = v;
+        }
+        if let Some(v) = h.rx_xon_bytes {
+            hc.rx_xon_bytes = v;
+        }
+        if let Some(v) = h.nic_queue_frames {
+            hc.nic_queue_frames = v;
+        }
+        if hc.rx_xon_bytes > hc.rx_xoff_bytes || hc.rx_xoff_bytes > hc.rx_buffer_bytes {
+            return ctx.err(h.name.span(), "rx_xon_bytes", format!("found xon {} / xoff {} / buffer {}, allowed xon ≤ xoff ≤ buffer", hc.rx_xon_bytes, hc.rx_xoff_bytes, hc.rx_buffer_bytes));
+        }
+        let base = h.name.get_ref();
+        match count {
+            None => {
+                add(ctx, &h.name, NodeConfig { name: base.clone(), kind: NodeKind::Host(hc) }, &mut nodes)?;
+            }
+            Some(c) => {
+                let mut members = Vec::new();
+                for i in 1..=c {
+                    let n = NodeConfig { name: format!("{base}{i}"), kind: NodeKind::Host(hc.clone()) };
+                    members.push(add(ctx, &h.name, n, &mut nodes)?);
+                }
+                groups.insert(base.clone(), members);
+            }
+        }
+    }
+    for s in &raw.switch {
+        let threshold = match s.threshold.get_ref().as_str() {
+            "dynamic" => {
+                let alpha = s.alpha.unwrap_or(1.0);
+                if !(alpha > 0.0 && alpha <= 64.0) {
+                    return ctx.err(s.name.span(), "alpha", format!("found {alpha}, allowed 0 < alpha ≤ 64"));
+                }
+                Threshold::Dynamic { alpha_1024: ((alpha * 1024.0).round() as u64).max(1) }
+            }
+            "static" => match s.static_threshold_bytes {
+                Some(bytes) => Threshold::Static { bytes },
+                None => return ctx.err(s.threshold.span(), "static_threshold_bytes", "missing; required with threshold = \"static\"".into()),
+            },
+            other => return ctx.err(s.threshold.span(), "threshold", format!("found {other:?}, allowed \"dynamic\" or \"static\"")),
+        };
+        let mtu = s.mtu.unwrap_or(mtu_default);
+        let sc = SwitchConfig {
+            buffer_bytes: s.buffer_bytes,
+            threshold,
+            xon_offset_bytes: s.xon_offset_bytes.unwrap_or(2 * (mtu + 22)),
+            headroom_bytes: s.headroom_bytes,
+            mtu,
+        };
+        add(ctx, &s.name, NodeConfig { name: s.name.get_ref().clone(), kind: NodeKind::Switch(sc) }, &mut nodes)?;
+    }
+    let resolve = |v: &Spanned<String>, key: &str| -> Result<Vec<NodeId>, ScenarioError> {
+        let n = v.get_ref();
+        if let Some(g) = n.strip_suffix('*') {
+            if let Some(m) = groups.get(g) {
+                return Ok(m.clone());
+            }
+        }
+        match by_name.get(n) {
+            Some(&id) => Ok(vec![id]),
+            None => {
+                let mut known: Vec<&str> = by_name.keys().map(String::as_str).collect();
+                known.sort();
+                known.truncate(12);
+                ctx.err(v.span(), key, format!("found {n:?}, allowed a node name (e.g. {}) or GROUP* for a host group", known.join(", ")))
+            }
+        }
+    };
+    let mut links = Vec::new();
+    for l in &raw.link {
+        let p = merge(&raw.defaults, &l.params());
+        let rate = match &p.rate {
+            Some(r) => ctx.rate(r, "rate")?,
+            None => return ctx.err(l.a.span(), "rate", "missing: set it on the link or in [defaults]".into()),
+        };
+        let fc = link_fc(ctx, &p, rate).map_err(|mut e| {
+            if e.line == 0 {
+                e.line = ctx.line_of(l.a.span().start);
+            }
+            e
+        })?;
+        let a = resolve(&l.a, "a")?;
+        let b = resolve(&l.b, "b")?;
+        if a.len() > 1 && b.len() > 1 {
+            return ctx.err(l.a.span(), "a", "both ends are groups; allowed: at most one GROUP* end".into());
+        }
+        for &x in &a {
+            for &y in &b {
+                if x == y {
+                    return ctx.err(l.b.span(), "b", "a link's two ends are the same node".into());
+                }
+                links.push(LinkConfig { a: x, b: y, rate, length_m: p.length_m.unwrap_or(1), fc_a: fc, fc_b: fc });
+            }
+        }
+    }
+    let span_of = |d: &Option<Spanned<String>>, key: &str, default: Instant| -> Result<Instant, ScenarioError> {
+        match d {
+            Some(s) => Ok(Instant::ZERO + ctx.duration(s, key)?),
+            None => Ok(default),
+        }
+    };
+    let mut flows = Vec::new();
+    for f in &raw.flow {
+        if f.priority > 7 {
+            return ctx.err(f.src.span(), "priority", format!("found {}, allowed 0..=7", f.priority));
+        }
+        let pattern = match f.pattern.get_ref().as_str() {
+            "line" => Pattern::Line,
+            "cbr" | "on_off" => {
+                let rate = match &f.rate {
+                    Some(r) => ctx.flow_rate(r, "rate")?,
+                    None => return ctx.err(f.pattern.span(), "rate", "missing; required by pattern cbr and on_off".into()),
+                };
+                if f.pattern.get_ref() == "cbr" {
+                    Pattern::Cbr { rate }
+                } else {
+                    let (Some(on), Some(off)) = (&f.on, &f.off) else {
+                        return ctx.err(f.pattern.span(), "on", "`on` and `off` durations are required by pattern on_off".into());
+                    };
+                    Pattern::OnOff { rate, on: ctx.duration(on, "on")?, off: ctx.duration(off, "off")? }
+                }
+            }
+            other => return ctx.err(f.pattern.span(), "pattern", format!("found {other:?}, allowed \"line\", \"cbr\" or \"on_off\"")),
+        };
+        let start = span_of(&f.start, "start", Instant::ZERO)?;
+        let stop = span_of(&f.stop, "stop", Instant::MAX)?;
+        let srcs = resolve(&f.src, "src")?;
+        let dsts = resolve(&f.dst, "dst")?;
+        for &s in &srcs {
+            for &d in &dsts {
+                let name = if srcs.len() * dsts.len() > 1 {
+                    format!("{}:{}", f.name, if srcs.len() > 1 { &nodes[s as usize].name } else { &nodes[d as usize].name })
+                } else {
+                    f.name.clone()
+                };
+                flows.push(FlowSpec {
+                    name,
+                    src: s,
+                    dst: d,
+                    priority: f.priority,
+                    mtu: f.mtu.unwrap_or(mtu_default),
+                    pattern,
+                    start,
+                    stop,
+                    size: f.size_bytes,
+                });
+            }
+        }
+    }
+    let mut workloads = Vec::new();
+    for w in &raw.workload {
+        let path = PathBuf::from(w.cdf_file.get_ref());
+        let path = match (path.is_relative(), dir) {
+            (true, Some(d)) => d.join(path),
+            _ => path,
+        };
+        let text = std::fs::read_to_string(&path)
+            .or_else(|e| ctx.err(w.cdf_file.span(), "cdf_file", format!("cannot read {}: {e}", path.display())))?;
+        let cdf = SizeCdf::parse(&text).or_else(|e| {
+            ctx.err(w.cdf_file.span(), "cdf_file", format!("{}:{}: {}", path.display(), e.line, e.problem))
+        })?;
+        if !(w.load > 0.0 && w.load <= 1.0) {
+            return ctx.err(w.cdf_file.span(), "load", format!("found {}, allowed 0 < load ≤ 1", w.load));
+        }
+        let mut src = Vec::new();
+        for s in &w.src {
+            src.extend(resolve(s, "src")?);
+        }
+        let mut dst = Vec::new();
+        for d in &w.dst {
+            dst.extend(resolve(d, "dst")?);
+        }
+        if src.is_empty() || dst.is_empty() {
+            return ctx.err(w.cdf_file.span(), "src", "src and dst must name at least one host each".into());
+        }
+        let line = raw.defaults.rate.as_ref().map(|r| ctx.rate(r, "rate")).transpose()?.unwrap_or(Rate::from_gbps(100));
+        workloads.push(Workload {
+            name: w.name.clone(),
+            mean_interarrival: Workload::interarrival_for(&cdf, w.load, line, src.len()),
+            src,
+            dst,
+            priority: w.priority.min(7),
+            mtu: w.mtu.unwrap_or(mtu_default),
+            cdf,
+            start: span_of(&w.start, "start", Instant::ZERO)?,
+            stop: span_of(&w.stop, "stop", Instant::MAX)?,
+        });
+    }
+    let mut signals = Vec::new();
+    for s in &raw.signal {
+        let ids = resolve(&s.host, "host")?;
+        for &node in &ids {
+            for (rise, fall) in &s.fc_rdy {
+                let r = ctx.duration(rise, "fc_rdy")?;
+                let f = ctx.duration(fall, "fc_rdy")?;
+                if f <= r {
+                    return ctx.err(fall.span(), "fc_rdy", format!("found fall {} ≤ rise {}, allowed [rise, fall] with fall later", f, r));
+                }
+                signals.push(Signal { node, prio: s.priority.min(7), at: Instant::ZERO + r, on: true });
+                signals.push(Signal { node, prio: s.priority.min(7), at: Instant::ZERO + f, on: false });
+            }
+        }
+    }
+    Ok(SimConfig {
+        name: raw.name,
+        description: raw.description,
+        seed: ov.seed.unwrap_or(raw.seed),
+        duration,
+        nodes,
+        links,
+        flows,
+        workloads,
+        signals,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_exactly() {
+        assert_eq!(parse_duration("10us").unwrap(), Duration::from_us(10));
+        assert_eq!(parse_duration("2.5ms").unwrap(), Duration::from_us(2_500));
+        assert_eq!(parse_duration("20.24us").unwrap(), Duration::from_ns(20_240));
+        assert_eq!(parse_duration("672ps").unwrap(), Duration::from_ps(672));
+        assert!(parse_duration("10").is_err());
+        assert!(parse_duration("1.5ps").is_err());
+        assert!(parse_duration("-1us").is_err());
+    }
+
+    #[test]
+    fn every_builtin_loads() {
+        for b in BUILTINS {
+            let c = load(b.name, &Overrides::default()).unwrap_or_else(|e| panic!("{}: {e}", b.name));
+            assert_eq!(c.name, b.name);
+        }
+    }
+
+    #[test]
+    fn a_wrong_value_names_file_line_key_found_and_allowed() {
+        let text = "name = \"x\"\nduration = \"1us\"\n[[host]]\nname = \"h\"\n[[link]]\na = \"h\"\nb = \"nope\"\nrate = \"100G\"\n";
+        let e = load_str(text, "bad.toml", None, &Overrides::default()).unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("bad.toml", 7));
+        assert!(e.key.contains("`b`"), "{e}");
+        assert!(e.message.contains("\"nope\"") && e.message.contains("allowed"), "{e}");
+    }
+
+    #[test]
+    fn an_unknown_key_is_reported_with_its_line_and_the_allowed_keys() {
+        let text = "name = \"x\"\nduration = \"1us\"\n[[switch]]\nname = \"s\"\nbuffer_bytes = 10\nbufer = 3\n";
+        let e = load_str(text, "bad.toml", None, &Overrides::default()).unwrap_err();
+        assert_eq!(e.line, 6, "{e}");
+        assert!(e.to_string().contains("bufer") && e.to_string().contains("buffer_bytes"), "{e}");
+    }
+
+    #[test]
+    fn a_bad_rate_says_what_is_allowed() {
+        let text = "name = \"x\"\nduration = \"1us\"\n[defaults]\nrate = \"fast\"\n[[host]]\nname = \"a\"\n[[host]]\nname = \"b\"\n[[link]]\na = \"a\"\nb = \"b\"\n";
+        let e = load_str(text, "r.toml", None, &Overrides::default()).unwrap_err();
+        assert_eq!(e.line, 4, "{e}");
+        assert!(e.message.contains("100G"), "{e}");
+    }
+
+    #[test]
+    fn set_overrides_params_by_short_name() {
+        let ov = Overrides { set: vec!["senders=5".into()], ..Default::default() };
+        let c = load("incast", &ov).unwrap();
+        let hosts = c.nodes.iter().filter(|n| matches!(n.kind, NodeKind::Host(_))).count();
+        assert_eq!(hosts, 6);
+    }
+}
