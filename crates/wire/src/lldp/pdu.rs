@@ -311,12 +311,11 @@ impl<'a> Lldpdu<'a> {
             };
             warnings.push(Error::new(len, "LLDPDU", "End Of LLDPDU TLV", kind));
         }
-        Decoded {
-            tlvs,
-            error,
-            warnings,
-            len,
+        if error.is_none() && seen_end && self.buf[len..].iter().any(|&b| b != 0) {
+            let kind = ErrorKind::Order { expected: "only zero padding after End Of LLDPDU TLV" };
+            warnings.push(Error::new(len, "LLDPDU", "bytes after End Of LLDPDU TLV", kind));
         }
+        Decoded { tlvs, error, warnings, len }
     }
 }
 
