@@ -32,10 +32,10 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("pfc");
     g.throughput(Throughput::Elements(1));
     g.bench_function("decode+validate, 64 B with FCS verify", |b| {
-        b.iter(|| decode_frame(black_box(&with_fcs), FcsMode::Present, None).unwrap())
+        b.iter(|| decode_frame(black_box(&with_fcs[..]), FcsMode::Present, None).unwrap())
     });
     g.bench_function("decode+validate, 60 B without FCS", |b| {
-        b.iter(|| decode_frame(black_box(&without_fcs), FcsMode::Absent, None).unwrap())
+        b.iter(|| decode_frame(black_box(&without_fcs[..]), FcsMode::Absent, None).unwrap())
     });
     let mut buf = [0u8; 64];
     g.bench_function("emit_frame, 64 B with FCS", |b| {

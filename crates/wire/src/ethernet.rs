@@ -400,24 +400,60 @@ pub struct EthernetRepr {
 impl EthernetRepr {
     /// Parses the header of `frame` (a frame without FCS, or any prefix holding the header).
     pub fn parse<T: AsRef<[u8]>>(frame: &Frame<T>) -> Result<EthernetRepr> {
-        frame.check_len()?;
-        let tags = match (frame.tag(0), frame.tag(1)) {
-            (Some(a), Some(b)) => VlanTags::Double(a, b),
-            (Some(a), None) => VlanTags::Single(a),
-            _ => VlanTags::Untagged,
-        };
-        Ok(EthernetRepr {
-            dst: frame.dst_addr(),
-            src: frame.src_addr(),
-            tags,
-            ethertype: frame.ethertype(),
-        })
+        EthernetRepr::parse_bytes(frame.buffer.as_ref()).map(|(repr, _)| repr)
     }
     /// Parses the header at the start of `bytes`; returns it and the payload offset.
+    #[inline]
     pub fn parse_bytes(bytes: &[u8]) -> Result<(EthernetRepr, usize)> {
-        let frame = Frame::new_checked(bytes)?;
-        let repr = EthernetRepr::parse(&frame)?;
-        Ok((repr, frame.header_len()))
+        let Some(hdr) = bytes.first_chunk::<HEADER_LEN>() else {
+            return Err(Error::truncated(0, CTX, "header", HEADER_LEN, bytes.len()));
+        };
+        let dst = EthernetAddress([hdr[0], hdr[1], hdr[2], hdr[3], hdr[4], hdr[5]]);
+        let src = EthernetAddress([hdr[6], hdr[7], hdr[8], hdr[9], hdr[10], hdr[11]]);
+        let mut ty = EtherType(u16::from_be_bytes([hdr[12], hdr[13]]));
+        if !ty.is_vlan_tpid() {
+            return Ok((
+                EthernetRepr {
+                    dst,
+                    src,
+                    tags: VlanTags::Untagged,
+                    ethertype: ty,
+                },
+                HEADER_LEN,
+            ));
+        }
+        let mut found = [VlanTag::from_tci(ty, 0); MAX_TAGS];
+        let mut n = 0;
+        while n < MAX_TAGS && ty.is_vlan_tpid() {
+            let at = HEADER_LEN + TAG_LEN * n;
+            let Some(&[t0, t1, e0, e1]) = bytes.get(at..at + TAG_LEN) else {
+                let need = TAG_LEN * (n + 1);
+                return Err(Error::truncated(
+                    HEADER_LEN,
+                    "VLAN tag",
+                    "TCI",
+                    need,
+                    bytes.len() - HEADER_LEN,
+                ));
+            };
+            found[n] = VlanTag::from_tci(ty, u16::from_be_bytes([t0, t1]));
+            ty = EtherType(u16::from_be_bytes([e0, e1]));
+            n += 1;
+        }
+        let tags = if n == 1 {
+            VlanTags::Single(found[0])
+        } else {
+            VlanTags::Double(found[0], found[1])
+        };
+        Ok((
+            EthernetRepr {
+                dst,
+                src,
+                tags,
+                ethertype: ty,
+            },
+            HEADER_LEN + TAG_LEN * n,
+        ))
     }
     /// Header length in bytes (14, 18 or 22): the payload offset.
     pub const fn buffer_len(&self) -> usize {

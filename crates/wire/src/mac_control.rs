@@ -293,24 +293,46 @@ impl MacControlRepr {
     /// Parses a MAC Control payload (opcode first). Bytes after the opcode's fields (padding)
     /// are ignored, except that an unknown opcode keeps up to 44 of them as its parameters.
     pub fn parse<T: AsRef<[u8]>>(packet: &Packet<T>) -> Result<MacControlRepr> {
-        packet.check_len()?;
-        Ok(match packet.opcode() {
-            OPCODE_PAUSE => MacControlRepr::Pause {
-                pause_time: packet.pause_time(),
-            },
-            OPCODE_PFC => {
-                let mut time = [0u16; 8];
-                for (p, t) in time.iter_mut().enumerate() {
-                    *t = packet.time(p);
+        MacControlRepr::parse_bytes(packet.buffer.as_ref())
+    }
+    /// Parses a MAC Control payload given as bytes (opcode first), as [`MacControlRepr::parse`].
+    #[inline]
+    pub fn parse_bytes(payload: &[u8]) -> Result<MacControlRepr> {
+        let Some(&[o0, o1]) = payload.first_chunk::<OPCODE_LEN>() else {
+            return Err(Error::truncated(0, CTX, "opcode", OPCODE_LEN, payload.len()));
+        };
+        let truncated = |need: usize, field| {
+            Error::truncated(
+                OPCODE_LEN,
+                CTX,
+                field,
+                need - OPCODE_LEN,
+                payload.len() - OPCODE_LEN,
+            )
+        };
+        Ok(match u16::from_be_bytes([o0, o1]) {
+            OPCODE_PAUSE => {
+                let Some(b) = payload.first_chunk::<PAUSE_LEN>() else {
+                    return Err(truncated(PAUSE_LEN, "pause_time"));
+                };
+                MacControlRepr::Pause {
+                    pause_time: u16::from_be_bytes([b[2], b[3]]),
                 }
+            }
+            OPCODE_PFC => {
+                let Some(b) = payload.first_chunk::<PFC_LEN>() else {
+                    return Err(truncated(PFC_LEN, "time"));
+                };
+                let be = |i: usize| u16::from_be_bytes([b[i], b[i + 1]]);
+                let time = [be(4), be(6), be(8), be(10), be(12), be(14), be(16), be(18)];
                 MacControlRepr::Pfc {
-                    priority_enable_vector: packet.priority_enable_vector(),
+                    priority_enable_vector: be(2),
                     time,
                 }
             }
             opcode => MacControlRepr::Unknown {
                 opcode,
-                params: UnknownParams::truncating(packet.params()),
+                params: UnknownParams::truncating(&payload[OPCODE_LEN..]),
             },
         })
     }
@@ -468,21 +490,16 @@ pub fn decode_frame(frame: &[u8], fcs: FcsMode, station: Option<EthernetAddress>
         }
         FcsMode::Absent => frame,
     };
-    let (ethernet, at) = EthernetRepr::parse_bytes(body)?;
-    if ethernet.ethertype != EtherType::MAC_CONTROL {
-        let kind = ErrorKind::BadValue {
-            found: ethernet.ethertype.0.into(),
-            allowed: "0x8808 (MAC Control)",
-        };
-        return Err(Error::new(at - 2, "Ethernet II header", "EtherType", kind));
-    }
+    let (mut out, at) = match decode_untagged_pause_or_pfc(body) {
+        Some(fast) => fast,
+        None => decode_any(body)?,
+    };
+    let (ethernet, control) = (&out.ethernet, &out.control);
     let payload = &body[at..];
-    let packet = Packet::new_checked(payload).map_err(|e| e.at(at))?;
-    let control = MacControlRepr::parse(&packet).map_err(|e| e.at(at))?;
     let dst_ok = ethernet.dst == EthernetAddress::MAC_CONTROL || station == Some(ethernet.dst);
     warnings.set_if(!dst_ok, Warnings::DESTINATION);
     warnings.set_if(frame.len() != fcs.min_frame_len(), Warnings::LENGTH);
-    warnings.set_if(ethernet.tags != VlanTags::Untagged, Warnings::VLAN_TAGGED);
+    warnings.set_if(ethernet.tags.count() != 0, Warnings::VLAN_TAGGED);
     let fields = match control {
         MacControlRepr::Pause { .. } => PAUSE_LEN,
         MacControlRepr::Pfc {
@@ -500,13 +517,86 @@ pub fn decode_frame(frame: &[u8], fcs: FcsMode, station: Option<EthernetAddress>
             payload.len()
         }
     };
-    let pad_nonzero = payload[fields..].iter().fold(0u8, |acc, b| acc | b) != 0;
-    warnings.set_if(pad_nonzero, Warnings::NONZERO_PADDING);
-    Ok(MacControlFrame {
-        ethernet,
-        control,
-        warnings,
-    })
+    warnings.set_if(!all_zero(&payload[fields..]), Warnings::NONZERO_PADDING);
+    out.warnings = warnings;
+    Ok(out)
+}
+
+/// The common case of [`decode_frame`] in one pass over fixed offsets: an untagged PAUSE or
+/// PFC frame long enough for a PFC payload. `None` sends the frame to [`decode_any`].
+#[inline]
+fn decode_untagged_pause_or_pfc(body: &[u8]) -> Option<(MacControlFrame, usize)> {
+    let b = body.first_chunk::<{ HEADER_LEN + PFC_LEN }>()?;
+    let be = |i: usize| u16::from_be_bytes([b[i], b[i + 1]]);
+    if be(12) != EtherType::MAC_CONTROL.0 {
+        return None;
+    }
+    let p = HEADER_LEN;
+    let control = match be(p) {
+        OPCODE_PAUSE => MacControlRepr::Pause {
+            pause_time: be(p + 2),
+        },
+        OPCODE_PFC => {
+            let t = |i: usize| be(p + 4 + 2 * i);
+            let time = [t(0), t(1), t(2), t(3), t(4), t(5), t(6), t(7)];
+            MacControlRepr::Pfc {
+                priority_enable_vector: be(p + 2),
+                time,
+            }
+        }
+        _ => return None,
+    };
+    let (dst, rest) = b.split_first_chunk::<6>()?;
+    let (src, _) = rest.split_first_chunk::<6>()?;
+    let ethernet = EthernetRepr {
+        dst: EthernetAddress(*dst),
+        src: EthernetAddress(*src),
+        tags: VlanTags::Untagged,
+        ethertype: EtherType::MAC_CONTROL,
+    };
+    Some((
+        MacControlFrame {
+            ethernet,
+            control,
+            warnings: Warnings::NONE,
+        },
+        HEADER_LEN,
+    ))
+}
+
+/// Any MAC Control frame (tagged, short, unknown opcode): header, payload offset and payload.
+fn decode_any(body: &[u8]) -> Result<(MacControlFrame, usize)> {
+    let (ethernet, at) = EthernetRepr::parse_bytes(body)?;
+    if ethernet.ethertype != EtherType::MAC_CONTROL {
+        let kind = ErrorKind::BadValue {
+            found: ethernet.ethertype.0.into(),
+            allowed: "0x8808 (MAC Control)",
+        };
+        return Err(Error::new(at - 2, "Ethernet II header", "EtherType", kind));
+    }
+    let control = MacControlRepr::parse_bytes(&body[at..]).map_err(|e| e.at(at))?;
+    Ok((
+        MacControlFrame {
+            ethernet,
+            control,
+            warnings: Warnings::NONE,
+        },
+        at,
+    ))
+}
+
+/// Whether every byte of `b` is zero, eight bytes at a time.
+#[inline]
+fn all_zero(b: &[u8]) -> bool {
+    let mut chunks = b.chunks_exact(8);
+    let mut acc = 0u64;
+    for c in &mut chunks {
+        acc |= u64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+    }
+    for &x in chunks.remainder() {
+        acc |= u64::from(x);
+    }
+    acc == 0
 }
 
 /// Builds an untagged MAC Control frame from `src` to `dst` in `buf`: header, payload, zero
