@@ -138,6 +138,15 @@ impl CeeAppEntry {
         }
     }
 
+    /// The lowest priority in the priority map (what Wireshark and i40e show), if any.
+    pub const fn lowest_priority(&self) -> Option<u8> {
+        if self.priority_map == 0 {
+            None
+        } else {
+            Some(self.priority_map.trailing_zeros() as u8)
+        }
+    }
+
     /// The entry's 6 bytes.
     pub fn to_bytes(&self) -> [u8; 6] {
         let p = self.protocol.to_be_bytes();
