@@ -46,5 +46,8 @@ fn the_sample_holds_pause_pfc_ieee_and_cee_dcbx_and_an_ordinary_frame() {
         [10],
         "only the deliberately invalid PFC frame is warned about"
     );
-    assert!(records[6].eth.as_ref().unwrap().fcs.is_some(), "frame 7 was captured with its FCS");
+    assert!(
+        records[6].eth.as_ref().unwrap().fcs.is_some(),
+        "frame 7 was captured with its FCS"
+    );
 }

@@ -1,0 +1,172 @@
+//! Decoding frames into records: link types, FCS detection, truncated frames, partial LLDP,
+//! filters, and random input through the whole pipeline (reader → decoder → text and JSON).
+
+use lossless_capture::model::Protocol;
+use lossless_capture::{CaptureReader, Filter, Frame, FrameKind, decode_frame, text};
+use lossless_wire::ethernet::EthernetAddress;
+use lossless_wire::fcs::FcsMode;
+use lossless_wire::mac_control::{self, MacControlRepr};
+use proptest::prelude::*;
+
+fn frame(data: Vec<u8>, link_type: u32) -> Frame {
+    Frame {
+        number: 1,
+        timestamp: None,
+        link_type,
+        orig_len: data.len() as u32,
+        data,
+        offset: 24,
+        block: None,
+        notes: vec![],
+    }
+}
+
+fn pfc_bytes(fcs: FcsMode) -> Vec<u8> {
+    let mut buf = [0u8; 64];
+    let control = MacControlRepr::Pfc {
+        priority_enable_vector: 0x81,
+        time: [7, 0, 0, 0, 0, 0, 0, 9],
+    };
+    let src = EthernetAddress([2, 0, 0, 0, 0, 1]);
+    let n = mac_control::emit_frame(src, EthernetAddress::MAC_CONTROL, &control, fcs, &mut buf).unwrap();
+    buf[..n].to_vec()
+}
+
+#[test]
+fn a_pfc_frame_decodes_to_its_vector_and_times_with_or_without_fcs() {
+    for fcs in [FcsMode::Absent, FcsMode::Present] {
+        let rec = decode_frame(&frame(pfc_bytes(fcs), 1));
+        assert_eq!(rec.protocol, Protocol::Pfc);
+        let m = rec.mac_control.as_ref().unwrap();
+        let p = m.pfc.as_ref().unwrap();
+        assert_eq!(p.priority_enable_vector, 0x81);
+        assert_eq!(p.enabled, [true, false, false, false, false, false, false, true]);
+        assert_eq!(p.time, [7, 0, 0, 0, 0, 0, 0, 9]);
+        assert!(
+            !m.length_invalid && !m.dst_address_invalid && !m.enbv_not_zero,
+            "{m:?}"
+        );
+        assert_eq!(rec.eth.as_ref().unwrap().fcs.is_some(), fcs == FcsMode::Present);
+        assert!(rec.warnings.is_empty() && rec.errors.is_empty(), "{rec:?}");
+    }
+}
+
+#[test]
+fn a_frame_cut_by_the_snapshot_length_is_not_blamed_for_its_size() {
+    let mut f = frame(pfc_bytes(FcsMode::Absent)[..40].to_vec(), 1);
+    f.orig_len = 60;
+    let rec = decode_frame(&f);
+    assert_eq!(rec.protocol, Protocol::Pfc);
+    assert!(!rec.mac_control.unwrap().length_invalid);
+    assert!(
+        rec.warnings.iter().any(|w| w.contains("40 of 60 bytes captured")),
+        "{:?}",
+        rec.warnings
+    );
+}
+
+#[test]
+fn a_mac_control_frame_too_short_for_its_fields_is_an_error_with_its_offset() {
+    let rec = decode_frame(&frame(pfc_bytes(FcsMode::Absent)[..20].to_vec(), 1));
+    assert_eq!(rec.protocol, Protocol::MacControl);
+    assert_eq!(rec.errors.len(), 1);
+    assert!(rec.errors[0].contains("at byte"), "{}", rec.errors[0]);
+}
+
+#[test]
+fn frames_of_other_link_types_are_skipped_and_say_so() {
+    let rec = decode_frame(&frame(vec![0x45; 40], 101));
+    assert_eq!(rec.protocol, Protocol::Skipped);
+    assert!(
+        rec.warnings[0].contains("LINKTYPE_RAW (101)"),
+        "{:?}",
+        rec.warnings
+    );
+    assert!(
+        rec.warnings[0].contains("only LINKTYPE_ETHERNET"),
+        "{:?}",
+        rec.warnings
+    );
+}
+
+#[test]
+fn a_frame_shorter_than_an_ethernet_header_is_malformed() {
+    let rec = decode_frame(&frame(vec![1, 2, 3], 1));
+    assert_eq!(rec.protocol, Protocol::Malformed);
+    assert_eq!(rec.errors.len(), 1);
+    assert!(text::render(&rec).contains("error: frame 1:"));
+}
+
+#[test]
+fn an_lldpdu_broken_midway_keeps_the_tlvs_before_the_break() {
+    let mut data = vec![0x01, 0x80, 0xc2, 0, 0, 0x0e, 2, 0, 0, 0, 0, 1, 0x88, 0xcc];
+    data.extend_from_slice(&[0x02, 0x07, 0x04, 2, 0, 0, 0, 0, 1]); // Chassis ID, MAC
+    data.extend_from_slice(&[0x04, 0x03, 0x05, b'p', b'1']); // Port ID, ifName
+    data.extend_from_slice(&[0x06, 0x02, 0x00, 0x78]); // TTL 120
+    data.extend_from_slice(&[0xfe, 0x09, 0x00, 0x80, 0xc2, 0x0b, 0x08]); // PFC TLV cut short
+    let rec = decode_frame(&frame(data, 1));
+    let lldp = rec.lldp.as_ref().unwrap();
+    assert_eq!(lldp.tlvs.len(), 3);
+    assert_eq!(
+        lldp.tlvs.iter().map(|t| t.offset).collect::<Vec<_>>(),
+        [14, 23, 28]
+    );
+    assert_eq!(rec.errors.len(), 1, "{:?}", rec.errors);
+    assert!(
+        rec.errors[0].contains("decoded 3 TLVs before it"),
+        "{}",
+        rec.errors[0]
+    );
+}
+
+#[test]
+fn filters_parse_comma_lists_and_refuse_unknown_kinds() {
+    let f = Filter::parse_lists(["pfc,dcbx", "pause"]).unwrap();
+    let pfc = decode_frame(&frame(pfc_bytes(FcsMode::Absent), 1));
+    assert!(f.accepts(&pfc));
+    assert!(!Filter::new([FrameKind::Lldp]).accepts(&pfc));
+    assert!(Filter::default().accepts(&pfc));
+    assert!(Filter::parse_lists(["pfc,arp"]).unwrap_err().contains("\"arp\""));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_frame_bytes_decode_and_render_without_panic(
+        ethertype in prop_oneof![Just(0x8808u16), Just(0x88cc), Just(0x8100), any::<u16>()],
+        body in proptest::collection::vec(any::<u8>(), 0..600),
+        cut in 0usize..16,
+    ) {
+        let mut data = vec![0x01, 0x80, 0xc2, 0, 0, 0x0e, 2, 0, 0, 0, 0, 1];
+        data.extend_from_slice(&ethertype.to_be_bytes());
+        data.extend_from_slice(&body);
+        data.truncate(data.len().saturating_sub(cut));
+        let rec = decode_frame(&frame(data, 1));
+        let _ = text::render(&rec);
+        prop_assert!(serde_json::to_string(&rec).is_ok());
+    }
+
+    #[test]
+    fn random_bytes_as_a_pcap_file_decode_without_panic(
+        records in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..200), 0..6),
+        junk in proptest::collection::vec(any::<u8>(), 0..40),
+    ) {
+        let mut file = vec![0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 1, 0, 0, 0];
+        for r in &records {
+            file.extend_from_slice(&[0; 8]);
+            file.extend_from_slice(&(r.len() as u32).to_le_bytes());
+            file.extend_from_slice(&(r.len() as u32).to_le_bytes());
+            file.extend_from_slice(r);
+        }
+        file.extend_from_slice(&junk);
+        let mut n = 0;
+        // Errors end the iteration or are skipped; only frames go on to the decoder.
+        for f in CaptureReader::new(&file[..]).flatten() {
+            let rec = decode_frame(&f);
+            let _ = text::render(&rec);
+            n += 1;
+        }
+        prop_assert!(n >= records.len());
+    }
+}
