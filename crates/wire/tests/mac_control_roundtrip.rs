@@ -114,3 +114,31 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #[test]
+    fn decode_frame_agrees_with_the_generic_parsers(
+        dst in any::<[u8; 6]>(), src in any::<[u8; 6]>(), opcode in prop::sample::select(vec![1u16, 0x0101, 3]),
+        rest in prop::collection::vec(any::<u8>(), 2..60), m in mode(),
+    ) {
+        // Untagged frames take a fixed-offset path inside decode_frame; it must agree with the
+        // public general-purpose parsers on every field.
+        let mut b = Vec::new();
+        b.extend_from_slice(&dst);
+        b.extend_from_slice(&src);
+        b.extend_from_slice(&[0x88, 0x08]);
+        b.extend_from_slice(&opcode.to_be_bytes());
+        b.extend_from_slice(&rest);
+        let body_len = b.len() - m.len();
+        let eth = lossless_wire::ethernet::EthernetRepr::parse_bytes(&b[..body_len]);
+        let ctl = MacControlRepr::parse_bytes(&b[14..body_len.max(14)]);
+        match (decode_frame(&b, m, None), eth, ctl) {
+            (Ok(f), Ok((e, 14)), Ok(c)) => {
+                prop_assert_eq!(f.ethernet, e);
+                prop_assert_eq!(f.control, c);
+            }
+            (Err(_), _, Err(_)) => {}
+            (got, e, c) => prop_assert!(false, "decode_frame {:?} vs {:?} / {:?}", got, e, c),
+        }
+    }
+}
