@@ -334,3 +334,23 @@ fn padding_fills_zeros_to_sixty_bytes_only_when_short() {
         (64, 60)
     );
 }
+
+#[test]
+fn fcs_of_a_published_frame_matches_its_published_value() {
+    // A 60-byte TCP/IPv4 frame from networkengineering.stackexchange.com question 45352, whose
+    // correct FCS is given there (from the hpd.gasmi.net decoder) as the bytes 5A 05 DE FA.
+    let frame = hex(
+        "0800200a7066 0800200aac96 0800 4500 0028 a6f5 0000 1a06 7594 c05d0201 84e33d05
+         0015 0f87 9ccb7e01 27e3ea01 5012 1000 df3d 0000 202020202020",
+    );
+    assert_eq!(frame.len(), 60);
+    assert_eq!(fcs::compute_bytes(&frame), [0x5A, 0x05, 0xDE, 0xFA]);
+    assert_eq!(fcs::compute(&frame), 0xFADE_055A);
+    let mut on_wire = frame.clone();
+    on_wire.extend_from_slice(&[0x5A, 0x05, 0xDE, 0xFA]);
+    assert!(fcs::verify(&on_wire).unwrap());
+    // The capture in that question carried 9B 52 46 43 instead, which must not verify.
+    let mut captured = frame;
+    captured.extend_from_slice(&[0x9B, 0x52, 0x46, 0x43]);
+    assert!(!fcs::verify(&captured).unwrap());
+}
