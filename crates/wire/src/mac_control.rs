@@ -85,7 +85,7 @@ impl<T: AsRef<[u8]>> Packet<T> {
     pub fn priority_enable_vector(&self) -> u16 {
         self.u16_at(2)
     }
-    /// PFC: time[priority] in quanta (`priority` 0..=7).
+    /// PFC: `time[priority]` in quanta (`priority` 0..=7).
     pub fn time(&self, priority: usize) -> u16 {
         self.u16_at(4 + 2 * priority)
     }
@@ -111,7 +111,7 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Packet<T> {
     pub fn set_priority_enable_vector(&mut self, v: u16) {
         self.set_u16(2, v)
     }
-    /// PFC: sets time[priority] (`priority` 0..=7).
+    /// PFC: sets `time[priority]` (`priority` 0..=7).
     pub fn set_time(&mut self, priority: usize, v: u16) {
         self.set_u16(4 + 2 * priority, v)
     }
@@ -170,7 +170,7 @@ pub enum MacControlRepr {
     },
     /// 802.1Qbb PFC (opcode 0x0101).
     Pfc {
-        /// Raw enable vector: bit n enables time[n]; the high byte is kept as found.
+        /// Raw enable vector: bit n enables `time[n]`; the high byte is kept as found.
         priority_enable_vector: u16,
         /// Pause time per priority, in quanta.
         time: [u16; 8],
