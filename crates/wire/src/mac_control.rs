@@ -564,7 +564,7 @@ fn decode_untagged_pause_or_pfc(body: &[u8]) -> Option<(MacControlFrame, usize)>
     ))
 }
 
-/// Any MAC Control frame (tagged, short, unknown opcode): header, payload offset and payload.
+/// Any MAC Control frame (tagged, short, unknown opcode): the decoded frame and its payload offset.
 fn decode_any(body: &[u8]) -> Result<(MacControlFrame, usize)> {
     let (ethernet, at) = EthernetRepr::parse_bytes(body)?;
     if ethernet.ethertype != EtherType::MAC_CONTROL {
