@@ -5,7 +5,8 @@ use lossless_wire::fcs::{self, FcsMode};
 use lossless_wire::mac_control::{self, MacControlRepr, Warnings};
 
 use crate::model::{
-    EthRecord, FrameRecord, MacControlRecord, PfcRecord, Protocol, VlanRecord, format_time, hex, mac_text,
+    EthRecord, FrameRecord, MacControlRecord, PfcRecord, Protocol, VlanRecord, format_time, format_utc, hex,
+    mac_text,
 };
 use crate::reader::{Frame, LINKTYPE_ETHERNET, link_type_name};
 
@@ -22,6 +23,7 @@ pub fn decode_frame(frame: &Frame) -> FrameRecord {
     let mut rec = FrameRecord {
         frame: frame.number,
         time: frame.timestamp.map(format_time),
+        utc: frame.timestamp.map(format_utc),
         link_type: frame.link_type,
         caplen: frame.data.len(),
         len: frame.orig_len,
@@ -64,7 +66,7 @@ pub fn decode_frame(frame: &Frame) -> FrameRecord {
     };
     let fcs_value = fcs_present.then(|| {
         let n = frame.data.len();
-        u32::from_le_bytes([
+        u32::from_be_bytes([
             frame.data[n - 4],
             frame.data[n - 3],
             frame.data[n - 2],

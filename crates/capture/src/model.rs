@@ -17,6 +17,9 @@ pub struct FrameRecord {
     /// Capture time, seconds since the Unix epoch with nine decimals (tshark `frame.time_epoch`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time: Option<String>,
+    /// The same instant as a UTC date and time (`2026-01-01 00:00:00.000250000`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub utc: Option<String>,
     /// LINKTYPE_* number of the capturing interface.
     pub link_type: u32,
     /// Bytes captured (tshark `frame.cap_len`).
@@ -90,7 +93,8 @@ pub struct EthRecord {
     pub vlan: Vec<VlanRecord>,
     /// EtherType after the tags (tshark `eth.type`); a value ≤ 1500 is an 802.3 length.
     pub ethertype: u16,
-    /// The frame check sequence, when the capture kept it (detected by a matching CRC-32).
+    /// The frame check sequence, its four bytes read in wire order as Wireshark shows it
+    /// (tshark `eth.fcs`), when the capture kept it (detected by a matching CRC-32).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fcs: Option<u32>,
 }
@@ -140,6 +144,31 @@ pub fn format_time(t: Instant) -> String {
     let secs = ps / 1_000_000_000_000;
     let nanos = (ps % 1_000_000_000_000) / 1_000;
     format!("{secs}.{nanos:09}")
+}
+
+/// Formats `t` as a UTC date and time with nine decimals, `2026-01-01 00:00:00.000250000`.
+pub fn format_utc(t: Instant) -> String {
+    let ps = t.as_ps();
+    let secs = ps / 1_000_000_000_000;
+    let nanos = (ps % 1_000_000_000_000) / 1_000;
+    let days = (secs / 86_400) as i128;
+    let rem = secs % 86_400;
+    // Civil date from days since 1970-01-01 (proleptic Gregorian; H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i128::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}.{nanos:09}",
+        rem / 3_600,
+        rem / 60 % 60,
+        rem % 60
+    )
 }
 
 /// Formats six bytes as `aa:bb:cc:dd:ee:ff`, as tshark prints addresses.

@@ -72,7 +72,7 @@ pub fn render(rec: &FrameRecord) -> String {
 }
 
 fn summary_line(rec: &FrameRecord, s: &mut String) {
-    let _ = write!(s, "{} {}", rec.frame, rec.time.as_deref().unwrap_or("-"));
+    let _ = write!(s, "{} {}", rec.frame, rec.utc.as_deref().unwrap_or("-"));
     match &rec.eth {
         Some(eth) => {
             let _ = write!(s, " {} > {}", eth.src, eth.dst);

@@ -120,6 +120,18 @@ fn an_lldpdu_broken_midway_keeps_the_tlvs_before_the_break() {
 }
 
 #[test]
+fn utc_times_are_civil_dates() {
+    use lossless_capture::model::format_utc;
+    use lossless_proto::units::Instant;
+    let at = |secs: u128, ns: u128| format_utc(Instant::from_ps(secs * 1_000_000_000_000 + ns * 1_000));
+    assert_eq!(at(0, 0), "1970-01-01 00:00:00.000000000");
+    assert_eq!(at(951_782_400, 1), "2000-02-29 00:00:00.000000001");
+    assert_eq!(at(1_709_251_199, 999_999_999), "2024-02-29 23:59:59.999999999");
+    assert_eq!(at(1_767_225_600, 250_000), "2026-01-01 00:00:00.000250000");
+    assert_eq!(at(4_294_967_295, 0), "2106-02-07 06:28:15.000000000");
+}
+
+#[test]
 fn filters_parse_comma_lists_and_refuse_unknown_kinds() {
     let f = Filter::parse_lists(["pfc,dcbx", "pause"]).unwrap();
     let pfc = decode_frame(&frame(pfc_bytes(FcsMode::Absent), 1));

@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
+use lossless_capture::model::format_time;
 use lossless_capture::reader::{CaptureReader, Format, Frame, MAX_SNAPLEN, ReadError, ReadErrorKind};
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::pcapng::PcapNgWriter;
@@ -284,10 +285,18 @@ fn every_capture_of_the_corpus_reads_to_its_end() {
         if let Some(tshark) =
             lossless_testkit::require("tshark", "every_capture_of_the_corpus_reads_to_its_end")
         {
-            let rows = lossless_testkit::tshark_fields(&tshark, &path, &["frame.number", "frame.len"], &[]);
+            let fields = ["frame.number", "frame.len", "frame.cap_len", "frame.time_epoch"];
+            let rows = lossless_testkit::tshark_fields(&tshark, &path, &fields, &[]);
             let ours: Vec<Vec<String>> = frames
                 .iter()
-                .map(|f| vec![f.number.to_string(), f.orig_len.to_string()])
+                .map(|f| {
+                    vec![
+                        f.number.to_string(),
+                        f.orig_len.to_string(),
+                        f.data.len().to_string(),
+                        format_time(f.timestamp.unwrap()),
+                    ]
+                })
                 .collect();
             assert_eq!(ours, rows, "{}", path.display());
         }

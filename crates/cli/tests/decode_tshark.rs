@@ -354,3 +354,37 @@ tshark_test!(
     corpus_dir().join("tcpdump/LLDP_and_CDP.pcap"),
     0
 );
+
+/// Our FCS detection (a frame ends with a valid CRC-32) agrees with tshark told that every
+/// frame has an FCS: where we found one, tshark checks it good and shows the same value;
+/// everywhere else tshark finds it bad.
+#[test]
+fn fcs_detection_agrees_with_tshark_checking_every_frame() {
+    let Some(tshark) = require("tshark", "fcs_detection_agrees_with_tshark_checking_every_frame") else {
+        return;
+    };
+    let prefs = ["-o", "eth.fcs:Always", "-o", "eth.check_fcs:TRUE"];
+    for capture in [sample(), corpus_dir().join("tcpdump/dcb_ets.pcap")] {
+        let rows = tshark_fields(&tshark, &capture, &["eth.fcs", "eth.fcs.status"], &prefs);
+        let ours = decode_json(&capture);
+        assert_eq!(rows.len(), ours.len());
+        let mut found = 0;
+        for (row, rec) in rows.iter().zip(&ours) {
+            match rec["eth"].get("fcs") {
+                Some(fcs) => {
+                    found += 1;
+                    assert_eq!(row[0], format!("0x{:08x}", u(fcs)), "frame {}", rec["frame"]);
+                    assert_eq!(row[1], "1", "frame {}: tshark checks the FCS good", rec["frame"]);
+                }
+                None => assert_ne!(
+                    row[1], "1",
+                    "frame {}: tshark finds a good FCS we missed",
+                    rec["frame"]
+                ),
+            }
+        }
+        if capture == sample() {
+            assert_eq!(found, 1, "the sample has one frame captured with its FCS");
+        }
+    }
+}
