@@ -59,6 +59,10 @@ pub struct SharedBuffer {
     xon_offset: u64,
     /// Headroom reserve per (local port, priority); 0 = not lossless on that port.
     reserve: Vec<[u64; 8]>,
+    /// Link-level (PAUSE) headroom reserve per local port, shared by all its priorities.
+    port_reserve: Vec<u64>,
+    /// Bytes in each port's link-level headroom.
+    port_headroom: Vec<u64>,
     pairs: Vec<[Pair; 8]>,
 }
 
@@ -75,13 +79,20 @@ pub struct BufferTooSmall {
 impl SharedBuffer {
     /// A buffer of `size` bytes for a switch whose port `i` reserves `reserve[i][p]` bytes of
     /// headroom for priority `p` (0 for lossy priorities or ports without flow control).
+    ///
+    /// A port running link-level PAUSE instead reserves one headroom for all its priorities:
+    /// give it `port_reserve[i]` > 0 (and zeros in `reserve[i]`); its lossless frames then
+    /// share that headroom.
     pub fn new(
         size: u64,
         threshold: Threshold,
         xon_offset: u64,
         reserve: Vec<[u64; 8]>,
+        port_reserve: Vec<u64>,
     ) -> Result<Self, BufferTooSmall> {
-        let reserved: u64 = reserve.iter().flatten().sum();
+        let mut port_reserve = port_reserve;
+        port_reserve.resize(reserve.len(), 0);
+        let reserved: u64 = reserve.iter().flatten().sum::<u64>() + port_reserve.iter().sum::<u64>();
         if reserved > size {
             return Err(BufferTooSmall { reserved, size });
         }
@@ -94,6 +105,8 @@ impl SharedBuffer {
             threshold,
             xon_offset,
             reserve,
+            port_headroom: vec![0; port_reserve.len()],
+            port_reserve,
             pairs,
         })
     }
@@ -114,19 +127,25 @@ impl SharedBuffer {
     pub fn admit(&mut self, port: usize, prio: u8, len: u64, lossless: bool) -> Admission {
         let p = prio as usize;
         let limit = self.limit();
+        let link_reserve = self.port_reserve[port];
         let reserve = self.reserve[port][p];
         let pair = &mut self.pairs[port][p];
-        let fits_shared =
-            pair.shared + len <= limit && self.shared_used + len <= self.shared_size;
+        let fits_shared = pair.shared + len <= limit && self.shared_used + len <= self.shared_size;
         let mut xoff = false;
         if fits_shared && pair.headroom == 0 {
             pair.shared += len;
             self.shared_used += len;
-        } else if lossless && reserve > 0 {
-            if pair.headroom + len > reserve {
+        } else if lossless && (reserve > 0 || link_reserve > 0) {
+            let full = if link_reserve > 0 {
+                self.port_headroom[port] + len > link_reserve
+            } else {
+                pair.headroom + len > reserve
+            };
+            if full {
                 return Admission::Dropped(DropReason::HeadroomOverflow);
             }
             pair.headroom += len;
+            self.port_headroom[port] += len;
             if !pair.xoff {
                 pair.xoff = true;
                 xoff = true;
@@ -154,6 +173,7 @@ impl SharedBuffer {
         let pair = &mut self.pairs[port][p];
         let from_headroom = len.min(pair.headroom);
         pair.headroom -= from_headroom;
+        self.port_headroom[port] -= from_headroom;
         let from_shared = len - from_headroom;
         pair.shared -= from_shared;
         self.shared_used -= from_shared;
@@ -205,7 +225,7 @@ mod tests {
     fn buf(threshold: Threshold, reserve: u64) -> SharedBuffer {
         let mut r = [0u64; 8];
         r[3] = reserve;
-        SharedBuffer::new(100_000, threshold, 3_000, vec![r, r]).unwrap()
+        SharedBuffer::new(100_000, threshold, 3_000, vec![r, r], vec![]).unwrap()
     }
 
     #[test]
@@ -215,7 +235,10 @@ mod tests {
         assert_eq!(b.admit(0, 3, 1_500, true), Admission::Admitted { xoff: false });
         assert_eq!(b.admit(0, 3, 1_500, true), Admission::Admitted { xoff: true });
         assert_eq!(b.admit(0, 3, 1_500, true), Admission::Admitted { xoff: false });
-        assert_eq!(b.admit(0, 3, 1_500, true), Admission::Dropped(DropReason::HeadroomOverflow));
+        assert_eq!(
+            b.admit(0, 3, 1_500, true),
+            Admission::Dropped(DropReason::HeadroomOverflow)
+        );
         assert_eq!(b.occupancy(0, 3), 6_000);
     }
 
@@ -248,12 +271,41 @@ mod tests {
         assert_eq!(b.limit(), shared - 40_000);
         // pair (1,0) may take alpha × free = 60_000 but no more than half of it stays free
         assert!(matches!(b.admit(1, 0, 30_000, false), Admission::Admitted { .. }));
-        assert_eq!(b.admit(1, 0, 30_000, false), Admission::Dropped(DropReason::TailDrop));
+        assert_eq!(
+            b.admit(1, 0, 30_000, false),
+            Admission::Dropped(DropReason::TailDrop)
+        );
+    }
+
+    #[test]
+    fn a_pause_port_shares_one_headroom_among_its_priorities() {
+        let mut b = SharedBuffer::new(
+            100_000,
+            Threshold::Static { bytes: 0 },
+            0,
+            vec![[0; 8]],
+            vec![3_000],
+        )
+        .unwrap();
+        assert_eq!(b.admit(0, 0, 1_500, true), Admission::Admitted { xoff: true });
+        assert_eq!(b.admit(0, 5, 1_500, true), Admission::Admitted { xoff: true });
+        assert_eq!(
+            b.admit(0, 7, 64, true),
+            Admission::Dropped(DropReason::HeadroomOverflow)
+        );
+        b.release(0, 0, 1_500);
+        assert_eq!(b.admit(0, 7, 64, true), Admission::Admitted { xoff: true });
     }
 
     #[test]
     fn reserves_larger_than_the_buffer_are_rejected() {
-        let err = SharedBuffer::new(1_000, Threshold::Static { bytes: 1 }, 0, vec![[200; 8]]);
-        assert_eq!(err.unwrap_err(), BufferTooSmall { reserved: 1_600, size: 1_000 });
+        let err = SharedBuffer::new(1_000, Threshold::Static { bytes: 1 }, 0, vec![[200; 8]], vec![]);
+        assert_eq!(
+            err.unwrap_err(),
+            BufferTooSmall {
+                reserved: 1_600,
+                size: 1_000
+            }
+        );
     }
 }

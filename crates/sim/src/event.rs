@@ -64,7 +64,10 @@ pub struct HeapQueue<E> {
 impl<E> HeapQueue<E> {
     /// An empty queue with room for `capacity` pending events.
     pub fn with_capacity(capacity: usize) -> Self {
-        HeapQueue { heap: BinaryHeap::with_capacity(capacity), next_seq: 0 }
+        HeapQueue {
+            heap: BinaryHeap::with_capacity(capacity),
+            next_seq: 0,
+        }
     }
 }
 

@@ -192,7 +192,11 @@ fn bps(bytes: u64, span_ps: u128) -> u64 {
 }
 
 fn drops_map(d: &[u64]) -> BTreeMap<&'static str, u64> {
-    DropReason::ALL.iter().filter(|r| d[r.index()] > 0).map(|r| (r.name(), d[r.index()])).collect()
+    DropReason::ALL
+        .iter()
+        .filter(|r| d[r.index()] > 0)
+        .map(|r| (r.name(), d[r.index()]))
+        .collect()
 }
 
 impl Report {
@@ -360,21 +364,45 @@ impl Report {
     pub fn summary(&self) -> String {
         let mut s = String::new();
         let dur = lossless_proto::units::Duration::from_ps(self.duration_ps);
-        let _ = writeln!(s, "scenario {}  seed {}  simulated {}  events {}", self.scenario, self.seed, dur, self.events);
+        let _ = writeln!(
+            s,
+            "scenario {}  seed {}  simulated {}  events {}",
+            self.scenario, self.seed, dur, self.events
+        );
         let _ = writeln!(s);
         let _ = writeln!(
             s,
             "{:<22} {:>3} {:>9} {:>9} {:>6} {:>6} {:>6} {:>6} {:>11} {:>10} {:>10}  drops",
-            "port → peer", "pri", "tx Gb/s", "rx Gb/s", "xoffTx", "xonTx", "xoffRx", "xonRx", "paused", "peakQ B", "peakIn B"
+            "port → peer",
+            "pri",
+            "tx Gb/s",
+            "rx Gb/s",
+            "xoffTx",
+            "xonTx",
+            "xoffRx",
+            "xonRx",
+            "paused",
+            "peakQ B",
+            "peakIn B"
         );
         for p in &self.ports {
             let head = format!("{}.{} → {}", p.node, p.port, p.peer);
-            let pause = p.pause_xoff_sent_frames + p.pause_xon_sent_frames + p.pause_xoff_received_frames + p.pause_xon_received_frames;
+            let pause = p.pause_xoff_sent_frames
+                + p.pause_xon_sent_frames
+                + p.pause_xoff_received_frames
+                + p.pause_xon_received_frames;
             if pause > 0 {
                 let _ = writeln!(
                     s,
                     "{:<22} {:>3} {:>9} {:>9} {:>6} {:>6} {:>6} {:>6}   (link PAUSE)",
-                    head, "all", "", "", p.pause_xoff_sent_frames, p.pause_xon_sent_frames, p.pause_xoff_received_frames, p.pause_xon_received_frames
+                    head,
+                    "all",
+                    "",
+                    "",
+                    p.pause_xoff_sent_frames,
+                    p.pause_xon_sent_frames,
+                    p.pause_xoff_received_frames,
+                    p.pause_xon_received_frames
                 );
             }
             for q in &p.priorities {
@@ -398,7 +426,10 @@ impl Report {
                 );
             }
         }
-        let _ = writeln!(s, "(* = lossless priority; paused = time this port's transmitter was paused)");
+        let _ = writeln!(
+            s,
+            "(* = lossless priority; paused = time this port's transmitter was paused)"
+        );
         let _ = writeln!(s);
         let _ = writeln!(
             s,
@@ -407,20 +438,39 @@ impl Report {
         );
         let shown = 40;
         for f in self.flows.iter().take(shown) {
-            let c = f.completion_ps.map(|c| lossless_proto::units::Duration::from_ps(c).to_string()).unwrap_or_else(|| "-".into());
+            let c = f
+                .completion_ps
+                .map(|c| lossless_proto::units::Duration::from_ps(c).to_string())
+                .unwrap_or_else(|| "-".into());
             let _ = writeln!(
                 s,
                 "{:<20} {:<10} {:<10} {:>3} {:>10.3} {:>10.3} {:>9} {:>12}",
-                f.name, f.src, f.dst, f.priority, f.offered_bps as f64 / 1e9, f.throughput_bps as f64 / 1e9, f.dropped_frames, c
+                f.name,
+                f.src,
+                f.dst,
+                f.priority,
+                f.offered_bps as f64 / 1e9,
+                f.throughput_bps as f64 / 1e9,
+                f.dropped_frames,
+                c
             );
         }
         if self.flows.len() > shown {
             let done: Vec<u128> = self.flows.iter().filter_map(|f| f.completion_ps).collect();
-            let _ = writeln!(s, "… {} more flows ({} completed)", self.flows.len() - shown, done.len());
+            let _ = writeln!(
+                s,
+                "… {} more flows ({} completed)",
+                self.flows.len() - shown,
+                done.len()
+            );
         }
         let _ = writeln!(s);
         for sw in &self.switches {
-            let _ = writeln!(s, "switch {:<12} buffer {} B, peak {} B", sw.name, sw.buffer_bytes, sw.peak_buffer_bytes);
+            let _ = writeln!(
+                s,
+                "switch {:<12} buffer {} B, peak {} B",
+                sw.name, sw.buffer_bytes, sw.peak_buffer_bytes
+            );
         }
         let c = &self.conservation;
         let drops: Vec<String> = c.dropped_frames.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -433,7 +483,11 @@ impl Report {
             c.in_flight_frames,
             c.dropped_frames.values().sum::<u64>(),
             drops.join(" "),
-            if c.balanced { "✓ conserved" } else { "✗ NOT CONSERVED" }
+            if c.balanced {
+                "✓ conserved"
+            } else {
+                "✗ NOT CONSERVED"
+            }
         );
         let _ = writeln!(s, "lossless frames dropped: {}", self.lossless_drops());
         s

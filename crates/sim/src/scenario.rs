@@ -122,7 +122,6 @@ struct RawLinkParams {
     reaction_delay_quanta: Option<u64>,
 }
 
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawHost {
@@ -246,16 +245,23 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         ("ms", 1_000_000_000),
         ("s", 1_000_000_000_000),
     ];
-    let bad = || format!("found {s:?}, allowed a number with a unit ps, ns, us, ms or s (e.g. \"10us\", \"2.5ms\")");
+    let bad = || {
+        format!("found {s:?}, allowed a number with a unit ps, ns, us, ms or s (e.g. \"10us\", \"2.5ms\")")
+    };
     let (num, mult) = units
         .iter()
         .find_map(|(u, m)| t.strip_suffix(u).map(|n| (n.trim(), *m)))
         .ok_or_else(bad)?;
     let (int, frac) = num.split_once('.').unwrap_or((num, ""));
-    if int.is_empty() || !int.bytes().all(|b| b.is_ascii_digit()) || !frac.bytes().all(|b| b.is_ascii_digit()) {
+    if int.is_empty() || !int.bytes().all(|b| b.is_ascii_digit()) || !frac.bytes().all(|b| b.is_ascii_digit())
+    {
         return Err(bad());
     }
-    let mut ps: u128 = int.parse::<u128>().map_err(|_| bad())?.checked_mul(mult).ok_or_else(bad)?;
+    let mut ps: u128 = int
+        .parse::<u128>()
+        .map_err(|_| bad())?
+        .checked_mul(mult)
+        .ok_or_else(bad)?;
     let mut scale = mult;
     for c in frac.bytes() {
         if scale % 10 != 0 {
@@ -282,11 +288,19 @@ impl Ctx<'_> {
         }
     }
     fn err<T>(&self, span: std::ops::Range<usize>, key: &str, message: String) -> Result<T, ScenarioError> {
-        let line = if span == (0..0) { 0 } else { self.line_of(span.start) };
+        let line = if span == (0..0) {
+            0
+        } else {
+            self.line_of(span.start)
+        };
         Err(ScenarioError {
             file: self.file.to_string(),
             line,
-            key: if key.is_empty() { String::new() } else { format!("key `{key}`: ") },
+            key: if key.is_empty() {
+                String::new()
+            } else {
+                format!("key `{key}`: ")
+            },
             message,
         })
     }
@@ -299,13 +313,18 @@ impl Ctx<'_> {
             return self.err(
                 v.span(),
                 key,
-                format!("found {}: a byte must last whole picoseconds; allowed: IEEE rates (10M … 1.6T)", v.get_ref()),
+                format!(
+                    "found {}: a byte must last whole picoseconds; allowed: IEEE rates (10M … 1.6T)",
+                    v.get_ref()
+                ),
             );
         }
         Ok(r)
     }
     fn flow_rate(&self, v: &Spanned<String>, key: &str) -> Result<Rate, ScenarioError> {
-        v.get_ref().parse().or_else(|e: lossless_proto::units::ParseRateError| self.err(v.span(), key, e.to_string()))
+        v.get_ref()
+            .parse()
+            .or_else(|e: lossless_proto::units::ParseRateError| self.err(v.span(), key, e.to_string()))
     }
     fn duration(&self, v: &Spanned<String>, key: &str) -> Result<Duration, ScenarioError> {
         parse_duration(v.get_ref()).or_else(|m| self.err(v.span(), key, m))
@@ -319,7 +338,10 @@ fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> ScenarioError {
             let start = span.start.min(text.len());
             let line = text[..start].matches('\n').count() + 1;
             let line_text = text.lines().nth(line - 1).unwrap_or("");
-            let key = line_text.split_once('=').map(|(k, _)| k.trim().to_string()).unwrap_or_default();
+            let key = line_text
+                .split_once('=')
+                .map(|(k, _)| k.trim().to_string())
+                .unwrap_or_default();
             let table = text[..start]
                 .lines()
                 .rev()
@@ -327,7 +349,11 @@ fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> ScenarioError {
                 .find(|l| l.starts_with('['))
                 .map(|l| format!(" in {l}"))
                 .unwrap_or_default();
-            let key = if key.is_empty() || key.starts_with('[') { table.trim().to_string() } else { format!("{key}`{table}") };
+            let key = if key.is_empty() || key.starts_with('[') {
+                table.trim().to_string()
+            } else {
+                format!("{key}`{table}")
+            };
             (line, key)
         }
         None => (0, String::new()),
@@ -339,7 +365,12 @@ fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> ScenarioError {
     } else {
         format!("key `{key}: ")
     };
-    ScenarioError { file: file.to_string(), line, key, message: e.message().trim().to_string() }
+    ScenarioError {
+        file: file.to_string(),
+        line,
+        key,
+        message: e.message().trim().to_string(),
+    }
 }
 
 /// Sets `path` (dotted) in `table` to the TOML value `value` (a bare word becomes a string).
@@ -355,7 +386,9 @@ fn set_path(table: &mut toml::Table, path: &str, value: &str) -> Result<(), Stri
     let (last, dirs) = parts.split_last().ok_or_else(|| "empty --set path".to_string())?;
     let mut cur = table;
     for d in dirs {
-        let next = cur.entry(d.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        let next = cur
+            .entry(d.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
         cur = match next {
             toml::Value::Table(t) => t,
             _ => return Err(format!("--set {path}: `{d}` is not a table")),
@@ -367,10 +400,23 @@ fn set_path(table: &mut toml::Table, path: &str, value: &str) -> Result<(), Stri
 
 /// Loads a scenario from TOML text. `file` names it in errors; `dir` resolves relative
 /// paths (CDF files).
-pub fn load_str(text: &str, file: &str, dir: Option<&Path>, ov: &Overrides) -> Result<SimConfig, ScenarioError> {
+pub fn load_str(
+    text: &str,
+    file: &str,
+    dir: Option<&Path>,
+    ov: &Overrides,
+) -> Result<SimConfig, ScenarioError> {
     if ov.set.is_empty() {
         let raw: RawScenario = toml::from_str(text).map_err(|e| toml_error(file, text, &e))?;
-        return build(raw, &Ctx { file, text: Some(text) }, dir, ov);
+        return build(
+            raw,
+            &Ctx {
+                file,
+                text: Some(text),
+            },
+            dir,
+            ov,
+        );
     }
     let mut table: toml::Table = toml::from_str(text).map_err(|e| toml_error(file, text, &e))?;
     for s in &ov.set {
@@ -378,10 +424,16 @@ pub fn load_str(text: &str, file: &str, dir: Option<&Path>, ov: &Overrides) -> R
             file: "--set".into(),
             line: 0,
             key: String::new(),
-            message: format!("found {s:?}, allowed PATH=VALUE (e.g. senders=32, defaults.flow_control=\"off\")"),
+            message: format!(
+                "found {s:?}, allowed PATH=VALUE (e.g. senders=32, defaults.flow_control=\"off\")"
+            ),
         })?;
-        set_path(&mut table, k.trim(), v.trim())
-            .map_err(|message| ScenarioError { file: "--set".into(), line: 0, key: String::new(), message })?;
+        set_path(&mut table, k.trim(), v.trim()).map_err(|message| ScenarioError {
+            file: "--set".into(),
+            line: 0,
+            key: String::new(),
+            message,
+        })?;
     }
     // re-read the edited document as text so that values keep their spans; lines then refer
     // to the edited document, so errors name the key but no line
@@ -397,7 +449,10 @@ pub fn load_str(text: &str, file: &str, dir: Option<&Path>, ov: &Overrides) -> R
         err.line = 0;
         err
     })?;
-    let ctx = Ctx { file: &with_set, text: None };
+    let ctx = Ctx {
+        file: &with_set,
+        text: None,
+    };
     build(raw, &ctx, dir, ov)
 }
 
@@ -421,11 +476,7 @@ pub fn load(name_or_path: &str, ov: &Overrides) -> Result<SimConfig, ScenarioErr
     }
 }
 
-fn link_fc(
-    ctx: &Ctx<'_>,
-    p: &RawLinkParams,
-    rate: Rate,
-) -> Result<FlowControlConfig, ScenarioError> {
+fn link_fc(ctx: &Ctx<'_>, p: &RawLinkParams, rate: Rate) -> Result<FlowControlConfig, ScenarioError> {
     let mode = match &p.flow_control {
         None => Mode::Off,
         Some(s) => match s.get_ref().as_str() {
@@ -433,14 +484,22 @@ fn link_fc(
             "pause" => Mode::Pause,
             "pfc" => Mode::Pfc,
             other => {
-                return ctx.err(s.span(), "flow_control", format!("found {other:?}, allowed \"off\", \"pause\" or \"pfc\""));
+                return ctx.err(
+                    s.span(),
+                    "flow_control",
+                    format!("found {other:?}, allowed \"off\", \"pause\" or \"pfc\""),
+                );
             }
         },
     };
     let mut enabled = 0u8;
     for &q in p.pfc_priorities.as_deref().unwrap_or(&[]) {
         if q > 7 {
-            return ctx.err(0..0, "pfc_priorities", format!("found priority {q}, allowed 0..=7"));
+            return ctx.err(
+                0..0,
+                "pfc_priorities",
+                format!("found priority {q}, allowed 0..=7"),
+            );
         }
         enabled |= 1 << q;
     }
@@ -478,7 +537,10 @@ fn merge(base: &RawLinkParams, over: &RawLinkParams) -> RawLinkParams {
         length_m: over.length_m.or(base.length_m),
         mtu: over.mtu.or(base.mtu),
         flow_control: over.flow_control.clone().or_else(|| base.flow_control.clone()),
-        pfc_priorities: over.pfc_priorities.clone().or_else(|| base.pfc_priorities.clone()),
+        pfc_priorities: over
+            .pfc_priorities
+            .clone()
+            .or_else(|| base.pfc_priorities.clone()),
         pause_quanta: over.pause_quanta.or(base.pause_quanta),
         refresh_quanta: over.refresh_quanta.or(base.refresh_quanta),
         xon_on_release: over.xon_on_release.or(base.xon_on_release),
@@ -490,13 +552,22 @@ fn merge(base: &RawLinkParams, over: &RawLinkParams) -> RawLinkParams {
 /// Most members a group (`count`) may have.
 pub const MAX_GROUP: u64 = 4096;
 
-fn build(raw: RawScenario, ctx: &Ctx<'_>, dir: Option<&Path>, ov: &Overrides) -> Result<SimConfig, ScenarioError> {
+fn build(
+    raw: RawScenario,
+    ctx: &Ctx<'_>,
+    dir: Option<&Path>,
+    ov: &Overrides,
+) -> Result<SimConfig, ScenarioError> {
     let duration = match ov.duration {
         Some(d) => d,
         None => ctx.duration(&raw.duration, "duration")?,
     };
     if duration == Duration::ZERO {
-        return ctx.err(raw.duration.span(), "duration", "found 0, allowed a positive duration".into());
+        return ctx.err(
+            raw.duration.span(),
+            "duration",
+            "found 0, allowed a positive duration".into(),
+        );
     }
     let mtu_default = raw.defaults.mtu.unwrap_or(1500);
     let mut nodes: Vec<NodeConfig> = Vec::new();
@@ -504,7 +575,11 @@ fn build(raw: RawScenario, ctx: &Ctx<'_>, dir: Option<&Path>, ov: &Overrides) ->
     let mut groups: HashMap<String, Vec<NodeId>> = HashMap::new();
     let mut add = |ctx: &Ctx<'_>, name: &Spanned<String>, n: NodeConfig, nodes: &mut Vec<NodeConfig>| {
         if by_name.contains_key(&n.name) {
-            return ctx.err(name.span(), "name", format!("found {:?} a second time, allowed a unique node name", n.name));
+            return ctx.err(
+                name.span(),
+                "name",
+                format!("found {:?} a second time, allowed a unique node name", n.name),
+            );
         }
         let id = nodes.len() as NodeId;
         by_name.insert(n.name.clone(), id);
@@ -516,7 +591,10 @@ fn build(raw: RawScenario, ctx: &Ctx<'_>, dir: Option<&Path>, ov: &Overrides) ->
             None => None,
             Some(toml::Value::Integer(n)) if *n >= 0 => Some(*n as u64),
             Some(v) => {
-                let param = v.as_str().and_then(|s| s.strip_prefix('$')).and_then(|k| raw.params.get(k));
+                let param = v
+                    .as_str()
+                    .and_then(|s| s.strip_prefix('$'))
+                    .and_then(|k| raw.params.get(k));
                 match param {
                     Some(&n) if n >= 0 => Some(n as u64),
                     _ => {
@@ -533,7 +611,11 @@ fn build(raw: RawScenario, ctx: &Ctx<'_>, dir: Option<&Path>, ov: &Overrides) ->
         };
         if let Some(c) = count {
             if c == 0 || c > MAX_GROUP {
-                return ctx.err(h.name.span(), "count", format!("found {c}, allowed 1..={MAX_GROUP}"));
+                return ctx.err(
+                    h.name.span(),
+                    "count",
+                    format!("found {c}, allowed 1..={MAX_GROUP}"),
+                );
             }
         }
         let mut hc = HostConfig::default();
@@ -553,17 +635,35 @@ fn build(raw: RawScenario, ctx: &Ctx<'_>, dir: Option<&Path>, ov: &Overrides) ->
             hc.nic_queue_frames = v;
         }
         if hc.rx_xon_bytes > hc.rx_xoff_bytes || hc.rx_xoff_bytes > hc.rx_buffer_bytes {
-            return ctx.err(h.name.span(), "rx_xon_bytes", format!("found xon {} / xoff {} / buffer {}, allowed xon ≤ xoff ≤ buffer", hc.rx_xon_bytes, hc.rx_xoff_bytes, hc.rx_buffer_bytes));
+            return ctx.err(
+                h.name.span(),
+                "rx_xon_bytes",
+                format!(
+                    "found xon {} / xoff {} / buffer {}, allowed xon ≤ xoff ≤ buffer",
+                    hc.rx_xon_bytes, hc.rx_xoff_bytes, hc.rx_buffer_bytes
+                ),
+            );
         }
         let base = h.name.get_ref();
         match count {
             None => {
-                add(ctx, &h.name, NodeConfig { name: base.clone(), kind: NodeKind::Host(hc) }, &mut nodes)?;
+                add(
+                    ctx,
+                    &h.name,
+                    NodeConfig {
+                        name: base.clone(),
+                        kind: NodeKind::Host(hc),
+                    },
+                    &mut nodes,
+                )?;
             }
             Some(c) => {
                 let mut members = Vec::new();
                 for i in 1..=c {
-                    let n = NodeConfig { name: format!("{base}{i}"), kind: NodeKind::Host(hc.clone()) };
+                    let n = NodeConfig {
+                        name: format!("{base}{i}"),
+                        kind: NodeKind::Host(hc.clone()),
+                    };
                     members.push(add(ctx, &h.name, n, &mut nodes)?);
                 }
                 groups.insert(base.clone(), members);
@@ -575,15 +675,33 @@ fn build(raw: RawScenario, ctx: &Ctx<'_>, dir: Option<&Path>, ov: &Overrides) ->
             "dynamic" => {
                 let alpha = s.alpha.unwrap_or(1.0);
                 if !(alpha > 0.0 && alpha <= 64.0) {
-                    return ctx.err(s.name.span(), "alpha", format!("found {alpha}, allowed 0 < alpha ≤ 64"));
+                    return ctx.err(
+                        s.name.span(),
+                        "alpha",
+                        format!("found {alpha}, allowed 0 < alpha ≤ 64"),
+                    );
                 }
-                Threshold::Dynamic { alpha_1024: ((alpha * 1024.0).round() as u64).max(1) }
+                Threshold::Dynamic {
+                    alpha_1024: ((alpha * 1024.0).round() as u64).max(1),
+                }
             }
             "static" => match s.static_threshold_bytes {
                 Some(bytes) => Threshold::Static { bytes },
-                None => return ctx.err(s.threshold.span(), "static_threshold_bytes", "missing; required with threshold = \"static\"".into()),
+                None => {
+                    return ctx.err(
+                        s.threshold.span(),
+                        "static_threshold_bytes",
+                        "missing; required with threshold = \"static\"".into(),
+                    );
+                }
             },
-            other => return ctx.err(s.threshold.span(), "threshold", format!("found {other:?}, allowed \"dynamic\" or \"static\"")),
+            other => {
+                return ctx.err(
+                    s.threshold.span(),
+                    "threshold",
+                    format!("found {other:?}, allowed \"dynamic\" or \"static\""),
+                );
+            }
         };
         let mtu = s.mtu.unwrap_or(mtu_default);
         let sc = SwitchConfig {
@@ -593,7 +711,15 @@ fn build(raw: RawScenario, ctx: &Ctx<'_>, dir: Option<&Path>, ov: &Overrides) ->
             headroom_bytes: s.headroom_bytes,
             mtu,
         };
-        add(ctx, &s.name, NodeConfig { name: s.name.get_ref().clone(), kind: NodeKind::Switch(sc) }, &mut nodes)?;
+        add(
+            ctx,
+            &s.name,
+            NodeConfig {
+                name: s.name.get_ref().clone(),
+                kind: NodeKind::Switch(sc),
+            },
+            &mut nodes,
+        )?;
     }
     let resolve = |v: &Spanned<String>, key: &str| -> Result<Vec<NodeId>, ScenarioError> {
         let n = v.get_ref();
@@ -608,7 +734,14 @@ fn build(raw: RawScenario, ctx: &Ctx<'_>, dir: Option<&Path>, ov: &Overrides) ->
                 let mut known: Vec<&str> = by_name.keys().map(String::as_str).collect();
                 known.sort();
                 known.truncate(12);
-                ctx.err(v.span(), key, format!("found {n:?}, allowed a node name (e.g. {}) or GROUP* for a host group", known.join(", ")))
+                ctx.err(
+                    v.span(),
+                    key,
+                    format!(
+                        "found {n:?}, allowed a node name (e.g. {}) or GROUP* for a host group",
+                        known.join(", ")
+                    ),
+                )
             }
         }
     };
@@ -617,7 +750,13 @@ fn build(raw: RawScenario, ctx: &Ctx<'_>, dir: Option<&Path>, ov: &Overrides) ->
         let p = merge(&raw.defaults, &l.params());
         let rate = match &p.rate {
             Some(r) => ctx.rate(r, "rate")?,
-            None => return ctx.err(l.a.span(), "rate", "missing: set it on the link or in [defaults]".into()),
+            None => {
+                return ctx.err(
+                    l.a.span(),
+                    "rate",
+                    "missing: set it on the link or in [defaults]".into(),
+                );
+            }
         };
         let fc = link_fc(ctx, &p, rate).map_err(|mut e| {
             if e.line == 0 {
@@ -628,45 +767,81 @@ fn build(raw: RawScenario, ctx: &Ctx<'_>, dir: Option<&Path>, ov: &Overrides) ->
         let a = resolve(&l.a, "a")?;
         let b = resolve(&l.b, "b")?;
         if a.len() > 1 && b.len() > 1 {
-            return ctx.err(l.a.span(), "a", "both ends are groups; allowed: at most one GROUP* end".into());
+            return ctx.err(
+                l.a.span(),
+                "a",
+                "both ends are groups; allowed: at most one GROUP* end".into(),
+            );
         }
         for &x in &a {
             for &y in &b {
                 if x == y {
                     return ctx.err(l.b.span(), "b", "a link's two ends are the same node".into());
                 }
-                links.push(LinkConfig { a: x, b: y, rate, length_m: p.length_m.unwrap_or(1), fc_a: fc, fc_b: fc });
+                links.push(LinkConfig {
+                    a: x,
+                    b: y,
+                    rate,
+                    length_m: p.length_m.unwrap_or(1),
+                    fc_a: fc,
+                    fc_b: fc,
+                });
             }
         }
     }
-    let span_of = |d: &Option<Spanned<String>>, key: &str, default: Instant| -> Result<Instant, ScenarioError> {
-        match d {
-            Some(s) => Ok(Instant::ZERO + ctx.duration(s, key)?),
-            None => Ok(default),
-        }
-    };
+    let span_of =
+        |d: &Option<Spanned<String>>, key: &str, default: Instant| -> Result<Instant, ScenarioError> {
+            match d {
+                Some(s) => Ok(Instant::ZERO + ctx.duration(s, key)?),
+                None => Ok(default),
+            }
+        };
     let mut flows = Vec::new();
     for f in &raw.flow {
         if f.priority > 7 {
-            return ctx.err(f.src.span(), "priority", format!("found {}, allowed 0..=7", f.priority));
+            return ctx.err(
+                f.src.span(),
+                "priority",
+                format!("found {}, allowed 0..=7", f.priority),
+            );
         }
         let pattern = match f.pattern.get_ref().as_str() {
             "line" => Pattern::Line,
             "cbr" | "on_off" => {
                 let rate = match &f.rate {
                     Some(r) => ctx.flow_rate(r, "rate")?,
-                    None => return ctx.err(f.pattern.span(), "rate", "missing; required by pattern cbr and on_off".into()),
+                    None => {
+                        return ctx.err(
+                            f.pattern.span(),
+                            "rate",
+                            "missing; required by pattern cbr and on_off".into(),
+                        );
+                    }
                 };
                 if f.pattern.get_ref() == "cbr" {
                     Pattern::Cbr { rate }
                 } else {
                     let (Some(on), Some(off)) = (&f.on, &f.off) else {
-                        return ctx.err(f.pattern.span(), "on", "`on` and `off` durations are required by pattern on_off".into());
+                        return ctx.err(
+                            f.pattern.span(),
+                            "on",
+                            "`on` and `off` durations are required by pattern on_off".into(),
+                        );
                     };
-                    Pattern::OnOff { rate, on: ctx.duration(on, "on")?, off: ctx.duration(off, "off")? }
+                    Pattern::OnOff {
+                        rate,
+                        on: ctx.duration(on, "on")?,
+                        off: ctx.duration(off, "off")?,
+                    }
                 }
             }
-            other => return ctx.err(f.pattern.span(), "pattern", format!("found {other:?}, allowed \"line\", \"cbr\" or \"on_off\"")),
+            other => {
+                return ctx.err(
+                    f.pattern.span(),
+                    "pattern",
+                    format!("found {other:?}, allowed \"line\", \"cbr\" or \"on_off\""),
+                );
+            }
         };
         let start = span_of(&f.start, "start", Instant::ZERO)?;
         let stop = span_of(&f.stop, "stop", Instant::MAX)?;
@@ -675,7 +850,15 @@ fn build(raw: RawScenario, ctx: &Ctx<'_>, dir: Option<&Path>, ov: &Overrides) ->
         for &s in &srcs {
             for &d in &dsts {
                 let name = if srcs.len() * dsts.len() > 1 {
-                    format!("{}:{}", f.name, if srcs.len() > 1 { &nodes[s as usize].name } else { &nodes[d as usize].name })
+                    format!(
+                        "{}:{}",
+                        f.name,
+                        if srcs.len() > 1 {
+                            &nodes[s as usize].name
+                        } else {
+                            &nodes[d as usize].name
+                        }
+                    )
                 } else {
                     f.name.clone()
                 };
@@ -700,13 +883,26 @@ fn build(raw: RawScenario, ctx: &Ctx<'_>, dir: Option<&Path>, ov: &Overrides) ->
             (true, Some(d)) => d.join(path),
             _ => path,
         };
-        let text = std::fs::read_to_string(&path)
-            .or_else(|e| ctx.err(w.cdf_file.span(), "cdf_file", format!("cannot read {}: {e}", path.display())))?;
+        let text = std::fs::read_to_string(&path).or_else(|e| {
+            ctx.err(
+                w.cdf_file.span(),
+                "cdf_file",
+                format!("cannot read {}: {e}", path.display()),
+            )
+        })?;
         let cdf = SizeCdf::parse(&text).or_else(|e| {
-            ctx.err(w.cdf_file.span(), "cdf_file", format!("{}:{}: {}", path.display(), e.line, e.problem))
+            ctx.err(
+                w.cdf_file.span(),
+                "cdf_file",
+                format!("{}:{}: {}", path.display(), e.line, e.problem),
+            )
         })?;
         if !(w.load > 0.0 && w.load <= 1.0) {
-            return ctx.err(w.cdf_file.span(), "load", format!("found {}, allowed 0 < load ≤ 1", w.load));
+            return ctx.err(
+                w.cdf_file.span(),
+                "load",
+                format!("found {}, allowed 0 < load ≤ 1", w.load),
+            );
         }
         let mut src = Vec::new();
         for s in &w.src {
@@ -717,9 +913,19 @@ fn build(raw: RawScenario, ctx: &Ctx<'_>, dir: Option<&Path>, ov: &Overrides) ->
             dst.extend(resolve(d, "dst")?);
         }
         if src.is_empty() || dst.is_empty() {
-            return ctx.err(w.cdf_file.span(), "src", "src and dst must name at least one host each".into());
+            return ctx.err(
+                w.cdf_file.span(),
+                "src",
+                "src and dst must name at least one host each".into(),
+            );
         }
-        let line = raw.defaults.rate.as_ref().map(|r| ctx.rate(r, "rate")).transpose()?.unwrap_or(Rate::from_gbps(100));
+        let line = raw
+            .defaults
+            .rate
+            .as_ref()
+            .map(|r| ctx.rate(r, "rate"))
+            .transpose()?
+            .unwrap_or(Rate::from_gbps(100));
         workloads.push(Workload {
             name: w.name.clone(),
             mean_interarrival: Workload::interarrival_for(&cdf, w.load, line, src.len()),
@@ -740,10 +946,27 @@ fn build(raw: RawScenario, ctx: &Ctx<'_>, dir: Option<&Path>, ov: &Overrides) ->
                 let r = ctx.duration(rise, "fc_rdy")?;
                 let f = ctx.duration(fall, "fc_rdy")?;
                 if f <= r {
-                    return ctx.err(fall.span(), "fc_rdy", format!("found fall {} ≤ rise {}, allowed [rise, fall] with fall later", f, r));
+                    return ctx.err(
+                        fall.span(),
+                        "fc_rdy",
+                        format!(
+                            "found fall {} ≤ rise {}, allowed [rise, fall] with fall later",
+                            f, r
+                        ),
+                    );
                 }
-                signals.push(Signal { node, prio: s.priority.min(7), at: Instant::ZERO + r, on: true });
-                signals.push(Signal { node, prio: s.priority.min(7), at: Instant::ZERO + f, on: false });
+                signals.push(Signal {
+                    node,
+                    prio: s.priority.min(7),
+                    at: Instant::ZERO + r,
+                    on: true,
+                });
+                signals.push(Signal {
+                    node,
+                    prio: s.priority.min(7),
+                    at: Instant::ZERO + f,
+                    on: false,
+                });
             }
         }
     }
@@ -789,15 +1012,22 @@ mod tests {
         let e = load_str(text, "bad.toml", None, &Overrides::default()).unwrap_err();
         assert_eq!((e.file.as_str(), e.line), ("bad.toml", 7));
         assert!(e.key.contains("`b`"), "{e}");
-        assert!(e.message.contains("\"nope\"") && e.message.contains("allowed"), "{e}");
+        assert!(
+            e.message.contains("\"nope\"") && e.message.contains("allowed"),
+            "{e}"
+        );
     }
 
     #[test]
     fn an_unknown_key_is_reported_with_its_line_and_the_allowed_keys() {
-        let text = "name = \"x\"\nduration = \"1us\"\n[[switch]]\nname = \"s\"\nbuffer_bytes = 10\nbufer = 3\n";
+        let text =
+            "name = \"x\"\nduration = \"1us\"\n[[switch]]\nname = \"s\"\nbuffer_bytes = 10\nbufer = 3\n";
         let e = load_str(text, "bad.toml", None, &Overrides::default()).unwrap_err();
         assert_eq!(e.line, 6, "{e}");
-        assert!(e.to_string().contains("bufer") && e.to_string().contains("buffer_bytes"), "{e}");
+        assert!(
+            e.to_string().contains("bufer") && e.to_string().contains("buffer_bytes"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -810,9 +1040,16 @@ mod tests {
 
     #[test]
     fn set_overrides_params_by_short_name() {
-        let ov = Overrides { set: vec!["senders=5".into()], ..Default::default() };
+        let ov = Overrides {
+            set: vec!["senders=5".into()],
+            ..Default::default()
+        };
         let c = load("incast", &ov).unwrap();
-        let hosts = c.nodes.iter().filter(|n| matches!(n.kind, NodeKind::Host(_))).count();
+        let hosts = c
+            .nodes
+            .iter()
+            .filter(|n| matches!(n.kind, NodeKind::Host(_)))
+            .count();
         assert_eq!(hosts, 6);
     }
 }

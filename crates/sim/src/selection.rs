@@ -17,7 +17,11 @@ pub struct StrictPriority;
 impl TransmissionSelection for StrictPriority {
     #[inline]
     fn select(&mut self, ready: u8) -> Option<u8> {
-        if ready == 0 { None } else { Some(7 - ready.leading_zeros() as u8) }
+        if ready == 0 {
+            None
+        } else {
+            Some(7 - ready.leading_zeros() as u8)
+        }
     }
     #[inline]
     fn transmitted(&mut self, _tc: u8, _bytes: u32) {}

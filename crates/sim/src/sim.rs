@@ -189,7 +189,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 let mut fc = fc;
                 fc.rate = link.rate;
                 fc.station_address = station_address(me);
-                let mac = FlowControl::new(fc).map_err(|source| BuildError::FlowControl { link: li, source })?;
+                let mac =
+                    FlowControl::new(fc).map_err(|source| BuildError::FlowControl { link: li, source })?;
                 let lossless = match fc.mode {
                     Mode::Off => 0,
                     Mode::Pause => 0xFF,
@@ -217,8 +218,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 });
             }
         }
-        let is_host: Vec<bool> =
-            config.nodes.iter().map(|nd| matches!(nd.kind, NodeKind::Host(_))).collect();
+        let is_host: Vec<bool> = config
+            .nodes
+            .iter()
+            .map(|nd| matches!(nd.kind, NodeKind::Host(_)))
+            .collect();
         let mut nodes = Vec::with_capacity(n);
         for (i, nd) in config.nodes.iter().enumerate() {
             match &nd.kind {
@@ -245,21 +249,41 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     }));
                 }
                 NodeKind::Switch(s) => {
-                    let reserve: Vec<[u64; 8]> = node_ports[i]
-                        .iter()
-                        .map(|&p| {
-                            let port = &ports[p as usize];
-                            let link = &config.links[(p / 2) as usize];
-                            let h = s
-                                .headroom_bytes
-                                .unwrap_or_else(|| headroom_bytes(port.rate, link.length_m, s.mtu));
-                            std::array::from_fn(|q| if port.lossless & (1 << q) != 0 { h } else { 0 })
-                        })
-                        .collect();
-                    let buffer = SharedBuffer::new(s.buffer_bytes, s.threshold, s.xon_offset_bytes, reserve)
-                        .map_err(|source| BuildError::Buffer { switch: nd.name.clone(), source })?;
+                    let mut reserve: Vec<[u64; 8]> = Vec::new();
+                    let mut port_reserve: Vec<u64> = Vec::new();
+                    for &p in &node_ports[i] {
+                        let port = &ports[p as usize];
+                        let link = &config.links[(p / 2) as usize];
+                        let h = s
+                            .headroom_bytes
+                            .unwrap_or_else(|| headroom_bytes(port.rate, link.length_m, s.mtu));
+                        if port.mac.config().mode == Mode::Pause {
+                            reserve.push([0; 8]);
+                            port_reserve.push(h);
+                        } else {
+                            reserve.push(std::array::from_fn(|q| {
+                                if port.lossless & (1 << q) != 0 { h } else { 0 }
+                            }));
+                            port_reserve.push(0);
+                        }
+                    }
+                    let buffer = SharedBuffer::new(
+                        s.buffer_bytes,
+                        s.threshold,
+                        s.xon_offset_bytes,
+                        reserve,
+                        port_reserve,
+                    )
+                    .map_err(|source| BuildError::Buffer {
+                        switch: nd.name.clone(),
+                        source,
+                    })?;
                     let routes = compute_routes(i, &node_ports[i], &ports, &is_host, n);
-                    nodes.push(Node::Switch(Switch { ports: node_ports[i].clone(), buffer, routes }));
+                    nodes.push(Node::Switch(Switch {
+                        ports: node_ports[i].clone(),
+                        buffer,
+                        routes,
+                    }));
                 }
             }
         }
@@ -430,7 +454,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.arm_timer(p);
             return;
         };
-        let Some(frame) = port.queues[q as usize].pop_front() else { return };
+        let Some(frame) = port.queues[q as usize].pop_front() else {
+            return;
+        };
         port.queued_bytes[q as usize] -= frame.len as u64;
         let slot = match port.mac.on_tx_start(now, frame.len as u64, q) {
             Ok(slot) => slot,
@@ -481,7 +507,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     let in_local = self.ports[frame.ingress as usize].local as usize;
                     let xon = sw.buffer.release(in_local, frame.priority, frame.len as u64);
                     let occ = sw.buffer.occupancy(in_local, frame.priority);
-                    self.observer.buffer_changed(node as NodeId, in_local as u32, frame.priority, occ, self.now);
+                    self.observer.buffer_changed(
+                        node as NodeId,
+                        in_local as u32,
+                        frame.priority,
+                        occ,
+                        self.now,
+                    );
                     if xon {
                         self.set_pair_xoff(frame.ingress, frame.priority, false);
                     }
@@ -518,12 +550,15 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     fn on_arrive(&mut self, p: PortId) {
         let now = self.now;
         let peer = self.ports[p as usize].peer;
-        let Some(w) = self.ports[peer as usize].inflight.pop_front() else { return };
+        let Some(w) = self.ports[peer as usize].inflight.pop_front() else {
+            return;
+        };
         match w {
             WireFrame::Control(cf) => {
                 let port = &mut self.ports[p as usize];
                 port.stats.count_control_rx(&cf);
-                port.mac.handle_control_frame(now, &ReceivedControl::multicast(cf));
+                port.mac
+                    .handle_control_frame(now, &ReceivedControl::multicast(cf));
                 self.observer.control_received(p, &cf, now);
                 self.try_transmit(p);
                 self.arm_timer(p);
@@ -550,7 +585,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     fn switch_receive(&mut self, node: NodeId, p: PortId, frame: Frame) {
-        let Node::Switch(sw) = &mut self.nodes[node as usize] else { return };
+        let Node::Switch(sw) = &mut self.nodes[node as usize] else {
+            return;
+        };
         let dst = self.flows[frame.flow as usize].spec.dst as usize;
         let cands = &sw.routes[dst];
         let out = match cands.len() {
@@ -570,7 +607,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             Admission::Dropped(reason) => self.drop_frame(p, frame, reason),
             Admission::Admitted { xoff } => {
                 let occ = sw.buffer.occupancy(local, frame.priority);
-                self.observer.buffer_changed(node, local as u32, frame.priority, occ, self.now);
+                self.observer
+                    .buffer_changed(node, local as u32, frame.priority, occ, self.now);
                 let op = &mut self.ports[out as usize];
                 let q = frame.priority as usize;
                 op.queues[q].push_back(frame);
@@ -587,7 +625,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     fn host_receive(&mut self, node: NodeId, frame: Frame) {
         let now = self.now;
-        let Node::Host(h) = &mut self.nodes[node as usize] else { return };
+        let Node::Host(h) = &mut self.nodes[node as usize] else {
+            return;
+        };
         let Some(rate) = h.rx_rate else {
             self.deliver(node, frame);
             return;
@@ -600,10 +640,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         h.rx_backlog += frame.len as u64;
         h.rx_peak = h.rx_peak.max(h.rx_backlog);
         h.rx_queue.push_back(frame);
-        self.observer.buffer_changed(node, 0, frame.priority, h.rx_backlog, now);
+        self.observer
+            .buffer_changed(node, 0, frame.priority, h.rx_backlog, now);
         if !h.rx_busy {
             h.rx_busy = true;
-            self.queue.push(now + rate.time_for_bytes(frame.len as u64), Event::RxDone(node));
+            self.queue
+                .push(now + rate.time_for_bytes(frame.len as u64), Event::RxDone(node));
         }
         if !h.rx_xoff_on && h.rx_backlog >= h.rx_xoff {
             h.rx_xoff_on = true;
@@ -624,15 +666,19 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     fn on_rx_done(&mut self, node: NodeId) {
         let now = self.now;
-        let Node::Host(h) = &mut self.nodes[node as usize] else { return };
+        let Node::Host(h) = &mut self.nodes[node as usize] else {
+            return;
+        };
         let Some(frame) = h.rx_queue.pop_front() else {
             h.rx_busy = false;
             return;
         };
         h.rx_backlog -= frame.len as u64;
-        self.observer.buffer_changed(node, 0, frame.priority, h.rx_backlog, now);
+        self.observer
+            .buffer_changed(node, 0, frame.priority, h.rx_backlog, now);
         if let (Some(next), Some(rate)) = (h.rx_queue.front(), h.rx_rate) {
-            self.queue.push(now + rate.time_for_bytes(next.len as u64), Event::RxDone(node));
+            self.queue
+                .push(now + rate.time_for_bytes(next.len as u64), Event::RxDone(node));
         } else {
             h.rx_busy = false;
         }
@@ -679,7 +725,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
         let src = fs.spec.src as usize;
         let prio = fs.spec.priority;
-        let Node::Host(h) = &mut self.nodes[src] else { return };
+        let Node::Host(h) = &mut self.nodes[src] else {
+            return;
+        };
         let hp = h.port;
         if self.ports[hp as usize].queues[prio as usize].len() >= h.nic_cap {
             h.waiting[prio as usize].push(f);
@@ -704,7 +752,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if fs.remaining == 0 {
             fs.done_emitting = true;
         } else {
-            let gap = fs.spec.gap(len).unwrap_or_else(|| self.ports[hp as usize].rate.wire_time(len));
+            let gap = fs
+                .spec
+                .gap(len)
+                .unwrap_or_else(|| self.ports[hp as usize].rate.wire_time(len));
             fs.next_at = now + gap;
             fs.scheduled = true;
             self.queue.push(fs.next_at, Event::Emit(f));
@@ -771,7 +822,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 }
 
 fn check_flow(f: &FlowSpec, is_host: &[bool]) -> Result<(), BuildError> {
-    let err = |problem: String| BuildError::Flow { flow: f.name.clone(), problem };
+    let err = |problem: String| BuildError::Flow {
+        flow: f.name.clone(),
+        problem,
+    };
     if !is_host[f.src as usize] {
         return Err(err("source is not a host".into()));
     }
@@ -788,7 +842,13 @@ fn check_flow(f: &FlowSpec, is_host: &[bool]) -> Result<(), BuildError> {
 }
 
 /// Shortest-path next hops from switch `me` to every host (hosts do not forward).
-fn compute_routes(me: usize, my_ports: &[PortId], ports: &[Port], is_host: &[bool], n: usize) -> Vec<Vec<PortId>> {
+fn compute_routes(
+    me: usize,
+    my_ports: &[PortId],
+    ports: &[Port],
+    is_host: &[bool],
+    n: usize,
+) -> Vec<Vec<PortId>> {
     // adjacency: node → neighbour nodes
     let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
     for p in ports {
@@ -842,11 +902,22 @@ impl FlowState {
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Frames queued anywhere (egress queues and receive backlogs).
     pub fn queued_frames(&self) -> u64 {
-        let q: usize = self.ports.iter().flat_map(|p| p.queues.iter()).map(|q| q.len()).sum();
+        let q: usize = self
+            .ports
+            .iter()
+            .flat_map(|p| p.queues.iter())
+            .map(|q| q.len())
+            .sum();
         let r: usize = self
             .nodes
             .iter()
-            .map(|n| if let Node::Host(h) = n { h.rx_queue.len() } else { 0 })
+            .map(|n| {
+                if let Node::Host(h) = n {
+                    h.rx_queue.len()
+                } else {
+                    0
+                }
+            })
             .sum();
         (q + r) as u64
     }

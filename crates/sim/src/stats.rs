@@ -50,7 +50,11 @@ impl PortStats {
     pub fn count_control_tx(&mut self, f: &ControlFrame) {
         match *f {
             ControlFrame::Pause { quanta } => {
-                if quanta == 0 { self.pause_xon_tx += 1 } else { self.pause_xoff_tx += 1 }
+                if quanta == 0 {
+                    self.pause_xon_tx += 1
+                } else {
+                    self.pause_xoff_tx += 1
+                }
             }
             ControlFrame::Pfc { enable_vector, time } => {
                 for p in 0..8 {
@@ -69,7 +73,11 @@ impl PortStats {
     pub fn count_control_rx(&mut self, f: &ControlFrame) {
         match *f {
             ControlFrame::Pause { quanta } => {
-                if quanta == 0 { self.pause_xon_rx += 1 } else { self.pause_xoff_rx += 1 }
+                if quanta == 0 {
+                    self.pause_xon_rx += 1
+                } else {
+                    self.pause_xoff_rx += 1
+                }
             }
             ControlFrame::Pfc { enable_vector, time } => {
                 for p in 0..8 {

@@ -124,7 +124,10 @@ impl SizeCdf {
             }
             let mut it = l.split_whitespace();
             let (Some(s), Some(c), None) = (it.next(), it.next(), it.next()) else {
-                return Err(CdfError { line, problem: format!("expected `size cdf`, found {l:?}") });
+                return Err(CdfError {
+                    line,
+                    problem: format!("expected `size cdf`, found {l:?}"),
+                });
             };
             let size: u64 = s.parse().map_err(|_| CdfError {
                 line,
@@ -135,7 +138,10 @@ impl SizeCdf {
                 problem: format!("cdf {c:?} is not a number"),
             })?;
             if !(0.0..=100.0).contains(&cdf) {
-                return Err(CdfError { line, problem: format!("cdf {cdf} is outside 0..=100") });
+                return Err(CdfError {
+                    line,
+                    problem: format!("cdf {cdf} is outside 0..=100"),
+                });
             }
             if let Some(&(ps, pc)) = points.last() {
                 if size < ps || cdf < pc {
@@ -148,7 +154,10 @@ impl SizeCdf {
             points.push((size, cdf));
         }
         let Some(&(_, last)) = points.last() else {
-            return Err(CdfError { line: 1, problem: "no `size cdf` lines".into() });
+            return Err(CdfError {
+                line: 1,
+                problem: "no `size cdf` lines".into(),
+            });
         };
         let scale = if (last - 100.0).abs() < 1e-9 {
             100.0
@@ -254,7 +263,12 @@ mod tests {
     fn cdf_errors_name_the_line() {
         assert_eq!(SizeCdf::parse("0 0\n10 50\n5 60\n").unwrap_err().line, 3);
         assert_eq!(SizeCdf::parse("0 0\nx 50\n").unwrap_err().line, 2);
-        assert!(SizeCdf::parse("0 0\n10 50\n").unwrap_err().problem.contains("last cdf"));
+        assert!(
+            SizeCdf::parse("0 0\n10 50\n")
+                .unwrap_err()
+                .problem
+                .contains("last cdf")
+        );
     }
 
     #[test]

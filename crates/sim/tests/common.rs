@@ -1,0 +1,45 @@
+//! Helpers shared by the simulator's integration tests.
+#![allow(dead_code)]
+
+use lossless_proto::units::Duration;
+use lossless_sim::config::{NodeKind, SimConfig};
+use lossless_sim::scenario::{self, Overrides};
+use lossless_sim::{Report, Simulator};
+
+/// Loads a built-in with `--set` style overrides and an optional duration.
+pub fn load(name: &str, set: &[&str], duration: Option<Duration>) -> SimConfig {
+    let ov = Overrides {
+        set: set.iter().map(|s| s.to_string()).collect(),
+        seed: None,
+        duration,
+    };
+    scenario::load(name, &ov).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Runs a configuration to its end and returns the report (conservation checked).
+pub fn run(config: SimConfig) -> Report {
+    let mut sim = Simulator::new(config).expect("builds");
+    sim.run();
+    let r = Report::collect(&sim);
+    r.check_conservation().expect("every frame is accounted for");
+    r
+}
+
+/// Sets the headroom of every switch.
+pub fn set_headroom(config: &mut SimConfig, bytes: u64) {
+    for n in &mut config.nodes {
+        if let NodeKind::Switch(s) = &mut n.kind {
+            s.headroom_bytes = Some(bytes);
+        }
+    }
+}
+
+/// Frames of `priority` dropped anywhere, by any reason.
+pub fn drops_of_priority(r: &Report, priority: u8) -> u64 {
+    r.ports
+        .iter()
+        .flat_map(|p| &p.priorities)
+        .filter(|q| q.priority == priority)
+        .map(|q| q.drops_frames.values().sum::<u64>())
+        .sum()
+}

@@ -1,0 +1,107 @@
+//! Document 003 §3.2 in the simulator: congestion spreads from the oversubscribed red link
+//! hop by hop back to all three clients, without losing a lossless frame.
+
+mod common;
+
+use common::{drops_of_priority, load, run};
+
+const LOSSLESS: u8 = 3;
+const LOSSY: u8 = 0;
+
+fn pfc_received(r: &lossless_sim::Report, node: &str, peer: &str) -> u64 {
+    let port = r
+        .port(node, peer)
+        .unwrap_or_else(|| panic!("port {node} → {peer}"));
+    port.priorities
+        .iter()
+        .filter(|q| q.priority == LOSSLESS)
+        .map(|q| q.pfc_xoff_received_frames)
+        .sum()
+}
+
+#[test]
+fn congestion_spreads_to_every_client_without_losing_a_lossless_frame() {
+    let r = run(load("four-bridge", &[], None));
+    // first hop: bridge 4 pauses bridges 1–3
+    for b in ["bridge1", "bridge2", "bridge3"] {
+        assert!(
+            pfc_received(&r, b, "bridge4") > 0,
+            "{b} was not paused by bridge4"
+        );
+    }
+    // second hop: bridges 1–3 pause clients 1–3
+    for i in 1..=3 {
+        let (c, b) = (format!("client{i}"), format!("bridge{i}"));
+        assert!(pfc_received(&r, &c, &b) > 0, "{c} received no PFC from {b}");
+        let paused = r
+            .port(&c, &b)
+            .unwrap()
+            .priorities
+            .iter()
+            .find(|q| q.priority == LOSSLESS)
+            .unwrap()
+            .paused_ps;
+        assert!(paused > 0, "{c} was never paused");
+    }
+    // nothing lossless is lost; the sink never pauses anyone (it keeps up)
+    assert_eq!(r.lossless_drops(), 0);
+    assert_eq!(drops_of_priority(&r, LOSSLESS), 0);
+    assert_eq!(pfc_received(&r, "bridge4", "sink"), 0);
+}
+
+#[test]
+fn lossy_frames_are_dropped_at_the_bottleneck_only() {
+    let r = run(load("four-bridge", &[], None));
+    let at_bridge4: u64 = r
+        .ports
+        .iter()
+        .filter(|p| p.node == "bridge4")
+        .flat_map(|p| &p.priorities)
+        .filter(|q| q.priority == LOSSY)
+        .map(|q| q.drops_frames.get("tail_drop").copied().unwrap_or(0))
+        .sum();
+    assert!(at_bridge4 > 0, "no lossy drop at bridge4");
+    assert_eq!(
+        drops_of_priority(&r, LOSSY),
+        at_bridge4,
+        "lossy drops elsewhere than bridge4"
+    );
+}
+
+#[test]
+fn the_victim_flow_loses_throughput_without_crossing_the_red_link() {
+    let r = run(load("four-bridge", &[], None));
+    let v = r.flow("victim").expect("victim flow");
+    assert_eq!(v.dropped_frames, 0);
+    // offered 20 Gb/s on a path with 100 Gb/s links everywhere; PFC head-of-line blocking
+    // holds it well below that
+    assert!(
+        v.throughput_bps < v.offered_bps * 3 / 4,
+        "victim got {} of {}",
+        v.throughput_bps,
+        v.offered_bps
+    );
+    assert!(v.throughput_bps > 0);
+    // the server's link itself is never congested
+    let server = r.port("bridge4", "server").unwrap();
+    assert!(server.priorities.iter().all(|q| q.pfc_xoff_received_frames == 0));
+}
+
+#[test]
+fn without_pfc_lossless_frames_are_lost_and_with_pfc_none_are() {
+    let off = run(load("four-bridge", &["defaults.flow_control=\"off\""], None));
+    assert!(
+        drops_of_priority(&off, LOSSLESS) > 0,
+        "PFC off lost no lossless frame"
+    );
+    let on = run(load("four-bridge", &[], None));
+    assert_eq!(drops_of_priority(&on, LOSSLESS), 0);
+}
+
+#[test]
+fn link_pause_instead_of_pfc_also_loses_nothing_but_stops_the_lossy_class_too() {
+    let r = run(load("four-bridge", &["defaults.flow_control=\"pause\""], None));
+    assert_eq!(drops_of_priority(&r, LOSSLESS), 0);
+    let c1 = r.port("client1", "bridge1").unwrap();
+    assert!(c1.pause_xoff_received_frames > 0);
+}

@@ -1,0 +1,115 @@
+//! Document 002 end to end: MAC0 turns module A's fc_rdy into PAUSE frames, MAC1 obeys them;
+//! release case 1 sends a PAUSE with time 0 and MAC1 resumes at once, case 2 sends nothing and
+//! MAC1 resumes when the last pause runs out. Times asserted to the picosecond.
+
+mod common;
+
+use lossless_proto::flow_control::ControlFrame;
+use lossless_proto::units::{Duration, Instant};
+use lossless_sim::frame::PortId;
+use lossless_sim::observer::{Observer, WireFrame};
+use lossless_sim::{Report, Simulator};
+
+#[derive(Default)]
+struct Tx {
+    control: Vec<(PortId, ControlFrame, Instant)>,
+    data: Vec<(PortId, Instant)>,
+}
+
+impl Observer for Tx {
+    fn tx_start(&mut self, port: PortId, frame: &WireFrame, start: Instant, _last_bit: Instant) {
+        match frame {
+            WireFrame::Control(c) => self.control.push((port, *c, start)),
+            WireFrame::Data(_) => self.data.push((port, start)),
+        }
+    }
+}
+
+const MAC0: PortId = 0; // module_a's port (the link's `a` end)
+const MAC1: PortId = 1; // module_b's port
+
+fn at_ns(ns: u64) -> Instant {
+    Instant::ZERO + Duration::from_ns(ns)
+}
+fn at_ps(ps: u128) -> Instant {
+    Instant::from_ps(ps)
+}
+
+fn run() -> (Tx, Report) {
+    let c = common::load("two-chip", &[], None);
+    let mut sim = Simulator::with_observer(c, Tx::default()).unwrap();
+    sim.run();
+    let r = Report::collect(&sim);
+    r.check_conservation().unwrap();
+    let tx = std::mem::take(sim.observer_mut());
+    (tx, r)
+}
+
+#[test]
+fn mac0_sends_xoff_refreshes_and_one_xon_for_case_1_only() {
+    let (tx, r) = run();
+    let sent: Vec<(u16, Instant)> = tx
+        .control
+        .iter()
+        .map(|&(p, c, t)| {
+            assert_eq!(p, MAC0, "only MAC0 sends control frames");
+            match c {
+                ControlFrame::Pause { quanta } => (quanta, t),
+                other => panic!("PFC frame {other:?} on a PAUSE link"),
+            }
+        })
+        .collect();
+    // interval = 512 quanta × 51.2 ns = 26.2144 µs
+    assert_eq!(
+        sent,
+        vec![
+            (1024, at_ns(10_000)),
+            (1024, at_ps(36_214_400)),
+            (0, at_ns(50_000)), // case 1: released inside the interval → XON
+            (1024, at_ns(150_000)),
+            (1024, at_ps(176_214_400)),
+            // case 2: released at 202.4288 µs, exactly at the end of the interval → nothing
+        ]
+    );
+    let a = r.port("module_a", "module_b").unwrap();
+    assert_eq!((a.pause_xoff_sent_frames, a.pause_xon_sent_frames), (4, 1));
+    let b = r.port("module_b", "module_a").unwrap();
+    assert_eq!(
+        (b.pause_xoff_received_frames, b.pause_xon_received_frames),
+        (4, 1)
+    );
+}
+
+#[test]
+fn mac1_resumes_at_once_on_xon_and_when_the_timer_runs_out_in_case_2() {
+    let (tx, _) = run();
+    let data: Vec<Instant> = tx.data.iter().filter(|d| d.0 == MAC1).map(|d| d.1).collect();
+    assert!(
+        tx.data.iter().all(|d| d.0 == MAC1),
+        "MAC0 sent own data (module A sends none)"
+    );
+    // reception of a control frame ends 57.6 ns (72 bytes at 10G) + 10 ns (2 m) after its start
+    let arrival = Duration::from_ps(57_600 + 10_000);
+    let reaction = Duration::from_ps(60 * 51_200); // 802.3 limit at 10G: 60 quanta
+    let first_xoff_rx = at_ns(10_000) + arrival;
+    // MAC1 starts nothing in [r + reaction delay, XON reception)
+    let xon_rx = at_ns(50_000) + arrival;
+    assert!(
+        !data.iter().any(|&t| t >= first_xoff_rx + reaction && t < xon_rx),
+        "MAC1 sent while paused (case 1)"
+    );
+    // case 1: resumes the instant the XON has arrived
+    assert!(data.contains(&xon_rx), "MAC1 did not resume at the XON's arrival");
+    // case 2: the last XOFF (sent 176.2144 µs) reaches MAC1 at +67.6 ns; its 1024 quanta
+    // (52.4288 µs) then run out
+    let resume = at_ps(176_214_400) + arrival + Duration::from_ps(1024 * 51_200);
+    let second_xoff_rx = at_ns(150_000) + arrival;
+    assert!(
+        !data.iter().any(|&t| t >= second_xoff_rx + reaction && t < resume),
+        "MAC1 sent while paused (case 2)"
+    );
+    assert!(
+        data.contains(&resume),
+        "MAC1 did not resume when the pause ran out"
+    );
+}
