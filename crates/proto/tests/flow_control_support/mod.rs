@@ -41,6 +41,9 @@ pub enum What {
     Request { p: u8, asserted: bool },
     /// The engine's `may_transmit` for priority p changed (observed at step instants).
     MayTransmit { p: u8, may: bool },
+    /// The wire was idle, data was queued, and nothing was sent: `queued` priorities had
+    /// frames waiting, `held` says own data was held.
+    Idle { queued: u8, held: bool },
 }
 
 /// One log entry.
@@ -253,6 +256,17 @@ impl BackToBack {
                 },
             });
             return true;
+        }
+        let queued = (0..8u8)
+            .filter(|&p| !port.queues[p as usize].is_empty())
+            .fold(0u8, |m, p| m | (1 << p));
+        if queued != 0 {
+            let held = port.fc.hold_data(t);
+            self.log.push(Record {
+                t,
+                port: i,
+                what: What::Idle { queued, held },
+            });
         }
         false
     }
