@@ -609,14 +609,14 @@ fn build(
                 }
             }
         };
-        if let Some(c) = count {
-            if c == 0 || c > MAX_GROUP {
-                return ctx.err(
-                    h.name.span(),
-                    "count",
-                    format!("found {c}, allowed 1..={MAX_GROUP}"),
-                );
-            }
+        if let Some(c) = count
+            && (c == 0 || c > MAX_GROUP)
+        {
+            return ctx.err(
+                h.name.span(),
+                "count",
+                format!("found {c}, allowed 1..={MAX_GROUP}"),
+            );
         }
         let mut hc = HostConfig::default();
         if let Some(r) = &h.rx_rate {
@@ -723,10 +723,8 @@ fn build(
     }
     let resolve = |v: &Spanned<String>, key: &str| -> Result<Vec<NodeId>, ScenarioError> {
         let n = v.get_ref();
-        if let Some(g) = n.strip_suffix('*') {
-            if let Some(m) = groups.get(g) {
-                return Ok(m.clone());
-            }
+        if let Some(m) = n.strip_suffix('*').and_then(|g| groups.get(g)) {
+            return Ok(m.clone());
         }
         match by_name.get(n) {
             Some(&id) => Ok(vec![id]),

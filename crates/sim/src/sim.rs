@@ -502,8 +502,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if let Some(frame) = self.ports[pi].current.take() {
             // the frame has left the buffer: release its ingress charge
             let node = self.ports[pi].node as usize;
-            if frame.ingress != NO_PORT {
-                if let Node::Switch(sw) = &mut self.nodes[node] {
+            if frame.ingress != NO_PORT
+                && let Node::Switch(sw) = &mut self.nodes[node]
+            {
+                {
                     let in_local = self.ports[frame.ingress as usize].local as usize;
                     let xon = sw.buffer.release(in_local, frame.priority, frame.len as u64);
                     let occ = sw.buffer.occupancy(in_local, frame.priority);

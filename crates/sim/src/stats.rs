@@ -57,9 +57,9 @@ impl PortStats {
                 }
             }
             ControlFrame::Pfc { enable_vector, time } => {
-                for p in 0..8 {
+                for (p, &t) in time.iter().enumerate() {
                     if enable_vector & (1 << p) != 0 {
-                        if time[p] == 0 {
+                        if t == 0 {
                             self.prio[p].pfc_xon_tx += 1
                         } else {
                             self.prio[p].pfc_xoff_tx += 1
@@ -80,9 +80,9 @@ impl PortStats {
                 }
             }
             ControlFrame::Pfc { enable_vector, time } => {
-                for p in 0..8 {
+                for (p, &t) in time.iter().enumerate() {
                     if enable_vector & (1 << p) != 0 {
-                        if time[p] == 0 {
+                        if t == 0 {
                             self.prio[p].pfc_xon_rx += 1
                         } else {
                             self.prio[p].pfc_xoff_rx += 1

@@ -143,13 +143,13 @@ impl SizeCdf {
                     problem: format!("cdf {cdf} is outside 0..=100"),
                 });
             }
-            if let Some(&(ps, pc)) = points.last() {
-                if size < ps || cdf < pc {
-                    return Err(CdfError {
-                        line,
-                        problem: format!("({size}, {cdf}) decreases after ({ps}, {pc})"),
-                    });
-                }
+            if let Some(&(ps, pc)) = points.last()
+                && (size < ps || cdf < pc)
+            {
+                return Err(CdfError {
+                    line,
+                    problem: format!("({size}, {cdf}) decreases after ({ps}, {pc})"),
+                });
             }
             points.push((size, cdf));
         }
