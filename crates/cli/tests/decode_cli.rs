@@ -209,3 +209,44 @@ fn every_corpus_capture_decodes_to_the_end_and_malformed_ones_report_errors() {
     }
     assert!(seen >= 12);
 }
+
+#[test]
+fn standard_input_is_read_when_the_file_is_a_dash() {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lossless"))
+        .args(["decode", "--filter", "pause", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&std::fs::read(sample()).unwrap())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o).matches("opcode PAUSE").count(), 2, "{}", stdout(&o));
+}
+
+#[test]
+fn frames_of_other_link_types_are_listed_as_skipped_without_failing() {
+    // A little-endian pcap with LINKTYPE_LINUX_SLL (113) and one 20-byte record.
+    let mut file = vec![
+        0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 113, 0, 0, 0,
+    ];
+    file.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0, 20, 0, 0, 0, 20, 0, 0, 0]);
+    file.extend_from_slice(&[0u8; 20]);
+    let dir = temp_dir("decode-sll");
+    let path = dir.join("sll.pcap");
+    std::fs::write(&path, &file).unwrap();
+    let o = decode(&[path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("skipped: link type LINKTYPE_LINUX_SLL (113) is not decoded"),
+        "{out}"
+    );
+}
