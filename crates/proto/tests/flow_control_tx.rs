@@ -255,3 +255,25 @@ fn counters_serialize_with_the_standard_names() {
     let back: Counters = serde_json::from_value(json).unwrap();
     assert_eq!(&back, fc.counters());
 }
+
+#[test]
+fn extreme_times_and_lengths_saturate_instead_of_panicking() {
+    let mut fc = pfc_engine(|c| c.priorities[0].refresh_quanta = u32::MAX);
+    let late = Instant::MAX - Duration::from_ps(10);
+    let slot = fc.on_tx_start(late, u64::MAX, 1).unwrap();
+    assert_eq!(slot.free_at, Instant::MAX);
+    fc.set_request(late, 0, true).unwrap();
+    assert!(fc.poll_transmit(Instant::MAX).is_some());
+    fc.handle_control_frame(
+        Instant::MAX,
+        &lossless_proto::flow_control::ReceivedControl::multicast(ControlFrame::Pfc {
+            enable_vector: 0xFF,
+            time: [0xFFFF; 8],
+        }),
+    );
+    // time going backwards is taken as "no time passed"
+    fc.handle_timeout(Instant::ZERO);
+    assert_eq!(fc.now(), Instant::MAX);
+    let _ = fc.poll_timeout();
+    let _ = fc.paused_mask(Instant::ZERO);
+}

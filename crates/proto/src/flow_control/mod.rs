@@ -63,7 +63,7 @@ pub use frame::{
     OPCODE_PFC, ReceivedBody, ReceivedControl, Transmit, TxSlot,
 };
 
-use crate::units::{Duration, Instant, PREAMBLE_SFD_BYTES};
+use crate::units::{Duration, IFG_BYTES, Instant, PREAMBLE_SFD_BYTES};
 use rx::{Arrival, RxSide};
 use tx::TxSide;
 
@@ -151,13 +151,24 @@ pub struct FlowControl {
     now: Instant,
     tx_last_bit: Instant,
     wire_free_at: Instant,
+    /// Exact durations at the port's rate, computed once (no division on the hot path).
+    byte: Duration,
+    quantum: Duration,
+    refresh: [Duration; PRIORITIES],
 }
 
 impl FlowControl {
     /// An engine for one port, or why the configuration is unusable.
     pub fn new(cfg: FlowControlConfig) -> Result<Self, ConfigError> {
         cfg.validate()?;
+        let quantum = cfg.rate.quanta_time(1);
+        let refresh = cfg
+            .priorities
+            .map(|pc| quantum.saturating_mul(u64::from(pc.refresh_quanta)));
         Ok(FlowControl {
+            byte: cfg.rate.time_for_bytes(1),
+            quantum,
+            refresh,
             active: cfg.active_mask(),
             cfg,
             tx: TxSide::default(),
@@ -228,7 +239,9 @@ impl FlowControl {
         if self.now < self.wire_free_at {
             return None;
         }
-        let frame = self.tx.take_frame(self.now, &self.cfg, &mut self.counters)?;
+        let frame = self
+            .tx
+            .take_frame(self.now, &self.cfg, &self.refresh, &mut self.counters)?;
         let slot = self.occupy(CONTROL_FRAME_BYTES);
         Some(Transmit {
             frame,
@@ -248,9 +261,14 @@ impl FlowControl {
 
     fn occupy(&mut self, frame_bytes: u64) -> TxSlot {
         let start = self.now;
-        let rate = self.cfg.rate;
-        let last_bit = start + rate.time_for_bytes(frame_bytes + PREAMBLE_SFD_BYTES);
-        let free_at = start + rate.wire_time(frame_bytes);
+        let last_bit = start.saturating_add(
+            self.byte
+                .saturating_mul(frame_bytes.saturating_add(PREAMBLE_SFD_BYTES)),
+        );
+        let free_at = start.saturating_add(
+            self.byte
+                .saturating_mul(frame_bytes.saturating_add(PREAMBLE_SFD_BYTES + IFG_BYTES)),
+        );
         self.tx_last_bit = last_bit;
         self.wire_free_at = free_at;
         TxSlot {
@@ -305,7 +323,7 @@ impl FlowControl {
             received: r,
             timer_start: if self.tx_last_bit > r { self.tx_last_bit } else { r },
         };
-        let (rate, delay) = (self.cfg.rate, self.cfg.reaction_delay);
+        let (quantum, delay) = (self.quantum, self.cfg.reaction_delay);
         match frame {
             ControlFrame::Pause { quanta } => {
                 self.counters.pause_mac_ctrl_frames_received += 1;
@@ -313,7 +331,7 @@ impl FlowControl {
                     self.counters.rx_ignored_mode += 1;
                     return RxOutcome::Refused(Refusal::Mode);
                 }
-                self.rx.apply(0, quanta, at, rate, delay, &mut self.counters);
+                self.rx.apply(0, quanta, at, quantum, delay, &mut self.counters);
                 RxOutcome::Obeyed { priorities: 1 }
             }
             ControlFrame::Pfc { enable_vector, time } => {
@@ -330,7 +348,7 @@ impl FlowControl {
                 let obey = enable_vector & self.active;
                 for (p, &q) in time.iter().enumerate() {
                     if obey & (1 << p) != 0 {
-                        self.rx.apply(p, q, at, rate, delay, &mut self.counters);
+                        self.rx.apply(p, q, at, quantum, delay, &mut self.counters);
                     }
                 }
                 RxOutcome::Obeyed { priorities: obey }

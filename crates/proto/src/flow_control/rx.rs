@@ -18,7 +18,7 @@
 
 use super::config::PRIORITIES;
 use super::counters::Counters;
-use crate::units::{Duration, Instant, Rate};
+use crate::units::{Duration, Instant};
 
 /// When a control frame was received and when its pause timer starts.
 #[derive(Clone, Copy, Debug)]
@@ -88,7 +88,7 @@ impl RxSide {
         p: usize,
         quanta: u16,
         at: Arrival,
-        rate: Rate,
+        quantum: Duration,
         reaction_delay: Duration,
         counters: &mut Counters,
     ) {
@@ -103,12 +103,12 @@ impl RxSide {
             return;
         }
         counters.rx_prio_pause[p] += 1;
-        let until = s + rate.quanta_time(u64::from(quanta));
+        let until = s.saturating_add(quantum.saturating_mul(u64::from(quanta)));
         if st.running_at(r) {
             st.until = until;
         } else {
             *st = RxPrio {
-                block_from: r + reaction_delay,
+                block_from: r.saturating_add(reaction_delay),
                 until,
                 closed: false,
             };

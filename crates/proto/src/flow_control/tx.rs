@@ -94,6 +94,7 @@ impl TxSide {
         &mut self,
         now: Instant,
         cfg: &FlowControlConfig,
+        refresh: &[Duration; PRIORITIES],
         counters: &mut Counters,
     ) -> Option<ControlFrame> {
         let active = cfg.active_mask();
@@ -113,7 +114,7 @@ impl TxSide {
                 time[p] = pc.pause_quanta;
                 st.xoff_pending = false;
                 st.outstanding = true;
-                st.refresh_at = now + refresh_interval(cfg, p);
+                st.refresh_at = now.saturating_add(refresh[p]);
                 counters.tx_prio_pause[p] += 1;
             } else {
                 st.xon_pending = false;
@@ -187,10 +188,4 @@ impl TxSide {
         let st = &self.prio[p];
         st.outstanding.then_some(st.refresh_at)
     }
-}
-
-/// Refresh interval of register set p as time at the port's rate.
-fn refresh_interval(cfg: &FlowControlConfig, p: usize) -> Duration {
-    cfg.rate
-        .time_for_bits(u64::from(cfg.priorities[p].refresh_quanta) * crate::units::BITS_PER_QUANTUM)
 }
