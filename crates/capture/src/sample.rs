@@ -75,16 +75,8 @@ fn ieee_dcbx_lldpdu() -> Vec<u8> {
     let tables = EtsTables {
         priority_tc: [0, 0, 0, 1, 0, 0, 2, 2],
         tc_bandwidth: [40, 50, 10, 0, 0, 0, 0, 0],
-        tsa: [
-            Tsa::Ets,
-            Tsa::Ets,
-            Tsa::Ets,
-            Tsa::Strict,
-            Tsa::Strict,
-            Tsa::Strict,
-            Tsa::Strict,
-            Tsa::Strict,
-        ],
+        // ETS for TCs 0..=2, strict priority for the rest (802.1Q Table 8-6: 2 ETS, 0 strict).
+        tsa: [2, 2, 2, 0, 0, 0, 0, 0].map(Tsa::from),
     };
     let entries = [
         AppEntry {

@@ -131,6 +131,20 @@ fn a_truncated_capture_is_decoded_up_to_the_cut_and_exits_one_naming_the_offset(
     assert!(err.contains("at byte "), "names the offset: {err}");
     assert!(err.contains("pcapng block 11"), "names the block: {err}");
     assert!(err.contains("9 frames read"), "summary: {err}");
+    // In JSON the error is the last line, an object of its own with the offset and block.
+    let o = decode(&["--json", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let lines = json_lines(&o);
+    assert_eq!(lines.len(), 10);
+    let last = &lines[9];
+    assert_eq!(last["block"], 11);
+    assert_eq!(last["fatal"], true);
+    assert_eq!(
+        last["offset"].as_u64().unwrap(),
+        bytes.len() as u64 - 92,
+        "the last block is 92 bytes long"
+    );
+    assert!(last["error"].as_str().unwrap().contains("truncated"), "{last}");
 }
 
 #[test]

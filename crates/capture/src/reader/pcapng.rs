@@ -225,7 +225,14 @@ mod tests {
         assert_eq!(to_ps(1_000, 15, 0), 1, "femtoseconds round down to picoseconds");
         assert_eq!(to_ps(1, 0x80 | 1, 0), 500_000_000_000, "2^-1 s");
         assert_eq!(to_ps(3, 0x80 | 10, 0), 3 * 1_000_000_000_000 / 1024, "2^-10 s");
-        assert_eq!(to_ps(1, 6, 2), 2_000_000_000_000 + 1_000_000, "if_tsoffset adds seconds");
-        assert_eq!(to_ps(u128::from(u64::MAX), 0, u64::MAX), u128::from(u64::MAX) * 1_000_000_000_000 * 2);
+        assert_eq!(
+            to_ps(1, 6, 2),
+            2_000_000_000_000 + 1_000_000,
+            "if_tsoffset adds seconds"
+        );
+        assert_eq!(
+            to_ps(u128::from(u64::MAX), 0, u64::MAX),
+            u128::from(u64::MAX) * 1_000_000_000_000 * 2
+        );
     }
 }
