@@ -1,8 +1,6 @@
 //! Frames as the simulator carries them: small `Copy` handles, never bytes. Bytes are built
 //! only by sinks that need them (a pcap writer).
 
-use lossless_proto::units::Instant;
-
 /// Index of a port in the simulation (all ports of all nodes, numbered from 0).
 pub type PortId = u32;
 /// Index of a node (host or switch).
@@ -26,8 +24,10 @@ pub struct Frame {
     pub priority: u8,
     /// Port the frame entered the current node by, [`NO_PORT`] at its source host.
     pub ingress: PortId,
-    /// When the source injected it.
-    pub born: Instant,
+    /// Source host.
+    pub src: NodeId,
+    /// Destination host.
+    pub dst: NodeId,
 }
 
 /// Why a frame was dropped. Every drop has one.

@@ -16,6 +16,7 @@ pub mod event;
 pub mod frame;
 pub mod headroom;
 pub mod observer;
+pub mod pcap;
 pub mod report;
 pub mod scenario;
 pub mod selection;

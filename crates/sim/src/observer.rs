@@ -79,3 +79,31 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
         self.1.delivered(node, frame, at);
     }
 }
+
+impl<T: Observer> Observer for Option<T> {
+    fn tx_start(&mut self, port: PortId, frame: &WireFrame, start: Instant, last_bit: Instant) {
+        if let Some(o) = self {
+            o.tx_start(port, frame, start, last_bit);
+        }
+    }
+    fn control_received(&mut self, port: PortId, frame: &ControlFrame, at: Instant) {
+        if let Some(o) = self {
+            o.control_received(port, frame, at);
+        }
+    }
+    fn request_changed(&mut self, port: PortId, prio: u8, on: bool, at: Instant) {
+        if let Some(o) = self {
+            o.request_changed(port, prio, on, at);
+        }
+    }
+    fn buffer_changed(&mut self, node: NodeId, local_port: u32, prio: u8, bytes: u64, at: Instant) {
+        if let Some(o) = self {
+            o.buffer_changed(node, local_port, prio, bytes, at);
+        }
+    }
+    fn delivered(&mut self, node: NodeId, frame: &Frame, at: Instant) {
+        if let Some(o) = self {
+            o.delivered(node, frame, at);
+        }
+    }
+}

@@ -505,20 +505,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             if frame.ingress != NO_PORT
                 && let Node::Switch(sw) = &mut self.nodes[node]
             {
-                {
-                    let in_local = self.ports[frame.ingress as usize].local as usize;
-                    let xon = sw.buffer.release(in_local, frame.priority, frame.len as u64);
-                    let occ = sw.buffer.occupancy(in_local, frame.priority);
-                    self.observer.buffer_changed(
-                        node as NodeId,
-                        in_local as u32,
-                        frame.priority,
-                        occ,
-                        self.now,
-                    );
-                    if xon {
-                        self.set_pair_xoff(frame.ingress, frame.priority, false);
-                    }
+                let in_local = self.ports[frame.ingress as usize].local as usize;
+                let xon = sw.buffer.release(in_local, frame.priority, frame.len as u64);
+                let occ = sw.buffer.occupancy(in_local, frame.priority);
+                self.observer
+                    .buffer_changed(node as NodeId, in_local as u32, frame.priority, occ, self.now);
+                if xon {
+                    self.set_pair_xoff(frame.ingress, frame.priority, false);
                 }
             }
         }
@@ -590,7 +583,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let Node::Switch(sw) = &mut self.nodes[node as usize] else {
             return;
         };
-        let dst = self.flows[frame.flow as usize].spec.dst as usize;
+        let dst = frame.dst as usize;
         let cands = &sw.routes[dst];
         let out = match cands.len() {
             0 => {
@@ -744,7 +737,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             len: len as u32,
             priority: prio,
             ingress: NO_PORT,
-            born: now,
+            src: src as NodeId,
+            dst: fs.spec.dst,
         };
         self.next_frame_id += 1;
         self.totals.injected += 1;

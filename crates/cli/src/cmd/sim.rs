@@ -9,6 +9,8 @@ use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lossless_proto::units::Duration;
 use lossless_sim::scenario::{self, BUILTINS, Overrides};
+use lossless_sim::observer::{NoObserver, Observer};
+use lossless_sim::pcap::PcapSink;
 use lossless_sim::{Report, Simulator};
 
 /// Arguments of `lossless sim`.
@@ -31,6 +33,9 @@ pub struct SimArgs {
     /// Write the metrics as JSON (every key names its unit).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Write one pcapng per link direction into DIR (PFC/PAUSE as MAC Control frames).
+    #[arg(long, value_name = "DIR")]
+    pub pcap: Option<PathBuf>,
     /// Print the scenario file of a built-in and exit.
     #[arg(long)]
     pub show: bool,
@@ -59,7 +64,34 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     }
     let ov = Overrides { set: args.set.clone(), seed: args.seed, duration: args.duration };
     let config = scenario::load(name, &ov)?;
-    let mut sim = Simulator::new(config)?;
+    let pcap = match &args.pcap {
+        Some(dir) => Some(PcapSink::create(dir, &config)?),
+        None => None,
+    };
+    let report = if pcap.is_some() {
+        let mut sim = Simulator::with_observer(config, pcap)?;
+        let report = execute(&mut sim, &args);
+        if let Some(sink) = sim.observer_mut() {
+            let files = sink.finish()?;
+            if !args.quiet {
+                println!("wrote {} pcapng files to {}", files.len(), args.pcap.as_ref().map(|p| p.display().to_string()).unwrap_or_default());
+            }
+        }
+        report
+    } else {
+        let mut sim = Simulator::with_observer(config, NoObserver)?;
+        execute(&mut sim, &args)
+    };
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&report)?;
+        std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
+    }
+    report.check_conservation()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs a simulator to its end with a progress bar after one second; prints the summary.
+fn execute<O: Observer>(sim: &mut Simulator<O>, args: &SimArgs) -> Report {
     let wall = WallClock::now();
     let end = sim.end();
     let bar = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::hidden());
@@ -85,7 +117,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     }
     bar.finish_and_clear();
     let elapsed = wall.elapsed();
-    let report = Report::collect(&sim);
+    let report = Report::collect(&*sim);
     if !args.quiet {
         print!("{}", report.summary());
         println!(
@@ -95,10 +127,5 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
             end.since_epoch().as_secs_f64() * 1e3 / elapsed.as_secs_f64().max(1e-9)
         );
     }
-    if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&report)?;
-        std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
-    }
-    report.check_conservation()?;
-    Ok(ExitCode::SUCCESS)
+    report
 }

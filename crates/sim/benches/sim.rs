@@ -1,0 +1,46 @@
+//! Simulator throughput: events per second (and simulated time per wall second) on `incast`
+//! with 64 senders and on `four-bridge`. Run: `cargo bench -p lossless-sim --bench sim`.
+#![allow(missing_docs)] // criterion_group! generates undocumented items
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use lossless_sim::Simulator;
+use lossless_sim::config::SimConfig;
+use lossless_sim::scenario::{self, Overrides};
+
+fn config(name: &str, set: &[&str]) -> SimConfig {
+    let ov = Overrides {
+        set: set.iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
+    };
+    scenario::load(name, &ov).expect("built-in scenario loads")
+}
+
+fn events_of(c: &SimConfig) -> u64 {
+    let mut sim = Simulator::new(c.clone()).expect("builds");
+    sim.run();
+    sim.events()
+}
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("sim");
+    g.sample_size(10);
+    for (label, cfg) in [
+        ("incast-64", config("incast", &["senders=64"])),
+        ("four-bridge", config("four-bridge", &[])),
+    ] {
+        let events = events_of(&cfg);
+        eprintln!("{label}: {events} events per run, {} simulated", cfg.duration);
+        g.throughput(Throughput::Elements(events));
+        g.bench_function(label, |b| {
+            b.iter(|| {
+                let mut sim = Simulator::new(cfg.clone()).expect("builds");
+                sim.run();
+                sim.events()
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
