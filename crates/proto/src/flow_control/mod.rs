@@ -52,6 +52,7 @@ mod counters;
 mod frame;
 mod rx;
 mod tx;
+mod wire;
 
 pub use config::{
     ConfigError, FlowControlConfig, Mode, PRIORITIES, PriorityConfig, default_reaction_delay,
