@@ -17,35 +17,52 @@
 //!    - first `poll_transmit(now)`: a `Some(Transmit)` is a PAUSE/PFC frame that goes out
 //!      *now*, ahead of any queued data; the engine has already recorded it as on the wire until
 //!      `Transmit::free_at`;
-//!    - otherwise pick a data frame of a priority p with `may_start_data(now, p)` (which is
-//!      `may_transmit(now, p) && !hold_data(now)` and the wire idle) and report it with
-//!      `on_tx_start(now, frame_bytes, p)` — the engine needs every data frame start to know
-//!      when the frame being sent ends (its last bit is where a received pause timer starts).
-//!      The returned [`TxSlot`] says when the wire is free again.
+//!    - otherwise pick a data frame of a priority p with `may_start_data(now, p)` (wire idle,
+//!      no control frame due, `may_transmit(now, p)`, and not `hold_data(now)`) and report it
+//!      with `on_tx_start(now, frame_bytes, p)` (FCS included, preamble and gap excluded). The
+//!      engine needs every data frame start to know when the frame being sent ends (its last
+//!      bit is where a received pause timer starts); it refuses a start that breaks a rule
+//!      ([`TxError`]). The returned [`TxSlot`] says when the last bit leaves and when the wire
+//!      is free again (after the 12-byte gap).
 //! 4. Receiving: when the last bit of a MAC Control frame (EtherType 0x8808) has arrived at
-//!    `now`, call `handle_control_frame(now, &ReceivedControl { dst, frame_len, body })`.
+//!    `now`, call `handle_control_frame(now, &ReceivedControl { dst, frame_len, body })`
+//!    (from bytes: `ReceivedControl::decode(bytes, FcsMode::..)`; from the codec:
+//!    `ReceivedControl::from_decoded`; in a simulator: `ReceivedControl::multicast(frame)`).
 //!    The engine checks the address and length, counts, and updates the pause timers.
 //! 5. Timers: after every call, ask `poll_timeout()`; at that instant call
 //!    `handle_timeout(now)` and then go to 3 (a refresh may be due, a pause may have expired,
 //!    so a paused priority may send again). `poll_timeout` also reports when a received pause
 //!    takes effect (end of the reaction delay).
-//! 6. Reports: `counters()` (serde), `paused_mask(now)`, `requested_mask()`.
+//! 6. Reports: `counters()` (serde, standard names), `paused_mask(now)`, `requested_mask()`,
+//!    `pause_until(now, p)`, `refresh_at(p)`, `rx_pause_duration(now, p)`. Bytes of a sent
+//!    frame: `Transmit::emit(FcsMode::.., &mut buf)`; `MacControlRepr::from(frame)`.
+//!
+//! Times passed in must not go backwards; an earlier `now` is taken as the latest one seen
+//! ([`FlowControl::now`]). Time arithmetic saturates: no input panics.
 //!
 //! # Timing rules (precisely)
-//! - Transmit: a rising request makes an XOFF due at once; it goes
-//!   out at the next poll on an idle wire. While raised it is re-sent when `now` reaches the
-//!   start of the last XOFF + refresh interval. Release before that instant (case 1) → XON if
-//!   `xon_on_release`; release at or after it (case 2) → nothing. A PFC frame carries all raised
-//!   priorities (refreshing them) plus those due an XON (time 0).
+//! - Transmit: a rising request makes an XOFF due at once; it goes out at the next poll on an
+//!   idle wire, before any data. While raised it is re-sent when `now` reaches the start of the
+//!   last XOFF + refresh interval (document 002's `counting`). Release before that instant
+//!   (case 1) → XON if `xon_on_release`; release at or after it (case 2; a refresh that could
+//!   not go out yet is dropped) → nothing, the peer resumes when the last pause runs out. An
+//!   XON is sent only if an XOFF went out (a request raised and lowered before its XOFF could
+//!   go sends nothing). A PFC frame carries every raised priority with its pause time (held
+//!   ones are refreshed in the same frame and restart their interval, as verilog-ethernet's
+//!   `mac_pause_ctrl_tx` does) plus those due an XON, with time 0.
 //! - Receive: an XOFF received by `r` while this port transmits a frame ending (last bit) at
 //!   `b > r` starts its timer at `b`, else at `r`. A priority not already paused stops starting
 //!   frames from `r + reaction_delay` on; an already running pause just gets the new expiry.
 //!   Time 0 releases at `r`. PFC: only priorities whose enable bit is set *and* which are
 //!   enabled on this port are reloaded.
-//! - Modes: PAUSE and PFC never both — a port in PFC mode counts received PAUSE frames but
-//!   does not obey them (802.1Qbb: PFC replaces PAUSE on a port; vendors make them mutually
-//!   exclusive), and a PAUSE-mode port likewise does not obey PFC; both are counted in
-//!   `rx_ignored_mode`.
+//! - Receive validity: destination 01-80-C2-00-00-01 or the own station address, length
+//!   exactly 64 bytes with FCS (as vendor MACs require), opcode PAUSE or PFC; everything else
+//!   is counted (`rx_wrong_destination`, `rx_wrong_length`, `UnsupportedOpcodesReceived`) and
+//!   not obeyed. The PFC enable vector's reserved high byte is ignored.
+//! - Modes: PAUSE and PFC never both — [`Mode`] is one of Off/Pause/Pfc. A port in PFC mode
+//!   counts received PAUSE frames but does not obey them (802.1Qbb makes PFC replace PAUSE on a
+//!   port; switch vendors make the two mutually exclusive), a PAUSE-mode port does not obey PFC,
+//!   and an Off port obeys neither; all are counted in `rx_ignored_mode`.
 
 mod config;
 mod counters;
@@ -240,9 +257,13 @@ impl FlowControl {
         if self.now < self.wire_free_at {
             return None;
         }
-        let frame = self
-            .tx
-            .take_frame(self.now, &self.cfg, &self.refresh, &mut self.counters)?;
+        let frame = self.tx.take_frame(
+            self.now,
+            &self.cfg,
+            self.active,
+            &self.refresh,
+            &mut self.counters,
+        )?;
         let slot = self.occupy(CONTROL_FRAME_BYTES);
         Some(Transmit {
             frame,
@@ -291,7 +312,7 @@ impl FlowControl {
         if !self.rx.may_transmit(self.now, self.slot(p)) {
             return Err(TxError::Paused { priority: p });
         }
-        if self.tx.holds_data(&self.cfg) {
+        if self.tx.holds_data(&self.cfg, self.active) {
             return Err(TxError::Held);
         }
         if self.has_control_due(self.now) {
@@ -372,7 +393,7 @@ impl FlowControl {
 
     /// Whether own data must be held now (a raised request with `hold_own_data`).
     pub fn hold_data(&self, _now: Instant) -> bool {
-        self.tx.holds_data(&self.cfg)
+        self.tx.holds_data(&self.cfg, self.active)
     }
 
     /// Whether a data frame of `p` may start now: wire idle, no control frame due, not

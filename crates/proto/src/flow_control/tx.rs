@@ -94,10 +94,10 @@ impl TxSide {
         &mut self,
         now: Instant,
         cfg: &FlowControlConfig,
+        active: u8,
         refresh: &[Duration; PRIORITIES],
         counters: &mut Counters,
     ) -> Option<ControlFrame> {
-        let active = cfg.active_mask();
         let (xoff, xon) = self.due(now, active);
         if xoff | xon == 0 {
             return None;
@@ -165,8 +165,7 @@ impl TxSide {
     }
 
     /// Whether own data must be held: a raised request whose `hold_own_data` register is set.
-    pub(crate) fn holds_data(&self, cfg: &FlowControlConfig) -> bool {
-        let active = cfg.active_mask();
+    pub(crate) fn holds_data(&self, cfg: &FlowControlConfig, active: u8) -> bool {
         self.prio
             .iter()
             .enumerate()
