@@ -443,11 +443,8 @@ fn ets_configuration_high_nibble_is_priority_zero() {
     assert_eq!(e.tables.priority_tc, [15, 4, 1, 1, 15, 4, 1, 4]);
     assert_eq!(e.tables.tc_bandwidth, [0, 50, 0, 0, 50, 0, 0, 0]);
     assert_eq!(e.tables.bandwidth_sum(), 100);
-    use Tsa::*;
-    assert_eq!(
-        e.tables.tsa,
-        [Strict, Ets, Strict, Strict, Ets, Strict, Strict, Strict]
-    );
+    let (s, ets) = (Tsa::STRICT, Tsa::ETS);
+    assert_eq!(e.tables.tsa, [s, ets, s, s, ets, s, s, s]);
 }
 
 #[test]
@@ -460,20 +457,9 @@ fn ets_configuration_flags_and_tsa_values_are_kept() {
     };
     assert!(e.willing && e.cbs);
     assert_eq!((e.reserved, e.max_tcs, e.max_tcs_count()), (5, 3, 3));
-    use Tsa::*;
-    assert_eq!(
-        e.tables.tsa,
-        [
-            Strict,
-            CreditBasedShaper,
-            Ets,
-            Vendor,
-            Other(3),
-            Other(7),
-            Other(254),
-            Ets
-        ]
-    );
+    assert_eq!(e.tables.tsa[..4], [Tsa::STRICT, Tsa::CREDIT_BASED_SHAPER, Tsa::ETS, Tsa::VENDOR]);
+    assert_eq!(e.tables.tsa[4..], [Tsa(3), Tsa(7), Tsa(254), Tsa::ETS]);
+    assert_eq!((Tsa::VENDOR.name(), Tsa(3).name()), (Some("vendor"), None));
     assert_eq!(
         one_err(&org(O1, 9, &info[..20])).to_string(),
         "ETS Configuration TLV: length at byte 0: length 24, allowed 25"

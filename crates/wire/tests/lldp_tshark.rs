@@ -337,14 +337,14 @@ fn full_ieee_pdu() -> LldpduRepr {
         priority_tc: [0, 1, 2, 3, 4, 5, 6, 7],
         tc_bandwidth: [10, 20, 30, 40, 0, 0, 0, 0],
         tsa: [
-            Tsa::Ets,
-            Tsa::Ets,
-            Tsa::Ets,
-            Tsa::Ets,
-            Tsa::Strict,
-            Tsa::CreditBasedShaper,
-            Tsa::Vendor,
-            Tsa::Other(7),
+            Tsa::ETS,
+            Tsa::ETS,
+            Tsa::ETS,
+            Tsa::ETS,
+            Tsa::STRICT,
+            Tsa::CREDIT_BASED_SHAPER,
+            Tsa::VENDOR,
+            Tsa(7),
         ],
     };
     let apps = [

@@ -98,6 +98,7 @@ pub struct ChassisId<B = Vec<u8>> {
 
 impl<'a> ChassisId<&'a [u8]> {
     /// Decodes the value of a Chassis ID TLV.
+    #[inline]
     pub fn parse(tlv: &TlvView<'a>) -> Result<Self> {
         let (subtype, id) = parse_id(tlv, "Chassis ID TLV")?;
         Ok(ChassisId {
@@ -149,6 +150,7 @@ pub struct PortId<B = Vec<u8>> {
 
 impl<'a> PortId<&'a [u8]> {
     /// Decodes the value of a Port ID TLV.
+    #[inline]
     pub fn parse(tlv: &TlvView<'a>) -> Result<Self> {
         let (subtype, id) = parse_id(tlv, "Port ID TLV")?;
         Ok(PortId {
@@ -190,6 +192,7 @@ impl<B: AsRef<[u8]>> PortId<B> {
 }
 
 /// Decodes the value of a Time To Live TLV: seconds the information stays valid (0 = shutdown).
+#[inline]
 pub fn parse_ttl(tlv: &TlvView<'_>) -> Result<u16> {
     if tlv.value.len() != 2 {
         return Err(tlv.bad_length("Time To Live TLV", "2"));
@@ -252,6 +255,7 @@ impl SystemCapabilities {
     pub const VALUE_LEN: usize = 4;
 
     /// Decodes the value of a System Capabilities TLV.
+    #[inline]
     pub fn parse(tlv: &TlvView<'_>) -> Result<Self> {
         if tlv.value.len() != Self::VALUE_LEN {
             return Err(tlv.bad_length("System Capabilities TLV", "4"));
@@ -300,6 +304,7 @@ pub struct ManagementAddress<B = Vec<u8>> {
 
 impl<'a> ManagementAddress<&'a [u8]> {
     /// Decodes the value of a Management Address TLV.
+    #[inline]
     pub fn parse(tlv: &TlvView<'a>) -> Result<Self> {
         const CTX: &str = "Management Address TLV";
         let v = tlv.value;

@@ -8,42 +8,42 @@ use alloc::vec::Vec;
 use super::tlv::{TlvView, Writer, be16};
 use crate::Result;
 
-/// Transmission selection algorithm of a traffic class (802.1Q Table 8-6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Tsa {
+/// Transmission selection algorithm of a traffic class (802.1Q Table 8-6), as sent: the
+/// named values below, or any reserved value kept unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Tsa(pub u8);
+
+impl Tsa {
     /// 0: strict priority.
-    Strict,
+    pub const STRICT: Tsa = Tsa(0);
     /// 1: credit-based shaper.
-    CreditBasedShaper,
+    pub const CREDIT_BASED_SHAPER: Tsa = Tsa(1);
     /// 2: enhanced transmission selection.
-    Ets,
+    pub const ETS: Tsa = Tsa(2);
     /// 255: vendor specific.
-    Vendor,
-    /// Any other (reserved) value, kept as sent.
-    Other(u8),
+    pub const VENDOR: Tsa = Tsa(255);
+
+    /// The algorithm's name, or `None` for a reserved value.
+    pub const fn name(self) -> Option<&'static str> {
+        match self.0 {
+            0 => Some("strict"),
+            1 => Some("cbs"),
+            2 => Some("ets"),
+            255 => Some("vendor"),
+            _ => None,
+        }
+    }
 }
 
 impl From<u8> for Tsa {
     fn from(v: u8) -> Self {
-        match v {
-            0 => Tsa::Strict,
-            1 => Tsa::CreditBasedShaper,
-            2 => Tsa::Ets,
-            255 => Tsa::Vendor,
-            other => Tsa::Other(other),
-        }
+        Tsa(v)
     }
 }
 
 impl From<Tsa> for u8 {
     fn from(t: Tsa) -> u8 {
-        match t {
-            Tsa::Strict => 0,
-            Tsa::CreditBasedShaper => 1,
-            Tsa::Ets => 2,
-            Tsa::Vendor => 255,
-            Tsa::Other(v) => v,
-        }
+        t.0
     }
 }
 
@@ -63,7 +63,7 @@ impl Default for EtsTables {
         EtsTables {
             priority_tc: [0; 8],
             tc_bandwidth: [0; 8],
-            tsa: [Tsa::Strict; 8],
+            tsa: [Tsa::STRICT; 8],
         }
     }
 }
@@ -81,7 +81,7 @@ impl EtsTables {
         }
         t.tc_bandwidth.copy_from_slice(&b[4..12]);
         for (tsa, v) in t.tsa.iter_mut().zip(&b[12..20]) {
-            *tsa = Tsa::from(*v);
+            *tsa = Tsa(*v);
         }
         t
     }
@@ -127,6 +127,7 @@ impl EtsConfiguration {
     pub const NAME: &str = "ETS Configuration TLV";
 
     /// Decodes the information after OUI and subtype.
+    #[inline]
     pub fn parse(tlv: &TlvView<'_>, info: &[u8]) -> Result<Self> {
         if info.len() != Self::INFO_LEN {
             return Err(tlv.bad_length(Self::NAME, "25"));
@@ -172,6 +173,7 @@ impl EtsRecommendation {
     pub const NAME: &str = "ETS Recommendation TLV";
 
     /// Decodes the information after OUI and subtype.
+    #[inline]
     pub fn parse(tlv: &TlvView<'_>, info: &[u8]) -> Result<Self> {
         if info.len() != Self::INFO_LEN {
             return Err(tlv.bad_length(Self::NAME, "25"));
@@ -212,6 +214,7 @@ impl PfcConfiguration {
     pub const NAME: &str = "PFC Configuration TLV";
 
     /// Decodes the information after OUI and subtype.
+    #[inline]
     pub fn parse(tlv: &TlvView<'_>, info: &[u8]) -> Result<Self> {
         if info.len() != Self::INFO_LEN {
             return Err(tlv.bad_length(Self::NAME, "6"));
@@ -317,6 +320,7 @@ impl<B> ApplicationPriority<B> {
 
 impl<'a> ApplicationPriority<&'a [u8]> {
     /// Decodes the information after OUI and subtype.
+    #[inline]
     pub fn parse(tlv: &TlvView<'a>, info: &'a [u8]) -> Result<Self> {
         if info.is_empty() || !(info.len() - 1).is_multiple_of(AppEntry::LEN) {
             return Err(tlv.bad_length(Self::NAME, "5 + 3n"));
@@ -380,6 +384,7 @@ impl CongestionNotification {
     pub const NAME: &str = "Congestion Notification TLV";
 
     /// Decodes the information after OUI and subtype.
+    #[inline]
     pub fn parse(tlv: &TlvView<'_>, info: &[u8]) -> Result<Self> {
         if info.len() != Self::INFO_LEN {
             return Err(tlv.bad_length(Self::NAME, "6"));

@@ -24,4 +24,4 @@ pub use dcbx_ieee::{
 };
 pub use org8021::{Ieee8021Tlv, LinkAggregation, PortProtocolVlanId, VlanName};
 pub use org8023::{Ieee8023Tlv, MacPhyConfigStatus};
-pub use pdu::{Decoded, Lldpdu, LldpduRepr, OrgTlv, Tlv, lldp_frame};
+pub use pdu::{Decoded, Lldpdu, LldpduRepr, OrgTlv, Tlv, Tlvs, lldp_frame};

@@ -66,6 +66,7 @@ impl LinkAggregation {
     pub const INFO_LEN: usize = 5;
 
     /// Decodes the information after OUI and subtype.
+    #[inline]
     pub fn parse(tlv: &TlvView<'_>, info: &[u8]) -> Result<Self> {
         if info.len() != Self::INFO_LEN {
             return Err(tlv.bad_length("Link Aggregation TLV", "9"));
@@ -130,6 +131,7 @@ fn check_len(
 
 impl<'a> Ieee8021Tlv<&'a [u8]> {
     /// Decodes an 802.1 TLV from its subtype and the information after OUI and subtype.
+    #[inline]
     pub fn parse(tlv: &TlvView<'a>, subtype: u8, info: &'a [u8]) -> Result<Self> {
         // Offset of `info` from the start of the LLDPDU.
         let base = tlv.value_offset() + 4;

@@ -50,6 +50,7 @@ pub enum Ieee8023Tlv<B = Vec<u8>> {
 
 impl<'a> Ieee8023Tlv<&'a [u8]> {
     /// Decodes an 802.3 TLV from its subtype and the information after OUI and subtype.
+    #[inline]
     pub fn parse(tlv: &TlvView<'a>, subtype: u8, info: &'a [u8]) -> Result<Self> {
         Ok(match subtype {
             1 => {

@@ -33,6 +33,7 @@ pub enum OrgTlv<B = Vec<u8>> {
 
 impl<'a> OrgTlv<&'a [u8]> {
     /// Decodes the value of an organizationally specific TLV.
+    #[inline]
     pub fn parse(view: &TlvView<'a>) -> Result<Self> {
         let v = view.value;
         if v.len() < 4 {
@@ -140,6 +141,7 @@ pub enum Tlv<B = Vec<u8>> {
 
 impl<'a> Tlv<&'a [u8]> {
     /// Decodes a TLV from its checked view, borrowing variable-length fields.
+    #[inline]
     pub fn parse(view: &TlvView<'a>) -> Result<Self> {
         let v = view.value;
         Ok(match view.ty {
@@ -267,16 +269,11 @@ impl<'a> Lldpdu<'a> {
 
     /// The decoded TLVs, borrowing from the buffer (allocates only for CEE sub-TLV lists);
     /// stops after End or the first error.
-    pub fn tlvs(&self) -> impl Iterator<Item = Result<Tlv<&'a [u8]>>> + 'a {
-        let mut done = false;
-        TlvIter::new(self.buf).map_while(move |r| {
-            if done {
-                return None;
-            }
-            let t = r.and_then(|v| Tlv::parse(&v));
-            done = t.is_err();
-            Some(t)
-        })
+    pub fn tlvs(&self) -> Tlvs<'a> {
+        Tlvs {
+            raw: TlvIter::new(self.buf),
+            failed: false,
+        }
     }
 
     /// Decodes the whole LLDPDU as far as it is sound, borrowing from the buffer.
@@ -312,10 +309,41 @@ impl<'a> Lldpdu<'a> {
             warnings.push(Error::new(len, "LLDPDU", "End Of LLDPDU TLV", kind));
         }
         if error.is_none() && seen_end && self.buf[len..].iter().any(|&b| b != 0) {
-            let kind = ErrorKind::Order { expected: "only zero padding after End Of LLDPDU TLV" };
+            let kind = ErrorKind::Order {
+                expected: "only zero padding after End Of LLDPDU TLV",
+            };
             warnings.push(Error::new(len, "LLDPDU", "bytes after End Of LLDPDU TLV", kind));
         }
-        Decoded { tlvs, error, warnings, len }
+        Decoded {
+            tlvs,
+            error,
+            warnings,
+            len,
+        }
+    }
+}
+
+/// Iterator over the decoded TLVs of an LLDPDU (see [`Lldpdu::tlvs`]).
+#[derive(Debug, Clone)]
+pub struct Tlvs<'a> {
+    raw: TlvIter<'a>,
+    failed: bool,
+}
+
+impl<'a> Iterator for Tlvs<'a> {
+    type Item = Result<Tlv<&'a [u8]>>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        let r = match self.raw.next()? {
+            Ok(view) => Tlv::parse(&view),
+            Err(e) => Err(e),
+        };
+        self.failed = r.is_err();
+        Some(r)
     }
 }
 
@@ -391,6 +419,7 @@ pub struct LldpduRepr<B = Vec<u8>> {
 
 impl LldpduRepr {
     /// Decodes `buf` (the Ethernet payload) into owned TLVs, as far as it is sound.
+    #[inline]
     pub fn parse(buf: &[u8]) -> Decoded {
         Lldpdu::new(buf).decode().to_owned()
     }

@@ -59,6 +59,7 @@ pub struct TlvView<'a> {
 
 impl<'a> TlvView<'a> {
     /// Reads one TLV at `offset` of `buf`; errors name the TLV type when the header is readable.
+    #[inline]
     pub fn parse(buf: &'a [u8], offset: usize) -> Result<Self> {
         let rest = buf.get(offset..).unwrap_or(&[]);
         if rest.len() < HEADER_LEN {
@@ -96,6 +97,8 @@ impl<'a> TlvView<'a> {
     }
 
     /// An error saying the TLV's length is not one the structure `context` allows.
+    #[cold]
+    #[inline(never)]
     pub const fn bad_length(&self, context: &'static str, allowed: &'static str) -> Error {
         Error::new(
             self.offset,
@@ -137,6 +140,7 @@ impl<'a> TlvIter<'a> {
 impl<'a> Iterator for TlvIter<'a> {
     type Item = Result<TlvView<'a>>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         if self.done || self.pos >= self.buf.len() {
             return None;
