@@ -23,6 +23,7 @@ pub mod selection;
 pub mod sim;
 pub mod stats;
 pub mod traffic;
+pub mod vcd;
 
 pub use report::Report;
 pub use sim::{BuildError, Event, Simulator};

@@ -32,6 +32,13 @@ impl WireFrame {
 
 /// Receives the simulator's trace events. Every method has an empty default.
 pub trait Observer {
+    /// Whether [`Observer::pause_changed`] is wanted (the simulator then polls each engine's
+    /// paused mask after it changes state; off by default, so it costs nothing).
+    const PAUSE_STATE: bool = false;
+    /// The priorities `port` may not start data frames for (its peer's pauses; PAUSE: bit 0)
+    /// became `mask` at `at`.
+    #[inline(always)]
+    fn pause_changed(&mut self, _port: PortId, _mask: u8, _at: Instant) {}
     /// `port` started sending `frame` at `start`; its last bit leaves at `last_bit`.
     #[inline(always)]
     fn tx_start(&mut self, _port: PortId, _frame: &WireFrame, _start: Instant, _last_bit: Instant) {}
@@ -58,6 +65,11 @@ pub struct NoObserver;
 impl Observer for NoObserver {}
 
 impl<A: Observer, B: Observer> Observer for (A, B) {
+    const PAUSE_STATE: bool = A::PAUSE_STATE || B::PAUSE_STATE;
+    fn pause_changed(&mut self, port: PortId, mask: u8, at: Instant) {
+        self.0.pause_changed(port, mask, at);
+        self.1.pause_changed(port, mask, at);
+    }
     fn tx_start(&mut self, port: PortId, frame: &WireFrame, start: Instant, last_bit: Instant) {
         self.0.tx_start(port, frame, start, last_bit);
         self.1.tx_start(port, frame, start, last_bit);
@@ -81,6 +93,12 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
 }
 
 impl<T: Observer> Observer for Option<T> {
+    const PAUSE_STATE: bool = T::PAUSE_STATE;
+    fn pause_changed(&mut self, port: PortId, mask: u8, at: Instant) {
+        if let Some(o) = self {
+            o.pause_changed(port, mask, at);
+        }
+    }
     fn tx_start(&mut self, port: PortId, frame: &WireFrame, start: Instant, last_bit: Instant) {
         if let Some(o) = self {
             o.tx_start(port, frame, start, last_bit);

@@ -58,6 +58,8 @@ pub(crate) struct Port {
     pub(crate) lossless: u8,
     /// Pairs (this ingress port, priority) currently in XOFF.
     xoff_pairs: u8,
+    /// Last paused mask reported to the observer (only with `Observer::PAUSE_STATE`).
+    paused_seen: u8,
     pub(crate) stats: PortStats,
 }
 
@@ -214,6 +216,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     sel: Box::new(StrictPriority),
                     lossless,
                     xoff_pairs: 0,
+                    paused_seen: 0,
                     stats: PortStats::default(),
                 });
             }
@@ -398,6 +401,14 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     fn arm_timer(&mut self, p: PortId) {
+        if O::PAUSE_STATE {
+            let port = &mut self.ports[p as usize];
+            let mask = port.mac.paused_mask(self.now);
+            if mask != port.paused_seen {
+                port.paused_seen = mask;
+                self.observer.pause_changed(p, mask, self.now);
+            }
+        }
         let port = &mut self.ports[p as usize];
         if let Some(d) = port.mac.poll_timeout() {
             let d = d.max(self.now);

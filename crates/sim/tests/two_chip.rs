@@ -113,3 +113,56 @@ fn mac1_resumes_at_once_on_xon_and_when_the_timer_runs_out_in_case_2() {
         "MAC1 did not resume when the pause ran out"
     );
 }
+
+/// (time in ps, value) of every change of VCD signal `id`.
+fn vcd_changes(text: &str, id: &str) -> Vec<(u128, String)> {
+    let mut t = 0u128;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if let Some(ts) = line.strip_prefix('#') {
+            t = ts.parse().unwrap();
+        } else if let Some((v, i)) = line.strip_prefix('b').and_then(|l| l.split_once(' ')) {
+            if i == id && !(t == 0 && v == "0") {
+                out.push((t, v.to_string()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_waveform_shows_fc_rdy_and_fc_at_the_documented_instants() {
+    let c = common::load("two-chip", &[], None);
+    let mut sim = Simulator::with_observer(
+        c,
+        lossless_sim::vcd::VcdSink::new(&common::load("two-chip", &[], None)),
+    )
+    .unwrap();
+    sim.run();
+    let text = sim.observer_mut().render();
+    // module_a_0: signals ! tx, " request (fc_rdy), # paused, $ quanta; module_b_0: % & ' (
+    let fc_rdy = vcd_changes(&text, "\"");
+    assert_eq!(
+        fc_rdy,
+        [
+            (10_000_000, "1"),
+            (50_000_000, "0"),
+            (150_000_000, "1"),
+            (202_428_800, "0")
+        ]
+        .map(|(t, v)| (t, v.to_string()))
+    );
+    // fc (MAC1 paused): from reception (+67.6 ns) + reaction delay (3.072 µs) until the XON
+    // arrives (case 1) or the last pause runs out (case 2)
+    let fc = vcd_changes(&text, "'");
+    assert_eq!(
+        fc,
+        [
+            (13_139_600, "1"),
+            (50_067_600, "0"),
+            (153_139_600, "1"),
+            (228_710_800, "0")
+        ]
+        .map(|(t, v)| (t, v.to_string()))
+    );
+}

@@ -11,6 +11,7 @@ use lossless_proto::units::Duration;
 use lossless_sim::scenario::{self, BUILTINS, Overrides};
 use lossless_sim::observer::{NoObserver, Observer};
 use lossless_sim::pcap::PcapSink;
+use lossless_sim::vcd::VcdSink;
 use lossless_sim::{Report, Simulator};
 
 /// Arguments of `lossless sim`.
@@ -36,6 +37,10 @@ pub struct SimArgs {
     /// Write one pcapng per link direction into DIR (PFC/PAUSE as MAC Control frames).
     #[arg(long, value_name = "DIR")]
     pub pcap: Option<PathBuf>,
+    /// Write a VCD waveform (GTKWave) of every port: tx state, request (fc_rdy), paused (fc),
+    /// received pause time.
+    #[arg(long, value_name = "FILE")]
+    pub vcd: Option<PathBuf>,
     /// Print the scenario file of a built-in and exit.
     #[arg(long)]
     pub show: bool,
@@ -68,13 +73,22 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         Some(dir) => Some(PcapSink::create(dir, &config)?),
         None => None,
     };
-    let report = if pcap.is_some() {
-        let mut sim = Simulator::with_observer(config, pcap)?;
+    let vcd = args.vcd.as_ref().map(|_| VcdSink::new(&config));
+    let report = if pcap.is_some() || vcd.is_some() {
+        let mut sim = Simulator::with_observer(config, (pcap, vcd))?;
         let report = execute(&mut sim, &args);
-        if let Some(sink) = sim.observer_mut() {
+        let (pcap, vcd) = sim.observer_mut();
+        if let Some(sink) = pcap {
             let files = sink.finish()?;
             if !args.quiet {
-                println!("wrote {} pcapng files to {}", files.len(), args.pcap.as_ref().map(|p| p.display().to_string()).unwrap_or_default());
+                let dir = args.pcap.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+                println!("wrote {} pcapng files to {dir}", files.len());
+            }
+        }
+        if let (Some(sink), Some(path)) = (vcd, &args.vcd) {
+            sink.write(path).with_context(|| format!("writing {}", path.display()))?;
+            if !args.quiet {
+                println!("wrote {}", path.display());
             }
         }
         report
