@@ -121,10 +121,11 @@ fn vcd_changes(text: &str, id: &str) -> Vec<(u128, String)> {
     for line in text.lines() {
         if let Some(ts) = line.strip_prefix('#') {
             t = ts.parse().unwrap();
-        } else if let Some((v, i)) = line.strip_prefix('b').and_then(|l| l.split_once(' ')) {
-            if i == id && !(t == 0 && v == "0") {
-                out.push((t, v.to_string()));
-            }
+        } else if let Some((v, i)) = line.strip_prefix('b').and_then(|l| l.split_once(' '))
+            && i == id
+            && !(t == 0 && v == "0")
+        {
+            out.push((t, v.to_string()));
         }
     }
     out
