@@ -1,0 +1,86 @@
+//! No engine call allocates: every public call of a busy PFC exchange runs under a counting
+//! global allocator, and the count must not move.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use lossless_proto::flow_control::{FlowControl, FlowControlConfig, ReceivedBody, ReceivedControl};
+use lossless_proto::units::{Duration, Instant, Rate};
+
+struct Counting;
+
+thread_local! {
+    /// Set only on the test's own thread, so the harness's threads are not counted.
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+}
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.with(Cell::get) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[test]
+fn engine_calls_do_not_allocate() {
+    let rate = Rate::from_gbps(100);
+    let mut cfg = FlowControlConfig::pfc(rate, [2, 0, 0, 0, 0, 1], 0xFF);
+    for pc in &mut cfg.priorities {
+        pc.refresh_quanta = 50;
+        pc.pause_quanta = 100;
+        pc.hold_own_data = false;
+    }
+    let mut a = FlowControl::new(cfg).unwrap();
+    let mut b = FlowControl::new(cfg).unwrap();
+    let unknown = ReceivedControl {
+        dst: [1, 0x80, 0xC2, 0, 0, 1],
+        frame_len: 64,
+        body: ReceivedBody::Unknown { opcode: 2 },
+    };
+    COUNTING.with(|c| c.set(true));
+    let mut now = Instant::ZERO;
+    let mut sent = 0;
+    for i in 0..20_000u64 {
+        let p = (i % 8) as u8;
+        a.set_request(now, p, i % 3 != 0).unwrap();
+        if let Some(tx) = a.poll_transmit(now) {
+            sent += 1;
+            b.handle_control_frame(tx.last_bit, &ReceivedControl::multicast(tx.frame));
+        }
+        if b.may_start_data(now.max(b.wire_free_at()), p) {
+            let _ = b.on_tx_start(now.max(b.wire_free_at()), 64 + i % 9000, p);
+        }
+        b.handle_control_frame(now, &unknown);
+        let _ = a.has_control_due(now);
+        let _ = b.paused_mask(now);
+        let _ = b.rx_pause_duration(now, p);
+        let _ = a.tx_pause_duration(now, p);
+        let _ = a.counters();
+        if let Some(t) = b.poll_timeout() {
+            b.handle_timeout(t);
+        }
+        if let Some(t) = a.poll_timeout() {
+            a.handle_timeout(t);
+        }
+        now = now.max(a.wire_free_at()) + Duration::from_ns(3);
+    }
+    COUNTING.with(|c| c.set(false));
+    assert!(
+        sent > 1000,
+        "the loop exercised the transmit path ({sent} frames)"
+    );
+    assert!(b.counters().rx_prio_pause.iter().sum::<u64>() > 1000);
+    assert_eq!(ALLOCATIONS.load(Ordering::SeqCst), 0, "engine calls allocated");
+}
