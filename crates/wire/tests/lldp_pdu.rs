@@ -129,3 +129,23 @@ fn lldp_frame_prefixes_the_nearest_bridge_header() {
     let f = lldp_frame(EthernetAddress([2, 0, 0, 0, 0, 1]), &[0, 0]);
     assert_eq!(f, [1, 0x80, 0xc2, 0, 0, 0x0e, 2, 0, 0, 0, 0, 1, 0x88, 0xcc, 0, 0]);
 }
+
+#[test]
+fn visit_sees_every_tlv_by_reference_and_stops_at_the_first_error() {
+    let mut b = mandatory();
+    b.extend(tlv(127, &[0, 0x80, 0xc2, 11, 0x88, 0x18]));
+    b.extend(tlv(0, &[]));
+    let mut seen = vec![];
+    let len = Lldpdu::new(&b).visit(|view, t| seen.push((view.offset, t.to_owned())));
+    assert_eq!(len, Ok(b.len()));
+    let offsets: Vec<usize> = seen.iter().map(|(o, _)| *o).collect();
+    assert_eq!(offsets, [0, 9, 18, 22, 30]);
+    let tlvs: Vec<Tlv> = seen.into_iter().map(|(_, t)| t).collect();
+    assert_eq!(tlvs, LldpduRepr::parse(&b).tlvs);
+
+    let mut bad = mandatory();
+    bad.extend(tlv(127, &[0, 0x80, 0xc2, 11, 0x88]));
+    let mut count = 0;
+    let e = Lldpdu::new(&bad).visit(|_, _| count += 1).unwrap_err();
+    assert_eq!((count, e.offset, e.context), (3, 22, "PFC Configuration TLV"));
+}

@@ -73,17 +73,23 @@ impl EtsTables {
     pub const LEN: usize = 20;
 
     /// Decodes the 20 bytes of tables (caller checked the length).
+    #[inline]
     fn parse(b: &[u8]) -> Self {
-        let mut t = EtsTables::default();
-        for (pair, byte) in t.priority_tc.chunks_exact_mut(2).zip(&b[..4]) {
-            pair[0] = byte >> 4;
-            pair[1] = byte & 0x0f;
+        // Spread the eight nibbles into eight bytes in a register (priority 0 = high nibble).
+        let w = u64::from(u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+        let mut spread = 0u64;
+        for i in 0..8 {
+            spread |= ((w >> (28 - 4 * i)) & 0x0f) << (56 - 8 * i);
         }
-        t.tc_bandwidth.copy_from_slice(&b[4..12]);
-        for (tsa, v) in t.tsa.iter_mut().zip(&b[12..20]) {
-            *tsa = Tsa(*v);
+        let mut tc_bandwidth = [0; 8];
+        tc_bandwidth.copy_from_slice(&b[4..12]);
+        let mut tsa = [0; 8];
+        tsa.copy_from_slice(&b[12..20]);
+        EtsTables {
+            priority_tc: spread.to_be_bytes(),
+            tc_bandwidth,
+            tsa: tsa.map(Tsa),
         }
-        t
     }
 
     /// Writes the tables; priority-table values keep their low 4 bits.
