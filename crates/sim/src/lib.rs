@@ -15,6 +15,7 @@ pub mod config;
 pub mod event;
 pub mod frame;
 pub mod headroom;
+pub mod html;
 pub mod observer;
 pub mod pcap;
 pub mod report;

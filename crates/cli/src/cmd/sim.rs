@@ -11,6 +11,7 @@ use lossless_proto::units::Duration;
 use lossless_sim::scenario::{self, BUILTINS, Overrides};
 use lossless_sim::observer::{NoObserver, Observer};
 use lossless_sim::pcap::PcapSink;
+use lossless_sim::html::HtmlReport;
 use lossless_sim::vcd::VcdSink;
 use lossless_sim::{Report, Simulator};
 
@@ -41,6 +42,9 @@ pub struct SimArgs {
     /// received pause time.
     #[arg(long, value_name = "FILE")]
     pub vcd: Option<PathBuf>,
+    /// Write an HTML report with SVG plots (throughput, buffers, pause timeline) into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub report: Option<PathBuf>,
     /// Print the scenario file of a built-in and exit.
     #[arg(long)]
     pub show: bool,
@@ -74,10 +78,18 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let vcd = args.vcd.as_ref().map(|_| VcdSink::new(&config));
-    let report = if pcap.is_some() || vcd.is_some() {
-        let mut sim = Simulator::with_observer(config, (pcap, vcd))?;
+    let html = args.report.as_ref().map(|_| HtmlReport::new(&config));
+    let report = if pcap.is_some() || vcd.is_some() || html.is_some() {
+        let mut sim = Simulator::with_observer(config, (pcap, (vcd, html)))?;
         let report = execute(&mut sim, &args);
-        let (pcap, vcd) = sim.observer_mut();
+        let end = sim.now();
+        let (pcap, (vcd, html)) = sim.observer_mut();
+        if let (Some(sink), Some(dir)) = (html, &args.report) {
+            let path = sink.write(dir, end, &report.summary()).with_context(|| format!("writing {}", dir.display()))?;
+            if !args.quiet {
+                println!("wrote {}", path.display());
+            }
+        }
         if let Some(sink) = pcap {
             let files = sink.finish()?;
             if !args.quiet {
