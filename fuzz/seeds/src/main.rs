@@ -1,0 +1,116 @@
+//! Builds the seed corpora of the fuzz targets: `lossless-fuzz-seeds OUT_DIR CAPTURE...`.
+//!
+//! Every capture goes whole to `capture_file`; each Ethernet frame in it to `ethernet`,
+//! `mac_control` and `capture_frame`; each LLDPDU to `lldp_pdu` and `lldp_tlv`, each of its
+//! TLVs to `lldp_tlv` and each organizationally specific TLV value to `lldp_org`; each MAC
+//! Control payload, wrapped as a "receive" step, to `flow_control_rx`. The frames the wire
+//! emitters build (`lossless_capture::sample`) are added the same way. Files are named by a
+//! hash of their content, so re-running adds nothing twice.
+
+use std::fs;
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use lossless_capture::CaptureReader;
+use lossless_capture::reader::LINKTYPE_ETHERNET;
+use lossless_capture::sample::{sample_frames, sample_pcapng};
+use lossless_wire::ethernet::{EtherType, EthernetRepr};
+use lossless_wire::lldp::tlv::{self, TlvIter};
+
+/// FNV-1a, 64 bits: a stable content name.
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+struct Out {
+    dir: PathBuf,
+    written: usize,
+}
+
+impl Out {
+    fn put(&mut self, target: &str, bytes: &[u8]) -> std::io::Result<()> {
+        let dir = self.dir.join(target);
+        fs::create_dir_all(&dir)?;
+        let path = dir.join(format!("seed-{:016x}", fnv(bytes)));
+        if !path.exists() {
+            fs::write(path, bytes)?;
+            self.written += 1;
+        }
+        Ok(())
+    }
+
+    fn frame(&mut self, data: &[u8]) -> std::io::Result<()> {
+        self.put("ethernet", data)?;
+        self.put("mac_control", data)?;
+        let mut framed = vec![0u8];
+        framed.extend_from_slice(data);
+        self.put("capture_frame", &framed)?;
+        let Ok((eth, at)) = EthernetRepr::parse_bytes(data) else { return Ok(()) };
+        let payload = &data[at..];
+        if eth.ethertype == EtherType::LLDP {
+            self.put("lldp_pdu", payload)?;
+            self.put("lldp_tlv", payload)?;
+            for view in TlvIter::new(payload).flatten() {
+                self.put("lldp_tlv", &payload[view.offset..view.offset + view.total_len()])?;
+                if view.ty == tlv::TYPE_ORGANIZATIONALLY_SPECIFIC {
+                    self.put("lldp_org", view.value)?;
+                }
+            }
+        } else if eth.ethertype == EtherType::MAC_CONTROL {
+            // flow_control_rx input: a PFC port on all priorities at 100G without reaction
+            // delay (mode, rate index, station, enabled, delay, registers), then "receive
+            // this payload", "advance 1 µs", "start a 1500-byte frame of priority 3", "timeout".
+            let mut steps = vec![2, 9, 1, 0xFF, 0, 0];
+            steps.extend_from_slice(&[4, 0]);
+            let mut p = payload[..payload.len().min(20)].to_vec();
+            p.resize(20, 0);
+            steps.extend_from_slice(&p);
+            steps.extend_from_slice(&[12, 0, 0, 0x03, 0xE8, 3, 0x05, 0xDC, 3, 5, 2]);
+            self.put("flow_control_rx", &steps)?;
+        }
+        Ok(())
+    }
+
+    fn capture(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.put("capture_file", bytes)?;
+        for frame in CaptureReader::new(Cursor::new(bytes)).flatten() {
+            if frame.link_type == LINKTYPE_ETHERNET {
+                self.frame(&frame.data)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn run(dir: &Path, captures: &[String]) -> std::io::Result<usize> {
+    let mut out = Out { dir: dir.to_path_buf(), written: 0 };
+    for path in captures {
+        out.capture(&fs::read(path)?)?;
+    }
+    out.capture(&sample_pcapng())?;
+    for (_, frame) in sample_frames() {
+        out.frame(&frame)?;
+    }
+    Ok(out.written)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((dir, captures)) = args.split_first() else {
+        eprintln!("usage: lossless-fuzz-seeds OUT_DIR CAPTURE...");
+        return ExitCode::from(2);
+    };
+    match run(Path::new(dir), captures) {
+        Ok(n) => {
+            eprintln!("{n} new seed files under {dir}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
