@@ -54,8 +54,7 @@ pub fn builtin(name: &str) -> Option<&'static Builtin> {
 }
 
 /// A scenario file that could not be used.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}:{line}: {key}{message}")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScenarioError {
     /// The file (or built-in name).
     pub file: String,
@@ -66,6 +65,18 @@ pub struct ScenarioError {
     /// What was found and what is allowed.
     pub message: String,
 }
+
+impl std::fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line > 0 {
+            write!(f, "{}:{}: {}{}", self.file, self.line, self.key, self.message)
+        } else {
+            write!(f, "{}: {}{}", self.file, self.key, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
 
 /// Everything that adjusts a scenario when it is loaded.
 #[derive(Debug, Clone, Default)]
@@ -380,7 +391,11 @@ fn set_path(table: &mut toml::Table, path: &str, value: &str) -> Result<(), Stri
         Err(_) => toml::Value::String(value.to_string()),
     };
     let mut parts: Vec<&str> = path.split('.').collect();
-    if parts.len() == 1 && !table.contains_key(parts[0]) {
+    let scenario = table.get("name").and_then(|v| v.as_str()).unwrap_or("");
+    if parts.len() == 2 && parts[0] == scenario {
+        // `incast.senders=32`: a parameter of the scenario named `incast`
+        parts[0] = "params";
+    } else if parts.len() == 1 && !table.contains_key(parts[0]) {
         parts.insert(0, "params");
     }
     let (last, dirs) = parts.split_last().ok_or_else(|| "empty --set path".to_string())?;
@@ -472,7 +487,17 @@ pub fn load_file(path: &Path, ov: &Overrides) -> Result<SimConfig, ScenarioError
 pub fn load(name_or_path: &str, ov: &Overrides) -> Result<SimConfig, ScenarioError> {
     match builtin(name_or_path) {
         Some(b) => load_str(b.text, &format!("{} (built-in)", b.name), None, ov),
-        None => load_file(Path::new(name_or_path), ov),
+        None => load_file(Path::new(name_or_path), ov).map_err(|mut e| {
+            if e.line == 0 && e.message.starts_with("cannot read") && !name_or_path.ends_with(".toml") {
+                let names: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
+                e.message = format!(
+                    "not a built-in scenario (allowed: {}) and {}",
+                    names.join(", "),
+                    e.message
+                );
+            }
+            e
+        }),
     }
 }
 

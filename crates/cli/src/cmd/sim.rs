@@ -8,10 +8,10 @@ use std::time::Instant as WallClock;
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lossless_proto::units::Duration;
-use lossless_sim::scenario::{self, BUILTINS, Overrides};
+use lossless_sim::html::HtmlReport;
 use lossless_sim::observer::{NoObserver, Observer};
 use lossless_sim::pcap::PcapSink;
-use lossless_sim::html::HtmlReport;
+use lossless_sim::scenario::{self, BUILTINS, Overrides};
 use lossless_sim::vcd::VcdSink;
 use lossless_sim::{Report, Simulator};
 
@@ -67,12 +67,24 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     }
     let name = args.scenario.as_deref().unwrap_or(BUILTINS[0].name);
     if args.show {
-        let b = scenario::builtin(name).with_context(|| format!("{name} is not a built-in scenario (see --list)"))?;
+        let b = scenario::builtin(name)
+            .with_context(|| format!("{name} is not a built-in scenario (see --list)"))?;
         print!("{}", b.text);
         return Ok(ExitCode::SUCCESS);
     }
-    let ov = Overrides { set: args.set.clone(), seed: args.seed, duration: args.duration };
-    let config = scenario::load(name, &ov)?;
+    let ov = Overrides {
+        set: args.set.clone(),
+        seed: args.seed,
+        duration: args.duration,
+    };
+    let config = match scenario::load(name, &ov) {
+        Ok(c) => c,
+        Err(e) => {
+            // the message names file, line, key, what was found and what is allowed
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
     let pcap = match &args.pcap {
         Some(dir) => Some(PcapSink::create(dir, &config)?),
         None => None,
@@ -85,7 +97,9 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         let end = sim.now();
         let (pcap, (vcd, html)) = sim.observer_mut();
         if let (Some(sink), Some(dir)) = (html, &args.report) {
-            let path = sink.write(dir, end, &report.summary()).with_context(|| format!("writing {}", dir.display()))?;
+            let path = sink
+                .write(dir, end, &report.summary())
+                .with_context(|| format!("writing {}", dir.display()))?;
             if !args.quiet {
                 println!("wrote {}", path.display());
             }
@@ -93,12 +107,17 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         if let Some(sink) = pcap {
             let files = sink.finish()?;
             if !args.quiet {
-                let dir = args.pcap.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+                let dir = args
+                    .pcap
+                    .as_ref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default();
                 println!("wrote {} pcapng files to {dir}", files.len());
             }
         }
         if let (Some(sink), Some(path)) = (vcd, &args.vcd) {
-            sink.write(path).with_context(|| format!("writing {}", path.display()))?;
+            sink.write(path)
+                .with_context(|| format!("writing {}", path.display()))?;
             if !args.quiet {
                 println!("wrote {}", path.display());
             }
