@@ -1,6 +1,7 @@
 //! Table tests: every LLDP TLV decodes to the fields the standard gives its bytes, re-emits
 //! the same bytes, and reports malformed lengths/values with offset, structure and field.
 
+use lossless_wire::ethernet::EthernetAddress;
 use lossless_wire::lldp::tlv::{TlvIter, TlvView};
 use lossless_wire::lldp::*;
 use lossless_wire::{Error, ErrorKind};
@@ -117,7 +118,7 @@ fn chassis_id_all_seven_subtypes_and_reserved() {
     let Tlv::ChassisId(c) = one(&tlv(1, &[4, 8, 0, 0x27, 0x0d, 0xf1, 0x3c])) else {
         panic!()
     };
-    assert_eq!(c.mac(), Some([8, 0, 0x27, 0x0d, 0xf1, 0x3c]));
+    assert_eq!(c.mac(), Some(EthernetAddress([8, 0, 0x27, 0x0d, 0xf1, 0x3c])));
     let Tlv::ChassisId(c) = one(&tlv(1, &[5, 1, 10, 0, 0, 1])) else {
         panic!()
     };
@@ -165,7 +166,7 @@ fn port_id_all_seven_subtypes() {
     let Tlv::PortId(p) = one(&tlv(2, &[3, 8, 0, 0x27, 0x42, 0xba, 0x59])) else {
         panic!()
     };
-    assert_eq!(p.mac(), Some([8, 0, 0x27, 0x42, 0xba, 0x59]));
+    assert_eq!(p.mac(), Some(EthernetAddress([8, 0, 0x27, 0x42, 0xba, 0x59])));
     assert_eq!(one_err(&tlv(2, &[])).context, "Port ID TLV");
 }
 
@@ -457,7 +458,10 @@ fn ets_configuration_flags_and_tsa_values_are_kept() {
     };
     assert!(e.willing && e.cbs);
     assert_eq!((e.reserved, e.max_tcs, e.max_tcs_count()), (5, 3, 3));
-    assert_eq!(e.tables.tsa[..4], [Tsa::STRICT, Tsa::CREDIT_BASED_SHAPER, Tsa::ETS, Tsa::VENDOR]);
+    assert_eq!(
+        e.tables.tsa[..4],
+        [Tsa::STRICT, Tsa::CREDIT_BASED_SHAPER, Tsa::ETS, Tsa::VENDOR]
+    );
     assert_eq!(e.tables.tsa[4..], [Tsa(3), Tsa(7), Tsa(254), Tsa::ETS]);
     assert_eq!((Tsa::VENDOR.name(), Tsa(3).name()), (Some("vendor"), None));
     assert_eq!(

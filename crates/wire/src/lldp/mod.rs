@@ -8,6 +8,7 @@
 pub mod basic;
 pub mod dcbx_cee;
 pub mod dcbx_ieee;
+pub mod org;
 pub mod org8021;
 pub mod org8023;
 pub mod pdu;
@@ -22,6 +23,7 @@ pub use dcbx_ieee::{
     AppEntry, ApplicationPriority, CongestionNotification, EtsConfiguration, EtsRecommendation, EtsTables,
     PfcConfiguration, Tsa,
 };
+pub use org::OrgTlv;
 pub use org8021::{Ieee8021Tlv, LinkAggregation, PortProtocolVlanId, VlanName};
 pub use org8023::{Ieee8023Tlv, MacPhyConfigStatus};
-pub use pdu::{Decoded, Lldpdu, LldpduRepr, OrgTlv, Tlv, Tlvs, lldp_frame};
+pub use pdu::{Decoded, Lldpdu, LldpduRepr, Tlv, Tlvs, lldp_frame};
