@@ -1,14 +1,26 @@
 //! A deterministic, bit-time-accurate discrete-event simulator of DCB links and fabrics,
-//! driving the sans-IO engines of `lossless-proto`.
+//! driving the sans-IO MAC flow-control engine of `lossless-proto` (one engine per port; the
+//! simulator never re-implements PAUSE/PFC).
+//!
+//! Model, in short: full-duplex links (rate, 5 ns/m, preamble + SFD + IFG on the wire); ports
+//! with eight egress queues, strict-priority transmission selection behind
+//! [`selection::TransmissionSelection`], control frames first at frame boundaries; switches
+//! with a shared buffer ([`buffer`]) charging each frame to its (ingress port, priority), XOFF
+//! raised into the ingress port's engine when a lossless frame overflows its threshold into
+//! headroom ([`headroom::headroom_bytes`] by default), XON below threshold − offset, lossy
+//! frames tail-dropped, shortest-path static routes with ECMP by flow hash; hosts with bounded
+//! NIC queues (a blocked sender waits, it does not drop) and a receiver with an optional
+//! processing rate that raises XOFF when its backlog grows (document 002's module A).
 //!
 //! - [`event`]: the (time, sequence)-ordered event queue behind a trait.
 //! - [`sim`]: ports, hosts, switches and links; the event handlers.
-//! - [`buffer`]: a switch's shared buffer, thresholds, XOFF/XON and headroom.
-//! - [`headroom`]: the 802.1Qbb Annex N headroom formula.
-//! - [`traffic`]: flows, patterns, flow-size CDFs, Poisson arrivals.
-//! - [`scenario`]: TOML scenario files and the built-in scenarios.
-//! - [`report`]: metrics (terminal summary, JSON) and the conservation check.
-//! - [`observer`]: the trace hook; [`pcap`] is a sink writing pcapng per link direction.
+//! - [`traffic`]: flows (line rate, CBR, on/off, finite or not), flow-size CDFs, Poisson arrivals.
+//! - [`scenario`]: TOML scenario files and the built-in scenarios (`four-bridge`, `two-chip`,
+//!   `incast`).
+//! - [`report`]: metrics (terminal summary, JSON with units in every key) and the frame
+//!   conservation check.
+//! - [`observer`]: the trace hook (zero cost when off); sinks [`pcap`] (pcapng per link
+//!   direction), [`vcd`] (waveforms) and [`html`] (report with SVG plots).
 
 pub mod buffer;
 pub mod config;
@@ -28,3 +40,20 @@ pub mod vcd;
 
 pub use report::Report;
 pub use sim::{BuildError, Event, Simulator};
+
+#[cfg(test)]
+mod tests {
+    use crate::event::Scheduled;
+    use crate::frame::Frame;
+    use crate::observer::WireFrame;
+    use crate::sim::Event;
+
+    #[test]
+    fn hot_path_values_stay_small() {
+        // memory per frame: 32 bytes queued, 40 bytes on the wire (+ 2 events of 32 bytes)
+        assert_eq!(std::mem::size_of::<Event>(), 8);
+        assert!(std::mem::size_of::<Frame>() <= 32);
+        assert!(std::mem::size_of::<WireFrame>() <= 40);
+        assert!(std::mem::size_of::<Scheduled<Event>>() <= 32);
+    }
+}

@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 
-use lossless_proto::flow_control::{ControlFrame, FlowControl, Mode, ReceivedControl};
+use lossless_proto::flow_control::{FlowControl, Mode, ReceivedControl};
 use lossless_proto::units::{Duration, Instant, Rate};
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
@@ -946,10 +946,4 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             Node::Switch(sw) => sw.ports.first().copied().unwrap_or(0),
         }
     }
-}
-
-#[allow(dead_code)]
-fn _assert_event_small() {
-    const _: () = assert!(std::mem::size_of::<Event>() <= 8);
-    let _ = ControlFrame::Pause { quanta: 0 };
 }
