@@ -1,7 +1,8 @@
 //! LLDP (802.1AB) PDUs and TLVs, with the 802.1/802.3 organisational TLVs and DCBX.
 //!
 //! [`tlv::TlvIter`] walks the raw TLVs of an LLDPDU; [`Lldpdu`] decodes them into typed
-//! [`Tlv`]s that borrow from the buffer (no allocation); [`LldpduRepr::parse`] gives owned
+//! [`Tlv`]s that borrow from the buffer (no allocation; [`Lldpdu::visit`] is the fastest
+//! path, [`Lldpdu::tlvs`] the iterator); [`LldpduRepr::parse`] gives owned
 //! TLVs plus the first error and order warnings ([`Decoded`]), and [`LldpduRepr::emit`]
 //! writes them back byte for byte. Unknown TLVs, subtypes and OUIs are kept raw.
 
