@@ -42,7 +42,7 @@ fn predicted(tlvs: &[Tlv]) -> Fields {
         match t {
             Tlv::ChassisId(c) => {
                 if let Some(m) = c.mac() {
-                    push(&mut f, "lldp.chassis.id.mac", m);
+                    push(&mut f, "lldp.chassis.id.mac", EthernetAddress(m));
                 }
             }
             Tlv::Ttl(s) => push(&mut f, "lldp.time_to_live", s),

@@ -4,7 +4,6 @@
 use alloc::vec::Vec;
 
 use super::tlv::{TlvView, Writer, be16, be32};
-use crate::ethernet::EthernetAddress;
 use crate::{Error, ErrorKind, Result};
 
 /// Defines a subtype enum with named values and a `Reserved` catch-all that keeps the byte.
@@ -79,8 +78,8 @@ fn parse_id<'a>(tlv: &TlvView<'a>, context: &'static str) -> Result<(u8, &'a [u8
 }
 
 /// The ID as a MAC address, when it is six bytes.
-fn id_mac(id: &[u8]) -> Option<EthernetAddress> {
-    id.try_into().ok().map(EthernetAddress)
+fn id_mac(id: &[u8]) -> Option<[u8; 6]> {
+    id.try_into().ok()
 }
 
 /// The ID as (IANA address family, address), when it is at least one byte.
@@ -127,7 +126,7 @@ impl<B: AsRef<[u8]>> ChassisId<B> {
         w.bytes(self.id.as_ref());
     }
     /// The ID as a MAC address when the subtype says so and it is six bytes long.
-    pub fn mac(&self) -> Option<EthernetAddress> {
+    pub fn mac(&self) -> Option<[u8; 6]> {
         (self.subtype == ChassisIdSubtype::MacAddress)
             .then(|| id_mac(self.id.as_ref()))
             .flatten()
@@ -179,7 +178,7 @@ impl<B: AsRef<[u8]>> PortId<B> {
         w.bytes(self.id.as_ref());
     }
     /// The ID as a MAC address when the subtype says so and it is six bytes long.
-    pub fn mac(&self) -> Option<EthernetAddress> {
+    pub fn mac(&self) -> Option<[u8; 6]> {
         (self.subtype == PortIdSubtype::MacAddress)
             .then(|| id_mac(self.id.as_ref()))
             .flatten()
