@@ -140,7 +140,20 @@ pub fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// The shared corpus directory (`../shared/corpus` beside the workspace).
+/// The shared corpus directory: `$LOSSLESS_CORPUS` if set, else the first `shared/corpus`
+/// found beside the running crate's manifest directory or one of its ancestors (the
+/// checkout's `../shared/corpus`). Looked up at run time, so a test binary built in one
+/// checkout and run from another still finds its own checkout's corpus.
 pub fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus")
+    if let Some(dir) = std::env::var_os("LOSSLESS_CORPUS") {
+        return PathBuf::from(dir);
+    }
+    let start = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    start
+        .ancestors()
+        .map(|a| a.join("shared/corpus"))
+        .find(|c| c.is_dir())
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"))
 }
