@@ -54,6 +54,7 @@ pub struct SharedBuffer {
     size: u64,
     shared_size: u64,
     shared_used: u64,
+    headroom_used: u64,
     peak_used: u64,
     threshold: Threshold,
     xon_offset: u64,
@@ -101,6 +102,7 @@ impl SharedBuffer {
             size,
             shared_size: size - reserved,
             shared_used: 0,
+            headroom_used: 0,
             peak_used: 0,
             threshold,
             xon_offset,
@@ -146,6 +148,7 @@ impl SharedBuffer {
             }
             pair.headroom += len;
             self.port_headroom[port] += len;
+            self.headroom_used += len;
             if !pair.xoff {
                 pair.xoff = true;
                 xoff = true;
@@ -174,6 +177,7 @@ impl SharedBuffer {
         let from_headroom = len.min(pair.headroom);
         pair.headroom -= from_headroom;
         self.port_headroom[port] -= from_headroom;
+        self.headroom_used -= from_headroom;
         let from_shared = len - from_headroom;
         pair.shared -= from_shared;
         self.shared_used -= from_shared;
@@ -193,7 +197,7 @@ impl SharedBuffer {
 
     /// Bytes stored in the whole buffer.
     pub fn used(&self) -> u64 {
-        self.shared_used + self.pairs.iter().flatten().map(|p| p.headroom).sum::<u64>()
+        self.shared_used + self.headroom_used
     }
     /// Bytes charged to (port, prio) now.
     pub fn occupancy(&self, port: usize, prio: u8) -> u64 {

@@ -53,11 +53,43 @@ pub trait EventQueue<E> {
     }
 }
 
+/// Bits of the heap key that hold the sequence number; the time takes the 88 bits above
+/// (2^88 ps ≈ 9.8 million years).
+const SEQ_BITS: u32 = 40;
+
+/// A heap entry: one `u128` key, `(time << 40) | (seq mod 2^40)`, so that ordering is a single
+/// integer comparison (time first, then insertion order). Only after 2^40 (10^12) events could
+/// two events at one instant straddle the wrap of the sequence and swap order — still the same
+/// order in every run, so determinism holds.
+#[derive(Clone, Copy, Debug)]
+struct Entry<E> {
+    key: u128,
+    seq: u64,
+    event: E,
+}
+
+impl<E> PartialEq for Entry<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+impl<E> Eq for Entry<E> {}
+impl<E> PartialOrd for Entry<E> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<E> Ord for Entry<E> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.key.cmp(&self.key)
+    }
+}
+
 /// An [`EventQueue`] on `std`'s binary heap; allocation only when the pending set grows past
 /// its largest size so far.
 #[derive(Debug)]
 pub struct HeapQueue<E> {
-    heap: BinaryHeap<Scheduled<E>>,
+    heap: BinaryHeap<Entry<E>>,
     next_seq: u64,
 }
 
@@ -82,15 +114,22 @@ impl<E> EventQueue<E> for HeapQueue<E> {
     fn push(&mut self, at: Instant, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Scheduled { at, seq, event });
+        // times beyond 2^88 ps saturate (they are "never" for any simulation)
+        let t = at.as_ps().min((1u128 << (128 - SEQ_BITS)) - 1);
+        let key = (t << SEQ_BITS) | u128::from(seq & ((1 << SEQ_BITS) - 1));
+        self.heap.push(Entry { key, seq, event });
     }
     #[inline]
     fn pop(&mut self) -> Option<Scheduled<E>> {
-        self.heap.pop()
+        self.heap.pop().map(|e| Scheduled {
+            at: Instant::from_ps(e.key >> SEQ_BITS),
+            seq: e.seq,
+            event: e.event,
+        })
     }
     #[inline]
     fn peek_time(&self) -> Option<Instant> {
-        self.heap.peek().map(|s| s.at)
+        self.heap.peek().map(|e| Instant::from_ps(e.key >> SEQ_BITS))
     }
     fn len(&self) -> usize {
         self.heap.len()

@@ -429,16 +429,17 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             port.timer_at = Instant::MAX;
             port.mac.handle_timeout(now);
         }
-        self.try_transmit(p);
-        self.arm_timer(p);
+        self.try_transmit(p); // arms the engine's timer
     }
 
     /// Starts the next frame on `p` if its transmitter is idle: a pending control frame
-    /// first, then the data frame transmission selection picks among unpaused classes.
+    /// first, then the data frame transmission selection picks among unpaused classes. Always
+    /// re-arms the port's engine timer before returning.
     fn try_transmit(&mut self, p: PortId) {
         let now = self.now;
         let pi = p as usize;
         if self.ports[pi].busy {
+            self.arm_timer(p);
             return;
         }
         let port = &mut self.ports[pi];
@@ -466,6 +467,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             return;
         };
         let Some(frame) = port.queues[q as usize].pop_front() else {
+            self.arm_timer(p);
             return;
         };
         port.queued_bytes[q as usize] -= frame.len as u64;
@@ -548,8 +550,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if changed {
             let _ = port.mac.set_request(now, set, level);
             self.observer.request_changed(p, set, level, now);
-            self.try_transmit(p);
-            self.arm_timer(p);
+            self.try_transmit(p); // arms the engine's timer
         }
     }
 
@@ -566,8 +567,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 port.mac
                     .handle_control_frame(now, &ReceivedControl::multicast(cf));
                 self.observer.control_received(p, &cf, now);
-                self.try_transmit(p);
-                self.arm_timer(p);
+                self.try_transmit(p); // arms the engine's timer
             }
             WireFrame::Data(mut frame) => {
                 let port = &mut self.ports[p as usize];
@@ -822,8 +822,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             };
             let _ = port.mac.set_request(self.now, set, s.on);
             self.observer.request_changed(p, set, s.on, self.now);
-            self.try_transmit(p);
-            self.arm_timer(p);
+            self.try_transmit(p); // arms the engine's timer
         }
     }
 }
