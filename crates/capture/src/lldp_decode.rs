@@ -39,6 +39,14 @@ pub fn decode_lldp(body: &[u8], at: usize, rec: &mut FrameRecord) {
     for w in &decoded.warnings {
         rec.warnings.push(format!("LLDP: {}", w.at(at)));
     }
+    if decoded.error.is_none() && !mandatory_tlvs_in_place(&tlvs) {
+        let first: Vec<String> = tlvs.iter().take(3).map(|t| t.tlv_type.to_string()).collect();
+        rec.errors.push(format!(
+            "LLDP: invalid LLDPDU, a receiver discards it (802.1AB-2016 9.2.7.7): Chassis ID, Port ID \
+             and Time To Live TLVs (types 1, 2, 3) must come first, once each; the first TLV types are [{}]",
+            first.join(", ")
+        ));
+    }
     if let Some(e) = decoded.error {
         rec.errors.push(format!(
             "LLDP: {} (decoded {} TLVs before it)",
@@ -47,6 +55,12 @@ pub fn decode_lldp(body: &[u8], at: usize, rec: &mut FrameRecord) {
         ));
     }
     rec.lldp = Some(LldpRecord { tlvs });
+}
+
+/// Whether the first three TLVs are Chassis ID, Port ID and Time To Live, and none recurs.
+fn mandatory_tlvs_in_place(tlvs: &[TlvRecord]) -> bool {
+    let types: Vec<u8> = tlvs.iter().map(|t| t.tlv_type).collect();
+    types.len() >= 3 && types[..3] == [1, 2, 3] && !types[3..].iter().any(|t| (1..=3).contains(t))
 }
 
 fn text_or_hex(b: &[u8]) -> String {

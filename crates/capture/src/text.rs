@@ -66,7 +66,11 @@ pub fn render(rec: &FrameRecord) -> String {
         let _ = writeln!(s, "    warning: frame {}: {w}", rec.frame);
     }
     for e in &rec.errors {
-        let _ = writeln!(s, "    error: frame {}: {e}", rec.frame);
+        let _ = writeln!(
+            s,
+            "    error: frame {} (record at file byte {}): {e}",
+            rec.frame, rec.offset
+        );
     }
     s
 }

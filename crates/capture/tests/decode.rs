@@ -94,7 +94,7 @@ fn a_frame_shorter_than_an_ethernet_header_is_malformed() {
     let rec = decode_frame(&frame(vec![1, 2, 3], 1));
     assert_eq!(rec.protocol, Protocol::Malformed);
     assert_eq!(rec.errors.len(), 1);
-    assert!(text::render(&rec).contains("error: frame 1:"));
+    assert!(text::render(&rec).contains("error: frame 1 (record at file byte 24):"));
 }
 
 #[test]
@@ -117,6 +117,26 @@ fn an_lldpdu_broken_midway_keeps_the_tlvs_before_the_break() {
         "{}",
         rec.errors[0]
     );
+}
+
+#[test]
+fn an_lldpdu_without_its_mandatory_tlvs_first_is_an_error_a_receiver_would_discard() {
+    let mut data = vec![0x01, 0x80, 0xc2, 0, 0, 0x0e, 2, 0, 0, 0, 0, 1, 0x88, 0xcc];
+    data.extend_from_slice(&[0x06, 0x02, 0x00, 0x78]); // TTL 120 first
+    data.extend_from_slice(&[0x00, 0x00]); // End
+    let rec = decode_frame(&frame(data, 1));
+    assert_eq!(
+        rec.lldp.as_ref().unwrap().tlvs.len(),
+        2,
+        "the TLVs are still shown"
+    );
+    assert_eq!(rec.errors.len(), 1, "{:?}", rec.errors);
+    assert!(
+        rec.errors[0].contains("a receiver discards it"),
+        "{}",
+        rec.errors[0]
+    );
+    assert!(rec.errors[0].contains("[3, 0]"), "{}", rec.errors[0]);
 }
 
 #[test]

@@ -55,6 +55,8 @@ struct Summary {
     frames: u64,
     shown: u64,
     frames_with_errors: u64,
+    /// The numbers of the first frames with errors, for the summary.
+    first_error_frames: Vec<u64>,
     file_errors: u64,
     fatal: Option<String>,
 }
@@ -102,6 +104,15 @@ fn run_inner(args: DecodeArgs) -> anyhow::Result<ExitCode> {
         "{name}: {} frames read, {} shown, {} with errors",
         summary.frames, summary.shown, summary.frames_with_errors
     );
+    if !summary.first_error_frames.is_empty() {
+        let list: Vec<String> = summary.first_error_frames.iter().map(u64::to_string).collect();
+        let more = if summary.frames_with_errors > list.len() as u64 {
+            ", …"
+        } else {
+            ""
+        };
+        msg.push_str(&format!(" (frame {}{more})", list.join(", ")));
+    }
     if summary.file_errors > 0 {
         msg.push_str(&format!(", {} file errors", summary.file_errors));
     }
@@ -143,6 +154,9 @@ fn decode_stream(
                 summary.shown += 1;
                 if rec.has_errors() {
                     summary.frames_with_errors += 1;
+                    if summary.first_error_frames.len() < 10 {
+                        summary.first_error_frames.push(rec.frame);
+                    }
                 }
                 if json {
                     serde_json::to_writer(&mut *out, &rec).map_err(io::Error::from)?;
