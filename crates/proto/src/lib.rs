@@ -1,5 +1,6 @@
 //! Sans-IO engines for lossless Ethernet. An engine is handed the current time and an
 //! input and hands back what to do; it never reads a clock, a socket or a file.
 
+pub mod ets;
 pub mod flow_control;
 pub mod units;
