@@ -202,3 +202,81 @@ proptest! {
         prop_assert!(n >= records.len());
     }
 }
+
+fn lldp_with(tlv: lossless_wire::lldp::Tlv) -> Vec<u8> {
+    use lossless_wire::lldp::{
+        ChassisId, ChassisIdSubtype, LldpduRepr, PortId, PortIdSubtype, Tlv, lldp_frame,
+    };
+    let src = EthernetAddress([2, 0, 0, 0, 0, 9]);
+    let tlvs = vec![
+        Tlv::ChassisId(ChassisId {
+            subtype: ChassisIdSubtype::MacAddress,
+            id: src.as_bytes().to_vec(),
+        }),
+        Tlv::PortId(PortId {
+            subtype: PortIdSubtype::InterfaceName,
+            id: b"p1".to_vec(),
+        }),
+        Tlv::Ttl(120),
+        tlv,
+        Tlv::End,
+    ];
+    lldp_frame(src, &LldpduRepr { tlvs }.to_vec())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_emitted_pfc_or_pause_frame_decodes_to_its_fields(
+        pfc: bool, vector: u16, time: [u16; 8], pause_time: u16, with_fcs: bool,
+    ) {
+        let control = if pfc {
+            MacControlRepr::Pfc { priority_enable_vector: vector, time }
+        } else {
+            MacControlRepr::Pause { pause_time }
+        };
+        let fcs = if with_fcs { FcsMode::Present } else { FcsMode::Absent };
+        let mut buf = [0u8; 64];
+        let n = mac_control::emit_frame(EthernetAddress([2, 0, 0, 0, 0, 1]), EthernetAddress::MAC_CONTROL, &control, fcs, &mut buf).unwrap();
+        let rec = decode_frame(&frame(buf[..n].to_vec(), 1));
+        prop_assert!(rec.errors.is_empty());
+        let m = rec.mac_control.unwrap();
+        if pfc {
+            prop_assert_eq!(rec.protocol, Protocol::Pfc);
+            let p = m.pfc.unwrap();
+            prop_assert_eq!(p.priority_enable_vector, vector);
+            prop_assert_eq!(p.time, time);
+            prop_assert_eq!(p.enabled, std::array::from_fn(|i| vector & (1 << i) != 0));
+            prop_assert_eq!(m.enbv_not_zero, vector >> 8 != 0);
+        } else {
+            prop_assert_eq!(rec.protocol, Protocol::Pause);
+            prop_assert_eq!(m.pause_time, Some(pause_time));
+        }
+        prop_assert!(!m.length_invalid && !m.dst_address_invalid);
+    }
+
+    #[test]
+    fn any_emitted_ets_and_pfc_configuration_decodes_to_its_tables(
+        willing: bool, cbs: bool, max_tcs in 0u8..8, priority_tc in proptest::array::uniform8(0u8..8),
+        tc_bandwidth: [u8; 8], tsa: [u8; 8], mbc: bool, pfc_cap in 0u8..16, pfc_enable: u8,
+    ) {
+        use lossless_capture::lldp_model::TlvBody;
+        use lossless_wire::lldp::{EtsConfiguration, EtsTables, Ieee8021Tlv, OrgTlv, PfcConfiguration, Tlv, Tsa};
+        let ets = EtsConfiguration {
+            willing, cbs, reserved: 0, max_tcs,
+            tables: EtsTables { priority_tc, tc_bandwidth, tsa: tsa.map(Tsa::from) },
+        };
+        let rec = decode_frame(&frame(lldp_with(Tlv::Org(OrgTlv::Ieee8021(Ieee8021Tlv::EtsConfiguration(ets)))), 1));
+        prop_assert!(rec.errors.is_empty(), "{:?}", rec.errors);
+        let TlvBody::EtsConfiguration(e) = &rec.lldp.as_ref().unwrap().tlvs[3].body else { panic!("not ETS") };
+        prop_assert_eq!((e.willing, e.cbs, e.max_tcs), (Some(willing), Some(cbs), Some(max_tcs)));
+        prop_assert_eq!((e.priority_tc, e.tc_bandwidth, e.tsa), (priority_tc, tc_bandwidth, tsa));
+
+        let pfc = PfcConfiguration { willing, mbc, reserved: 0, pfc_cap, enabled: pfc_enable };
+        let rec = decode_frame(&frame(lldp_with(Tlv::Org(OrgTlv::Ieee8021(Ieee8021Tlv::PfcConfiguration(pfc)))), 1));
+        let TlvBody::PfcConfiguration(p) = &rec.lldp.as_ref().unwrap().tlvs[3].body else { panic!("not PFC") };
+        prop_assert_eq!((p.willing, p.mbc, p.pfc_cap, p.pfc_enable), (willing, mbc, pfc_cap, pfc_enable));
+        prop_assert!(FrameKind::Dcbx.matches(&rec));
+    }
+}
