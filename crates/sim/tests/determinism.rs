@@ -37,3 +37,42 @@ fn a_different_seed_changes_ecmp_and_poisson_choices_but_still_conserves() {
     let r = common::run(c);
     assert!(r.conservation.balanced);
 }
+
+/// Every number in the JSON names its unit in its key (or is a count/identifier by name).
+#[test]
+fn every_json_figure_names_its_unit() {
+    fn walk(key: &str, v: &serde_json::Value, bad: &mut Vec<String>) {
+        const UNITS: [&str; 4] = ["_bps", "_ps", "_bytes", "_frames"];
+        const NAMES: [&str; 8] = [
+            "seed",
+            "events",
+            "priority",
+            "port",
+            "tail_drop",
+            "headroom_overflow",
+            "buffer_full",
+            "receiver_overflow",
+        ];
+        match v {
+            serde_json::Value::Number(_) => {
+                if !UNITS.iter().any(|u| key.ends_with(u)) && !NAMES.contains(&key) && key != "no_route" {
+                    bad.push(key.to_string());
+                }
+            }
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    walk(k, x, bad);
+                }
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| walk(key, x, bad)),
+            _ => {}
+        }
+    }
+    let r = common::run(common::load("four-bridge", &[], Some(Duration::from_us(200))));
+    let v = serde_json::to_value(&r).unwrap();
+    let mut bad = Vec::new();
+    walk("", &v, &mut bad);
+    bad.sort();
+    bad.dedup();
+    assert!(bad.is_empty(), "keys without a unit: {bad:?}");
+}

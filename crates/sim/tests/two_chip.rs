@@ -167,3 +167,61 @@ fn the_waveform_shows_fc_rdy_and_fc_at_the_documented_instants() {
         .map(|(t, v)| (t, v.to_string()))
     );
 }
+
+#[test]
+fn mac0_holds_its_own_data_while_fc_rdy_is_high_and_never_cuts_a_frame() {
+    use lossless_proto::units::Rate;
+    use lossless_sim::traffic::{FlowSpec, Pattern};
+    let mut c = common::load("two-chip", &[], Some(Duration::from_us(120)));
+    // module A also sends: 3 Gb/s of full frames towards module B
+    c.flows.push(FlowSpec {
+        name: "a_to_b".into(),
+        src: 0,
+        dst: 1,
+        priority: 0,
+        mtu: 1500,
+        pattern: Pattern::Cbr {
+            rate: Rate::from_gbps(3),
+        },
+        start: Instant::ZERO,
+        stop: Instant::MAX,
+        size: None,
+    });
+    let mut sim = Simulator::with_observer(c, Tx::default()).unwrap();
+    sim.run();
+    let tx = std::mem::take(sim.observer_mut());
+    let frame_time = Duration::from_ps((1522 + 8) * 800); // preamble to last FCS bit at 10G
+    let gap = Duration::from_ps(12 * 800);
+    let own: Vec<Instant> = tx.data.iter().filter(|d| d.0 == MAC0).map(|d| d.1).collect();
+    assert!(own.len() > 10, "module A sent too little: {}", own.len());
+    // document 002 step 4: no own data while fc_rdy is high (10 µs … 50 µs)
+    assert!(
+        !own.iter().any(|&t| t >= at_ns(10_000) && t < at_ns(50_000)),
+        "MAC0 sent data while fc_rdy was high"
+    );
+    // rule 1: the first XOFF goes out at fc_rdy's rise or right after the frame then on the wire
+    let xoff = tx.control.iter().find(|c| c.0 == MAC0).unwrap().2;
+    let busy = own
+        .iter()
+        .find(|&&t| t < at_ns(10_000) && t + frame_time + gap > at_ns(10_000));
+    match busy {
+        Some(&t) => assert_eq!(
+            xoff,
+            t + frame_time + gap,
+            "XOFF did not wait for the frame in progress"
+        ),
+        None => assert_eq!(xoff, at_ns(10_000)),
+    }
+    // frames never overlap on MAC0's wire
+    let mut starts: Vec<(Instant, Duration)> = own.iter().map(|&t| (t, frame_time + gap)).collect();
+    starts.extend(
+        tx.control
+            .iter()
+            .filter(|c| c.0 == MAC0)
+            .map(|c| (c.2, Duration::from_ps((64 + 8 + 12) * 800))),
+    );
+    starts.sort();
+    for w in starts.windows(2) {
+        assert!(w[0].0 + w[0].1 <= w[1].0, "overlap at {:?}", w[1].0);
+    }
+}
