@@ -5,6 +5,8 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use lossless_sim::Simulator;
 use lossless_sim::config::SimConfig;
+use lossless_sim::event::RadixQueue;
+use lossless_sim::observer::NoObserver;
 use lossless_sim::scenario::{self, Overrides};
 
 fn config(name: &str, set: &[&str]) -> SimConfig {
@@ -31,9 +33,17 @@ fn bench(c: &mut Criterion) {
         let events = events_of(&cfg);
         eprintln!("{label}: {events} events per run, {} simulated", cfg.duration);
         g.throughput(Throughput::Elements(events));
-        g.bench_function(label, |b| {
+        g.bench_function(format!("{label}/binary-heap"), |b| {
             b.iter(|| {
                 let mut sim = Simulator::new(cfg.clone()).expect("builds");
+                sim.run();
+                sim.events()
+            })
+        });
+        g.bench_function(format!("{label}/radix-heap"), |b| {
+            b.iter(|| {
+                let mut sim =
+                    Simulator::build(cfg.clone(), NoObserver, RadixQueue::default()).expect("builds");
                 sim.run();
                 sim.events()
             })

@@ -76,3 +76,18 @@ fn every_json_figure_names_its_unit() {
     bad.dedup();
     assert!(bad.is_empty(), "keys without a unit: {bad:?}");
 }
+
+#[test]
+fn the_radix_queue_gives_the_same_results_as_the_binary_heap() {
+    use lossless_sim::event::RadixQueue;
+    use lossless_sim::observer::NoObserver;
+    use lossless_sim::{Report, Simulator};
+    for b in BUILTINS {
+        let c = common::load(b.name, &[], Some(Duration::from_us(200)));
+        let heap = serde_json::to_string(&common::run(c.clone())).unwrap();
+        let mut sim = Simulator::build(c, NoObserver, RadixQueue::default()).unwrap();
+        sim.run();
+        let radix = serde_json::to_string(&Report::collect(&sim)).unwrap();
+        assert_eq!(heap, radix, "{}", b.name);
+    }
+}
