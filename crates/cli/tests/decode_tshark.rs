@@ -570,7 +570,7 @@ fn randomly_generated_dcbx_and_pfc_frames_agree_with_tshark_field_by_field() {
         return;
     };
     let path = lossless_testkit::temp_dir("decode-random-tshark").join("random.pcap");
-    let frames = random_frames(&mut Rng(0x5eed_0f_1055_1e55), 400);
+    let frames = random_frames(&mut Rng(0x005e_ed0f_1055_1e55), 400);
     lossless_testkit::write_pcap(&path, &frames);
     let n = agree_with_tshark(&tshark, &path);
     eprintln!("random frames: {n} field values agree with tshark");
