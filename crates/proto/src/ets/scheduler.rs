@@ -424,10 +424,12 @@ impl Scheduler {
     pub fn paused(&self) -> u8 {
         self.paused
     }
-    /// Credit of credit-based-shaper TC `tc` in 10^-12 bit, as of the last update (`None` for
-    /// other classes).
-    pub fn shaper_credit(&self, tc: u8) -> Option<i128> {
-        self.shaper[usize::from(tc & 7)].as_ref().map(Shaper::credit)
+    /// Credit of credit-based-shaper TC `tc` at `now`, in 10^-12 bit (`None` for other
+    /// classes).
+    pub fn shaper_credit(&mut self, now: Instant, tc: u8) -> Option<i128> {
+        let sh = self.shaper[usize::from(tc & 7)].as_mut()?;
+        sh.advance(now);
+        Some(sh.credit())
     }
     /// Port rate.
     pub fn rate(&self) -> Rate {
