@@ -371,10 +371,27 @@ fn cee_sub(sub: &CeeSubRecord, s: &mut String) {
         CeeSubRecord::Application { feature: f, entries } => {
             let _ = writeln!(s, "        Application: {}", feature(f));
             for e in entries {
+                let prios: Vec<String> = (0..8)
+                    .filter(|p| e.priority_map & (1 << p) != 0)
+                    .map(|p| p.to_string())
+                    .collect();
+                let sel = match e.selector {
+                    0 => "EtherType",
+                    1 => "socket number",
+                    _ => "reserved",
+                };
                 let _ = writeln!(
                     s,
-                    "          protocol {:#06x} selector {} OUI {:#08x} priority map {:#04x}",
-                    e.protocol, e.selector, e.oui, e.priority_map
+                    "          protocol {:#06x} selector {} ({sel}) OUI {:#08x} priority map {:#04x} (priorities {})",
+                    e.protocol,
+                    e.selector,
+                    e.oui,
+                    e.priority_map,
+                    if prios.is_empty() {
+                        "none".to_string()
+                    } else {
+                        prios.join(", ")
+                    }
                 );
             }
         }
