@@ -272,7 +272,16 @@ fn expected(rec: &Value) -> BTreeMap<String, Vec<String>> {
 
 /// Compares every field of every frame; returns how many values agreed.
 fn agree_with_tshark(tshark: &Path, capture: &Path) -> usize {
-    let names = fields();
+    compare_fields(tshark, capture, &fields(), expected)
+}
+
+/// Compares the tshark `names` of every frame with what `expected` derives from our JSON.
+fn compare_fields(
+    tshark: &Path,
+    capture: &Path,
+    names: &[String],
+    expected: fn(&Value) -> BTreeMap<String, Vec<String>>,
+) -> usize {
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let rows = tshark_fields(tshark, capture, &refs, &[]);
     let ours = decode_json(capture);
@@ -575,4 +584,98 @@ fn randomly_generated_dcbx_and_pfc_frames_agree_with_tshark_field_by_field() {
     let n = agree_with_tshark(&tshark, &path);
     eprintln!("random frames: {n} field values agree with tshark");
     assert!(n > 10_000, "only {n} values compared");
+}
+
+/// The basic 802.1AB TLVs and the common 802.1/802.3 ones, as tshark names them.
+fn basic_expected(rec: &Value) -> BTreeMap<String, Vec<String>> {
+    let mut m: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut put = |k: &str, v: String| m.entry(k.to_string()).or_default().push(v);
+    let tlvs = rec
+        .get("lldp")
+        .map(|l| l["tlvs"].as_array().unwrap().clone())
+        .unwrap_or_default();
+    for t in &tlvs {
+        if let Some(c) = t.get("chassis_id") {
+            put("lldp.chassis.subtype", u(&c["subtype"]).to_string());
+            if u(&c["subtype"]) == 4 {
+                put("lldp.chassis.id.mac", c["id"].as_str().unwrap().to_string());
+            }
+        }
+        if let Some(p) = t.get("port_id") {
+            put("lldp.port.subtype", u(&p["subtype"]).to_string());
+            match u(&p["subtype"]) {
+                3 => put("lldp.port.id.mac", p["id"].as_str().unwrap().to_string()),
+                1 | 5 | 7 => put("lldp.port.id", p["id"].as_str().unwrap().to_string()),
+                _ => {}
+            }
+        }
+        if let Some(ttl) = t.get("time_to_live") {
+            put("lldp.time_to_live", u(ttl).to_string());
+        }
+        if let Some(n) = t.get("system_name") {
+            put("lldp.tlv.system.name", n.as_str().unwrap().to_string());
+        }
+        if let Some(c) = t.get("system_capabilities") {
+            put("lldp.tlv.system_cap", format!("0x{:04x}", u(&c["capabilities"])));
+            put(
+                "lldp.tlv.enable_system_cap",
+                format!("0x{:04x}", u(&c["enabled"])),
+            );
+        }
+        if let Some(v) = t.get("port_vlan_id") {
+            put("lldp.ieee.802_1.port_vlan.id", u(v).to_string());
+        }
+        if let Some(v) = t.get("maximum_frame_size") {
+            put("lldp.ieee.802_3.max_frame_size", u(v).to_string());
+        }
+        if let Some(a) = t.get("management_address") {
+            put("lldp.mgn.address.subtype", u(&a["address_subtype"]).to_string());
+            put(
+                "lldp.mgn.interface.subtype",
+                u(&a["interface_subtype"]).to_string(),
+            );
+            put("lldp.mgn.interface.number", u(&a["interface_number"]).to_string());
+        }
+    }
+    m
+}
+
+#[test]
+fn basic_lldp_tlvs_agree_with_tshark() {
+    let Some(tshark) = require("tshark", "basic_lldp_tlvs_agree_with_tshark") else {
+        return;
+    };
+    let names: Vec<String> = [
+        "lldp.chassis.subtype",
+        "lldp.chassis.id.mac",
+        "lldp.port.subtype",
+        "lldp.port.id",
+        "lldp.port.id.mac",
+        "lldp.time_to_live",
+        "lldp.tlv.system.name",
+        "lldp.tlv.system_cap",
+        "lldp.tlv.enable_system_cap",
+        "lldp.ieee.802_1.port_vlan.id",
+        "lldp.ieee.802_3.max_frame_size",
+        "lldp.mgn.address.subtype",
+        "lldp.mgn.interface.subtype",
+        "lldp.mgn.interface.number",
+    ]
+    .map(String::from)
+    .to_vec();
+    let tcpdump = corpus_dir().join("tcpdump");
+    let mut total = 0;
+    for file in [
+        "LLDP_and_CDP.pcap",
+        "dcb_ets.pcap",
+        "dcb_pfc.pcap",
+        "dcb_qcn.pcap",
+        "lldp-app-priority.pcap",
+        "lldp_mudurl.pcap",
+    ] {
+        total += compare_fields(&tshark, &tcpdump.join(file), &names, basic_expected);
+    }
+    total += compare_fields(&tshark, &sample(), &names, basic_expected);
+    eprintln!("basic LLDP: {total} field values agree with tshark");
+    assert!(total > 100, "only {total} values compared");
 }
