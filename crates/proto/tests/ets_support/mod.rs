@@ -135,7 +135,8 @@ impl Port {
                     .flatten()
                     .filter(|&t| t > self.now)
                     .min()
-                    .expect("idle port with nothing to wait for");
+                    // everything paused: wait a microsecond for the pause to change
+                    .unwrap_or(self.now + Duration::from_us(1));
                 self.now = wake;
                 None
             }
