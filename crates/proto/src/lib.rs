@@ -1,6 +1,8 @@
 //! Sans-IO engines for lossless Ethernet. An engine is handed the current time and an
 //! input and hands back what to do; it never reads a clock, a socket or a file.
 
+pub mod dcbx;
 pub mod ets;
 pub mod flow_control;
+pub mod lldp_agent;
 pub mod units;

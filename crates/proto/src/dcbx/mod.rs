@@ -1,0 +1,462 @@
+//! A sans-IO DCBX agent (IEEE 802.1Qaz clause 38 and pre-standard CEE 1.01) on top of the
+//! LLDP agent: Local, Remote and Operational configuration of ETS, PFC and App.
+//!
+//! Drive it like the LLDP agent ([`Agent::handle_frame`], [`Agent::poll_transmit`],
+//! [`Agent::poll_timeout`], [`Agent::handle_timeout`]) and read [`Agent::operational`]: that
+//! is what the MAC flow-control and ETS engines use. [`Agent::poll_event`] reports changes.
+//!
+//! Mode selection follows lldpad (`dcbx_rchange` in openlldp's lldp_dcbx.c): IEEE by default;
+//! at the end of an LLDPDU that carried a CEE DCBX TLV and no IEEE DCBX TLV, CEE goes active.
+//! An LLDPDU with IEEE DCBX TLVs makes IEEE active again.
+//!
+//! DCBX needs exactly one neighbour on the link: with none, or several (802.1Qaz 38.2: a
+//! multi-peer link), the operational configuration is the local one.
+
+pub mod cee;
+pub mod config;
+pub mod negotiate;
+pub mod remote;
+
+use std::collections::VecDeque;
+
+use lossless_wire::Error;
+use lossless_wire::lldp::{
+    ApplicationPriority, CeeSubTlv, CeeTlv, EtsConfiguration, EtsRecommendation, Ieee8021Tlv, OrgTlv,
+    PfcConfiguration, Tlv,
+};
+use serde::Serialize;
+
+pub use config::{
+    AppPriority, DcbxConfig, DcbxConfigError, EtsConfig, EtsParams, Mode, ModeSetting, PfcConfig, PfcParams,
+    TsaName,
+};
+pub use negotiate::{OperEts, OperPfc, Source};
+pub use remote::{Remote, RemoteCee, RemoteEts, RemoteFeature};
+
+use crate::lldp_agent::{AgentConfig, ConfigError, LldpAgent, LldpEvent, Msap, NeighbourTable, Statistics};
+use crate::units::Instant;
+use negotiate::PeerValue;
+
+/// The operational configuration: what the MAC and the scheduler use.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Operational {
+    /// The DCBX version in use.
+    pub mode: Mode,
+    /// ETS tables.
+    pub ets: OperEts,
+    /// PFC.
+    pub pfc: OperPfc,
+    /// Application priorities.
+    pub app: Vec<AppPriority>,
+    /// CEE: whether the peer acknowledged our current sequence number.
+    pub cee_synced: bool,
+}
+
+/// Something the driver should know (and the live daemon logs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// The peer's DCBX information changed (or disappeared: `None`).
+    RemoteChanged(Option<Box<Remote>>),
+    /// The operational configuration changed.
+    OperationalChanged(Box<Operational>),
+    /// The DCBX version in use changed.
+    ModeChanged(Mode),
+    /// A neighbour's TTL ran out.
+    NeighbourAgedOut(Msap),
+    /// A neighbour sent a shutdown LLDPDU.
+    ShutdownReceived(Msap),
+    /// A new neighbour did not fit the table (see [`crate::lldp_agent::TooManyNeighbours`]).
+    TooManyNeighbours {
+        /// The neighbour evicted, if any.
+        evicted: Option<Msap>,
+    },
+    /// An LLDPDU was malformed: counted and dropped.
+    Malformed(Error),
+}
+
+/// Why an agent cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AgentError {
+    /// The LLDP part.
+    #[error(transparent)]
+    Lldp(#[from] ConfigError),
+    /// The DCBX part.
+    #[error(transparent)]
+    Dcbx(#[from] DcbxConfigError),
+}
+
+/// A DCBX agent on one port. See the module docs.
+#[derive(Debug, Clone)]
+pub struct Agent {
+    lldp: LldpAgent,
+    cfg: DcbxConfig,
+    mode: Mode,
+    hs: cee::Handshake,
+    cee_flags: cee::Flags,
+    cee_features: Vec<CeeSubTlv>,
+    remote: Option<Remote>,
+    oper: Operational,
+    events: VecDeque<Event>,
+}
+
+/// Upper bound of queued events.
+const MAX_EVENTS: usize = 256;
+
+impl Agent {
+    /// An agent for the port `lldp` with the DCBX configuration `dcbx`.
+    pub fn new(lldp: AgentConfig, dcbx: DcbxConfig) -> Result<Self, AgentError> {
+        dcbx.validate()?;
+        let lldp = LldpAgent::new(lldp)?;
+        let mode = match dcbx.mode {
+            ModeSetting::Cee => Mode::Cee,
+            _ => Mode::Ieee,
+        };
+        let oper = Operational {
+            mode,
+            ets: negotiate::ets_ieee(dcbx.ets.params, dcbx.ets.willing, None, false),
+            pfc: OperPfc::Operational {
+                params: dcbx.pfc.params(),
+                source: Source::NoPeer,
+            },
+            app: dcbx.app.clone(),
+            cee_synced: false,
+        };
+        let mut a = Agent {
+            lldp,
+            cee_features: cee::features(&dcbx, cee::Flags::default()),
+            cfg: dcbx,
+            mode,
+            hs: cee::Handshake::new(),
+            cee_flags: cee::Flags::default(),
+            remote: None,
+            oper,
+            events: VecDeque::new(),
+        };
+        a.rebuild_tlvs(Instant::ZERO);
+        Ok(a)
+    }
+
+    /// Handles a received LLDPDU (the Ethernet payload after EtherType 0x88CC) from `src_mac`.
+    pub fn handle_frame(&mut self, now: Instant, src_mac: [u8; 6], lldpdu: &[u8]) {
+        self.lldp.handle_lldpdu(now, src_mac, lldpdu);
+        self.after_lldp(now, true);
+    }
+
+    /// Handles a whole received Ethernet frame (no FCS); frames that are not untagged LLDP to
+    /// a reserved LLDP address (01-80-C2-00-00-0E/-03/-00) are ignored. Returns whether it was
+    /// LLDP.
+    pub fn handle_ethernet(&mut self, now: Instant, frame: &[u8]) -> bool {
+        let Some((src, lldpdu)) = split_lldp_frame(frame) else {
+            return false;
+        };
+        self.handle_frame(now, src, lldpdu);
+        true
+    }
+
+    /// The next frame to send (a whole Ethernet frame without FCS), if any is due at `now`.
+    pub fn poll_transmit(&mut self, now: Instant) -> Option<Vec<u8>> {
+        self.lldp.poll_transmit(now)
+    }
+
+    /// When to call [`Agent::handle_timeout`] (and then [`Agent::poll_transmit`]) next.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.lldp.poll_timeout()
+    }
+
+    /// Advances the timers to `now` (credit refill, neighbour ageing).
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.lldp.handle_timeout(now);
+        self.after_lldp(now, false);
+    }
+
+    /// Stops the agent: the next [`Agent::poll_transmit`] returns the shutdown LLDPDU (TTL 0).
+    pub fn shutdown(&mut self, now: Instant) {
+        self.lldp.shutdown(now);
+        self.after_lldp(now, false);
+    }
+
+    /// Replaces the local DCBX configuration (a local change: fast transmission follows).
+    pub fn set_config(&mut self, now: Instant, dcbx: DcbxConfig) -> Result<(), DcbxConfigError> {
+        dcbx.validate()?;
+        self.cfg = dcbx;
+        if self.cfg.mode == ModeSetting::Cee {
+            self.mode = Mode::Cee;
+        } else if self.cfg.mode == ModeSetting::Ieee {
+            self.mode = Mode::Ieee;
+        }
+        self.refresh(now, false);
+        Ok(())
+    }
+
+    /// The local configuration.
+    pub fn local(&self) -> &DcbxConfig {
+        &self.cfg
+    }
+
+    /// The peer's DCBX information, when there is exactly one neighbour.
+    pub fn remote(&self) -> Option<&Remote> {
+        self.remote.as_ref()
+    }
+
+    /// The operational configuration.
+    pub fn operational(&self) -> &Operational {
+        &self.oper
+    }
+
+    /// The DCBX version in use.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// The CEE handshake state (meaningful in CEE mode).
+    pub fn cee_handshake(&self) -> cee::Handshake {
+        self.hs
+    }
+
+    /// The 802.1AB statistics.
+    pub fn statistics(&self) -> Statistics {
+        self.lldp.statistics()
+    }
+
+    /// The neighbour table.
+    pub fn neighbours(&self) -> &NeighbourTable {
+        self.lldp.neighbours()
+    }
+
+    /// The LLDP agent underneath.
+    pub fn lldp(&self) -> &LldpAgent {
+        &self.lldp
+    }
+
+    /// The next event, oldest first.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    fn push(&mut self, e: Event) {
+        if self.events.len() >= MAX_EVENTS {
+            self.events.pop_front();
+        }
+        self.events.push_back(e);
+    }
+
+    fn after_lldp(&mut self, now: Instant, received: bool) {
+        while let Some(e) = self.lldp.poll_event() {
+            match e {
+                LldpEvent::NeighbourAgedOut(m) => self.push(Event::NeighbourAgedOut(m)),
+                LldpEvent::ShutdownReceived(m) => self.push(Event::ShutdownReceived(m)),
+                LldpEvent::TooManyNeighbours { evicted } => self.push(Event::TooManyNeighbours { evicted }),
+                LldpEvent::Malformed(err) => self.push(Event::Malformed(err)),
+                LldpEvent::NeighbourAdded(_) | LldpEvent::NeighbourChanged(_) => {}
+            }
+        }
+        self.refresh(now, received);
+    }
+
+    /// Recomputes Remote, the mode, the CEE handshake and Operational, then our TLVs.
+    fn refresh(&mut self, now: Instant, received: bool) {
+        let table = self.lldp.neighbours();
+        let remote = if table.len() == 1 {
+            table.iter().next().map(|n| Remote::from_tlvs(n.src_mac, &n.tlvs))
+        } else {
+            None
+        };
+        if received
+            && self.cfg.mode == ModeSetting::Auto
+            && let Some(r) = &remote
+        {
+            let mode = if r.has_ieee() {
+                Some(Mode::Ieee)
+            } else if r.cee.is_some() {
+                Some(Mode::Cee)
+            } else {
+                None
+            };
+            if let Some(m) = mode
+                && m != self.mode
+            {
+                self.mode = m;
+                self.hs = cee::Handshake::new();
+                self.push(Event::ModeChanged(m));
+            }
+        }
+        if let Some(c) = remote.as_ref().and_then(|r| r.cee.as_ref()) {
+            self.hs.receive(&c.control);
+        }
+        if remote != self.remote {
+            self.remote = remote;
+            self.push(Event::RemoteChanged(self.remote.clone().map(Box::new)));
+        }
+        let oper = self.compute_operational();
+        if oper != self.oper {
+            self.oper = oper;
+            self.push(Event::OperationalChanged(Box::new(self.oper.clone())));
+        }
+        self.rebuild_tlvs(now);
+    }
+
+    fn compute_operational(&self) -> Operational {
+        let mac = self.lldp.config().mac;
+        let local_pfc = self.cfg.pfc.params();
+        let r = self.remote.as_ref();
+        let peer_mac = r.map_or([0; 6], |r| r.src_mac);
+        match self.mode {
+            Mode::Ieee => {
+                let pfc_peer = r.and_then(|r| r.pfc.as_ref()).map(|p| PeerValue {
+                    value: p.value,
+                    willing: p.willing,
+                });
+                let rec = r.and_then(|r| r.ets_recommendation);
+                let has_peer = r.is_some_and(Remote::has_ieee);
+                Operational {
+                    mode: Mode::Ieee,
+                    ets: negotiate::ets_ieee(self.cfg.ets.params, self.cfg.ets.willing, rec, has_peer),
+                    pfc: negotiate::pfc(local_pfc, self.cfg.pfc.willing, mac, pfc_peer, peer_mac),
+                    app: negotiate::app_merge(&self.cfg.app, r.and_then(|r| r.app.as_deref()).unwrap_or(&[])),
+                    cee_synced: false,
+                }
+            }
+            Mode::Cee => {
+                let c = r.and_then(|r| r.cee.as_ref());
+                if c.is_some() && !self.hs.synced() {
+                    // The peer has not yet seen our current features: keep what we had.
+                    let mut o = self.oper.clone();
+                    o.mode = Mode::Cee;
+                    o.cee_synced = false;
+                    return o;
+                }
+                let pg_peer = c
+                    .and_then(|c| c.pg.as_ref())
+                    .filter(|f| f.enabled)
+                    .map(|f| PeerValue {
+                        value: f.value,
+                        willing: f.willing,
+                    });
+                let pfc_peer = c
+                    .and_then(|c| c.pfc.as_ref())
+                    .filter(|f| f.enabled)
+                    .map(|f| PeerValue {
+                        value: f.value,
+                        willing: f.willing,
+                    });
+                let local_ets = self.cfg.ets.params;
+                let ets = match negotiate::symmetric(
+                    local_ets,
+                    self.cfg.ets.willing,
+                    mac,
+                    pg_peer,
+                    peer_mac,
+                    |a, b| cee::ets_to_pg(a) == cee::ets_to_pg(b),
+                ) {
+                    negotiate::Resolution::NoPeer => negotiate::ets_ieee(local_ets, false, None, false),
+                    negotiate::Resolution::Local => OperEts {
+                        params: local_ets,
+                        source: Source::Local,
+                        error: false,
+                    },
+                    negotiate::Resolution::Adopt(p) => OperEts {
+                        params: p,
+                        source: Source::Peer,
+                        error: false,
+                    },
+                    negotiate::Resolution::Disagree(_) => OperEts {
+                        params: local_ets,
+                        source: Source::Local,
+                        error: true,
+                    },
+                };
+                let peer_app = c
+                    .and_then(|c| c.app.as_ref())
+                    .filter(|f| f.enabled)
+                    .map(|f| f.value.as_slice())
+                    .unwrap_or(&[]);
+                Operational {
+                    mode: Mode::Cee,
+                    ets,
+                    pfc: negotiate::pfc(local_pfc, self.cfg.pfc.willing, mac, pfc_peer, peer_mac),
+                    app: negotiate::app_merge(&self.cfg.app, peer_app),
+                    cee_synced: c.is_some() && self.hs.synced(),
+                }
+            }
+        }
+    }
+
+    /// Rebuilds the DCBX TLVs for the current mode and hands them to the LLDP agent.
+    fn rebuild_tlvs(&mut self, now: Instant) {
+        let tlvs = match self.mode {
+            Mode::Ieee => self.ieee_tlvs(),
+            Mode::Cee => {
+                let flags = cee::Flags {
+                    pg_error: self.oper.ets.error,
+                    pfc_error: self.oper.mode == Mode::Cee && !self.oper.pfc.is_operational(),
+                    app_error: false,
+                };
+                let features = cee::features(&self.cfg, flags);
+                if features != self.cee_features {
+                    self.cee_features = features;
+                    self.cee_flags = flags;
+                    self.hs.bump();
+                }
+                vec![Tlv::Org(OrgTlv::Cee(CeeTlv::Dcbx(cee::tlv(
+                    &self.hs,
+                    &self.cee_features,
+                ))))]
+            }
+        };
+        self.lldp.set_local_tlvs(now, tlvs);
+    }
+
+    /// Our IEEE TLVs: ETS Configuration, ETS Recommendation, PFC Configuration, Application
+    /// Priority (all from the local configuration).
+    fn ieee_tlvs(&self) -> Vec<Tlv> {
+        let e = &self.cfg.ets;
+        let p = &self.cfg.pfc;
+        let rec = e.recommendation.unwrap_or(e.params);
+        let org = |t: Ieee8021Tlv| Tlv::Org(OrgTlv::Ieee8021(t));
+        let apps: Vec<_> = self.cfg.app.iter().map(|a| a.to_wire()).collect();
+        vec![
+            org(Ieee8021Tlv::EtsConfiguration(EtsConfiguration {
+                willing: e.willing,
+                cbs: e.cbs,
+                reserved: 0,
+                max_tcs: e.max_tcs & 7,
+                tables: e.params.to_tables(),
+            })),
+            org(Ieee8021Tlv::EtsRecommendation(EtsRecommendation {
+                reserved: 0,
+                tables: rec.to_tables(),
+            })),
+            org(Ieee8021Tlv::PfcConfiguration(PfcConfiguration {
+                willing: p.willing,
+                mbc: p.mbc,
+                reserved: 0,
+                pfc_cap: p.cap & 0x0f,
+                enabled: p.params().enable,
+            })),
+            org(Ieee8021Tlv::ApplicationPriority(ApplicationPriority::new(
+                0, &apps,
+            ))),
+        ]
+    }
+}
+
+/// The LLDP addresses an agent listens on: nearest bridge, nearest non-TPMR bridge, nearest
+/// customer bridge.
+const LLDP_DESTINATIONS: [[u8; 6]; 3] = [
+    [0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e],
+    [0x01, 0x80, 0xc2, 0x00, 0x00, 0x03],
+    [0x01, 0x80, 0xc2, 0x00, 0x00, 0x00],
+];
+
+/// Splits an untagged LLDP Ethernet frame into (source MAC, LLDPDU).
+pub fn split_lldp_frame(frame: &[u8]) -> Option<([u8; 6], &[u8])> {
+    if frame.len() < 14 || frame[12..14] != [0x88, 0xcc] {
+        return None;
+    }
+    if !LLDP_DESTINATIONS.iter().any(|d| frame[..6] == d[..]) {
+        return None;
+    }
+    let mut src = [0; 6];
+    src.copy_from_slice(&frame[6..12]);
+    Some((src, &frame[14..]))
+}
