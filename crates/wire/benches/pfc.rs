@@ -37,6 +37,12 @@ fn bench(c: &mut Criterion) {
     g.bench_function("decode+validate, 60 B without FCS", |b| {
         b.iter(|| decode_frame(black_box(&without_fcs[..]), FcsMode::Absent, None).unwrap())
     });
+    g.bench_function("decode+validate, 60 B without FCS, result fields consumed", |b| {
+        b.iter(|| {
+            let f = decode_frame(black_box(&without_fcs[..]), FcsMode::Absent, None).unwrap();
+            (f.warnings, f.control.priority_request(3), f.ethernet.src)
+        })
+    });
     let mut buf = [0u8; 64];
     g.bench_function("emit_frame, 64 B with FCS", |b| {
         b.iter(|| {
