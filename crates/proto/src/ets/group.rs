@@ -55,6 +55,12 @@ impl WeightedGroup {
         if self.upper & (1 << m) != 0 { self.upper } else { self.members & !self.upper }
     }
 
+    /// Active members.
+    #[inline]
+    pub(crate) fn active(&self) -> u8 {
+        self.active
+    }
+
     /// Sets the active members. Leaving members forget their counter (as DRR forgets the
     /// deficit of a queue that empties); the remaining counters of each tier are shifted
     /// together so that they sum to less than the member count, and joiners start at 0,

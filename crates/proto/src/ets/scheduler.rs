@@ -6,7 +6,7 @@
 use super::cbs::Shaper;
 use super::cee::{CeeConfig, PGID_STRICT};
 use super::config::{Algorithm, EtsConfig};
-use super::group::WeightedGroup;
+use super::group::{WeightedGroup, bits};
 use crate::units::{IFG_BYTES, Instant, PREAMBLE_SFD_BYTES, Rate};
 
 /// Largest frame (FCS included) the bounds are stated for: a 9216-byte jumbo frame.
@@ -254,24 +254,32 @@ impl Scheduler {
         Ok(s)
     }
 
-    /// Recomputes the active sets after the backlog or the pause state changed.
+    /// Recomputes the active sets of the classes whose priorities changed readiness after
+    /// the backlog or the pause state changed.
     fn refresh(&mut self, now: Instant) {
         let ready = self.backlogged & !self.paused;
-        if ready == self.ready {
+        let changed = ready ^ self.ready;
+        if changed == 0 {
             return;
         }
         self.ready = ready;
-        let mut shared_active = 0u8;
-        for c in 0..CLASSES {
-            let prios = self.class_prios[c];
-            if prios == 0 {
-                continue;
-            }
-            let r = prios & ready;
+        let mut classes = 0u16;
+        for p in bits(changed) {
+            classes |= 1 << self.prio_class[p];
+        }
+        let mut shared_active = self.shared_group.active();
+        while classes != 0 {
+            let c = classes.trailing_zeros() as usize;
+            classes &= classes - 1;
+            let r = self.class_prios[c] & ready;
             self.prio_groups[c].set_active(r);
             if c < 8 {
-                if r != 0 && self.shared & (1 << c) != 0 {
-                    shared_active |= 1 << c;
+                if self.shared & (1 << c) != 0 {
+                    if r != 0 {
+                        shared_active |= 1 << c;
+                    } else {
+                        shared_active &= !(1 << c);
+                    }
                 }
                 if let Some(sh) = &mut self.shaper[c] {
                     sh.set_waiting(now, r != 0);
@@ -444,7 +452,6 @@ impl Scheduler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ets::group::bits;
 
     #[test]
     fn bits_iterates_set_bits() {
