@@ -1,6 +1,7 @@
 //! The resolved description of a simulation: what a scenario file becomes after parsing and
 //! checking, and what [`crate::Simulator::new`] builds from.
 
+use lossless_proto::ets::EtsConfig;
 use lossless_proto::flow_control::FlowControlConfig;
 use lossless_proto::units::{Duration, Instant, Rate};
 
@@ -107,6 +108,8 @@ pub struct LinkConfig {
     pub fc_a: FlowControlConfig,
     /// Flow control of the port at `b`.
     pub fc_b: FlowControlConfig,
+    /// 802.1Qaz ETS transmission selection of both ports; `None` = strict priority.
+    pub ets: Option<EtsConfig>,
 }
 
 /// A scripted change of a host port's flow-control request.

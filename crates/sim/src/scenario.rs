@@ -9,8 +9,10 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use lossless_proto::ets::EtsConfig;
 use lossless_proto::flow_control::{FlowControlConfig, Mode};
 use lossless_proto::units::{Duration, Instant, Rate};
+use lossless_wire::lldp::Tsa;
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -131,6 +133,9 @@ struct RawLinkParams {
     xon_on_release: Option<bool>,
     hold_own_data: Option<bool>,
     reaction_delay_quanta: Option<u64>,
+    ets_tc_bandwidth: Option<Vec<u8>>,
+    ets_prio_tc: Option<Vec<u8>>,
+    ets_tsa: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -178,6 +183,9 @@ struct RawLink {
     xon_on_release: Option<bool>,
     hold_own_data: Option<bool>,
     reaction_delay_quanta: Option<u64>,
+    ets_tc_bandwidth: Option<Vec<u8>>,
+    ets_prio_tc: Option<Vec<u8>>,
+    ets_tsa: Option<Vec<String>>,
 }
 
 impl RawLink {
@@ -193,6 +201,9 @@ impl RawLink {
             xon_on_release: self.xon_on_release,
             hold_own_data: self.hold_own_data,
             reaction_delay_quanta: self.reaction_delay_quanta,
+            ets_tc_bandwidth: self.ets_tc_bandwidth.clone(),
+            ets_prio_tc: self.ets_prio_tc.clone(),
+            ets_tsa: self.ets_tsa.clone(),
         }
     }
 }
@@ -571,7 +582,75 @@ fn merge(base: &RawLinkParams, over: &RawLinkParams) -> RawLinkParams {
         xon_on_release: over.xon_on_release.or(base.xon_on_release),
         hold_own_data: over.hold_own_data.or(base.hold_own_data),
         reaction_delay_quanta: over.reaction_delay_quanta.or(base.reaction_delay_quanta),
+        ets_tc_bandwidth: over
+            .ets_tc_bandwidth
+            .clone()
+            .or_else(|| base.ets_tc_bandwidth.clone()),
+        ets_prio_tc: over.ets_prio_tc.clone().or_else(|| base.ets_prio_tc.clone()),
+        ets_tsa: over.ets_tsa.clone().or_else(|| base.ets_tsa.clone()),
     }
+}
+
+/// The ETS configuration of a link (`ets_*` keys), `None` when it has none (strict priority).
+fn link_ets(ctx: &Ctx<'_>, p: &RawLinkParams, line_of: usize) -> Result<Option<EtsConfig>, ScenarioError> {
+    if p.ets_tc_bandwidth.is_none() && p.ets_prio_tc.is_none() && p.ets_tsa.is_none() {
+        return Ok(None);
+    }
+    let err = |key: &str, message: String| ScenarioError {
+        file: ctx.file.to_string(),
+        line: line_of,
+        key: format!("key `{key}`: "),
+        message,
+    };
+    let eight = |key: &str, v: &Option<Vec<u8>>, default: [u8; 8]| -> Result<[u8; 8], ScenarioError> {
+        match v {
+            None => Ok(default),
+            Some(v) => <[u8; 8]>::try_from(v.as_slice()).map_err(|_| {
+                err(
+                    key,
+                    format!(
+                        "found {} values, allowed exactly 8 (one per traffic class or priority)",
+                        v.len()
+                    ),
+                )
+            }),
+        }
+    };
+    let bw = eight("ets_tc_bandwidth", &p.ets_tc_bandwidth, [0; 8])?;
+    let prio_tc = eight("ets_prio_tc", &p.ets_prio_tc, [0, 1, 2, 3, 4, 5, 6, 7])?;
+    let mut tsa = [Tsa::STRICT; 8];
+    match &p.ets_tsa {
+        None => {
+            for (t, &b) in tsa.iter_mut().zip(&bw) {
+                if b > 0 {
+                    *t = Tsa::ETS;
+                }
+            }
+        }
+        Some(v) if v.len() == 8 => {
+            for (t, name) in tsa.iter_mut().zip(v) {
+                *t = match name.as_str() {
+                    "strict" => Tsa::STRICT,
+                    "ets" => Tsa::ETS,
+                    other => {
+                        return Err(err(
+                            "ets_tsa",
+                            format!("found {other:?}, allowed \"strict\" or \"ets\""),
+                        ));
+                    }
+                };
+            }
+        }
+        Some(v) => {
+            return Err(err(
+                "ets_tsa",
+                format!("found {} values, allowed exactly 8", v.len()),
+            ));
+        }
+    }
+    EtsConfig::new(8, prio_tc.map(Some), tsa, bw)
+        .map(Some)
+        .map_err(|e| err("ets_tc_bandwidth", e.to_string()))
 }
 
 /// Most members a group (`count`) may have.
@@ -787,6 +866,7 @@ fn build(
             }
             e
         })?;
+        let ets = link_ets(ctx, &p, ctx.line_of(l.a.span().start))?;
         let a = resolve(&l.a, "a")?;
         let b = resolve(&l.b, "b")?;
         if a.len() > 1 && b.len() > 1 {
@@ -808,6 +888,7 @@ fn build(
                     length_m: p.length_m.unwrap_or(1),
                     fc_a: fc,
                     fc_b: fc,
+                    ets,
                 });
             }
         }

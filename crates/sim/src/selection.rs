@@ -1,22 +1,34 @@
-//! Transmission selection: which traffic class a port sends next. Strict priority now;
-//! 802.1Qaz ETS plugs in behind the same trait.
+//! Transmission selection: which priority a port sends next. Strict priority, or 802.1Qaz
+//! ETS through the `lossless_proto::ets` engine, behind one small trait.
 
-/// Chooses the traffic class to transmit next among those that are ready.
+use lossless_proto::ets::Scheduler;
+use lossless_proto::units::Instant;
+
+/// Chooses the priority whose oldest frame a port transmits next.
 pub trait TransmissionSelection {
-    /// Picks one class from `ready` (bit n set: class n has a frame and may transmit).
-    /// Returns `None` only when `ready` is zero.
-    fn select(&mut self, ready: u8) -> Option<u8>;
-    /// Tells the selector that `bytes` of class `tc` started transmission.
-    fn transmitted(&mut self, tc: u8, bytes: u32);
+    /// A frame of `bytes` joined priority `priority`'s queue.
+    fn enqueued(&mut self, now: Instant, priority: u8, bytes: u32);
+    /// Picks one priority among `ready` (bit p: p has a frame and may start now); `blocked`
+    /// has bit p set for priorities that may not start now (paused, held). `None` when nothing
+    /// may go (or a shaper holds the ready ones until [`Self::next_eligible`]).
+    fn select(&mut self, now: Instant, ready: u8, blocked: u8) -> Option<u8>;
+    /// The oldest frame of `priority` (`bytes` long) started transmission.
+    fn transmitted(&mut self, now: Instant, priority: u8, bytes: u32);
+    /// When a frame held by a shaper becomes eligible, if any is held.
+    fn next_eligible(&self, _now: Instant) -> Option<Instant> {
+        None
+    }
 }
 
-/// 802.1Q strict priority: the highest-numbered ready class always goes first.
+/// 802.1Q strict priority: the highest ready priority always goes first.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct StrictPriority;
 
 impl TransmissionSelection for StrictPriority {
     #[inline]
-    fn select(&mut self, ready: u8) -> Option<u8> {
+    fn enqueued(&mut self, _now: Instant, _priority: u8, _bytes: u32) {}
+    #[inline]
+    fn select(&mut self, _now: Instant, ready: u8, _blocked: u8) -> Option<u8> {
         if ready == 0 {
             None
         } else {
@@ -24,7 +36,29 @@ impl TransmissionSelection for StrictPriority {
         }
     }
     #[inline]
-    fn transmitted(&mut self, _tc: u8, _bytes: u32) {}
+    fn transmitted(&mut self, _now: Instant, _priority: u8, _bytes: u32) {}
+}
+
+/// 802.1Qaz ETS (and strict / CBS classes) by the proto crate's scheduler, which keeps its
+/// own per-priority frame counts in step with the port's queues.
+#[derive(Clone, Debug)]
+pub struct Ets(pub Scheduler);
+
+impl TransmissionSelection for Ets {
+    fn enqueued(&mut self, now: Instant, priority: u8, bytes: u32) {
+        // refused only for frames over the scheduler's maximum, which scenarios cannot make
+        let _ = self.0.enqueue(now, priority, bytes);
+    }
+    fn select(&mut self, now: Instant, ready: u8, blocked: u8) -> Option<u8> {
+        let s = self.0.select(now, blocked)?;
+        (ready & (1 << s.priority) != 0).then_some(s.priority)
+    }
+    fn transmitted(&mut self, now: Instant, priority: u8, bytes: u32) {
+        let _ = self.0.on_transmitted(now, priority, bytes);
+    }
+    fn next_eligible(&self, now: Instant) -> Option<Instant> {
+        self.0.next_eligible(now)
+    }
 }
 
 #[cfg(test)]
@@ -32,11 +66,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn strict_priority_picks_the_highest_ready_class() {
+    fn strict_priority_picks_the_highest_ready_priority() {
         let mut s = StrictPriority;
-        assert_eq!(s.select(0), None);
-        assert_eq!(s.select(0b0000_0001), Some(0));
-        assert_eq!(s.select(0b0000_1001), Some(3));
-        assert_eq!(s.select(0b1000_1001), Some(7));
+        let t = Instant::ZERO;
+        assert_eq!(s.select(t, 0, 0), None);
+        assert_eq!(s.select(t, 0b0000_0001, 0), Some(0));
+        assert_eq!(s.select(t, 0b0000_1001, 0), Some(3));
+        assert_eq!(s.select(t, 0b1000_1001, 0), Some(7));
     }
 }

@@ -4,6 +4,7 @@
 
 use std::collections::VecDeque;
 
+use lossless_proto::ets::{PortParams, Scheduler};
 use lossless_proto::flow_control::{FlowControl, Mode, ReceivedControl};
 use lossless_proto::units::{Duration, Instant, Rate};
 use rand::SeedableRng;
@@ -15,7 +16,7 @@ use crate::event::{EventQueue, HeapQueue};
 use crate::frame::{DropReason, FlowId, Frame, NO_PORT, NodeId, PortId};
 use crate::headroom::{headroom_bytes, propagation};
 use crate::observer::{NoObserver, Observer, WireFrame};
-use crate::selection::{StrictPriority, TransmissionSelection};
+use crate::selection::{Ets, StrictPriority, TransmissionSelection};
 use crate::stats::{FlowStats, PortStats, Totals};
 use crate::traffic::{FlowSpec, Pattern, Workload, frame_len};
 
@@ -36,6 +37,8 @@ pub enum Event {
     NewFlow(u32),
     /// A scripted request change (index into the scenario's signals).
     Signal(u32),
+    /// A shaper of the port's transmission selection lets a held frame go.
+    Eligible(PortId),
 }
 
 /// One port: egress queues, transmitter, flow-control engine, the wire towards its peer.
@@ -142,6 +145,14 @@ pub enum BuildError {
         /// What is wrong.
         problem: String,
     },
+    /// An ETS configuration was refused by the scheduler.
+    #[error("link {link}: ETS: {source}")]
+    Ets {
+        /// Index of the link.
+        link: usize,
+        /// The scheduler's reason.
+        source: lossless_proto::ets::SchedulerError,
+    },
     /// A flow-control configuration was refused by the engine.
     #[error("link {link}: {source}")]
     FlowControl {
@@ -188,6 +199,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             let pa = ports.len() as PortId;
             let pb = pa + 1;
             for (node, peer, fc, me) in [(link.a, pb, link.fc_a, pa), (link.b, pa, link.fc_b, pb)] {
+                let sel: Box<dyn TransmissionSelection + Send> = match &link.ets {
+                    None => Box::new(StrictPriority),
+                    Some(ets) => Box::new(Ets(Scheduler::ieee(ets, &PortParams::new(link.rate))
+                        .map_err(|source| BuildError::Ets { link: li, source })?)),
+                };
                 let mut fc = fc;
                 fc.rate = link.rate;
                 fc.station_address = station_address(me);
@@ -213,7 +229,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     inflight: VecDeque::with_capacity(64),
                     mac,
                     timer_at: Instant::MAX,
-                    sel: Box::new(StrictPriority),
+                    sel,
                     lossless,
                     xoff_pairs: 0,
                     paused_seen: 0,
@@ -397,6 +413,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             Event::RxDone(n) => self.on_rx_done(n),
             Event::NewFlow(w) => self.on_new_flow(w),
             Event::Signal(i) => self.on_signal(i),
+            Event::Eligible(p) => self.try_transmit(p),
         }
     }
 
@@ -462,7 +479,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 ready |= 1 << q;
             }
         }
-        let Some(q) = port.sel.select(ready) else {
+        let Some(q) = port.sel.select(now, ready, !ready) else {
+            if ready != 0
+                && let Some(t) = port.sel.next_eligible(now)
+            {
+                // a shaper holds the ready frames until `t`
+                self.queue.push(t.max(now), Event::Eligible(p));
+            }
             self.arm_timer(p);
             return;
         };
@@ -481,7 +504,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 return;
             }
         };
-        port.sel.transmitted(q, frame.len);
+        port.sel.transmitted(now, q, frame.len);
         port.busy = true;
         port.current = Some(frame);
         let w = WireFrame::Data(frame);
@@ -617,6 +640,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     .buffer_changed(node, local as u32, frame.priority, occ, self.now);
                 let op = &mut self.ports[out as usize];
                 let q = frame.priority as usize;
+                op.sel.enqueued(self.now, frame.priority, frame.len);
                 op.queues[q].push_back(frame);
                 op.queued_bytes[q] += frame.len as u64;
                 let st = &mut op.stats.prio[q];
@@ -768,6 +792,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.queue.push(fs.next_at, Event::Emit(f));
         }
         let port = &mut self.ports[hp as usize];
+        port.sel.enqueued(now, prio, frame.len);
         port.queues[prio as usize].push_back(frame);
         port.queued_bytes[prio as usize] += len;
         let st = &mut port.stats.prio[prio as usize];

@@ -105,3 +105,24 @@ fn link_pause_instead_of_pfc_also_loses_nothing_but_stops_the_lossy_class_too() 
     let c1 = r.port("client1", "bridge1").unwrap();
     assert!(c1.pause_xoff_received_frames > 0);
 }
+
+#[test]
+fn ets_gives_each_class_its_half_of_the_red_link() {
+    let r = run(load("four-bridge", &[], None));
+    let red = r.port("bridge4", "sink").unwrap();
+    let share = |p: u8| {
+        red.priorities
+            .iter()
+            .find(|q| q.priority == p)
+            .map_or(0, |q| q.tx_throughput_bps)
+    };
+    // 40 Gb/s of wire time split 50/50 between TC 0 (priority 0) and TC 1 (priority 3);
+    // frame bytes are 1522 of every 1542 bytes of wire time
+    for p in [LOSSY, LOSSLESS] {
+        let got = share(p);
+        assert!(
+            (19_000_000_000..=20_000_000_000).contains(&got),
+            "priority {p}: {got} b/s"
+        );
+    }
+}
