@@ -54,10 +54,10 @@ fn every_json_figure_names_its_unit() {
             "receiver_overflow",
         ];
         match v {
-            serde_json::Value::Number(_) => {
-                if !UNITS.iter().any(|u| key.ends_with(u)) && !NAMES.contains(&key) && key != "no_route" {
-                    bad.push(key.to_string());
-                }
+            serde_json::Value::Number(_)
+                if !UNITS.iter().any(|u| key.ends_with(u)) && !NAMES.contains(&key) && key != "no_route" =>
+            {
+                bad.push(key.to_string());
             }
             serde_json::Value::Object(m) => {
                 for (k, x) in m {
