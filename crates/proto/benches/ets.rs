@@ -17,12 +17,21 @@ fn ieee() -> Scheduler {
          tc-bw 0:7 1:13 2:19 3:23 4:38 prio-tc 0:0 1:1 2:2 3:3 4:4 5:5 6:6 7:7",
     )
     .unwrap();
-    Scheduler::ieee(&cfg, &PortParams::new(G100).with_idle_slope(5, Rate::from_gbps(10))).unwrap()
+    Scheduler::ieee(
+        &cfg,
+        &PortParams::new(G100).with_idle_slope(5, Rate::from_gbps(10)),
+    )
+    .unwrap()
 }
 
 fn cee() -> Scheduler {
-    let cfg = CeeConfig::new([0, 0, 1, 1, 2, 3, 15, 15], [10, 20, 30, 40, 0, 0, 0, 0], [30, 70, 50, 50, 100, 100, 0, 0], 8)
-        .unwrap();
+    let cfg = CeeConfig::new(
+        [0, 0, 1, 1, 2, 3, 15, 15],
+        [10, 20, 30, 40, 0, 0, 0, 0],
+        [30, 70, 50, 50, 100, 100, 0, 0],
+        8,
+    )
+    .unwrap();
     Scheduler::cee(&cfg, &PortParams::new(G100)).unwrap()
 }
 
@@ -42,11 +51,11 @@ fn saturated(mut s: Scheduler, strict_every: u32, pause_every: u32) -> impl FnMu
     let mut paused = 0u8;
     move || {
         k = k.wrapping_add(1);
-        if k % strict_every == 0 {
+        if k.is_multiple_of(strict_every) {
             let p = 6 + (k / strict_every % 2) as u8;
             s.enqueue(now, p, len[usize::from(p)]).unwrap();
         }
-        if pause_every != 0 && k % pause_every == 0 {
+        if pause_every != 0 && k.is_multiple_of(pause_every) {
             paused ^= 0b0000_0101;
         }
         match s.select(now, paused) {
@@ -54,9 +63,11 @@ fn saturated(mut s: Scheduler, strict_every: u32, pause_every: u32) -> impl FnMu
                 let p = sel.priority;
                 let l = len[usize::from(p)];
                 s.on_transmitted(now, p, l).unwrap();
-                now = now + G100.wire_time(u64::from(l));
+                now += G100.wire_time(u64::from(l));
                 if p < 6 {
-                    x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                    x = x
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
                     len[usize::from(p)] = 64 + ((x >> 33) % 9153) as u32;
                     s.enqueue(now, p, len[usize::from(p)]).unwrap();
                 }

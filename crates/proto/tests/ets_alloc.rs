@@ -39,7 +39,9 @@ fn decisions_allocate_nothing() {
     let before = ALLOCS.load(Ordering::Relaxed);
     let mut x = 12345u64;
     for k in 0..100_000u32 {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let p = ((x >> 33) % 8) as u8;
         let len = 64 + ((x >> 40) % 9153) as u32;
         if s.queued_frames(p) == 0 {
@@ -49,8 +51,9 @@ fn decisions_allocate_nothing() {
         s.enqueue(now, p, lens[usize::from(p)]).unwrap();
         let paused = if k % 1000 < 100 { 0b0000_0110 } else { 0 };
         if let Some(sel) = s.select(now, paused) {
-            s.on_transmitted(now, sel.priority, lens[usize::from(sel.priority)]).unwrap();
-            now = now + Rate::from_gbps(100).wire_time(u64::from(lens[usize::from(sel.priority)]));
+            s.on_transmitted(now, sel.priority, lens[usize::from(sel.priority)])
+                .unwrap();
+            now += Rate::from_gbps(100).wire_time(u64::from(lens[usize::from(sel.priority)]));
         } else if let Some(t) = s.next_eligible(now) {
             now = t;
         }

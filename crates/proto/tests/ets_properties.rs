@@ -3,6 +3,9 @@
 //! get their share of what the strict classes leave in every window of 1,000 maximum frames,
 //! before, during and after a pause.
 
+// indexing by priority and TC number reads as the tables do
+#![allow(clippy::needless_range_loop)]
+
 mod ets_support;
 
 use ets_support::{Port, Source, worst_window_deviation};
@@ -95,7 +98,10 @@ fn build(c: &IeeeCase) -> (EtsConfig, PortParams) {
     for p in 0..8 {
         up[p] = Some(c.prio_tc[p]);
     }
-    (EtsConfig::new(c.max_tcs, up, tsa, bw).expect("generated configuration is valid"), params)
+    (
+        EtsConfig::new(c.max_tcs, up, tsa, bw).expect("generated configuration is valid"),
+        params,
+    )
 }
 
 /// The class that must be chosen, by the rules: the highest strict or eligible CBS TC with a

@@ -2,27 +2,47 @@
 //! IEEE ETS Configuration/Recommendation into `EtsConfig`, CEE Priority Groups into `CeeConfig`,
 //! including the ETS TLVs of a real capture (tcpdump's dcb_ets.pcap).
 
-use lossless_proto::ets::{Algorithm, CeeConfig, CeeConfigError, EtsConfig, EtsConfigError, PortParams, Scheduler};
+use lossless_proto::ets::{
+    Algorithm, CeeConfig, CeeConfigError, EtsConfig, EtsConfigError, PortParams, Scheduler,
+};
 use lossless_proto::units::{Instant, Rate};
 use lossless_wire::lldp::{
-    CeePriorityGroups, CeeSubTlv, CeeTlv, EtsConfiguration, EtsRecommendation, EtsTables, Ieee8021Tlv, Lldpdu,
-    OrgTlv, Tlv, Tsa,
+    CeePriorityGroups, CeeSubTlv, CeeTlv, EtsConfiguration, EtsRecommendation, EtsTables, Ieee8021Tlv,
+    Lldpdu, OrgTlv, Tlv, Tsa,
 };
 
 fn tables() -> EtsTables {
     EtsTables {
         priority_tc: [0, 1, 2, 2, 2, 2, 3, 3],
         tc_bandwidth: [7, 13, 80, 0, 0, 0, 0, 0],
-        tsa: [Tsa::ETS, Tsa::ETS, Tsa::ETS, Tsa::STRICT, Tsa::STRICT, Tsa::STRICT, Tsa::STRICT, Tsa::STRICT],
+        tsa: [
+            Tsa::ETS,
+            Tsa::ETS,
+            Tsa::ETS,
+            Tsa::STRICT,
+            Tsa::STRICT,
+            Tsa::STRICT,
+            Tsa::STRICT,
+            Tsa::STRICT,
+        ],
     }
 }
 
 #[test]
 fn ets_configuration_tlv_becomes_a_config_and_back() {
-    let tlv = EtsConfiguration { willing: true, cbs: false, reserved: 0, max_tcs: 4, tables: tables() };
+    let tlv = EtsConfiguration {
+        willing: true,
+        cbs: false,
+        reserved: 0,
+        max_tcs: 4,
+        tables: tables(),
+    };
     let cfg = EtsConfig::from_configuration_tlv(&tlv).unwrap();
     assert_eq!(cfg.max_tcs(), 4);
-    assert_eq!(cfg.algorithm()[..4], [Algorithm::Ets, Algorithm::Ets, Algorithm::Ets, Algorithm::Strict]);
+    assert_eq!(
+        cfg.algorithm()[..4],
+        [Algorithm::Ets, Algorithm::Ets, Algorithm::Ets, Algorithm::Strict]
+    );
     assert_eq!(cfg.to_tables(), tables());
     let same = EtsConfig::from_lldptool_args(
         "tsa=0:ets,1:ets,2:ets,3:strict up2tc=0:0,1:1,2:2,3:2,4:2,5:2,6:3,7:3 tcbw=7,13,80 numtcs=4",
@@ -33,22 +53,37 @@ fn ets_configuration_tlv_becomes_a_config_and_back() {
 
 #[test]
 fn max_tcs_zero_on_the_wire_means_eight() {
-    let tlv = EtsConfiguration { max_tcs: 0, tables: tables(), ..Default::default() };
+    let tlv = EtsConfiguration {
+        max_tcs: 0,
+        tables: tables(),
+        ..Default::default()
+    };
     assert_eq!(EtsConfig::from_configuration_tlv(&tlv).unwrap().max_tcs(), 8);
 }
 
 #[test]
 fn max_tcs_from_the_tlv_is_honoured() {
-    let tlv = EtsConfiguration { max_tcs: 3, tables: tables(), ..Default::default() };
+    let tlv = EtsConfiguration {
+        max_tcs: 3,
+        tables: tables(),
+        ..Default::default()
+    };
     assert_eq!(
         EtsConfig::from_configuration_tlv(&tlv),
-        Err(EtsConfigError::PriorityTcBeyondMaxTcs { priority: 6, tc: 3, max_tcs: 3 })
+        Err(EtsConfigError::PriorityTcBeyondMaxTcs {
+            priority: 6,
+            tc: 3,
+            max_tcs: 3
+        })
     );
 }
 
 #[test]
 fn ets_recommendation_tlv_becomes_a_config() {
-    let rec = EtsRecommendation { reserved: 0, tables: tables() };
+    let rec = EtsRecommendation {
+        reserved: 0,
+        tables: tables(),
+    };
     let cfg = EtsConfig::from_recommendation_tlv(&rec).unwrap();
     assert_eq!(cfg.bandwidth(), [7, 13, 80, 0, 0, 0, 0, 0]);
 }
@@ -57,7 +92,10 @@ fn ets_recommendation_tlv_becomes_a_config() {
 fn vendor_tsa_on_the_wire_is_rejected_by_name() {
     let mut t = tables();
     t.tsa[3] = Tsa::VENDOR;
-    let tlv = EtsConfiguration { tables: t, ..Default::default() };
+    let tlv = EtsConfiguration {
+        tables: t,
+        ..Default::default()
+    };
     let e = EtsConfig::from_configuration_tlv(&tlv).unwrap_err();
     assert_eq!(e, EtsConfigError::VendorTsa { tc: 3 });
     assert!(e.to_string().contains("vendor-specific"));
@@ -74,7 +112,11 @@ fn lldp_payloads(pcap: &[u8]) -> Vec<Vec<u8>> {
     };
     let u32_at = |b: &[u8], o: usize| {
         let w = [b[o], b[o + 1], b[o + 2], b[o + 3]];
-        if le { u32::from_le_bytes(w) } else { u32::from_be_bytes(w) }
+        if le {
+            u32::from_le_bytes(w)
+        } else {
+            u32::from_be_bytes(w)
+        }
     };
     let mut out = Vec::new();
     let mut off = 24;
@@ -105,27 +147,52 @@ fn real_capture_ets_tlvs_with_tc_15_are_rejected_naming_the_priority() {
                     }
                     EtsConfig::from_configuration_tlv(&c)
                 }
-                Tlv::Org(OrgTlv::Ieee8021(Ieee8021Tlv::EtsRecommendation(r))) => EtsConfig::from_recommendation_tlv(&r),
+                Tlv::Org(OrgTlv::Ieee8021(Ieee8021Tlv::EtsRecommendation(r))) => {
+                    EtsConfig::from_recommendation_tlv(&r)
+                }
                 _ => continue,
             };
             seen += 1;
-            assert_eq!(result, Err(EtsConfigError::PriorityTcBeyondMaxTcs { priority: 0, tc: 15, max_tcs: 8 }));
+            assert_eq!(
+                result,
+                Err(EtsConfigError::PriorityTcBeyondMaxTcs {
+                    priority: 0,
+                    tc: 15,
+                    max_tcs: 8
+                })
+            );
         }
     }
-    assert!(seen >= 2, "the capture holds ETS Configuration and Recommendation TLVs; saw {seen}");
+    assert!(
+        seen >= 2,
+        "the capture holds ETS Configuration and Recommendation TLVs; saw {seen}"
+    );
     assert!(shown >= 1, "the table tcpdump prints is among them");
     // with its priority table repaired the same bandwidth tables run: TC1 and TC4 share 50/50
     let tables = EtsTables {
         priority_tc: [0, 4, 1, 1, 0, 4, 1, 4],
         tc_bandwidth: [0, 50, 0, 0, 50, 0, 0, 0],
-        tsa: [Tsa::STRICT, Tsa::ETS, Tsa::STRICT, Tsa::STRICT, Tsa::ETS, Tsa::STRICT, Tsa::STRICT, Tsa::STRICT],
+        tsa: [
+            Tsa::STRICT,
+            Tsa::ETS,
+            Tsa::STRICT,
+            Tsa::STRICT,
+            Tsa::ETS,
+            Tsa::STRICT,
+            Tsa::STRICT,
+            Tsa::STRICT,
+        ],
     };
     let cfg = EtsConfig::from_tables(8, &tables).unwrap();
     let mut s = Scheduler::ieee(&cfg, &PortParams::new(Rate::from_gbps(10))).unwrap();
     s.enqueue(Instant::ZERO, 2, 64).unwrap();
     s.enqueue(Instant::ZERO, 7, 64).unwrap();
     let sel = s.select(Instant::ZERO, 0).unwrap();
-    assert_eq!((sel.priority, sel.class), (7, 4), "TC4 and TC1 tie; the higher TC goes first");
+    assert_eq!(
+        (sel.priority, sel.class),
+        (7, 4),
+        "TC4 and TC1 tie; the higher TC goes first"
+    );
 }
 
 #[test]
@@ -141,14 +208,33 @@ fn cee_priority_groups_tlv_becomes_a_config_with_equal_priority_shares() {
     assert_eq!(cfg.pg_bandwidth(), pg.pg_bandwidth);
     assert_eq!(cfg.prio_bandwidth(), [34, 33, 33, 50, 50, 100, 0, 0]);
     let s = Scheduler::cee(&cfg, &PortParams::new(Rate::from_gbps(25))).unwrap();
-    assert_eq!((0..8).map(|p| s.class_of(p)).collect::<Vec<_>>(), vec![0, 0, 0, 1, 1, 2, 15, 15]);
+    assert_eq!(
+        (0..8).map(|p| s.class_of(p)).collect::<Vec<_>>(),
+        vec![0, 0, 0, 1, 1, 2, 15, 15]
+    );
 }
 
 #[test]
 fn cee_tlv_errors_name_the_field() {
-    let pg = CeePriorityGroups { pgid: [0, 0, 0, 1, 1, 2, 15, 12], pg_bandwidth: [30, 50, 20, 0, 0, 0, 0, 0], num_tcs: 8, ..Default::default() };
-    assert_eq!(CeeConfig::from_tlv(&pg), Err(CeeConfigError::Pgid { priority: 7, found: 12 }));
-    let pg = CeePriorityGroups { pgid: [0; 8], pg_bandwidth: [30, 50, 0, 0, 0, 0, 0, 0], num_tcs: 8, ..Default::default() };
+    let pg = CeePriorityGroups {
+        pgid: [0, 0, 0, 1, 1, 2, 15, 12],
+        pg_bandwidth: [30, 50, 20, 0, 0, 0, 0, 0],
+        num_tcs: 8,
+        ..Default::default()
+    };
+    assert_eq!(
+        CeeConfig::from_tlv(&pg),
+        Err(CeeConfigError::Pgid {
+            priority: 7,
+            found: 12
+        })
+    );
+    let pg = CeePriorityGroups {
+        pgid: [0; 8],
+        pg_bandwidth: [30, 50, 0, 0, 0, 0, 0, 0],
+        num_tcs: 8,
+        ..Default::default()
+    };
     assert_eq!(CeeConfig::from_tlv(&pg), Err(CeeConfigError::PgSum { found: 80 }));
 }
 

@@ -98,7 +98,10 @@ impl Shaper {
             return None;
         }
         let need = (-self.credit) as u128;
-        Some(self.last.saturating_add(Duration::from_ps(need.div_ceil(self.idle_slope))))
+        Some(
+            self.last
+                .saturating_add(Duration::from_ps(need.div_ceil(self.idle_slope))),
+        )
     }
 
     /// Credit in 10^-12 bit (tests and diagnostics).

@@ -78,7 +78,10 @@ impl CeeConfig {
         let mut used = 0u8;
         for (p, &g) in pgid.iter().enumerate() {
             if g > 7 && g != PGID_STRICT {
-                return Err(CeeConfigError::Pgid { priority: p as u8, found: g });
+                return Err(CeeConfigError::Pgid {
+                    priority: p as u8,
+                    found: g,
+                });
             }
             if g <= 7 {
                 used |= 1 << g;
@@ -87,7 +90,11 @@ impl CeeConfig {
         let mut sum = 0u32;
         for (g, &b) in pg_bandwidth.iter().enumerate() {
             if b > 100 {
-                return Err(CeeConfigError::Over100 { field: "pgpct", index: g as u8, found: b });
+                return Err(CeeConfigError::Over100 {
+                    field: "pgpct",
+                    index: g as u8,
+                    found: b,
+                });
             }
             sum += u32::from(b);
         }
@@ -97,7 +104,11 @@ impl CeeConfig {
         let mut group_sum = [0u32; 8];
         for (p, &b) in prio_bandwidth.iter().enumerate() {
             if b > 100 {
-                return Err(CeeConfigError::Over100 { field: "uppct", index: p as u8, found: b });
+                return Err(CeeConfigError::Over100 {
+                    field: "uppct",
+                    index: p as u8,
+                    found: b,
+                });
             }
             if pgid[p] <= 7 {
                 group_sum[usize::from(pgid[p])] += u32::from(b);
@@ -105,14 +116,24 @@ impl CeeConfig {
         }
         for g in 0..8u8 {
             if used & (1 << g) != 0 && group_sum[usize::from(g)] != 100 {
-                return Err(CeeConfigError::PrioritySum { pg: g, found: group_sum[usize::from(g)] });
+                return Err(CeeConfigError::PrioritySum {
+                    pg: g,
+                    found: group_sum[usize::from(g)],
+                });
             }
         }
         let groups = used.count_ones() as u8;
         if (1..=8).contains(&num_tcs) && groups > num_tcs {
-            return Err(CeeConfigError::TooManyGroups { found: groups, num_tcs });
+            return Err(CeeConfigError::TooManyGroups {
+                found: groups,
+                num_tcs,
+            });
         }
-        Ok(CeeConfig { pgid, pg_bandwidth, prio_bandwidth })
+        Ok(CeeConfig {
+            pgid,
+            pg_bandwidth,
+            prio_bandwidth,
+        })
     }
 
     /// Validates a configuration whose priorities share their group equally (the lower

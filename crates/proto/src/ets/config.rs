@@ -44,7 +44,9 @@ pub enum EtsConfigError {
         found: u8,
     },
     /// A priority has no traffic class.
-    #[error("up2tc/prio-tc: priority {priority} is mapped to no traffic class; every priority 0..=7 needs one")]
+    #[error(
+        "up2tc/prio-tc: priority {priority} is mapped to no traffic class; every priority 0..=7 needs one"
+    )]
     PriorityMappedNowhere {
         /// The unmapped priority.
         priority: u8,
@@ -70,13 +72,17 @@ pub enum EtsConfigError {
         max_tcs: u8,
     },
     /// The vendor-specific TSA (255) has no defined behaviour to run.
-    #[error("tsa/tc-tsa: TC {tc} uses the vendor-specific algorithm (255), which has no standard behaviour; allowed: strict, cbs, ets")]
+    #[error(
+        "tsa/tc-tsa: TC {tc} uses the vendor-specific algorithm (255), which has no standard behaviour; allowed: strict, cbs, ets"
+    )]
     VendorTsa {
         /// The traffic class.
         tc: u8,
     },
     /// A reserved TSA number.
-    #[error("tsa/tc-tsa: TC {tc} has reserved algorithm number {value}; allowed 0 (strict), 1 (cbs), 2 (ets)")]
+    #[error(
+        "tsa/tc-tsa: TC {tc} has reserved algorithm number {value}; allowed 0 (strict), 1 (cbs), 2 (ets)"
+    )]
     ReservedTsa {
         /// The traffic class.
         tc: u8,
@@ -92,7 +98,9 @@ pub enum EtsConfigError {
         found: u8,
     },
     /// Bandwidth given to a strict or CBS traffic class.
-    #[error("tcbw/tc-bw: TC {tc} uses {algorithm} and has {bandwidth}%; bandwidth applies to ETS TCs only, allowed 0")]
+    #[error(
+        "tcbw/tc-bw: TC {tc} uses {algorithm} and has {bandwidth}%; bandwidth applies to ETS TCs only, allowed 0"
+    )]
     BandwidthOnNonEts {
         /// The traffic class.
         tc: u8,
@@ -137,7 +145,11 @@ impl EtsConfig {
             let priority = p as u8;
             let tc = tc.ok_or(EtsConfigError::PriorityMappedNowhere { priority })?;
             if tc >= max_tcs {
-                return Err(EtsConfigError::PriorityTcBeyondMaxTcs { priority, tc, max_tcs });
+                return Err(EtsConfigError::PriorityTcBeyondMaxTcs {
+                    priority,
+                    tc,
+                    max_tcs,
+                });
             }
             map[p] = tc;
         }
@@ -152,7 +164,11 @@ impl EtsConfig {
             }
             if tc >= max_tcs {
                 if bw != 0 {
-                    return Err(EtsConfigError::BandwidthBeyondMaxTcs { tc, bandwidth: bw, max_tcs });
+                    return Err(EtsConfigError::BandwidthBeyondMaxTcs {
+                        tc,
+                        bandwidth: bw,
+                        max_tcs,
+                    });
                 }
                 continue;
             }
@@ -179,7 +195,12 @@ impl EtsConfig {
         }
         let mut bw = [0u8; 8];
         bw[..usize::from(max_tcs)].copy_from_slice(&bandwidth[..usize::from(max_tcs)]);
-        Ok(EtsConfig { max_tcs, prio_tc: map, algorithm, bandwidth: bw })
+        Ok(EtsConfig {
+            max_tcs,
+            prio_tc: map,
+            algorithm,
+            bandwidth: bw,
+        })
     }
 
     /// Validates the tables of an ETS TLV with the given MaxTCs.

@@ -40,19 +40,33 @@ impl WeightedGroup {
                 upper |= 1 << m;
             }
         }
-        WeightedGroup { weight, credit: [0; 8], active: 0, upper, members }
+        WeightedGroup {
+            weight,
+            credit: [0; 8],
+            active: 0,
+            upper,
+            members,
+        }
     }
 
     /// Weight used for sharing inside the member's tier.
     #[inline]
     fn tier_weight(&self, m: usize) -> i64 {
-        if self.upper & (1 << m) != 0 { i64::from(self.weight[m]) } else { 1 }
+        if self.upper & (1 << m) != 0 {
+            i64::from(self.weight[m])
+        } else {
+            1
+        }
     }
 
     /// The tier (mask of members) that member `m` belongs to.
     #[inline]
     fn tier_of(&self, m: usize) -> u8 {
-        if self.upper & (1 << m) != 0 { self.upper } else { self.members & !self.upper }
+        if self.upper & (1 << m) != 0 {
+            self.upper
+        } else {
+            self.members & !self.upper
+        }
     }
 
     /// Active members.
@@ -85,7 +99,7 @@ impl WeightedGroup {
                 self.credit[m] -= shift;
             }
         }
-        for m in bits(!stay & 0xff) {
+        for m in bits(!stay) {
             self.credit[m] = 0;
         }
         self.active = active;
@@ -187,7 +201,11 @@ mod tests {
             let m = g.pick().unwrap();
             g.charge(m, 64 + (k * 7919) % 9153);
             for i in 0..8 {
-                assert!(g.credit(i).abs() <= 2 * 9216 * 100, "credit {i} = {}", g.credit(i));
+                assert!(
+                    g.credit(i).abs() <= 2 * 9216 * 100,
+                    "credit {i} = {}",
+                    g.credit(i)
+                );
             }
         }
     }

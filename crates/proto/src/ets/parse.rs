@@ -90,7 +90,11 @@ enum Dialect {
 }
 
 fn syntax(field: &'static str, item: &str, expected: &'static str) -> ParseError {
-    ParseError::Syntax { field, item: item.to_string(), expected }
+    ParseError::Syntax {
+        field,
+        item: item.to_string(),
+        expected,
+    }
 }
 
 /// Parses a decimal number without sign (at most 3 digits, enough for all fields).
@@ -102,10 +106,21 @@ fn number(s: &str) -> Option<u32> {
 }
 
 /// Parses an index 0..=7.
-fn index(field: &'static str, what: &'static str, s: &str, item: &str, expected: &'static str) -> Result<u8, ParseError> {
+fn index(
+    field: &'static str,
+    what: &'static str,
+    s: &str,
+    item: &str,
+    expected: &'static str,
+) -> Result<u8, ParseError> {
     let n = number(s).ok_or_else(|| syntax(field, item, expected))?;
     if n > 7 {
-        return Err(ParseError::OutOfRange { field, what, found: n, item: item.to_string() });
+        return Err(ParseError::OutOfRange {
+            field,
+            what,
+            found: n,
+            item: item.to_string(),
+        });
     }
     Ok(n as u8)
 }
@@ -127,7 +142,9 @@ fn items(
     };
     for item in parts {
         let item = item.trim();
-        let (k, v) = item.split_once(':').ok_or_else(|| syntax(field, item, expected))?;
+        let (k, v) = item
+            .split_once(':')
+            .ok_or_else(|| syntax(field, item, expected))?;
         if dialect == Dialect::Dcb && k == "all" {
             for i in 0..8 {
                 set(i, v, item)?;
@@ -136,7 +153,11 @@ fn items(
         }
         let i = index(field, what, k, item, expected)?;
         if seen & (1 << i) != 0 {
-            return Err(ParseError::Duplicate { field, what, index: i });
+            return Err(ParseError::Duplicate {
+                field,
+                what,
+                index: i,
+            });
         }
         seen |= 1 << i;
         set(i, v, item)?;
@@ -218,7 +239,10 @@ impl BandwidthMap {
         let mut b = [0u8; 8];
         let vals: Vec<&str> = s.trim().split(',').collect();
         if vals.len() > 8 {
-            return Err(ParseError::TooMany { field: "tcbw", found: vals.len() });
+            return Err(ParseError::TooMany {
+                field: "tcbw",
+                found: vals.len(),
+            });
         }
         for (i, v) in vals.iter().enumerate() {
             b[i] = percent("tcbw", v.trim(), v, EXPECTED)?;
@@ -265,7 +289,11 @@ impl FromStr for BandwidthMap {
     type Err = ParseError;
     /// Accepts either spelling: `tc:percent` items mean `dcb`'s, plain numbers lldptool's.
     fn from_str(s: &str) -> Result<Self, ParseError> {
-        if s.contains(':') { BandwidthMap::from_dcb(s) } else { BandwidthMap::from_lldptool(s) }
+        if s.contains(':') {
+            BandwidthMap::from_dcb(s)
+        } else {
+            BandwidthMap::from_lldptool(s)
+        }
     }
 }
 
@@ -332,7 +360,12 @@ impl EtsConfig {
                 "tc-tsa" => tsa = TsaMap::from_dcb(value)?,
                 "tc-bw" => bw = BandwidthMap::from_dcb(value)?,
                 "prio-tc" => up = PrioTcMap::from_dcb(value)?,
-                _ => return Err(ParseError::UnknownKey { found: key.to_string(), allowed: KEYS }),
+                _ => {
+                    return Err(ParseError::UnknownKey {
+                        found: key.to_string(),
+                        allowed: KEYS,
+                    });
+                }
             }
             rest = next.trim_start();
         }

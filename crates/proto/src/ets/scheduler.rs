@@ -89,7 +89,9 @@ pub enum SchedulerError {
         priority: u8,
     },
     /// A transmission reported for a priority with no such frame queued.
-    #[error("priority {priority}: {bytes} bytes reported sent but {queued} bytes in {frames} frames are queued")]
+    #[error(
+        "priority {priority}: {bytes} bytes reported sent but {queued} bytes in {frames} frames are queued"
+    )]
     NotQueued {
         /// The priority.
         priority: u8,
@@ -176,7 +178,9 @@ impl Scheduler {
         let mut s = Scheduler::empty(p)?;
         let alg = cfg.algorithm();
         let mut weight = [0u32; 8];
-        let max_tx = p.rate.time_for_bytes(u64::from(p.max_frame_bytes) + u64::from(p.overhead_bytes));
+        let max_tx = p
+            .rate
+            .time_for_bytes(u64::from(p.max_frame_bytes) + u64::from(p.overhead_bytes));
         for tc in 0..cfg.max_tcs() {
             let t = usize::from(tc);
             let prios = cfg.priorities_of(tc);
@@ -302,10 +306,15 @@ impl Scheduler {
     pub fn enqueue(&mut self, now: Instant, priority: u8, bytes: u32) -> Result<(), SchedulerError> {
         let p = Self::check_priority(priority)?;
         if bytes == 0 || bytes > self.max_frame {
-            return Err(SchedulerError::FrameSize { priority, found: bytes, max: self.max_frame });
+            return Err(SchedulerError::FrameSize {
+                priority,
+                found: bytes,
+                max: self.max_frame,
+            });
         }
-        self.queued_frames[p] =
-            self.queued_frames[p].checked_add(1).ok_or(SchedulerError::QueueFull { priority })?;
+        self.queued_frames[p] = self.queued_frames[p]
+            .checked_add(1)
+            .ok_or(SchedulerError::QueueFull { priority })?;
         self.queued_bytes[p] += u64::from(bytes);
         self.backlogged |= 1 << p;
         self.refresh(now);
@@ -352,7 +361,10 @@ impl Scheduler {
 
     fn pick_in(&self, c: usize) -> Option<Selection> {
         let p = self.prio_groups[c].pick()?;
-        Some(Selection { priority: p, class: self.class_label[c] })
+        Some(Selection {
+            priority: p,
+            class: self.class_label[c],
+        })
     }
 
     /// Tells the scheduler that the oldest frame of `priority`, `bytes` long, started
@@ -460,8 +472,9 @@ mod tests {
 
     #[test]
     fn paused_priority_does_not_block_its_sibling() {
-        let cfg = EtsConfig::from_lldptool_args("tsa=0:ets,1:ets up2tc=0:0,1:0,2:0,3:0,4:0,5:0,6:1,7:1 tcbw=50,50")
-            .unwrap();
+        let cfg =
+            EtsConfig::from_lldptool_args("tsa=0:ets,1:ets up2tc=0:0,1:0,2:0,3:0,4:0,5:0,6:1,7:1 tcbw=50,50")
+                .unwrap();
         let mut s = Scheduler::ieee(&cfg, &PortParams::new(Rate::from_gbps(100))).unwrap();
         let t = Instant::ZERO;
         s.enqueue(t, 6, 1000).unwrap();

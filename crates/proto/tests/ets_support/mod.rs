@@ -94,7 +94,7 @@ impl Port {
                 Source::Paced { period, len } => {
                     while self.next_paced[p] <= self.now {
                         self.push(p, len);
-                        self.next_paced[p] = self.next_paced[p] + period;
+                        self.next_paced[p] += period;
                     }
                 }
             }
@@ -124,8 +124,15 @@ impl Port {
                 assert!(self.paused & (1 << p) == 0, "selected paused priority {p}");
                 let len = self.queues[p].pop_front().expect("selected an empty priority");
                 self.s.on_transmitted(self.now, sel.priority, len).unwrap();
-                let sent = Sent { at: self.now, sel, len };
-                self.now = self.now + self.s.rate().time_for_bytes(u64::from(len) + u64::from(self.s.overhead_bytes()));
+                let sent = Sent {
+                    at: self.now,
+                    sel,
+                    len,
+                };
+                self.now += self
+                    .s
+                    .rate()
+                    .time_for_bytes(u64::from(len) + u64::from(self.s.overhead_bytes()));
                 self.log.push(sent);
                 Some(sent)
             }
