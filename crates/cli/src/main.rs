@@ -23,6 +23,8 @@ enum Command {
     Sim(cmd::sim::SimArgs),
     /// Decode PAUSE, PFC, LLDP and DCBX frames in a pcap or pcapng capture.
     Decode(cmd::decode::DecodeArgs),
+    /// Run the LLDP/DCBX agent on an interface, or show a running agent's state.
+    Dcbx(cmd::dcbx::DcbxArgs),
 }
 
 fn main() -> ExitCode {
@@ -30,6 +32,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Sim(args) => cmd::sim::run(args),
         Command::Decode(args) => cmd::decode::run(args),
+        Command::Dcbx(args) => cmd::dcbx::run(args),
     };
     match result {
         Ok(code) => code,

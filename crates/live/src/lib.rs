@@ -1,1 +1,10 @@
 //! Live drivers: the same engines on real Linux interfaces, over AF_PACKET sockets.
+//!
+//! [`raw::RawSocket`] is a general AF_PACKET socket bound to one interface and one EtherType;
+//! [`dcbx`] runs the sans-IO DCBX agent on it (`lossless dcbx run`).
+
+pub mod dcbx;
+pub mod raw;
+pub mod signals;
+
+pub use raw::{LiveError, RawSocket};

@@ -1,4 +1,5 @@
 //! One module per `lossless` subcommand.
 
+pub mod dcbx;
 pub mod decode;
 pub mod sim;

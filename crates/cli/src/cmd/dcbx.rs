@@ -1,0 +1,213 @@
+//! `lossless dcbx`: run the DCBX agent on a real interface (`run`) and report a running
+//! agent's Local, Remote and Operational configuration and statistics (`show`).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use lossless_live::dcbx::{ETHERTYPE_LLDP, FileConfig, default_state_path};
+use lossless_live::{RawSocket, signals};
+use lossless_proto::dcbx::Agent;
+use serde_json::Value;
+
+/// Arguments of `lossless dcbx`.
+#[derive(clap::Args, Debug)]
+pub struct DcbxArgs {
+    #[command(subcommand)]
+    command: DcbxCommand,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum DcbxCommand {
+    /// Run the LLDP/DCBX agent on an interface until SIGTERM/SIGINT (then send the shutdown
+    /// LLDPDU). Needs CAP_NET_RAW.
+    #[command(after_help = "\
+Examples:
+  lossless dcbx run --iface eth1 --config examples/dcbx/host-willing.toml
+  lossless dcbx run --iface eth1 --config examples/dcbx/switch-pfc3.toml --state /tmp/sw.json
+
+Every change of Remote and Operational is logged to stderr as one line with JSON.")]
+    Run {
+        /// The interface.
+        #[arg(long)]
+        iface: String,
+        /// The agent configuration (TOML: [lldp] timers, [dcbx] ETS/PFC/App; see examples/dcbx/).
+        #[arg(long)]
+        config: PathBuf,
+        /// Where to write the state `dcbx show` reads [default: /run/lossless/dcbx-IFACE.json].
+        #[arg(long)]
+        state: Option<PathBuf>,
+    },
+    /// Show Local, Remote, Operational and the statistics of the agent running on an interface.
+    Show {
+        /// The interface.
+        #[arg(long)]
+        iface: String,
+        /// Print the state as JSON.
+        #[arg(long)]
+        json: bool,
+        /// The state file the agent writes [default: /run/lossless/dcbx-IFACE.json].
+        #[arg(long)]
+        state: Option<PathBuf>,
+    },
+}
+
+/// Runs `lossless dcbx`.
+pub fn run(args: DcbxArgs) -> anyhow::Result<ExitCode> {
+    match args.command {
+        DcbxCommand::Run { iface, config, state } => {
+            let cfg = FileConfig::load(&config)?;
+            let sock = RawSocket::open(&iface, ETHERTYPE_LLDP)?;
+            let agent_cfg = cfg.agent_config(sock.mac(), &iface).map_err(anyhow::Error::msg)?;
+            let mut agent = Agent::new(agent_cfg, cfg.dcbx.clone())?;
+            signals::install_stop_handlers().context("installing SIGTERM handler")?;
+            let state = state.unwrap_or_else(|| default_state_path(&iface));
+            eprintln!(
+                "dcbx: agent on {iface} ({}), mode {:?}, state in {}",
+                lossless_proto::lldp_agent::mac_text(&sock.mac()),
+                cfg.dcbx.mode,
+                state.display()
+            );
+            let start = std::time::Instant::now();
+            let mut log =
+                |line: &str| eprintln!("dcbx {:>9.3}s {iface}: {line}", start.elapsed().as_secs_f64());
+            lossless_live::dcbx::run(
+                &sock,
+                &mut agent,
+                Some(&state),
+                &signals::stop_requested,
+                &mut log,
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
+        DcbxCommand::Show { iface, json, state } => {
+            let path = state.unwrap_or_else(|| default_state_path(&iface));
+            let v = read_state(&path, &iface)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&v)?);
+            } else {
+                print!("{}", human(&v));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Reads the state file, checking the agent that wrote it still runs.
+fn read_state(path: &Path, iface: &str) -> anyhow::Result<Value> {
+    let text = std::fs::read_to_string(path).with_context(|| {
+        format!(
+            "no DCBX agent state for {iface} at {} (is `lossless dcbx run` running?)",
+            path.display()
+        )
+    })?;
+    let v: Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not agent state JSON", path.display()))?;
+    let pid = v["pid"].as_u64().unwrap_or(0);
+    if pid == 0 || !Path::new(&format!("/proc/{pid}")).exists() {
+        bail!(
+            "stale state {}: the agent (pid {pid}) on {iface} is not running",
+            path.display()
+        );
+    }
+    Ok(v)
+}
+
+/// The priorities of a PFC enable bitmap.
+fn prios(enable: &Value) -> String {
+    let e = enable.as_u64().unwrap_or(0);
+    let p: Vec<String> = (0..8)
+        .filter(|i| e & (1 << i) != 0)
+        .map(|i| i.to_string())
+        .collect();
+    if p.is_empty() { "none".into() } else { p.join(",") }
+}
+
+/// A human summary of a state JSON.
+fn human(v: &Value) -> String {
+    let mut s = String::new();
+    let o = &v["operational"];
+    s += &format!(
+        "interface {} ({}), pid {}, DCBX mode {}\n",
+        v["iface"].as_str().unwrap_or("?"),
+        v["mac"].as_str().unwrap_or("?"),
+        v["pid"],
+        v["mode"].as_str().unwrap_or("?")
+    );
+    let l = &v["local"];
+    s += &format!(
+        "local:       PFC willing {} enable [{}]; ETS willing {} up2tc {} tcbw {} tsa {}\n",
+        l["pfc"]["willing"],
+        l["pfc"]["enable"].as_array().map_or(String::new(), |a| a
+            .iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(",")),
+        l["ets"]["willing"],
+        l["ets"]["up2tc"],
+        l["ets"]["tcbw"],
+        l["ets"]["tsa"]
+    );
+    let r = &v["remote"];
+    if r.is_null() {
+        s += "remote:      none\n";
+    } else {
+        s += &format!("remote:      from {}", r["src_mac"].as_str().unwrap_or("?"));
+        if !r["pfc"].is_null() {
+            s += &format!(
+                "; PFC willing {} enable [{}]",
+                r["pfc"]["willing"],
+                prios(&r["pfc"]["value"]["enable"])
+            );
+        }
+        if !r["ets_recommendation"].is_null() {
+            s += &format!("; ETS-REC tcbw {}", r["ets_recommendation"]["tcbw"]);
+        }
+        if !r["cee"].is_null() {
+            let c = &r["cee"];
+            s += &format!("; CEE seq {} ack {}", c["control"]["seq"], c["control"]["ack"]);
+            if !c["pfc"].is_null() {
+                s += &format!(
+                    " PFC willing {} enable [{}]",
+                    c["pfc"]["willing"],
+                    prios(&c["pfc"]["value"]["enable"])
+                );
+            }
+        }
+        s += "\n";
+    }
+    match o["pfc"]["state"].as_str() {
+        Some("operational") => {
+            s += &format!(
+                "operational: PFC enable [{}] ({})",
+                prios(&o["pfc"]["params"]["enable"]),
+                o["pfc"]["source"].as_str().unwrap_or("?")
+            )
+        }
+        _ => {
+            s += &format!(
+                "operational: PFC NOT operational: {}",
+                o["pfc"]["reason"].as_str().unwrap_or("?")
+            )
+        }
+    }
+    s += &format!(
+        "; ETS up2tc {} tcbw {} ({}); {} app entries\n",
+        o["ets"]["params"]["up2tc"],
+        o["ets"]["params"]["tcbw"],
+        o["ets"]["source"].as_str().unwrap_or("?"),
+        o["app"].as_array().map_or(0, Vec::len)
+    );
+    let st = &v["statistics"];
+    s += &format!(
+        "statistics:  out {} in {} discarded {} errors {} tlvs discarded {} unrecognized {} ageouts {}\n",
+        st["frames_out_total"],
+        st["frames_in_total"],
+        st["frames_discarded_total"],
+        st["frames_in_errors_total"],
+        st["tlvs_discarded_total"],
+        st["tlvs_unrecognized_total"],
+        st["ageouts_total"]
+    );
+    s
+}

@@ -1,0 +1,319 @@
+//! A raw AF_PACKET socket bound to one interface and one EtherType: open, join a multicast
+//! address, send and receive whole Ethernet frames (no FCS). Needs CAP_NET_RAW only.
+
+use std::ffi::CString;
+use std::io;
+use std::mem::{size_of, zeroed};
+use std::os::fd::AsRawFd;
+use std::time::Duration;
+
+use socket2::{Domain, Protocol, Socket, Type};
+
+/// Why a live operation failed; every variant names the interface.
+#[derive(Debug, thiserror::Error)]
+pub enum LiveError {
+    /// The process lacks CAP_NET_RAW.
+    #[error(
+        "{op} on {iface}: permission denied: AF_PACKET sockets need the CAP_NET_RAW capability \
+         (run as root, or `setcap cap_net_raw+ep` on the binary)"
+    )]
+    NeedCapNetRaw {
+        /// What was being done.
+        op: &'static str,
+        /// The interface.
+        iface: String,
+    },
+    /// No interface of that name in this network namespace.
+    #[error("interface {iface:?} does not exist (see `ip link`)")]
+    NoSuchInterface {
+        /// The interface.
+        iface: String,
+    },
+    /// The interface exists but is administratively down.
+    #[error("interface {iface} is down (bring it up: `ip link set {iface} up`)")]
+    InterfaceDown {
+        /// The interface.
+        iface: String,
+    },
+    /// The interface name cannot be one (empty, too long, or contains NUL).
+    #[error("{iface:?} is not a valid interface name (1..=15 bytes, no NUL)")]
+    BadName {
+        /// The name given.
+        iface: String,
+    },
+    /// Any other system call failure.
+    #[error("{op} on {iface}: {source}")]
+    Io {
+        /// What was being done.
+        op: &'static str,
+        /// The interface.
+        iface: String,
+        /// The OS error.
+        source: io::Error,
+    },
+}
+
+impl LiveError {
+    fn io(op: &'static str, iface: &str, source: io::Error) -> Self {
+        if matches!(source.raw_os_error(), Some(libc::EPERM) | Some(libc::EACCES)) {
+            LiveError::NeedCapNetRaw {
+                op,
+                iface: iface.to_owned(),
+            }
+        } else if source.raw_os_error() == Some(libc::ENETDOWN) {
+            LiveError::InterfaceDown {
+                iface: iface.to_owned(),
+            }
+        } else if source.raw_os_error() == Some(libc::ENODEV) || source.raw_os_error() == Some(libc::ENXIO) {
+            LiveError::NoSuchInterface {
+                iface: iface.to_owned(),
+            }
+        } else {
+            LiveError::Io {
+                op,
+                iface: iface.to_owned(),
+                source,
+            }
+        }
+    }
+}
+
+/// A received frame's length and whether the kernel says it was addressed to us.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Received {
+    /// Bytes of the frame in the buffer (truncated to the buffer when longer).
+    pub len: usize,
+    /// The kernel's packet type (PACKET_HOST, PACKET_MULTICAST, ...).
+    pub pkttype: u8,
+}
+
+/// A raw AF_PACKET socket on one interface for one EtherType.
+#[derive(Debug)]
+pub struct RawSocket {
+    sock: Socket,
+    iface: String,
+    ifindex: i32,
+    mac: [u8; 6],
+    ethertype: u16,
+}
+
+const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
+const PACKET_OUTGOING: u8 = 4;
+
+/// An `ifreq` carrying `name`.
+fn ifreq(name: &str) -> libc::ifreq {
+    // SAFETY: ifreq is plain old data; all-zero is a valid value.
+    let mut r: libc::ifreq = unsafe { zeroed() };
+    for (d, s) in r.ifr_name.iter_mut().zip(name.as_bytes()) {
+        *d = *s as libc::c_char;
+    }
+    r
+}
+
+fn setsockopt<T>(fd: libc::c_int, level: libc::c_int, name: libc::c_int, val: &T) -> io::Result<()> {
+    // SAFETY: `val` points to a live T of the given size for the duration of the call.
+    let rc = unsafe {
+        libc::setsockopt(
+            fd,
+            level,
+            name,
+            (val as *const T).cast(),
+            size_of::<T>() as libc::socklen_t,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+impl RawSocket {
+    /// Opens a socket on interface `iface` receiving only frames of `ethertype`. Fails with
+    /// [`LiveError::NeedCapNetRaw`] without the capability, [`LiveError::NoSuchInterface`]
+    /// or [`LiveError::InterfaceDown`] when the interface is missing or down.
+    pub fn open(iface: &str, ethertype: u16) -> Result<Self, LiveError> {
+        let cname = CString::new(iface).map_err(|_| LiveError::BadName {
+            iface: iface.to_owned(),
+        })?;
+        if iface.is_empty() || iface.len() >= libc::IFNAMSIZ {
+            return Err(LiveError::BadName {
+                iface: iface.to_owned(),
+            });
+        }
+        // SAFETY: cname is a valid NUL-terminated string.
+        let ifindex = unsafe { libc::if_nametoindex(cname.as_ptr()) } as i32;
+        if ifindex == 0 {
+            return Err(LiveError::NoSuchInterface {
+                iface: iface.to_owned(),
+            });
+        }
+        // Protocol 0 receives nothing until bind() names the interface and EtherType, so no
+        // frame from another interface slips in between.
+        let sock = Socket::new(Domain::PACKET, Type::RAW, Some(Protocol::from(0)))
+            .map_err(|e| LiveError::io("opening AF_PACKET socket", iface, e))?;
+        let fd = sock.as_raw_fd();
+        let mut req = ifreq(iface);
+        // SAFETY: SIOCGIFFLAGS reads a name from and writes flags into a valid ifreq.
+        if unsafe { libc::ioctl(fd, libc::SIOCGIFFLAGS, &mut req) } != 0 {
+            return Err(LiveError::io(
+                "reading interface flags",
+                iface,
+                io::Error::last_os_error(),
+            ));
+        }
+        // SAFETY: the kernel filled ifru_flags.
+        let flags = unsafe { req.ifr_ifru.ifru_flags } as libc::c_int;
+        if flags & libc::IFF_UP == 0 {
+            return Err(LiveError::InterfaceDown {
+                iface: iface.to_owned(),
+            });
+        }
+        let mut req = ifreq(iface);
+        // SAFETY: as above, for the hardware address.
+        if unsafe { libc::ioctl(fd, libc::SIOCGIFHWADDR, &mut req) } != 0 {
+            return Err(LiveError::io(
+                "reading interface MAC",
+                iface,
+                io::Error::last_os_error(),
+            ));
+        }
+        let mut mac = [0u8; 6];
+        // SAFETY: the kernel filled ifru_hwaddr.
+        let hw = unsafe { req.ifr_ifru.ifru_hwaddr };
+        for (d, s) in mac.iter_mut().zip(hw.sa_data.iter()) {
+            *d = *s as u8;
+        }
+        // SAFETY: sockaddr_ll is plain old data.
+        let mut sll: libc::sockaddr_ll = unsafe { zeroed() };
+        sll.sll_family = libc::AF_PACKET as u16;
+        sll.sll_protocol = ethertype.to_be();
+        sll.sll_ifindex = ifindex;
+        // SAFETY: sll is a valid sockaddr_ll of the size passed.
+        let rc = unsafe {
+            libc::bind(
+                fd,
+                (&sll as *const libc::sockaddr_ll).cast(),
+                size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+            )
+        };
+        if rc != 0 {
+            return Err(LiveError::io(
+                "binding AF_PACKET socket",
+                iface,
+                io::Error::last_os_error(),
+            ));
+        }
+        // Frames this host sends are not looped back to us (Linux 4.20+; checked on receive too).
+        let _ = setsockopt(fd, libc::SOL_PACKET, PACKET_IGNORE_OUTGOING, &1 as &libc::c_int);
+        sock.set_nonblocking(true)
+            .map_err(|e| LiveError::io("setting non-blocking", iface, e))?;
+        Ok(RawSocket {
+            sock,
+            iface: iface.to_owned(),
+            ifindex,
+            mac,
+            ethertype,
+        })
+    }
+
+    /// Receives frames sent to the multicast MAC `addr` (PACKET_ADD_MEMBERSHIP).
+    pub fn join_multicast(&self, addr: [u8; 6]) -> Result<(), LiveError> {
+        // SAFETY: packet_mreq is plain old data.
+        let mut mreq: libc::packet_mreq = unsafe { zeroed() };
+        mreq.mr_ifindex = self.ifindex;
+        mreq.mr_type = libc::PACKET_MR_MULTICAST as u16;
+        mreq.mr_alen = 6;
+        mreq.mr_address[..6].copy_from_slice(&addr);
+        setsockopt(
+            self.sock.as_raw_fd(),
+            libc::SOL_PACKET,
+            libc::PACKET_ADD_MEMBERSHIP,
+            &mreq,
+        )
+        .map_err(|e| LiveError::io("joining multicast group", &self.iface, e))
+    }
+
+    /// Sends one whole Ethernet frame (destination, source, EtherType, payload; no FCS).
+    pub fn send(&self, frame: &[u8]) -> Result<(), LiveError> {
+        // SAFETY: frame is a valid buffer of the given length.
+        let n = unsafe { libc::send(self.sock.as_raw_fd(), frame.as_ptr().cast(), frame.len(), 0) };
+        if n < 0 {
+            return Err(LiveError::io(
+                "sending frame",
+                &self.iface,
+                io::Error::last_os_error(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Waits up to `timeout` for one frame from the wire (frames this host sent are skipped);
+    /// `None` when none came.
+    pub fn recv(&self, buf: &mut [u8], timeout: Duration) -> Result<Option<Received>, LiveError> {
+        let fd = self.sock.as_raw_fd();
+        let mut pfd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = timeout.as_millis().min(i32::MAX as u128) as libc::c_int;
+        // SAFETY: pfd is one valid pollfd.
+        let rc = unsafe { libc::poll(&mut pfd, 1, ms) };
+        if rc < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                return Ok(None);
+            }
+            return Err(LiveError::io("waiting for frames", &self.iface, e));
+        }
+        if rc == 0 {
+            return Ok(None);
+        }
+        // SAFETY: sockaddr_ll is plain old data.
+        let mut from: libc::sockaddr_ll = unsafe { zeroed() };
+        let mut fromlen = size_of::<libc::sockaddr_ll>() as libc::socklen_t;
+        // SAFETY: buf and from are valid for the sizes passed.
+        let n = unsafe {
+            libc::recvfrom(
+                fd,
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+                libc::MSG_DONTWAIT,
+                (&mut from as *mut libc::sockaddr_ll).cast(),
+                &mut fromlen,
+            )
+        };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted) {
+                return Ok(None);
+            }
+            return Err(LiveError::io("receiving frame", &self.iface, e));
+        }
+        if from.sll_pkttype == PACKET_OUTGOING {
+            return Ok(None);
+        }
+        Ok(Some(Received {
+            len: (n as usize).min(buf.len()),
+            pkttype: from.sll_pkttype,
+        }))
+    }
+
+    /// The interface's MAC address.
+    pub fn mac(&self) -> [u8; 6] {
+        self.mac
+    }
+    /// The interface name.
+    pub fn iface(&self) -> &str {
+        &self.iface
+    }
+    /// The interface index.
+    pub fn ifindex(&self) -> i32 {
+        self.ifindex
+    }
+    /// The EtherType the socket receives.
+    pub fn ethertype(&self) -> u16 {
+        self.ethertype
+    }
+}
