@@ -376,3 +376,61 @@ fn zero_bandwidth_ets_class_only_gets_what_the_others_leave() {
     s.enqueue(Instant::ZERO, 0, 64).unwrap();
     assert_eq!(s.select(Instant::ZERO, 0).map(|x| x.class), Some(0));
 }
+
+#[test]
+fn skewed_weights_hold_in_every_window() {
+    for (args, expected) in [
+        (
+            "tsa=0:ets,1:ets up2tc=0:0,1:1,2:1,3:1,4:1,5:1,6:1,7:1 tcbw=1,99 numtcs=2",
+            vec![(0, 1.0), (1, 99.0)],
+        ),
+        (
+            "tsa=0:ets,1:ets,2:ets,3:ets,4:ets,5:ets,6:ets,7:ets \
+             up2tc=0:0,1:1,2:2,3:3,4:4,5:5,6:6,7:7 tcbw=1,1,1,1,1,1,1,93",
+            (0..7).map(|c| (c, 1.0)).chain([(7, 93.0)]).collect(),
+        ),
+    ] {
+        let cfg = EtsConfig::from_lldptool_args(args).unwrap();
+        let mut port = port(&cfg, &PortParams::new(G100), 11);
+        for p in 0..8 {
+            port.sources[p] = Source::Saturated;
+        }
+        port.run_frames(40_000);
+        let (worst, windows) = worst_window_deviation(&port.log, by_class, &expected, 20);
+        assert!(
+            windows > 10_000 && worst < 1.0,
+            "{args}: worst {worst} over {windows}"
+        );
+    }
+}
+
+#[test]
+fn a_new_configuration_takes_over_the_queues_of_the_old() {
+    let mut port = port(&odd_weights(), &PortParams::new(G100), 12);
+    for p in 0..6 {
+        port.sources[p] = Source::Saturated;
+    }
+    port.run_frames(5_000);
+    // DCBX recommends 50/25/25 instead of 7/13/80
+    let new = EtsConfig::from_lldptool_args(
+        "tsa=0:ets,1:ets,2:ets,3:strict up2tc=0:0,1:1,2:2,3:2,4:2,5:2,6:3,7:3 tcbw=50,25,25 numtcs=4",
+    )
+    .unwrap();
+    let old = port.s.clone();
+    port.s = Scheduler::ieee(&new, &PortParams::new(G100))
+        .unwrap()
+        .with_queues_of(port.now, &old);
+    for p in 0..8u8 {
+        assert_eq!(port.s.queued_bytes(p), old.queued_bytes(p));
+        assert_eq!(port.s.sent_bytes(p), old.sent_bytes(p));
+    }
+    let mark = port.log.len();
+    port.run_frames(30_000);
+    let (w, n) = worst_window_deviation(
+        &port.log[mark..],
+        by_class,
+        &[(0, 50.0), (1, 25.0), (2, 25.0)],
+        20,
+    );
+    assert!(n > 1_000 && w < 1.0, "worst {w} over {n}");
+}

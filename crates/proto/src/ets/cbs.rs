@@ -49,21 +49,24 @@ impl Shaper {
             return;
         }
         let s = self.idle_slope as i128;
+        // idleSlope × elapsed, saturating (only an absurd gap of centuries could reach it)
+        let gain =
+            |d: crate::units::Duration| s.saturating_mul(i128::try_from(d.as_ps()).unwrap_or(i128::MAX));
         let mut t = self.last;
         if t < self.tx_end {
             let t1 = now.min(self.tx_end);
-            self.credit += s * (t1 - t).as_ps() as i128;
+            self.credit = self.credit.saturating_add(gain(t1 - t));
             t = t1;
             if t == self.tx_end && !self.waiting && self.credit > 0 {
                 self.credit = 0;
             }
         }
         if t < now {
-            let gain = s * (now - t).as_ps() as i128;
+            let g = gain(now - t);
             if self.waiting {
-                self.credit = (self.credit + gain).min(self.credit.max(self.hi_credit));
+                self.credit = self.credit.saturating_add(g).min(self.credit.max(self.hi_credit));
             } else if self.credit < 0 {
-                self.credit = (self.credit + gain).min(0);
+                self.credit = self.credit.saturating_add(g).min(0);
             }
         }
         self.last = now;

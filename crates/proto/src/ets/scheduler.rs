@@ -258,6 +258,23 @@ impl Scheduler {
         Ok(s)
     }
 
+    /// Carries the queue state (frames and bytes queued per priority, pause mask, counters) of
+    /// `old` into this scheduler, e.g. when DCBX changes the configuration of a running port.
+    /// Shares start afresh (no class is owed anything) and shaper credits start at zero.
+    pub fn with_queues_of(mut self, now: Instant, old: &Scheduler) -> Self {
+        self.queued_frames = old.queued_frames;
+        self.queued_bytes = old.queued_bytes;
+        self.sent_frames = old.sent_frames;
+        self.sent_bytes = old.sent_bytes;
+        self.backlogged = old.backlogged;
+        self.paused = old.paused;
+        for sh in self.shaper.iter_mut().flatten() {
+            sh.set_waiting(now, false);
+        }
+        self.refresh(now);
+        self
+    }
+
     /// Recomputes the active sets of the classes whose priorities changed readiness after
     /// the backlog or the pause state changed.
     fn refresh(&mut self, now: Instant) {
@@ -397,8 +414,8 @@ impl Scheduler {
             self.queued_bytes[p] = 0;
             self.backlogged &= !(1 << p);
         }
-        self.sent_frames[p] += 1;
-        self.sent_bytes[p] += u64::from(bytes);
+        self.sent_frames[p] = self.sent_frames[p].wrapping_add(1);
+        self.sent_bytes[p] = self.sent_bytes[p].wrapping_add(u64::from(bytes));
         self.refresh(now);
         Ok(())
     }
@@ -428,11 +445,11 @@ impl Scheduler {
     pub fn queued_bytes(&self, priority: u8) -> u64 {
         self.queued_bytes[usize::from(priority & 7)]
     }
-    /// Frames of `priority` transmitted so far.
+    /// Frames of `priority` transmitted so far (wrapping, like a MAC counter).
     pub fn sent_frames(&self, priority: u8) -> u64 {
         self.sent_frames[usize::from(priority & 7)]
     }
-    /// Bytes (frame lengths, without overhead) of `priority` transmitted so far.
+    /// Bytes (frame lengths, without overhead) of `priority` transmitted so far (wrapping).
     pub fn sent_bytes(&self, priority: u8) -> u64 {
         self.sent_bytes[usize::from(priority & 7)]
     }
