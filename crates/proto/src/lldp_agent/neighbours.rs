@@ -1,7 +1,7 @@
 //! The bounded table of remote systems (802.1AB's remote MIB), keyed by MSAP
 //! (Chassis ID + Port ID), with TTL expiry.
 
-use lossless_wire::lldp::{ChassisId, PortId, Tlv};
+use lossless_wire::lldp::{ChassisId, ChassisIdSubtype, PortId, PortIdSubtype, Tlv};
 use serde::Serialize;
 
 use crate::units::Instant;
@@ -18,13 +18,19 @@ pub struct Msap {
 impl Msap {
     /// A printable form: `chassis-hex/port-hex` (MACs as aa:bb:..., names as text).
     pub fn display(&self) -> String {
-        format!("{}/{}", id_text(&self.chassis.id), id_text(&self.port.id))
+        let chassis_mac = self.chassis.subtype == ChassisIdSubtype::MacAddress;
+        let port_mac = self.port.subtype == PortIdSubtype::MacAddress;
+        format!(
+            "{}/{}",
+            id_text(&self.chassis.id, chassis_mac),
+            id_text(&self.port.id, port_mac)
+        )
     }
 }
 
-/// An ID as text when it is printable ASCII, else as colon-separated hex.
-fn id_text(id: &[u8]) -> String {
-    if !id.is_empty() && id.iter().all(|b| b.is_ascii_graphic()) {
+/// An ID as text when it is printable ASCII and not a MAC, else as colon-separated hex.
+fn id_text(id: &[u8], mac: bool) -> String {
+    if !mac && !id.is_empty() && id.iter().all(|b| b.is_ascii_graphic()) {
         String::from_utf8_lossy(id).into_owned()
     } else {
         id.iter()
