@@ -446,17 +446,20 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             port.timer_at = Instant::MAX;
             port.mac.handle_timeout(now);
         }
-        self.try_transmit(p); // arms the engine's timer
+        self.try_transmit(p);
+        self.arm_timer(p);
     }
 
     /// Starts the next frame on `p` if its transmitter is idle: a pending control frame
-    /// first, then the data frame transmission selection picks among unpaused classes. Always
-    /// re-arms the port's engine timer before returning.
+    /// first, then the data frame transmission selection picks among unpaused classes.
+    ///
+    /// Re-arms the engine's timer after a control frame (its refresh deadline moved) and when
+    /// nothing could start; starting a data frame moves no deadline, so that path skips it.
+    /// Callers that changed the engine (request, received frame, timeout) arm it themselves.
     fn try_transmit(&mut self, p: PortId) {
         let now = self.now;
         let pi = p as usize;
         if self.ports[pi].busy {
-            self.arm_timer(p);
             return;
         }
         let port = &mut self.ports[pi];
@@ -529,7 +532,6 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 }
             }
         }
-        self.arm_timer(p);
     }
 
     fn on_tx_end(&mut self, p: PortId) {
@@ -573,7 +575,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if changed {
             let _ = port.mac.set_request(now, set, level);
             self.observer.request_changed(p, set, level, now);
-            self.try_transmit(p); // arms the engine's timer
+            self.try_transmit(p);
+            self.arm_timer(p);
         }
     }
 
@@ -590,7 +593,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 port.mac
                     .handle_control_frame(now, &ReceivedControl::multicast(cf));
                 self.observer.control_received(p, &cf, now);
-                self.try_transmit(p); // arms the engine's timer
+                self.try_transmit(p);
+                self.arm_timer(p);
             }
             WireFrame::Data(mut frame) => {
                 let port = &mut self.ports[p as usize];
@@ -847,7 +851,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             };
             let _ = port.mac.set_request(self.now, set, s.on);
             self.observer.request_changed(p, set, s.on, self.now);
-            self.try_transmit(p); // arms the engine's timer
+            self.try_transmit(p);
+            self.arm_timer(p);
         }
     }
 }
