@@ -1,0 +1,265 @@
+//! `lossless dcbx run/show` on a veth pair between two network namespaces: our agent against
+//! our agent, SIGTERM sending the shutdown LLDPDU, and the errors for a missing or down
+//! interface and a missing CAP_NET_RAW.
+
+mod dcbx_support;
+
+use std::process::Command;
+use std::time::Duration;
+
+use dcbx_support::{Pair, example, lossless, ready};
+
+#[test]
+fn willing_host_adopts_the_switch_pfc_and_shutdown_on_sigterm_reaches_the_host() {
+    let test = "willing_host_adopts_the_switch_pfc_and_shutdown_on_sigterm_reaches_the_host";
+    if !ready(test, &["ip"]) {
+        return;
+    }
+    let mut p = Pair::new("lv");
+    let (sw_state, host_state) = (p.dir.join("sw.json"), p.dir.join("host.json"));
+    let sw_cfg = example("switch-pfc3.toml");
+    let host_cfg = example("host-willing.toml");
+    let (a, b, ia, ib) = (p.a.clone(), p.b.clone(), p.ia.clone(), p.ib.clone());
+    let sw = p.spawn(
+        &a,
+        &[
+            lossless(),
+            "dcbx",
+            "run",
+            "--iface",
+            &ia,
+            "--config",
+            sw_cfg.to_str().unwrap(),
+            "--state",
+            sw_state.to_str().unwrap(),
+        ],
+        "sw.log",
+    );
+    p.spawn(
+        &b,
+        &[
+            lossless(),
+            "dcbx",
+            "run",
+            "--iface",
+            &ib,
+            "--config",
+            host_cfg.to_str().unwrap(),
+            "--state",
+            host_state.to_str().unwrap(),
+        ],
+        "host.log",
+    );
+    let show = |p: &Pair, json: bool| {
+        let mut args = vec![
+            lossless(),
+            "dcbx",
+            "show",
+            "--iface",
+            &ib,
+            "--state",
+            host_state.to_str().unwrap(),
+        ];
+        if json {
+            args.push("--json");
+        }
+        p.exec(&b, &args)
+    };
+    let v: serde_json::Value = p.wait_for(Duration::from_secs(10), "host to adopt PFC priority 3", || {
+        let out = show(&p, true);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
+        (v["operational"]["pfc"]["params"]["enable"] == 8).then_some(v)
+    });
+    assert_eq!(v["operational"]["pfc"]["source"], "peer");
+    assert_eq!(v["operational"]["ets"]["source"], "peer");
+    assert_eq!(
+        v["operational"]["ets"]["params"]["tcbw"],
+        serde_json::json!([50, 50, 0, 0, 0, 0, 0, 0])
+    );
+    assert_eq!(v["remote"]["pfc"]["willing"], false);
+    assert!(v["statistics"]["frames_in_total"].as_u64().unwrap() >= 1);
+    let human = String::from_utf8_lossy(&show(&p, false).stdout).into_owned();
+    assert!(human.contains("operational: PFC enable [3] (peer)"), "{human}");
+    assert!(
+        p.log("host.log").contains("operational changed"),
+        "changes are logged"
+    );
+
+    let st = p.terminate(sw);
+    assert!(
+        st.success(),
+        "switch agent exits 0 on SIGTERM: {st:?}\n{}",
+        p.log("sw.log")
+    );
+    assert!(p.log("sw.log").contains("shutdown LLDPDU (TTL 0) sent"));
+    assert!(!sw_state.exists(), "state file removed on exit");
+    p.wait_for(Duration::from_secs(5), "host to see the shutdown LLDPDU", || {
+        p.log("host.log")
+            .contains("shutdown LLDPDU received")
+            .then_some(())
+    });
+    let out = show(&p, true);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["remote"].is_null(),
+        "peer removed at once, not after its TTL: {v}"
+    );
+}
+
+#[test]
+fn both_unwilling_and_disagreeing_leaves_pfc_not_operational_and_says_why() {
+    let test = "both_unwilling_and_disagreeing_leaves_pfc_not_operational_and_says_why";
+    if !ready(test, &["ip"]) {
+        return;
+    }
+    let mut p = Pair::new("nd");
+    let state = p.dir.join("b.json");
+    let (a, b, ia, ib) = (p.a.clone(), p.b.clone(), p.ia.clone(), p.ib.clone());
+    let sw = example("switch-pfc3.toml");
+    let other = example("unwilling-pfc4.toml");
+    p.spawn(
+        &a,
+        &[
+            lossless(),
+            "dcbx",
+            "run",
+            "--iface",
+            &ia,
+            "--config",
+            sw.to_str().unwrap(),
+            "--state",
+            p.dir.join("a.json").to_str().unwrap(),
+        ],
+        "a.log",
+    );
+    p.spawn(
+        &b,
+        &[
+            lossless(),
+            "dcbx",
+            "run",
+            "--iface",
+            &ib,
+            "--config",
+            other.to_str().unwrap(),
+            "--state",
+            state.to_str().unwrap(),
+        ],
+        "b.log",
+    );
+    let human = p.wait_for(Duration::from_secs(10), "PFC not operational", || {
+        let out = p.exec(
+            &b,
+            &[
+                lossless(),
+                "dcbx",
+                "show",
+                "--iface",
+                &ib,
+                "--state",
+                state.to_str().unwrap(),
+            ],
+        );
+        let s = String::from_utf8_lossy(&out.stdout).into_owned();
+        s.contains("NOT operational").then_some(s)
+    });
+    assert!(human.contains("[4]") && human.contains("[3]"), "{human}");
+}
+
+#[test]
+fn missing_interface_is_named() {
+    let out = Command::new(lossless())
+        .args(["dcbx", "run", "--iface", "nosuchif7", "--config"])
+        .arg(example("host-willing.toml"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("nosuchif7") && err.contains("does not exist"),
+        "{err}"
+    );
+}
+
+#[test]
+fn down_interface_is_named() {
+    if !ready("down_interface_is_named", &["ip"]) {
+        return;
+    }
+    let p = Pair::new("dn");
+    assert!(
+        Command::new("ip")
+            .args(["-n", &p.a, "link", "set", &p.ia, "down"])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let cfg = example("host-willing.toml");
+    let out = p.exec(
+        &p.a,
+        &[
+            lossless(),
+            "dcbx",
+            "run",
+            "--iface",
+            &p.ia,
+            "--config",
+            cfg.to_str().unwrap(),
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("interface {} is down", p.ia)), "{err}");
+}
+
+#[test]
+fn without_cap_net_raw_the_error_names_the_capability() {
+    let test = "without_cap_net_raw_the_error_names_the_capability";
+    if !ready(test, &["setpriv"]) {
+        return;
+    }
+    let out = Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--",
+        ])
+        .arg(lossless())
+        .args(["dcbx", "run", "--iface", "lo", "--config"])
+        .arg(example("host-willing.toml"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("CAP_NET_RAW") && err.contains("lo"), "{err}");
+}
+
+#[test]
+fn show_without_a_running_agent_says_so() {
+    let dir = lossless_testkit::temp_dir("dcbx-show-none");
+    let out = Command::new(lossless())
+        .args(["dcbx", "show", "--iface", "eth9", "--state"])
+        .arg(dir.join("none.json"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(err.contains("eth9") && err.contains("lossless dcbx run"), "{err}");
+}
+
+#[test]
+fn bad_config_names_the_file_and_field() {
+    let dir = lossless_testkit::temp_dir("dcbx-bad-config");
+    let f = dir.join("bad.toml");
+    std::fs::write(&f, "[dcbx.pfc]\nenable = [9]\n").unwrap();
+    let out = Command::new(lossless())
+        .args(["dcbx", "run", "--iface", "lo", "--config"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(err.contains("bad.toml") && err.contains("pfc.enable"), "{err}");
+}
