@@ -653,6 +653,9 @@ fn link_ets(ctx: &Ctx<'_>, p: &RawLinkParams, line_of: usize) -> Result<Option<E
         .map_err(|e| err("ets_tc_bandwidth", e.to_string()))
 }
 
+/// Largest payload: a 9216-byte jumbo frame minus header, 802.1Q tag and FCS.
+pub const MAX_MTU: u64 = 9216 - 22;
+
 /// Most members a group (`count`) may have.
 pub const MAX_GROUP: u64 = 4096;
 
@@ -674,6 +677,21 @@ fn build(
         );
     }
     let mtu_default = raw.defaults.mtu.unwrap_or(1500);
+    // every mtu in the file: 1..=9194 (a 9216-byte jumbo frame with header, tag and FCS)
+    let mtus = std::iter::once(raw.defaults.mtu)
+        .chain(raw.link.iter().map(|l| l.mtu))
+        .chain(raw.switch.iter().map(|s| s.mtu))
+        .chain(raw.flow.iter().map(|f| f.mtu))
+        .chain(raw.workload.iter().map(|w| w.mtu));
+    for m in mtus.flatten() {
+        if !(1..=MAX_MTU).contains(&m) {
+            return ctx.err(
+                0..0,
+                "mtu",
+                format!("found {m}, allowed 1..={MAX_MTU} bytes of payload"),
+            );
+        }
+    }
     let mut nodes: Vec<NodeConfig> = Vec::new();
     let mut by_name: HashMap<String, NodeId> = HashMap::new();
     let mut groups: HashMap<String, Vec<NodeId>> = HashMap::new();
@@ -1035,7 +1053,7 @@ fn build(
             mean_interarrival: Workload::interarrival_for(&cdf, w.load, line, src.len()),
             src,
             dst,
-            priority: w.priority.min(7),
+            priority: w.priority,
             mtu: w.mtu.unwrap_or(mtu_default),
             cdf,
             start: span_of(&w.start, "start", Instant::ZERO)?,
@@ -1044,6 +1062,13 @@ fn build(
     }
     let mut signals = Vec::new();
     for s in &raw.signal {
+        if s.priority > 7 {
+            return ctx.err(
+                s.host.span(),
+                "priority",
+                format!("found {}, allowed 0..=7", s.priority),
+            );
+        }
         let ids = resolve(&s.host, "host")?;
         for &node in &ids {
             for (rise, fall) in &s.fc_rdy {
@@ -1061,13 +1086,13 @@ fn build(
                 }
                 signals.push(Signal {
                     node,
-                    prio: s.priority.min(7),
+                    prio: s.priority,
                     at: Instant::ZERO + r,
                     on: true,
                 });
                 signals.push(Signal {
                     node,
-                    prio: s.priority.min(7),
+                    prio: s.priority,
                     at: Instant::ZERO + f,
                     on: false,
                 });
@@ -1140,6 +1165,16 @@ mod tests {
         let e = load_str(text, "r.toml", None, &Overrides::default()).unwrap_err();
         assert_eq!(e.line, 4, "{e}");
         assert!(e.message.contains("100G"), "{e}");
+    }
+
+    #[test]
+    fn an_mtu_beyond_jumbo_frames_is_refused() {
+        let text = "name = \"x\"\nduration = \"1us\"\n[defaults]\nmtu = 100000\n";
+        let e = load_str(text, "m.toml", None, &Overrides::default()).unwrap_err();
+        assert!(
+            e.to_string().contains("mtu") && e.to_string().contains("9194"),
+            "{e}"
+        );
     }
 
     #[test]
