@@ -965,6 +965,13 @@ fn build(
                 );
             }
         };
+        if f.size_bytes == Some(0) {
+            return ctx.err(
+                f.src.span(),
+                "size_bytes",
+                "found 0, allowed at least 1 byte (omit it for an endless flow)".into(),
+            );
+        }
         let start = span_of(&f.start, "start", Instant::ZERO)?;
         let stop = span_of(&f.stop, "stop", Instant::MAX)?;
         let srcs = resolve(&f.src, "src")?;
