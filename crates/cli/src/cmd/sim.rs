@@ -85,6 +85,9 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
+    if !args.quiet && !config.description.is_empty() {
+        println!("{}: {}\n", config.name, config.description);
+    }
     let pcap = match &args.pcap {
         Some(dir) => Some(PcapSink::create(dir, &config)?),
         None => None,
