@@ -126,3 +126,47 @@ fn ets_gives_each_class_its_half_of_the_red_link() {
         );
     }
 }
+
+#[test]
+fn congestion_spreads_hop_by_hop_bridge4_first_then_each_bridge() {
+    use lossless_proto::flow_control::ControlFrame;
+    use lossless_proto::units::Instant;
+    use lossless_sim::frame::PortId;
+    use lossless_sim::observer::{Observer, WireFrame};
+    use std::collections::BTreeMap;
+
+    #[derive(Default)]
+    struct FirstXoff(BTreeMap<PortId, Instant>);
+    impl Observer for FirstXoff {
+        fn tx_start(&mut self, port: PortId, frame: &WireFrame, start: Instant, _: Instant) {
+            if let WireFrame::Control(ControlFrame::Pfc { enable_vector, time }) = frame
+                && enable_vector & (1 << LOSSLESS) != 0
+                && time[LOSSLESS as usize] != 0
+            {
+                self.0.entry(port).or_insert(start);
+            }
+        }
+    }
+    let c = load("four-bridge", &[], None);
+    // ports: link i has 2i at `a`, 2i + 1 at `b`; links 0..3 client_i–bridge_i, 3..6 bridge_i–bridge4
+    let mut sim = lossless_sim::Simulator::with_observer(c, FirstXoff::default()).unwrap();
+    sim.run();
+    let first = &sim.observer().0;
+    for i in 0..3u32 {
+        let bridge_to_client = 2 * i + 1; // bridge_i's port on link i
+        let bridge4_to_bridge = 2 * (3 + i) + 1; // bridge4's port on link 3 + i
+        let hop1 = first
+            .get(&bridge4_to_bridge)
+            .copied()
+            .expect("bridge4 paused bridge");
+        let hop2 = first
+            .get(&bridge_to_client)
+            .copied()
+            .expect("bridge paused client");
+        assert!(
+            hop1 < hop2,
+            "bridge{}: client paused at {hop2} before bridge4 paused the bridge at {hop1}",
+            i + 1
+        );
+    }
+}
