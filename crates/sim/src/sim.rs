@@ -50,6 +50,8 @@ pub(crate) struct Port {
     pub(crate) prop: Duration,
     pub(crate) queues: [VecDeque<Frame>; 8],
     pub(crate) queued_bytes: [u64; 8],
+    /// Bit q set while queue q holds a frame.
+    nonempty: u8,
     busy: bool,
     current: Option<Frame>,
     /// Frames on the wire towards `peer`, oldest first (constant delay keeps FIFO order).
@@ -224,6 +226,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     prop: propagation(link.length_m),
                     queues: std::array::from_fn(|_| VecDeque::with_capacity(64)),
                     queued_bytes: [0; 8],
+                    nonempty: 0,
                     busy: false,
                     current: None,
                     inflight: VecDeque::with_capacity(64),
@@ -477,8 +480,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             return;
         }
         let mut ready = 0u8;
-        for q in 0..8u8 {
-            if !port.queues[q as usize].is_empty() && port.mac.may_start_data(now, q) {
+        let mut pending = port.nonempty;
+        while pending != 0 {
+            let q = pending.trailing_zeros() as u8;
+            pending &= pending - 1;
+            if port.mac.may_start_data(now, q) {
                 ready |= 1 << q;
             }
         }
@@ -493,16 +499,21 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             return;
         };
         let Some(frame) = port.queues[q as usize].pop_front() else {
+            port.nonempty &= !(1 << q);
             self.arm_timer(p);
             return;
         };
         port.queued_bytes[q as usize] -= frame.len as u64;
+        if port.queues[q as usize].is_empty() {
+            port.nonempty &= !(1 << q);
+        }
         let slot = match port.mac.on_tx_start(now, frame.len as u64, q) {
             Ok(slot) => slot,
             Err(_) => {
                 // the engine refused (cannot happen after may_start_data): keep the frame
                 port.queued_bytes[q as usize] += frame.len as u64;
                 port.queues[q as usize].push_front(frame);
+                port.nonempty |= 1 << q;
                 self.arm_timer(p);
                 return;
             }
@@ -646,6 +657,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 let q = frame.priority as usize;
                 op.sel.enqueued(self.now, frame.priority, frame.len);
                 op.queues[q].push_back(frame);
+                op.nonempty |= 1 << q;
                 op.queued_bytes[q] += frame.len as u64;
                 let st = &mut op.stats.prio[q];
                 st.peak_queue_bytes = st.peak_queue_bytes.max(op.queued_bytes[q]);
@@ -798,6 +810,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let port = &mut self.ports[hp as usize];
         port.sel.enqueued(now, prio, frame.len);
         port.queues[prio as usize].push_back(frame);
+        port.nonempty |= 1 << prio;
         port.queued_bytes[prio as usize] += len;
         let st = &mut port.stats.prio[prio as usize];
         st.peak_queue_bytes = st.peak_queue_bytes.max(port.queued_bytes[prio as usize]);
