@@ -263,3 +263,93 @@ fn bad_config_names_the_file_and_field() {
     assert_eq!(out.status.code(), Some(2));
     assert!(err.contains("bad.toml") && err.contains("pfc.enable"), "{err}");
 }
+
+#[test]
+fn agent_survives_its_interface_going_down_and_resumes_when_it_comes_back() {
+    let test = "agent_survives_its_interface_going_down_and_resumes_when_it_comes_back";
+    if !ready(test, &["ip"]) {
+        return;
+    }
+    let mut p = Pair::new("ld");
+    let cfg = p.dir.join("fast.toml");
+    std::fs::write(&cfg, "[dcbx.pfc]\nenable = [2]\n").unwrap();
+    let state = p.dir.join("b.json");
+    let (a, b, ia, ib) = (p.a.clone(), p.b.clone(), p.ia.clone(), p.ib.clone());
+    let agent = p.spawn(
+        &a,
+        &[
+            lossless(),
+            "dcbx",
+            "run",
+            "--iface",
+            &ia,
+            "--config",
+            cfg.to_str().unwrap(),
+            "--state",
+            p.dir.join("a.json").to_str().unwrap(),
+        ],
+        "a.log",
+    );
+    let host = example("host-willing.toml");
+    p.spawn(
+        &b,
+        &[
+            lossless(),
+            "dcbx",
+            "run",
+            "--iface",
+            &ib,
+            "--config",
+            host.to_str().unwrap(),
+            "--state",
+            state.to_str().unwrap(),
+        ],
+        "b.log",
+    );
+    let frames_in = |p: &Pair| {
+        let out = p.exec(
+            &b,
+            &[
+                lossless(),
+                "dcbx",
+                "show",
+                "--json",
+                "--iface",
+                &ib,
+                "--state",
+                state.to_str().unwrap(),
+            ],
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout)
+            .ok()
+            .and_then(|v| v["statistics"]["frames_in_total"].as_u64())
+    };
+    p.wait_for(Duration::from_secs(10), "first LLDPDUs", || {
+        frames_in(&p).filter(|&n| n >= 1)
+    });
+    assert!(
+        Command::new("ip")
+            .args(["-n", &a, "link", "set", &ia, "down"])
+            .status()
+            .unwrap()
+            .success()
+    );
+    p.wait_for(
+        Duration::from_secs(10),
+        "the agent to notice the interface is down",
+        || p.log("a.log").contains("interface is down").then_some(()),
+    );
+    let before = frames_in(&p).unwrap();
+    assert!(
+        Command::new("ip")
+            .args(["-n", &a, "link", "set", &ia, "up"])
+            .status()
+            .unwrap()
+            .success()
+    );
+    p.wait_for(Duration::from_secs(10), "LLDPDUs again after link-up", || {
+        frames_in(&p).filter(|&n| n > before)
+    });
+    let st = p.terminate(agent);
+    assert!(st.success(), "{}", p.log("a.log"));
+}

@@ -252,6 +252,9 @@ mod erased {
     }
 }
 
+/// How often the daemon checks the interface's link state.
+const LINK_CHECK: StdDuration = StdDuration::from_millis(500);
+
 /// How long the daemon waits at most between checks of the stop flag.
 const MAX_WAIT: StdDuration = StdDuration::from_millis(100);
 
@@ -270,6 +273,9 @@ pub fn run(
     let mut buf = vec![0u8; 9216 + 14];
     let mut last_state = StdInstant::now() - StdDuration::from_secs(10);
     let mut dirty = true;
+    let mut link_down = false;
+    let mut link_up = true;
+    let mut last_link_check = StdInstant::now();
     let write = |agent: &Agent| {
         if let Some(p) = state
             && let Err(e) = write_state(p, &Snapshot::of(agent, sock.iface()))
@@ -291,8 +297,32 @@ pub fn run(
             }
             return Ok(());
         }
+        if last_link_check.elapsed() >= LINK_CHECK {
+            last_link_check = StdInstant::now();
+            let up = sock.is_up()?;
+            if up != link_up {
+                link_up = up;
+                if up {
+                    log("link up: fast start");
+                    agent.link_up(t);
+                } else {
+                    log("link down: peer information deleted");
+                    agent.link_down(t);
+                }
+            }
+        }
         while let Some(f) = agent.poll_transmit(t) {
-            sock.send(&f)?;
+            match sock.send(&f) {
+                Ok(()) => link_down = false,
+                // The agent keeps running: LLDPDUs go out again once the link is back.
+                Err(LiveError::InterfaceDown { .. }) => {
+                    if !link_down {
+                        log("interface is down: LLDPDU not sent; waiting for it to come back");
+                    }
+                    link_down = true;
+                }
+                Err(e) => return Err(e),
+            }
         }
         while let Some(e) = agent.poll_event() {
             dirty = true;
@@ -308,9 +338,21 @@ pub fn run(
         let wait = agent.poll_timeout().map_or(MAX_WAIT, |d| {
             d.saturating_duration_since(t).to_std().min(MAX_WAIT)
         });
-        if let Some(rx) = sock.recv(&mut buf, wait)? {
-            agent.handle_ethernet(now(), &buf[..rx.len]);
-            dirty = true;
+        match sock.recv(&mut buf, wait) {
+            Ok(Some(rx)) => {
+                agent.handle_ethernet(now(), &buf[..rx.len]);
+                dirty = true;
+            }
+            Ok(None) => {}
+            // The socket reports the link going down once; keep listening for when it is back.
+            Err(LiveError::InterfaceDown { .. }) => {
+                if !link_down {
+                    log("interface is down: waiting for it to come back");
+                }
+                link_down = true;
+                std::thread::sleep(wait);
+            }
+            Err(e) => return Err(e),
         }
         let t = now();
         if agent.poll_timeout().is_some_and(|d| d <= t) {

@@ -300,6 +300,22 @@ impl RawSocket {
         }))
     }
 
+    /// Whether the interface is up with carrier (IFF_UP and IFF_RUNNING).
+    pub fn is_up(&self) -> Result<bool, LiveError> {
+        let mut req = ifreq(&self.iface);
+        // SAFETY: SIOCGIFFLAGS reads a name from and writes flags into a valid ifreq.
+        if unsafe { libc::ioctl(self.sock.as_raw_fd(), libc::SIOCGIFFLAGS, &mut req) } != 0 {
+            return Err(LiveError::io(
+                "reading interface flags",
+                &self.iface,
+                io::Error::last_os_error(),
+            ));
+        }
+        // SAFETY: the kernel filled ifru_flags.
+        let flags = unsafe { req.ifr_ifru.ifru_flags } as libc::c_int;
+        Ok(flags & libc::IFF_UP != 0 && flags & libc::IFF_RUNNING != 0)
+    }
+
     /// The interface's MAC address.
     pub fn mac(&self) -> [u8; 6] {
         self.mac

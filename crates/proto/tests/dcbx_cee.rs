@@ -201,3 +201,35 @@ fn cee_app_entries_merge_and_convert_selectors() {
         ]
     );
 }
+
+#[test]
+fn strict_traffic_classes_travel_as_pgid_15_and_come_back_strict() {
+    use lossless_proto::dcbx::cee::{ets_to_pg, pg_to_ets};
+    use lossless_wire::lldp::CeePriorityGroups;
+    let e = EtsParams {
+        up2tc: [0, 0, 0, 1, 0, 7, 0, 0],
+        tcbw: [70, 30, 0, 0, 0, 0, 0, 0],
+        tsa: [
+            TsaName::Ets,
+            TsaName::Ets,
+            TsaName::Strict,
+            TsaName::Strict,
+            TsaName::Strict,
+            TsaName::Strict,
+            TsaName::Strict,
+            TsaName::Strict,
+        ],
+    };
+    let (pgid, bw) = ets_to_pg(&e);
+    assert_eq!(pgid, [0, 0, 0, 1, 0, 15, 0, 0]);
+    assert_eq!(bw, [70, 30, 0, 0, 0, 0, 0, 0]);
+    let back = pg_to_ets(&CeePriorityGroups {
+        pgid,
+        pg_bandwidth: bw,
+        num_tcs: 8,
+        ..Default::default()
+    });
+    assert_eq!(back.up2tc, e.up2tc);
+    assert_eq!(back.tsa[7], TsaName::Strict);
+    assert_eq!(back.tcbw, e.tcbw);
+}

@@ -241,3 +241,51 @@ fn invalid_configuration_is_rejected_with_the_field_named() {
         .unwrap_err();
     assert!(e.to_string().contains("100"), "{e}");
 }
+
+#[test]
+fn two_neighbours_on_one_port_fall_back_to_local_configuration() {
+    use lossless_proto::dcbx::Agent;
+    use lossless_proto::lldp_agent::AgentConfig;
+    use lossless_proto::units::Instant;
+    let mut host = Agent::new(AgentConfig::new(dcbx_support::mac(9)), pfc(true, &[])).unwrap();
+    let mut s1 = Agent::new(AgentConfig::new(dcbx_support::mac(1)), pfc(false, &[3])).unwrap();
+    let mut s2 = Agent::new(AgentConfig::new(dcbx_support::mac(2)), pfc(false, &[4])).unwrap();
+    let t = Instant::ZERO;
+    let f1 = s1.poll_transmit(t).unwrap();
+    assert!(host.handle_ethernet(t, &f1));
+    assert_eq!(host.operational().pfc.enable(), 1 << 3, "one peer: adopted");
+    let f2 = s2.poll_transmit(t).unwrap();
+    assert!(host.handle_ethernet(t, &f2));
+    assert_eq!(host.neighbours().len(), 2);
+    assert!(host.remote().is_none(), "DCBX needs a single peer");
+    assert!(matches!(
+        host.operational().pfc,
+        OperPfc::Operational {
+            source: Source::NoPeer,
+            ..
+        }
+    ));
+    assert_eq!(host.operational().pfc.enable(), 0);
+}
+
+#[test]
+fn link_down_deletes_the_peer_and_link_up_renegotiates() {
+    let mut l = Link::new(1, pfc(false, &[3]), 2, pfc(true, &[]));
+    l.run_for(secs(2));
+    // The cable goes: both ends see the link down.
+    let now = l.now;
+    l.a.link_down(now);
+    l.b.link_down(now);
+    assert!(l.b.remote().is_none());
+    assert_eq!(l.b.operational().pfc.enable(), 0);
+    l.run_for(secs(1));
+    let now = l.now;
+    l.a.link_up(now);
+    l.b.link_up(now);
+    l.run_for(secs(2));
+    assert_eq!(
+        l.b.operational().pfc.enable(),
+        1 << 3,
+        "adopted again after link-up"
+    );
+}

@@ -144,3 +144,29 @@ fn zero_timers_and_empty_table_are_rejected() {
     cfg.max_neighbours = 0;
     assert!(LldpAgent::new(cfg).is_err());
 }
+
+#[test]
+fn link_down_stops_transmission_and_link_up_restarts_with_fast_start() {
+    let mut a = LldpAgent::new(AgentConfig::new([2, 0, 0, 0, 0, 1])).unwrap();
+    run_alone(&mut a, 40);
+    a.link_down(at(41));
+    assert!(
+        a.poll_transmit(at(63)).is_none(),
+        "no LLDPDU while the link is down"
+    );
+    a.link_up(at(70));
+    let mut times = Vec::new();
+    let mut now = at(70);
+    while now <= at(75) {
+        while a.poll_transmit(now).is_some() {
+            times.push(now);
+        }
+        now = a.poll_timeout().unwrap();
+        a.handle_timeout(now);
+    }
+    assert_eq!(
+        times,
+        vec![at(70), at(71), at(72), at(73)],
+        "txFastInit frames after link-up"
+    );
+}

@@ -175,6 +175,18 @@ impl Agent {
         self.after_lldp(now, false);
     }
 
+    /// The port's link went down: nothing is sent and the peer's information is deleted.
+    pub fn link_down(&mut self, now: Instant) {
+        self.lldp.link_down(now);
+        self.after_lldp(now, false);
+    }
+
+    /// The port's link came up: LLDPDUs go out at once, then fast (txFastInit at msgFastTx).
+    pub fn link_up(&mut self, now: Instant) {
+        self.lldp.link_up(now);
+        self.after_lldp(now, false);
+    }
+
     /// Replaces the local DCBX configuration (a local change: fast transmission follows).
     pub fn set_config(&mut self, now: Instant, dcbx: DcbxConfig) -> Result<(), DcbxConfigError> {
         dcbx.validate()?;

@@ -74,6 +74,8 @@ enum Phase {
     Running,
     /// Stopped at the given time; may start again after reinitDelay.
     Stopped(Instant),
+    /// The link is down; starts again (fast) when it comes up.
+    LinkDown,
 }
 
 /// One LLDP agent on one port. See the module docs.
@@ -190,6 +192,29 @@ impl LldpAgent {
         self.phase = Phase::Stopped(now);
         self.tx_now = false;
         self.neighbours.clear();
+    }
+
+    /// The port went down (802.1AB portEnabled false): nothing is sent, and the neighbours'
+    /// information is deleted (each reported as [`LldpEvent::NeighbourAgedOut`] without
+    /// counting an ageout).
+    pub fn link_down(&mut self, now: Instant) {
+        self.last_now = self.last_now.max(now);
+        if self.phase == Phase::Running {
+            self.phase = Phase::LinkDown;
+            self.tx_now = false;
+            for n in std::mem::take(&mut self.neighbours).expire(Instant::MAX) {
+                self.push_event(LldpEvent::NeighbourAgedOut(n.msap));
+            }
+            self.neighbours = NeighbourTable::new(self.config.max_neighbours);
+        }
+    }
+
+    /// The port came back up: transmission restarts with fast start (txFastInit frames).
+    pub fn link_up(&mut self, now: Instant) {
+        if self.phase == Phase::LinkDown {
+            self.phase = Phase::Initial;
+            self.start(now);
+        }
     }
 
     /// The TTL the agent advertises, seconds.
