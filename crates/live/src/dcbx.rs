@@ -235,6 +235,7 @@ pub fn describe(e: &Event) -> String {
                 ))
         ),
         Event::Malformed(err) => format!("malformed LLDPDU dropped: {err}"),
+        Event::MultiplePeers(n) => format!("{n} neighbours on the port: DCBX uses the local configuration"),
     }
 }
 

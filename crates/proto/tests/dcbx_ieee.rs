@@ -266,6 +266,8 @@ fn two_neighbours_on_one_port_fall_back_to_local_configuration() {
         }
     ));
     assert_eq!(host.operational().pfc.enable(), 0);
+    let events: Vec<Event> = std::iter::from_fn(|| host.poll_event()).collect();
+    assert!(events.contains(&Event::MultiplePeers(2)), "{events:?}");
 }
 
 #[test]

@@ -72,6 +72,9 @@ pub enum Event {
     },
     /// An LLDPDU was malformed: counted and dropped.
     Malformed(Error),
+    /// More than one neighbour is on the port: DCBX ignores them all and runs on the local
+    /// configuration until one is left.
+    MultiplePeers(usize),
 }
 
 /// Why an agent cannot be built.
@@ -97,6 +100,7 @@ pub struct Agent {
     remote: Option<Remote>,
     oper: Operational,
     events: VecDeque<Event>,
+    multiple_peers: bool,
 }
 
 /// Upper bound of queued events.
@@ -131,6 +135,7 @@ impl Agent {
             remote: None,
             oper,
             events: VecDeque::new(),
+            multiple_peers: false,
         };
         a.rebuild_tlvs(Instant::ZERO);
         Ok(a)
@@ -267,6 +272,13 @@ impl Agent {
 
     /// Recomputes Remote, the mode, the CEE handshake and Operational, then our TLVs.
     fn refresh(&mut self, now: Instant, received: bool) {
+        let count = self.lldp.neighbours().len();
+        if (count > 1) != self.multiple_peers {
+            self.multiple_peers = count > 1;
+            if count > 1 {
+                self.push(Event::MultiplePeers(count));
+            }
+        }
         let table = self.lldp.neighbours();
         let remote = if table.len() == 1 {
             table.iter().next().map(|n| Remote::from_tlvs(n.src_mac, &n.tlvs))
