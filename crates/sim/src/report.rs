@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use lossless_proto::flow_control::Mode;
-use lossless_proto::units::{Instant, PS_PER_SEC};
+use lossless_proto::units::PS_PER_SEC;
 use serde::Serialize;
 
 use crate::event::EventQueue;
@@ -492,9 +492,4 @@ impl Report {
         let _ = writeln!(s, "lossless frames dropped: {}", self.lossless_drops());
         s
     }
-}
-
-/// `Instant` at the end of a report, for callers that need it.
-pub fn end_of(report: &Report) -> Instant {
-    Instant::from_ps(report.duration_ps)
 }

@@ -1,0 +1,372 @@
+//! Scenario files (TOML): topology, links, buffers and thresholds, flow control per link,
+//! traffic, duration and seed; and the built-in scenarios, embedded from
+//! `examples/scenarios/*.toml` so that `lossless sim NAME` works anywhere.
+//!
+//! A wrong file gets an error naming the file, the line, the key, what was found and what is
+//! allowed. See `examples/scenarios/four-bridge.toml` for a commented example of every
+//! section.
+
+use std::path::Path;
+
+use lossless_proto::units::Duration;
+
+use crate::config::SimConfig;
+
+mod build;
+mod raw;
+
+use build::{Ctx, build};
+pub use build::{MAX_GROUP, MAX_MTU};
+use raw::RawScenario;
+
+/// A built-in scenario: name, one-line summary, TOML text.
+pub struct Builtin {
+    /// Name to run it by.
+    pub name: &'static str,
+    /// One line about it.
+    pub summary: &'static str,
+    /// The scenario file.
+    pub text: &'static str,
+}
+
+/// The built-in scenarios; the first is the default.
+pub const BUILTINS: [Builtin; 3] = [
+    Builtin {
+        name: "four-bridge",
+        summary: "document 003 §3.2: congestion spreading from an oversubscribed link back to three clients",
+        text: include_str!("../../../../examples/scenarios/four-bridge.toml"),
+    },
+    Builtin {
+        name: "two-chip",
+        summary: "document 002: module A ← MAC0 ⇄ MAC1 ← module B, PAUSE release cases 1 and 2",
+        text: include_str!("../../../../examples/scenarios/two-chip.toml"),
+    },
+    Builtin {
+        name: "incast",
+        summary: "N senders → one receiver through one switch at 100 Gb/s (params.senders)",
+        text: include_str!("../../../../examples/scenarios/incast.toml"),
+    },
+];
+
+/// Finds a built-in scenario by name.
+pub fn builtin(name: &str) -> Option<&'static Builtin> {
+    BUILTINS.iter().find(|b| b.name == name)
+}
+
+/// A scenario file that could not be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// The file (or built-in name).
+    pub file: String,
+    /// 1-based line, 0 when unknown.
+    pub line: usize,
+    /// The key at fault, formatted as "key `x`: " (empty when unknown).
+    pub key: String,
+    /// What was found and what is allowed.
+    pub message: String,
+}
+
+impl std::fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line > 0 {
+            write!(f, "{}:{}: {}{}", self.file, self.line, self.key, self.message)
+        } else {
+            write!(f, "{}: {}{}", self.file, self.key, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// Everything that adjusts a scenario when it is loaded.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    /// `path=value` assignments (TOML values; `senders=32` sets `params.senders`).
+    pub set: Vec<String>,
+    /// Replaces the seed.
+    pub seed: Option<u64>,
+    /// Replaces the duration.
+    pub duration: Option<Duration>,
+}
+
+// ---------- units in text ----------
+
+/// Parses a duration such as `10us`, `2.5ms`, `100ns`, `1s`, `672ps` (µs also accepted),
+/// exactly to the picosecond.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let t = s.trim();
+    let units: [(&str, u128); 6] = [
+        ("ps", 1),
+        ("ns", 1_000),
+        ("us", 1_000_000),
+        ("µs", 1_000_000),
+        ("ms", 1_000_000_000),
+        ("s", 1_000_000_000_000),
+    ];
+    let bad = || {
+        format!("found {s:?}, allowed a number with a unit ps, ns, us, ms or s (e.g. \"10us\", \"2.5ms\")")
+    };
+    let (num, mult) = units
+        .iter()
+        .find_map(|(u, m)| t.strip_suffix(u).map(|n| (n.trim(), *m)))
+        .ok_or_else(bad)?;
+    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
+    if int.is_empty() || !int.bytes().all(|b| b.is_ascii_digit()) || !frac.bytes().all(|b| b.is_ascii_digit())
+    {
+        return Err(bad());
+    }
+    let mut ps: u128 = int
+        .parse::<u128>()
+        .map_err(|_| bad())?
+        .checked_mul(mult)
+        .ok_or_else(bad)?;
+    let mut scale = mult;
+    for c in frac.bytes() {
+        if scale % 10 != 0 {
+            return Err(format!("found {s:?}: finer than a picosecond"));
+        }
+        scale /= 10;
+        ps += (c - b'0') as u128 * scale;
+    }
+    Ok(Duration::from_ps(ps))
+}
+
+fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> ScenarioError {
+    let (line, key) = match e.span() {
+        Some(span) => {
+            let start = span.start.min(text.len());
+            let line = text[..start].matches('\n').count() + 1;
+            let line_text = text.lines().nth(line - 1).unwrap_or("");
+            let key = line_text
+                .split_once('=')
+                .map(|(k, _)| k.trim().to_string())
+                .unwrap_or_default();
+            let table = text[..start]
+                .lines()
+                .rev()
+                .map(str::trim)
+                .find(|l| l.starts_with('['))
+                .map(|l| format!(" in {l}"))
+                .unwrap_or_default();
+            let key = if key.is_empty() || key.starts_with('[') {
+                table.trim().to_string()
+            } else {
+                format!("{key}`{table}")
+            };
+            (line, key)
+        }
+        None => (0, String::new()),
+    };
+    let key = if key.is_empty() {
+        String::new()
+    } else if key.starts_with("in ") {
+        format!("{key}: ")
+    } else {
+        format!("key `{key}: ")
+    };
+    ScenarioError {
+        file: file.to_string(),
+        line,
+        key,
+        message: e.message().trim().to_string(),
+    }
+}
+
+/// Sets `path` (dotted) in `table` to the TOML value `value` (a bare word becomes a string).
+fn set_path(table: &mut toml::Table, path: &str, value: &str) -> Result<(), String> {
+    let v: toml::Value = match format!("v = {value}").parse::<toml::Table>() {
+        Ok(mut t) => t.remove("v").unwrap_or(toml::Value::String(value.to_string())),
+        Err(_) => toml::Value::String(value.to_string()),
+    };
+    let mut parts: Vec<&str> = path.split('.').collect();
+    let scenario = table.get("name").and_then(|v| v.as_str()).unwrap_or("");
+    if parts.len() == 2 && parts[0] == scenario {
+        // `incast.senders=32`: a parameter of the scenario named `incast`
+        parts[0] = "params";
+    } else if parts.len() == 1 && !table.contains_key(parts[0]) {
+        parts.insert(0, "params");
+    }
+    let (last, dirs) = parts.split_last().ok_or_else(|| "empty --set path".to_string())?;
+    let mut cur = table;
+    for d in dirs {
+        let next = cur
+            .entry(d.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        cur = match next {
+            toml::Value::Table(t) => t,
+            _ => return Err(format!("--set {path}: `{d}` is not a table")),
+        };
+    }
+    cur.insert(last.to_string(), v);
+    Ok(())
+}
+
+/// Loads a scenario from TOML text. `file` names it in errors; `dir` resolves relative
+/// paths (CDF files).
+pub fn load_str(
+    text: &str,
+    file: &str,
+    dir: Option<&Path>,
+    ov: &Overrides,
+) -> Result<SimConfig, ScenarioError> {
+    if ov.set.is_empty() {
+        let raw: RawScenario = toml::from_str(text).map_err(|e| toml_error(file, text, &e))?;
+        return build(
+            raw,
+            &Ctx {
+                file,
+                text: Some(text),
+            },
+            dir,
+            ov,
+        );
+    }
+    let mut table: toml::Table = toml::from_str(text).map_err(|e| toml_error(file, text, &e))?;
+    for s in &ov.set {
+        let (k, v) = s.split_once('=').ok_or_else(|| ScenarioError {
+            file: "--set".into(),
+            line: 0,
+            key: String::new(),
+            message: format!(
+                "found {s:?}, allowed PATH=VALUE (e.g. senders=32, defaults.flow_control=\"off\")"
+            ),
+        })?;
+        set_path(&mut table, k.trim(), v.trim()).map_err(|message| ScenarioError {
+            file: "--set".into(),
+            line: 0,
+            key: String::new(),
+            message,
+        })?;
+    }
+    // re-read the edited document as text so that values keep their spans; lines then refer
+    // to the edited document, so errors name the key but no line
+    let edited = toml::to_string(&table).map_err(|e| ScenarioError {
+        file: "--set".into(),
+        line: 0,
+        key: String::new(),
+        message: e.to_string(),
+    })?;
+    let with_set = format!("{file} (with --set)");
+    let raw: RawScenario = toml::from_str(&edited).map_err(|e| {
+        let mut err = toml_error(&with_set, &edited, &e);
+        err.line = 0;
+        err
+    })?;
+    let ctx = Ctx {
+        file: &with_set,
+        text: None,
+    };
+    build(raw, &ctx, dir, ov)
+}
+
+/// Loads a scenario file.
+pub fn load_file(path: &Path, ov: &Overrides) -> Result<SimConfig, ScenarioError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        file: file.clone(),
+        line: 0,
+        key: String::new(),
+        message: format!("cannot read: {e}"),
+    })?;
+    load_str(&text, &file, path.parent(), ov)
+}
+
+/// Loads a built-in scenario by name, or a file if `name_or_path` is not a built-in name.
+pub fn load(name_or_path: &str, ov: &Overrides) -> Result<SimConfig, ScenarioError> {
+    match builtin(name_or_path) {
+        Some(b) => load_str(b.text, &format!("{} (built-in)", b.name), None, ov),
+        None => load_file(Path::new(name_or_path), ov).map_err(|mut e| {
+            if e.line == 0 && e.message.starts_with("cannot read") && !name_or_path.ends_with(".toml") {
+                let names: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
+                e.message = format!(
+                    "not a built-in scenario (allowed: {}) and {}",
+                    names.join(", "),
+                    e.message
+                );
+            }
+            e
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::NodeKind;
+
+    #[test]
+    fn durations_parse_exactly() {
+        assert_eq!(parse_duration("10us").unwrap(), Duration::from_us(10));
+        assert_eq!(parse_duration("2.5ms").unwrap(), Duration::from_us(2_500));
+        assert_eq!(parse_duration("20.24us").unwrap(), Duration::from_ns(20_240));
+        assert_eq!(parse_duration("672ps").unwrap(), Duration::from_ps(672));
+        assert!(parse_duration("10").is_err());
+        assert!(parse_duration("1.5ps").is_err());
+        assert!(parse_duration("-1us").is_err());
+    }
+
+    #[test]
+    fn every_builtin_loads() {
+        for b in BUILTINS {
+            let c = load(b.name, &Overrides::default()).unwrap_or_else(|e| panic!("{}: {e}", b.name));
+            assert_eq!(c.name, b.name);
+        }
+    }
+
+    #[test]
+    fn a_wrong_value_names_file_line_key_found_and_allowed() {
+        let text = "name = \"x\"\nduration = \"1us\"\n[[host]]\nname = \"h\"\n[[link]]\na = \"h\"\nb = \"nope\"\nrate = \"100G\"\n";
+        let e = load_str(text, "bad.toml", None, &Overrides::default()).unwrap_err();
+        assert_eq!((e.file.as_str(), e.line), ("bad.toml", 7));
+        assert!(e.key.contains("`b`"), "{e}");
+        assert!(
+            e.message.contains("\"nope\"") && e.message.contains("allowed"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_key_is_reported_with_its_line_and_the_allowed_keys() {
+        let text =
+            "name = \"x\"\nduration = \"1us\"\n[[switch]]\nname = \"s\"\nbuffer_bytes = 10\nbufer = 3\n";
+        let e = load_str(text, "bad.toml", None, &Overrides::default()).unwrap_err();
+        assert_eq!(e.line, 6, "{e}");
+        assert!(
+            e.to_string().contains("bufer") && e.to_string().contains("buffer_bytes"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_bad_rate_says_what_is_allowed() {
+        let text = "name = \"x\"\nduration = \"1us\"\n[defaults]\nrate = \"fast\"\n[[host]]\nname = \"a\"\n[[host]]\nname = \"b\"\n[[link]]\na = \"a\"\nb = \"b\"\n";
+        let e = load_str(text, "r.toml", None, &Overrides::default()).unwrap_err();
+        assert_eq!(e.line, 4, "{e}");
+        assert!(e.message.contains("100G"), "{e}");
+    }
+
+    #[test]
+    fn an_mtu_beyond_jumbo_frames_is_refused() {
+        let text = "name = \"x\"\nduration = \"1us\"\n[defaults]\nmtu = 100000\n";
+        let e = load_str(text, "m.toml", None, &Overrides::default()).unwrap_err();
+        assert!(
+            e.to_string().contains("mtu") && e.to_string().contains("9194"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn set_overrides_params_by_short_name() {
+        let ov = Overrides {
+            set: vec!["senders=5".into()],
+            ..Default::default()
+        };
+        let c = load("incast", &ov).unwrap();
+        let hosts = c
+            .nodes
+            .iter()
+            .filter(|n| matches!(n.kind, NodeKind::Host(_)))
+            .count();
+        assert_eq!(hosts, 6);
+    }
+}

@@ -1,0 +1,166 @@
+//! The scenario file as serde reads it: every key, unresolved, with spans for errors.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawScenario {
+    pub(super) name: String,
+    #[serde(default)]
+    pub(super) description: String,
+    #[serde(default)]
+    pub(super) seed: u64,
+    pub(super) duration: Spanned<String>,
+    #[serde(default)]
+    pub(super) params: HashMap<String, i64>,
+    #[serde(default)]
+    pub(super) defaults: RawLinkParams,
+    #[serde(default)]
+    pub(super) host: Vec<RawHost>,
+    #[serde(default)]
+    pub(super) switch: Vec<RawSwitch>,
+    #[serde(default)]
+    pub(super) link: Vec<RawLink>,
+    #[serde(default)]
+    pub(super) flow: Vec<RawFlow>,
+    #[serde(default)]
+    pub(super) workload: Vec<RawWorkload>,
+    #[serde(default)]
+    pub(super) signal: Vec<RawSignal>,
+}
+
+#[derive(Deserialize, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawLinkParams {
+    pub(super) rate: Option<Spanned<String>>,
+    pub(super) length_m: Option<u64>,
+    pub(super) mtu: Option<u64>,
+    pub(super) flow_control: Option<Spanned<String>>,
+    pub(super) pfc_priorities: Option<Vec<u8>>,
+    pub(super) pause_quanta: Option<u16>,
+    pub(super) refresh_quanta: Option<u32>,
+    pub(super) xon_on_release: Option<bool>,
+    pub(super) hold_own_data: Option<bool>,
+    pub(super) reaction_delay_quanta: Option<u64>,
+    pub(super) ets_tc_bandwidth: Option<Vec<u8>>,
+    pub(super) ets_prio_tc: Option<Vec<u8>>,
+    pub(super) ets_tsa: Option<Vec<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawHost {
+    pub(super) name: Spanned<String>,
+    pub(super) count: Option<toml::Value>,
+    pub(super) rx_rate: Option<Spanned<String>>,
+    pub(super) rx_buffer_bytes: Option<u64>,
+    pub(super) rx_xoff_bytes: Option<u64>,
+    pub(super) rx_xon_bytes: Option<u64>,
+    pub(super) nic_queue_frames: Option<usize>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawSwitch {
+    pub(super) name: Spanned<String>,
+    pub(super) buffer_bytes: u64,
+    #[serde(default = "default_threshold")]
+    pub(super) threshold: Spanned<String>,
+    pub(super) alpha: Option<f64>,
+    pub(super) static_threshold_bytes: Option<u64>,
+    pub(super) xon_offset_bytes: Option<u64>,
+    pub(super) headroom_bytes: Option<u64>,
+    pub(super) mtu: Option<u64>,
+}
+
+fn default_threshold() -> Spanned<String> {
+    Spanned::new(0..0, "dynamic".to_string())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawLink {
+    pub(super) a: Spanned<String>,
+    pub(super) b: Spanned<String>,
+    pub(super) rate: Option<Spanned<String>>,
+    pub(super) length_m: Option<u64>,
+    pub(super) mtu: Option<u64>,
+    pub(super) flow_control: Option<Spanned<String>>,
+    pub(super) pfc_priorities: Option<Vec<u8>>,
+    pub(super) pause_quanta: Option<u16>,
+    pub(super) refresh_quanta: Option<u32>,
+    pub(super) xon_on_release: Option<bool>,
+    pub(super) hold_own_data: Option<bool>,
+    pub(super) reaction_delay_quanta: Option<u64>,
+    pub(super) ets_tc_bandwidth: Option<Vec<u8>>,
+    pub(super) ets_prio_tc: Option<Vec<u8>>,
+    pub(super) ets_tsa: Option<Vec<String>>,
+}
+
+impl RawLink {
+    pub(super) fn params(&self) -> RawLinkParams {
+        RawLinkParams {
+            rate: self.rate.clone(),
+            length_m: self.length_m,
+            mtu: self.mtu,
+            flow_control: self.flow_control.clone(),
+            pfc_priorities: self.pfc_priorities.clone(),
+            pause_quanta: self.pause_quanta,
+            refresh_quanta: self.refresh_quanta,
+            xon_on_release: self.xon_on_release,
+            hold_own_data: self.hold_own_data,
+            reaction_delay_quanta: self.reaction_delay_quanta,
+            ets_tc_bandwidth: self.ets_tc_bandwidth.clone(),
+            ets_prio_tc: self.ets_prio_tc.clone(),
+            ets_tsa: self.ets_tsa.clone(),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawFlow {
+    pub(super) name: String,
+    pub(super) src: Spanned<String>,
+    pub(super) dst: Spanned<String>,
+    pub(super) priority: u8,
+    #[serde(default = "default_pattern")]
+    pub(super) pattern: Spanned<String>,
+    pub(super) rate: Option<Spanned<String>>,
+    pub(super) on: Option<Spanned<String>>,
+    pub(super) off: Option<Spanned<String>>,
+    pub(super) start: Option<Spanned<String>>,
+    pub(super) stop: Option<Spanned<String>>,
+    pub(super) size_bytes: Option<u64>,
+    pub(super) mtu: Option<u64>,
+}
+
+fn default_pattern() -> Spanned<String> {
+    Spanned::new(0..0, "line".to_string())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawWorkload {
+    pub(super) name: String,
+    pub(super) src: Vec<Spanned<String>>,
+    pub(super) dst: Vec<Spanned<String>>,
+    pub(super) priority: u8,
+    pub(super) cdf_file: Spanned<String>,
+    pub(super) load: f64,
+    pub(super) start: Option<Spanned<String>>,
+    pub(super) stop: Option<Spanned<String>>,
+    pub(super) mtu: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawSignal {
+    pub(super) host: Spanned<String>,
+    #[serde(default)]
+    pub(super) priority: u8,
+    pub(super) fc_rdy: Vec<(Spanned<String>, Spanned<String>)>,
+}
