@@ -1,0 +1,76 @@
+//! The agent configuration files: every example parses and validates, and mistakes are named
+//! with the file and the field.
+
+use std::path::{Path, PathBuf};
+
+use lossless_live::dcbx::FileConfig;
+use lossless_proto::dcbx::{ModeSetting, TsaName};
+use lossless_proto::units::Duration;
+
+fn examples() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/dcbx");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn every_example_config_loads_and_builds_an_agent() {
+    let files = examples();
+    assert!(files.len() >= 4, "{files:?}");
+    for f in files {
+        let cfg = FileConfig::load(&f).unwrap_or_else(|e| panic!("{e}"));
+        let agent = cfg.agent_config([2, 0, 0, 0, 0, 1], "eth0").unwrap();
+        lossless_proto::dcbx::Agent::new(agent, cfg.dcbx).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+    }
+}
+
+#[test]
+fn switch_example_holds_the_documented_values() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/dcbx/switch-pfc3.toml");
+    let cfg = FileConfig::load(&f).unwrap();
+    assert_eq!(cfg.dcbx.mode, ModeSetting::Ieee);
+    assert_eq!(cfg.dcbx.pfc.params().enable, 1 << 3);
+    assert_eq!(cfg.dcbx.ets.params.tsa[1], TsaName::Ets);
+    assert_eq!(cfg.dcbx.app[0].protocol, 4791);
+    let a = cfg.agent_config([2; 6], "eth1").unwrap();
+    assert_eq!(a.timers.msg_tx_interval, Duration::from_secs(30));
+    assert_eq!(a.timers.ttl_secs(), 121);
+    assert_eq!(a.port_name.as_deref(), Some("eth1"));
+}
+
+fn load_text(name: &str, text: &str) -> String {
+    let dir = lossless_testkit::temp_dir("dcbx-config");
+    let f = dir.join(name);
+    std::fs::write(&f, text).unwrap();
+    FileConfig::load(&f).unwrap_err().to_string()
+}
+
+#[test]
+fn mistakes_name_the_file_and_the_field() {
+    let e = load_text("typo.toml", "[dcbx.pfc]\nenabled = [3]\n");
+    assert!(e.contains("typo.toml") && e.contains("enabled"), "{e}");
+    let e = load_text(
+        "tsa.toml",
+        "[dcbx.ets]\nup2tc=[0,0,0,0,0,0,0,0]\ntcbw=[100,0,0,0,0,0,0,0]\ntsa=[\"fair\",\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"ets\"]\n",
+    );
+    assert!(e.contains("tsa.toml") && e.contains("fair"), "{e}");
+    let e = load_text(
+        "bw.toml",
+        "[dcbx.ets]\nup2tc=[0,0,0,0,0,0,0,0]\ntcbw=[10,0,0,0,0,0,0,0]\ntsa=[\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"ets\"]\n",
+    );
+    assert!(e.contains("bw.toml") && e.contains("tcbw sums to 10%"), "{e}");
+    let e = load_text("timer.toml", "[lldp]\ntx_credit_max = 0\n");
+    assert!(e.contains("timer.toml") && e.contains("txCreditMax"), "{e}");
+    let e = load_text("policy.toml", "[lldp]\ntoo_many_neighbours = \"drop\"\n");
+    assert!(
+        e.contains("too_many_neighbours") && e.contains("discard-new"),
+        "{e}"
+    );
+    let e = load_text("mode.toml", "[dcbx]\nmode = \"cin\"\n");
+    assert!(e.contains("mode.toml") && e.contains("cin"), "{e}");
+}
