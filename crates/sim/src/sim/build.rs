@@ -1,0 +1,267 @@
+//! Building a simulator from a configuration: ports and their engines, switch buffers with
+//! headroom, shortest-path routes with ECMP candidates, flows and the first events.
+
+use std::collections::VecDeque;
+
+use lossless_proto::ets::{PortParams, Scheduler};
+use lossless_proto::flow_control::{FlowControl, Mode};
+use lossless_proto::units::Instant;
+use rand::SeedableRng;
+use rand_pcg::Pcg64;
+
+use super::{BuildError, Event, FlowState, Host, Node, Port, Simulator, Switch, station_address};
+use crate::buffer::SharedBuffer;
+use crate::config::{NodeKind, SimConfig};
+use crate::event::EventQueue;
+use crate::frame::{FlowId, PortId};
+use crate::headroom::{headroom_bytes, propagation};
+use crate::observer::Observer;
+use crate::selection::{Ets, StrictPriority, TransmissionSelection};
+use crate::stats::{FlowStats, PortStats, Totals};
+use crate::traffic::FlowSpec;
+
+impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
+    /// Builds a simulator with a given event queue.
+    pub fn build(config: SimConfig, observer: O, mut queue: Q) -> Result<Self, BuildError> {
+        let n = config.nodes.len();
+        let mut node_ports: Vec<Vec<PortId>> = vec![Vec::new(); n];
+        let mut ports: Vec<Port> = Vec::with_capacity(config.links.len() * 2);
+        for (li, link) in config.links.iter().enumerate() {
+            let pa = ports.len() as PortId;
+            let pb = pa + 1;
+            for (node, peer, fc, me) in [(link.a, pb, link.fc_a, pa), (link.b, pa, link.fc_b, pb)] {
+                let sel: Box<dyn TransmissionSelection + Send> = match &link.ets {
+                    None => Box::new(StrictPriority),
+                    Some(ets) => Box::new(Ets(Scheduler::ieee(ets, &PortParams::new(link.rate))
+                        .map_err(|source| BuildError::Ets { link: li, source })?)),
+                };
+                let mut fc = fc;
+                fc.rate = link.rate;
+                fc.station_address = station_address(me);
+                let mac =
+                    FlowControl::new(fc).map_err(|source| BuildError::FlowControl { link: li, source })?;
+                let lossless = match fc.mode {
+                    Mode::Off => 0,
+                    Mode::Pause => 0xFF,
+                    Mode::Pfc => fc.active_mask(),
+                };
+                let local = node_ports[node as usize].len() as u32;
+                node_ports[node as usize].push(me);
+                ports.push(Port {
+                    node,
+                    local,
+                    peer,
+                    rate: link.rate,
+                    prop: propagation(link.length_m),
+                    queues: std::array::from_fn(|_| VecDeque::with_capacity(64)),
+                    queued_bytes: [0; 8],
+                    nonempty: 0,
+                    busy: false,
+                    current: None,
+                    inflight: VecDeque::with_capacity(64),
+                    mac,
+                    timer_at: Instant::MAX,
+                    sel,
+                    lossless,
+                    xoff_pairs: 0,
+                    paused_seen: 0,
+                    stats: PortStats::default(),
+                });
+            }
+        }
+        let is_host: Vec<bool> = config
+            .nodes
+            .iter()
+            .map(|nd| matches!(nd.kind, NodeKind::Host(_)))
+            .collect();
+        let mut nodes = Vec::with_capacity(n);
+        for (i, nd) in config.nodes.iter().enumerate() {
+            match &nd.kind {
+                NodeKind::Host(h) => {
+                    if node_ports[i].len() != 1 {
+                        return Err(BuildError::HostLinks {
+                            host: nd.name.clone(),
+                            links: node_ports[i].len(),
+                        });
+                    }
+                    nodes.push(Node::Host(Host {
+                        port: node_ports[i][0],
+                        nic_cap: h.nic_queue_frames.max(1),
+                        waiting: std::array::from_fn(|_| Vec::with_capacity(8)),
+                        rx_rate: h.rx_rate,
+                        rx_buffer: h.rx_buffer_bytes,
+                        rx_xoff: h.rx_xoff_bytes,
+                        rx_xon: h.rx_xon_bytes,
+                        rx_queue: VecDeque::with_capacity(64),
+                        rx_backlog: 0,
+                        rx_peak: 0,
+                        rx_busy: false,
+                        rx_xoff_on: false,
+                    }));
+                }
+                NodeKind::Switch(s) => {
+                    let mut reserve: Vec<[u64; 8]> = Vec::new();
+                    let mut port_reserve: Vec<u64> = Vec::new();
+                    for &p in &node_ports[i] {
+                        let port = &ports[p as usize];
+                        let link = &config.links[(p / 2) as usize];
+                        let h = s
+                            .headroom_bytes
+                            .unwrap_or_else(|| headroom_bytes(port.rate, link.length_m, s.mtu));
+                        if port.mac.config().mode == Mode::Pause {
+                            reserve.push([0; 8]);
+                            port_reserve.push(h);
+                        } else {
+                            reserve.push(std::array::from_fn(|q| {
+                                if port.lossless & (1 << q) != 0 { h } else { 0 }
+                            }));
+                            port_reserve.push(0);
+                        }
+                    }
+                    let buffer = SharedBuffer::new(
+                        s.buffer_bytes,
+                        s.threshold,
+                        s.xon_offset_bytes,
+                        reserve,
+                        port_reserve,
+                    )
+                    .map_err(|source| BuildError::Buffer {
+                        switch: nd.name.clone(),
+                        source,
+                    })?;
+                    let routes = compute_routes(i, &node_ports[i], &ports, &is_host, n);
+                    nodes.push(Node::Switch(Switch {
+                        ports: node_ports[i].clone(),
+                        buffer,
+                        routes,
+                    }));
+                }
+            }
+        }
+        let mut flows = Vec::with_capacity(config.flows.len());
+        for f in &config.flows {
+            check_flow(f, &is_host)?;
+            flows.push(FlowState::new(f.clone()));
+        }
+        for w in &config.workloads {
+            let f = w.src.iter().chain(&w.dst).find(|&&x| !is_host[x as usize]);
+            if let Some(&x) = f {
+                return Err(BuildError::Flow {
+                    flow: w.name.clone(),
+                    problem: format!("node {} is not a host", config.nodes[x as usize].name),
+                });
+            }
+        }
+        for (i, f) in flows.iter().enumerate() {
+            queue.push(f.spec.next_on(f.spec.start), Event::Emit(i as FlowId));
+        }
+        for (i, s) in config.signals.iter().enumerate() {
+            queue.push(s.at, Event::Signal(i as u32));
+        }
+        let mut rng = Pcg64::seed_from_u64(config.seed);
+        for (i, w) in config.workloads.iter().enumerate() {
+            let t = w.start + w.draw_gap(&mut rng);
+            queue.push(t, Event::NewFlow(i as u32));
+        }
+        let end = Instant::ZERO + config.duration;
+        let mut sim = Simulator {
+            config,
+            now: Instant::ZERO,
+            end,
+            queue,
+            ports,
+            nodes,
+            flows,
+            rng,
+            next_frame_id: 0,
+            totals: Totals::default(),
+            events: 0,
+            observer,
+        };
+        for p in 0..sim.ports.len() {
+            sim.arm_timer(p as PortId);
+        }
+        for f in &mut sim.flows {
+            f.scheduled = true;
+        }
+        Ok(sim)
+    }
+}
+
+fn check_flow(f: &FlowSpec, is_host: &[bool]) -> Result<(), BuildError> {
+    let err = |problem: String| BuildError::Flow {
+        flow: f.name.clone(),
+        problem,
+    };
+    if !is_host[f.src as usize] {
+        return Err(err("source is not a host".into()));
+    }
+    if !is_host[f.dst as usize] {
+        return Err(err("destination is not a host".into()));
+    }
+    if f.src == f.dst {
+        return Err(err("source and destination are the same host".into()));
+    }
+    if f.priority > 7 {
+        return Err(err(format!("priority {} is not 0..=7", f.priority)));
+    }
+    Ok(())
+}
+
+/// Shortest-path next hops from switch `me` to every host (hosts do not forward).
+fn compute_routes(
+    me: usize,
+    my_ports: &[PortId],
+    ports: &[Port],
+    is_host: &[bool],
+    n: usize,
+) -> Vec<Vec<PortId>> {
+    // adjacency: node → neighbour nodes
+    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for p in ports {
+        adj[p.node as usize].push(ports[p.peer as usize].node as usize);
+    }
+    let mut routes = vec![Vec::new(); n];
+    for d in 0..n {
+        if !is_host[d] {
+            continue;
+        }
+        let mut dist = vec![usize::MAX; n];
+        dist[d] = 0;
+        let mut bfs = VecDeque::from([d]);
+        while let Some(x) = bfs.pop_front() {
+            if x != d && is_host[x] {
+                continue; // hosts do not forward
+            }
+            for &y in &adj[x] {
+                if dist[y] == usize::MAX {
+                    dist[y] = dist[x] + 1;
+                    bfs.push_back(y);
+                }
+            }
+        }
+        if dist[me] == usize::MAX {
+            continue;
+        }
+        for &p in my_ports {
+            let nb = ports[ports[p as usize].peer as usize].node as usize;
+            if dist[nb] + 1 == dist[me] && (nb == d || !is_host[nb]) {
+                routes[d].push(p);
+            }
+        }
+    }
+    routes
+}
+
+impl FlowState {
+    pub(super) fn new(spec: FlowSpec) -> Self {
+        FlowState {
+            remaining: spec.size.unwrap_or(u64::MAX),
+            next_at: spec.start,
+            scheduled: false,
+            done_emitting: false,
+            stats: FlowStats::default(),
+            spec,
+        }
+    }
+}

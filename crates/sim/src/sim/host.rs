@@ -1,0 +1,213 @@
+//! Hosts: traffic sources filling the NIC queues, receivers with a processing rate that raise
+//! the flow-control request when they fall behind, Poisson flow arrivals, scripted `fc_rdy`.
+
+use lossless_proto::flow_control::Mode;
+use lossless_proto::units::Instant;
+
+use super::{Event, FlowState, Node, Simulator};
+use crate::event::EventQueue;
+use crate::frame::{DropReason, FlowId, Frame, NO_PORT, NodeId, PortId};
+use crate::observer::Observer;
+use crate::traffic::{FlowSpec, Pattern, Workload, frame_len};
+
+impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
+    pub(super) fn host_receive(&mut self, node: NodeId, frame: Frame) {
+        let now = self.now;
+        let Node::Host(h) = &mut self.nodes[node as usize] else {
+            return;
+        };
+        let Some(rate) = h.rx_rate else {
+            self.deliver(node, frame);
+            return;
+        };
+        if h.rx_backlog + frame.len as u64 > h.rx_buffer {
+            let p = h.port;
+            self.drop_frame(p, frame, DropReason::ReceiverOverflow);
+            return;
+        }
+        h.rx_backlog += frame.len as u64;
+        h.rx_peak = h.rx_peak.max(h.rx_backlog);
+        h.rx_queue.push_back(frame);
+        self.observer
+            .buffer_changed(node, 0, frame.priority, h.rx_backlog, now);
+        if !h.rx_busy {
+            h.rx_busy = true;
+            self.queue
+                .push(now + rate.time_for_bytes(frame.len as u64), Event::RxDone(node));
+        }
+        if !h.rx_xoff_on && h.rx_backlog >= h.rx_xoff {
+            h.rx_xoff_on = true;
+            let p = h.port;
+            self.host_request(p, true);
+        }
+    }
+
+    /// A host's "cannot keep up" signal (`fc_rdy`): raised for every lossless priority.
+    pub(super) fn host_request(&mut self, p: PortId, on: bool) {
+        let mask = self.ports[p as usize].lossless;
+        for q in 0..8u8 {
+            if mask & (1 << q) != 0 {
+                self.set_pair_xoff(p, q, on);
+            }
+        }
+    }
+
+    pub(super) fn on_rx_done(&mut self, node: NodeId) {
+        let now = self.now;
+        let Node::Host(h) = &mut self.nodes[node as usize] else {
+            return;
+        };
+        let Some(frame) = h.rx_queue.pop_front() else {
+            h.rx_busy = false;
+            return;
+        };
+        h.rx_backlog -= frame.len as u64;
+        self.observer
+            .buffer_changed(node, 0, frame.priority, h.rx_backlog, now);
+        if let (Some(next), Some(rate)) = (h.rx_queue.front(), h.rx_rate) {
+            self.queue
+                .push(now + rate.time_for_bytes(next.len as u64), Event::RxDone(node));
+        } else {
+            h.rx_busy = false;
+        }
+        let release = h.rx_xoff_on && h.rx_backlog <= h.rx_xon;
+        let p = h.port;
+        if release {
+            h.rx_xoff_on = false;
+        }
+        self.deliver(node, frame);
+        if release {
+            self.host_request(p, false);
+        }
+    }
+
+    pub(super) fn deliver(&mut self, node: NodeId, frame: Frame) {
+        let now = self.now;
+        self.totals.delivered += 1;
+        let fs = &mut self.flows[frame.flow as usize];
+        fs.stats.delivered_frames += 1;
+        fs.stats.delivered_bytes += frame.len as u64;
+        fs.stats.last_delivery = Some(now);
+        if fs.done_emitting && fs.stats.delivered_frames == fs.stats.sent_frames {
+            fs.stats.completed = Some(now);
+        }
+        self.observer.delivered(node, &frame, now);
+    }
+
+    pub(super) fn on_emit(&mut self, f: FlowId) {
+        let now = self.now;
+        let fs = &mut self.flows[f as usize];
+        fs.scheduled = false;
+        if fs.done_emitting {
+            return;
+        }
+        if now >= fs.spec.stop {
+            fs.done_emitting = true;
+            return;
+        }
+        let on = fs.spec.next_on(now);
+        if on > now {
+            fs.scheduled = true;
+            self.queue.push(on, Event::Emit(f));
+            return;
+        }
+        let src = fs.spec.src as usize;
+        let prio = fs.spec.priority;
+        let Node::Host(h) = &mut self.nodes[src] else {
+            return;
+        };
+        let hp = h.port;
+        if self.ports[hp as usize].queues[prio as usize].len() >= h.nic_cap {
+            h.waiting[prio as usize].push(f);
+            return;
+        }
+        let payload = fs.remaining.min(fs.spec.mtu);
+        let len = frame_len(payload);
+        fs.remaining -= payload;
+        let frame = Frame {
+            id: self.next_frame_id,
+            flow: f,
+            len: len as u32,
+            priority: prio,
+            ingress: NO_PORT,
+            src: src as NodeId,
+            dst: fs.spec.dst,
+        };
+        self.next_frame_id += 1;
+        self.totals.injected += 1;
+        fs.stats.sent_frames += 1;
+        fs.stats.sent_bytes += len;
+        fs.stats.first_sent.get_or_insert(now);
+        if fs.remaining == 0 {
+            fs.done_emitting = true;
+        } else {
+            let gap = fs
+                .spec
+                .gap(len)
+                .unwrap_or_else(|| self.ports[hp as usize].rate.wire_time(len));
+            fs.next_at = now + gap;
+            fs.scheduled = true;
+            self.queue.push(fs.next_at, Event::Emit(f));
+        }
+        let port = &mut self.ports[hp as usize];
+        port.sel.enqueued(now, prio, frame.len);
+        port.queues[prio as usize].push_back(frame);
+        port.nonempty |= 1 << prio;
+        port.queued_bytes[prio as usize] += len;
+        let st = &mut port.stats.prio[prio as usize];
+        st.peak_queue_bytes = st.peak_queue_bytes.max(port.queued_bytes[prio as usize]);
+        self.try_transmit(hp);
+    }
+
+    pub(super) fn on_new_flow(&mut self, wi: u32) {
+        let now = self.now;
+        let w: &Workload = &self.config.workloads[wi as usize];
+        if now >= w.stop {
+            return;
+        }
+        use rand::Rng;
+        let src = w.src[self.rng.gen_range(0..w.src.len())];
+        let dsts: usize = w.dst.iter().filter(|&&d| d != src).count();
+        if dsts > 0 {
+            let k = self.rng.gen_range(0..dsts);
+            let dst = *w.dst.iter().filter(|&&d| d != src).nth(k).unwrap_or(&src);
+            let size = w.cdf.sample(&mut self.rng);
+            let spec = FlowSpec {
+                name: format!("{}#{}", w.name, self.flows.len()),
+                src,
+                dst,
+                priority: w.priority,
+                mtu: w.mtu,
+                pattern: Pattern::Line,
+                start: now,
+                stop: Instant::MAX,
+                size: Some(size),
+            };
+            let id = self.flows.len() as FlowId;
+            let mut fs = FlowState::new(spec);
+            fs.scheduled = true;
+            self.flows.push(fs);
+            self.queue.push(now, Event::Emit(id));
+        }
+        let w: &Workload = &self.config.workloads[wi as usize];
+        let gap = w.draw_gap(&mut self.rng);
+        self.queue.push(now + gap, Event::NewFlow(wi));
+    }
+
+    pub(super) fn on_signal(&mut self, i: u32) {
+        let s = self.config.signals[i as usize];
+        if let Node::Host(h) = &self.nodes[s.node as usize] {
+            let p = h.port;
+            let port = &mut self.ports[p as usize];
+            let set = match port.mac.config().mode {
+                Mode::Off => return,
+                Mode::Pause => 0,
+                Mode::Pfc => s.prio,
+            };
+            let _ = port.mac.set_request(self.now, set, s.on);
+            self.observer.request_changed(p, set, s.on, self.now);
+            self.try_transmit(p);
+            self.arm_timer(p);
+        }
+    }
+}
