@@ -52,7 +52,7 @@ proptest! {
             host.handle_timeout(t);
             while host.poll_transmit(t).is_some() {}
             while host.poll_event().is_some() {}
-            t = t + Duration::from_secs(1);
+            t += Duration::from_secs(1);
         }
         let s = host.statistics();
         prop_assert_eq!(s.frames_in_total, 3);
