@@ -8,7 +8,8 @@ use common::{load, run, set_headroom};
 
 #[test]
 fn annex_n_headroom_never_drops_a_lossless_frame_for_2_to_64_senders() {
-    for n in [2, 3, 4, 8, 16, 32, 48, 64] {
+    // every fan-in up to 16, then every fourth up to 64
+    for n in (2..=16).chain((20..=64).step_by(4)) {
         let r = run(load("incast", &[&format!("senders={n}")], None));
         assert_eq!(r.lossless_drops(), 0, "N = {n}");
         assert_eq!(r.flows.len(), n);
