@@ -353,3 +353,71 @@ fn agent_survives_its_interface_going_down_and_resumes_when_it_comes_back() {
     let st = p.terminate(agent);
     assert!(st.success(), "{}", p.log("a.log"));
 }
+
+#[test]
+fn auto_host_falls_back_to_cee_against_a_cee_switch_and_adopts_its_pfc() {
+    let test = "auto_host_falls_back_to_cee_against_a_cee_switch_and_adopts_its_pfc";
+    if !ready(test, &["ip"]) {
+        return;
+    }
+    let mut p = Pair::new("ce");
+    let state = p.dir.join("host.json");
+    let (a, b, ia, ib) = (p.a.clone(), p.b.clone(), p.ia.clone(), p.ib.clone());
+    let sw = example("switch-cee.toml");
+    let host = example("host-willing.toml");
+    p.spawn(
+        &a,
+        &[
+            lossless(),
+            "dcbx",
+            "run",
+            "--iface",
+            &ia,
+            "--config",
+            sw.to_str().unwrap(),
+            "--state",
+            p.dir.join("sw.json").to_str().unwrap(),
+        ],
+        "sw.log",
+    );
+    p.spawn(
+        &b,
+        &[
+            lossless(),
+            "dcbx",
+            "run",
+            "--iface",
+            &ib,
+            "--config",
+            host.to_str().unwrap(),
+            "--state",
+            state.to_str().unwrap(),
+        ],
+        "host.log",
+    );
+    let v: serde_json::Value = p.wait_for(Duration::from_secs(10), "CEE handshake and adoption", || {
+        let out = p.exec(
+            &b,
+            &[
+                lossless(),
+                "dcbx",
+                "show",
+                "--json",
+                "--iface",
+                &ib,
+                "--state",
+                state.to_str().unwrap(),
+            ],
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
+        (v["operational"]["cee_synced"] == true && v["operational"]["pfc"]["params"]["enable"] == 8)
+            .then_some(v)
+    });
+    assert_eq!(v["mode"], "cee");
+    assert_eq!(
+        v["operational"]["ets"]["params"]["tcbw"],
+        serde_json::json!([60, 40, 0, 0, 0, 0, 0, 0])
+    );
+    assert_eq!(v["remote"]["cee"]["pfc"]["willing"], false);
+    assert!(p.log("host.log").contains("mode changed: Cee"));
+}
