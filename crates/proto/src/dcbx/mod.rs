@@ -9,6 +9,23 @@
 //! at the end of an LLDPDU that carried a CEE DCBX TLV and no IEEE DCBX TLV, CEE goes active.
 //! An LLDPDU with IEEE DCBX TLVs makes IEEE active again.
 //!
+//! # Driving it from a simulator
+//!
+//! One agent per port: `Agent::new(AgentConfig::new(port_mac), dcbx_config)`. At link-up (or
+//! time 0) call [`Agent::handle_timeout`]`(now)`, then drain [`Agent::poll_transmit`]`(now)`:
+//! each item is a whole Ethernet frame without FCS (DA 01-80-C2-00-00-0E, EtherType 0x88CC,
+//! padded to 60 bytes) to put on the port's link like any other frame. When a frame with
+//! EtherType 0x88CC arrives at the port, pass it (without FCS) to
+//! [`Agent::handle_ethernet`]`(now, frame)` and drain `poll_transmit` again. Keep one timer
+//! per agent at [`Agent::poll_timeout`] (re-read it after every call); when it fires, call
+//! `handle_timeout(now)` and drain `poll_transmit`. [`Agent::link_down`]/[`Agent::link_up`]
+//! model cable events. After every call, drain [`Agent::poll_event`]: on
+//! [`Event::OperationalChanged`] reconfigure the port's engines from [`Agent::operational`]:
+//! `operational().pfc.enable()` is the PFC enable bitmap for the MAC flow-control engine
+//! (0 when PFC is not operational), `operational().ets.params` the up2tc/tcbw/tsa tables for
+//! the ETS scheduler. With the default timers the first LLDPDUs go out at time 0, so
+//! negotiation completes within one round trip.
+//!
 //! DCBX needs exactly one neighbour on the link: with none, or several (802.1Qaz 38.2: a
 //! multi-peer link), the operational configuration is the local one.
 
