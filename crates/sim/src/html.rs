@@ -1,7 +1,7 @@
 //! A trace sink that writes an HTML report with inline SVG plots (no network, no scripts):
 //! delivered throughput per priority over time, buffer occupancy per (switch, ingress port,
-//! priority) and per host receive backlog, and a pause timeline per port. Plots are drawn as
-//! plain SVG polylines and rectangles.
+//! priority) and per host receive backlog, and a pause timeline per port. Plots are drawn by
+//! plotters' SVG backend (text sized by its built-in metrics: no font files, no network).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -12,6 +12,7 @@ use lossless_proto::units::{Duration, Instant, PS_PER_SEC};
 use crate::config::{NodeKind, SimConfig};
 use crate::frame::{Frame, NodeId, PortId};
 use crate::observer::Observer;
+use plotters::prelude::*;
 
 /// Time bins across the run.
 pub const BINS: usize = 200;
@@ -92,21 +93,21 @@ impl HtmlReport {
         let span = Duration::from_ps(self.bin_ps * BINS as u128);
         // 1. delivered throughput per priority
         let secs = self.bin_ps as f64 / PS_PER_SEC as f64;
-        let series: Vec<(String, &str, Vec<f64>)> = (0..8)
+        let series: Vec<(String, RGBColor, Vec<f64>)> = (0..8)
             .filter(|&p| self.delivered[p].iter().any(|&b| b > 0))
             .map(|p| {
                 let v = self.delivered[p]
                     .iter()
                     .map(|&b| b as f64 * 8.0 / secs / 1e9)
                     .collect();
-                (format!("priority {p}"), COLORS[p], v)
+                (format!("priority {p}"), parse_color(COLORS[p]), v)
             })
             .collect();
         h.push_str("<h2>Delivered throughput per priority (Gb/s)</h2>");
         h.push_str(&line_chart(&series, span, "Gb/s"));
         // 2. buffer occupancy
         h.push_str("<h2>Buffer occupancy per ingress port and priority (bytes, peak per bin)</h2>");
-        let mut occ: Vec<(String, &str, Vec<f64>)> = Vec::new();
+        let mut occ: Vec<(String, RGBColor, Vec<f64>)> = Vec::new();
         let end_bin = self.bin(end);
         for (v, last_bin, last) in self.occupancy.values_mut() {
             for x in &mut v[(*last_bin + 1).min(end_bin + 1)..=end_bin] {
@@ -122,7 +123,11 @@ impl HtmlReport {
             } else {
                 format!("{} rx backlog", self.node_names[node as usize])
             };
-            occ.push((name, COLORS[i % 8], v.iter().map(|&b| b as f64).collect()));
+            occ.push((
+                name,
+                distinct(i, self.occupancy.len()),
+                v.iter().map(|&b| b as f64).collect(),
+            ));
         }
         h.push_str(&line_chart(&occ, span, "bytes"));
         // 3. pause timeline
@@ -136,43 +141,51 @@ impl HtmlReport {
         let rows: Vec<usize> = (0..self.pauses.len())
             .filter(|&p| !self.pauses[p].is_empty())
             .collect();
-        let (w, left, row_h) = (900.0, 200.0, 16.0);
-        let height = 30.0 + row_h * rows.len().max(1) as f64;
-        let mut s = format!(
-            "<svg width=\"{}\" height=\"{height}\" xmlns=\"http://www.w3.org/2000/svg\">",
-            w + left + 20.0
-        );
-        let total = span.as_ps() as f64;
-        for (r, &p) in rows.iter().enumerate() {
-            let y = 10.0 + row_h * r as f64;
-            let _ = write!(
-                s,
-                "<text x=\"4\" y=\"{}\">{}</text>",
-                y + 11.0,
-                esc(&self.port_names[p])
-            );
-            for &(a, b, mask) in &self.pauses[p] {
-                let x0 = left + w * a.as_ps() as f64 / total;
-                let x1 = left + w * b.as_ps() as f64 / total;
-                let c = COLORS[(7 - mask.leading_zeros()) as usize % 8];
-                let _ = write!(
-                    s,
-                    "<rect x=\"{x0:.2}\" y=\"{y}\" width=\"{:.2}\" height=\"{}\" fill=\"{c}\"><title>mask {mask:#04x}: {} … {}</title></rect>",
-                    (x1 - x0).max(0.5),
-                    row_h - 3.0,
-                    a,
-                    b
-                );
+        let mut svg = String::new();
+        let span_us = span.as_ps() as f64 / 1e6;
+        let n = rows.len().max(1);
+        {
+            let height = 60 + 18 * n as u32;
+            let root = SVGBackend::with_string(&mut svg, (980, height)).into_drawing_area();
+            let names: Vec<String> = rows.iter().map(|&p| self.port_names[p].clone()).collect();
+            let drawn = (|| -> Result<(), Box<dyn std::error::Error + '_>> {
+                root.fill(&WHITE)?;
+                let mut chart = ChartBuilder::on(&root)
+                    .margin(10)
+                    .x_label_area_size(30)
+                    .y_label_area_size(170)
+                    .build_cartesian_2d(0.0..span_us, 0.0..n as f64)?;
+                chart
+                    .configure_mesh()
+                    .disable_y_mesh()
+                    .y_labels(n * 2 + 1)
+                    .y_label_formatter(&|y| {
+                        let k = (*y - 0.5).round();
+                        if (y - 0.5 - k).abs() < 1e-6 && k >= 0.0 {
+                            names.get(n - 1 - k as usize).cloned().unwrap_or_default()
+                        } else {
+                            String::new()
+                        }
+                    })
+                    .x_desc("time (µs)")
+                    .draw()?;
+                for (r, &p) in rows.iter().enumerate() {
+                    let y = (n - 1 - r) as f64;
+                    chart.draw_series(self.pauses[p].iter().map(|&(a, b, mask)| {
+                        let c = parse_color(COLORS[(7 - mask.leading_zeros()) as usize % 8]);
+                        let x0 = a.as_ps() as f64 / 1e6;
+                        let x1 = (b.as_ps() as f64 / 1e6).max(x0 + span_us / 2000.0);
+                        Rectangle::new([(x0, y + 0.15), (x1, y + 0.85)], c.filled())
+                    }))?;
+                }
+                root.present()?;
+                Ok(())
+            })();
+            if let Err(e) = drawn {
+                return format!("<p>plot failed: {}</p>", esc(&e.to_string()));
             }
         }
-        let _ = write!(
-            s,
-            "<text x=\"{left}\" y=\"{}\">0</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{span}</text></svg>",
-            height - 4.0,
-            left + w,
-            height - 4.0
-        );
-        s
+        svg
     }
 
     /// Writes `DIR/index.html`.
@@ -188,71 +201,71 @@ fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
-fn line_chart(series: &[(String, &str, Vec<f64>)], span: Duration, unit: &str) -> String {
-    let (w, h, left, top) = (900.0, 260.0, 70.0, 10.0);
-    let legend_h = 14.0 * series.len() as f64;
+/// A line chart drawn by plotters' SVG backend (its built-in text metrics, no font files).
+fn line_chart(series: &[(String, RGBColor, Vec<f64>)], span: Duration, unit: &str) -> String {
+    let mut svg = String::new();
     let max = series
         .iter()
         .flat_map(|s| s.2.iter().copied())
         .fold(0.0f64, f64::max)
-        .max(1e-9);
-    let mut s = format!(
-        "<svg width=\"{}\" height=\"{}\" xmlns=\"http://www.w3.org/2000/svg\">",
-        w + left + 20.0,
-        h + top + 30.0 + legend_h
-    );
-    let _ = write!(
-        s,
-        "<rect x=\"{left}\" y=\"{top}\" width=\"{w}\" height=\"{h}\" fill=\"none\" stroke=\"#999\"/>"
-    );
-    for k in 0..=4 {
-        let v = max * k as f64 / 4.0;
-        let y = top + h - h * k as f64 / 4.0;
-        let _ = write!(
-            s,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
-            left - 4.0,
-            y + 4.0,
-            fmt_num(v)
-        );
+        .max(1e-9)
+        * 1.05;
+    let span_us = span.as_ps() as f64 / 1e6;
+    let height = 300 + 16 * series.len() as u32;
+    {
+        let root = SVGBackend::with_string(&mut svg, (980, height)).into_drawing_area();
+        let drawn = (|| -> Result<(), Box<dyn std::error::Error + '_>> {
+            root.fill(&WHITE)?;
+            let mut chart = ChartBuilder::on(&root)
+                .margin(10)
+                .x_label_area_size(30)
+                .y_label_area_size(70)
+                .build_cartesian_2d(0.0..span_us, 0.0..max)?;
+            chart
+                .configure_mesh()
+                .x_desc("time (µs)")
+                .y_desc(unit)
+                .y_label_formatter(&|v| fmt_num(*v))
+                .draw()?;
+            for (name, color, v) in series {
+                let c = *color;
+                let n = v.len().max(1) as f64;
+                chart
+                    .draw_series(LineSeries::new(
+                        v.iter()
+                            .enumerate()
+                            .map(|(k, &y)| ((k as f64 + 0.5) * span_us / n, y)),
+                        c.stroke_width(2),
+                    ))?
+                    .label(name.as_str())
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2)));
+            }
+            if !series.is_empty() {
+                chart
+                    .configure_series_labels()
+                    .background_style(WHITE.mix(0.8))
+                    .border_style(BLACK)
+                    .draw()?;
+            }
+            root.present()?;
+            Ok(())
+        })();
+        if let Err(e) = drawn {
+            return format!("<p>plot failed: {}</p>", esc(&e.to_string()));
+        }
     }
-    let _ = write!(s, "<text x=\"4\" y=\"{}\">{unit}</text>", top + 10.0);
-    let _ = write!(
-        s,
-        "<text x=\"{left}\" y=\"{}\">0</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{span}</text>",
-        top + h + 14.0,
-        left + w,
-        top + h + 14.0
-    );
-    for (i, (name, color, v)) in series.iter().enumerate() {
-        let n = v.len().max(1) as f64;
-        let pts: Vec<String> = v
-            .iter()
-            .enumerate()
-            .map(|(k, &y)| {
-                format!(
-                    "{:.1},{:.1}",
-                    left + w * (k as f64 + 0.5) / n,
-                    top + h - h * y / max
-                )
-            })
-            .collect();
-        let _ = write!(
-            s,
-            "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"1.5\" points=\"{}\"/>",
-            pts.join(" ")
-        );
-        let y = top + h + 30.0 + 14.0 * i as f64;
-        let _ = write!(
-            s,
-            "<rect x=\"{left}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{color}\"/><text x=\"{}\" y=\"{y}\">{}</text>",
-            y - 9.0,
-            left + 14.0,
-            esc(name)
-        );
-    }
-    s.push_str("</svg>");
-    s
+    svg
+}
+
+/// The `i`-th of `n` evenly spaced hues.
+fn distinct(i: usize, n: usize) -> RGBColor {
+    let (r, g, b) = HSLColor(i as f64 / n.max(1) as f64, 0.75, 0.42).rgb();
+    RGBColor(r, g, b)
+}
+
+fn parse_color(hex: &str) -> RGBColor {
+    let v = u32::from_str_radix(hex.trim_start_matches('#'), 16).unwrap_or(0);
+    RGBColor((v >> 16) as u8, (v >> 8) as u8, v as u8)
 }
 
 fn fmt_num(v: f64) -> String {
