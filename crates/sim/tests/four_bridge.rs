@@ -170,3 +170,39 @@ fn congestion_spreads_hop_by_hop_bridge4_first_then_each_bridge() {
         );
     }
 }
+
+#[test]
+fn a_client_that_ignores_pfc_overflows_its_bridges_headroom() {
+    use lossless_sim::scenario::{BUILTINS, Overrides, load_str};
+    let text = BUILTINS[0].text.replace(
+        "[[link]]\na = \"client1\"\nb = \"bridge1\"\n",
+        "[[link]]\na = \"client1\"\nb = \"bridge1\"\na_end = { flow_control = \"off\" }   # the NIC ignores PFC\n",
+    );
+    assert_ne!(text, BUILTINS[0].text, "the edit did not apply");
+    let c = load_str(&text, "misconfigured.toml", None, &Overrides::default()).unwrap();
+    let r = run(c);
+    let client = r.port("client1", "bridge1").unwrap();
+    let c3 = client.priorities.iter().find(|q| q.priority == LOSSLESS).unwrap();
+    assert!(
+        c3.pfc_xoff_received_frames > 0,
+        "bridge1 still asks client1 to stop"
+    );
+    assert_eq!(c3.paused_ps, 0, "but client1 never stops");
+    let at_bridge1 = r.port("bridge1", "client1").unwrap();
+    let overflow: u64 = at_bridge1
+        .priorities
+        .iter()
+        .filter(|q| q.priority == LOSSLESS)
+        .map(|q| q.drops_frames.get("headroom_overflow").copied().unwrap_or(0))
+        .sum();
+    assert!(overflow > 0, "no headroom overflow at bridge1");
+    // the other clients obey and lose nothing
+    for i in 2..=3 {
+        let p = r.port(&format!("bridge{i}"), &format!("client{i}")).unwrap();
+        assert!(
+            p.priorities
+                .iter()
+                .all(|q| q.priority != LOSSLESS || q.drops_frames.is_empty())
+        );
+    }
+}

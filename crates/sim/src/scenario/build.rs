@@ -10,7 +10,7 @@ use lossless_proto::units::{Duration, Instant, Rate};
 use lossless_wire::lldp::Tsa;
 use toml::Spanned;
 
-use super::raw::{RawLinkParams, RawScenario};
+use super::raw::{RawEnd, RawLinkParams, RawScenario};
 use super::{Overrides, ScenarioError, parse_duration};
 use crate::buffer::Threshold;
 use crate::config::{HostConfig, LinkConfig, NodeConfig, NodeKind, Signal, SimConfig, SwitchConfig};
@@ -440,12 +440,17 @@ pub(super) fn build(
                 );
             }
         };
-        let fc = link_fc(ctx, &p, rate).map_err(|mut e| {
-            if e.line == 0 {
-                e.line = ctx.line_of(l.a.span().start);
-            }
-            e
-        })?;
+        let end_fc = |end: &Option<RawEnd>| {
+            let q = end.as_ref().map_or_else(|| p.clone(), |e| e.over(&p));
+            link_fc(ctx, &q, rate).map_err(|mut e| {
+                if e.line == 0 {
+                    e.line = ctx.line_of(l.a.span().start);
+                }
+                e
+            })
+        };
+        let fc_a = end_fc(&l.a_end)?;
+        let fc_b = end_fc(&l.b_end)?;
         let ets = link_ets(ctx, &p, ctx.line_of(l.a.span().start))?;
         let a = resolve(&l.a, "a")?;
         let b = resolve(&l.b, "b")?;
@@ -466,8 +471,8 @@ pub(super) fn build(
                     b: y,
                     rate,
                     length_m: p.length_m.unwrap_or(1),
-                    fc_a: fc,
-                    fc_b: fc,
+                    fc_a,
+                    fc_b,
                     ets,
                 });
             }

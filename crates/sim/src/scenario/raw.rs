@@ -98,6 +98,42 @@ pub(super) struct RawLink {
     pub(super) ets_tc_bandwidth: Option<Vec<u8>>,
     pub(super) ets_prio_tc: Option<Vec<u8>>,
     pub(super) ets_tsa: Option<Vec<String>>,
+    /// Flow-control keys for the port at `a` only (e.g. a NIC that ignores PFC).
+    pub(super) a_end: Option<RawEnd>,
+    /// Flow-control keys for the port at `b` only.
+    pub(super) b_end: Option<RawEnd>,
+}
+
+/// Flow-control keys that may differ between a link's two ports.
+#[derive(Deserialize, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawEnd {
+    pub(super) flow_control: Option<Spanned<String>>,
+    pub(super) pfc_priorities: Option<Vec<u8>>,
+    pub(super) pause_quanta: Option<u16>,
+    pub(super) refresh_quanta: Option<u32>,
+    pub(super) xon_on_release: Option<bool>,
+    pub(super) hold_own_data: Option<bool>,
+    pub(super) reaction_delay_quanta: Option<u64>,
+}
+
+impl RawEnd {
+    /// `base` with this end's keys put over it.
+    pub(super) fn over(&self, base: &RawLinkParams) -> RawLinkParams {
+        RawLinkParams {
+            flow_control: self.flow_control.clone().or_else(|| base.flow_control.clone()),
+            pfc_priorities: self
+                .pfc_priorities
+                .clone()
+                .or_else(|| base.pfc_priorities.clone()),
+            pause_quanta: self.pause_quanta.or(base.pause_quanta),
+            refresh_quanta: self.refresh_quanta.or(base.refresh_quanta),
+            xon_on_release: self.xon_on_release.or(base.xon_on_release),
+            hold_own_data: self.hold_own_data.or(base.hold_own_data),
+            reaction_delay_quanta: self.reaction_delay_quanta.or(base.reaction_delay_quanta),
+            ..base.clone()
+        }
+    }
 }
 
 impl RawLink {
