@@ -68,7 +68,14 @@ pub fn skip(test: &str, why: &str) {
     if peers_required() {
         panic!("{msg} (LOSSLESS_REQUIRE_PEERS=1, so this is a failure)");
     }
-    eprintln!("\n!!!!!!!! {msg}\n");
+    // Written to the process's stderr directly: libtest captures `eprintln!` of passing tests,
+    // which would hide the skip.
+    let _ = std::io::stderr().write_all(format!("\n!!!!!!!! {msg}\n\n").as_bytes());
+    if let Some(log) = std::env::var_os("LOSSLESS_SKIP_LOG") {
+        if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(log) {
+            let _ = writeln!(f, "{msg}");
+        }
+    }
 }
 
 /// Writes `frames` (whole Ethernet frames, FCS included or not as given) to a classic pcap
