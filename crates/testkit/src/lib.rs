@@ -71,10 +71,10 @@ pub fn skip(test: &str, why: &str) {
     // Written to the process's stderr directly: libtest captures `eprintln!` of passing tests,
     // which would hide the skip.
     let _ = std::io::stderr().write_all(format!("\n!!!!!!!! {msg}\n\n").as_bytes());
-    if let Some(log) = std::env::var_os("LOSSLESS_SKIP_LOG") {
-        if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(log) {
-            let _ = writeln!(f, "{msg}");
-        }
+    if let Some(log) = std::env::var_os("LOSSLESS_SKIP_LOG")
+        && let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(log)
+    {
+        let _ = writeln!(f, "{msg}");
     }
 }
 
@@ -83,11 +83,15 @@ pub fn skip(test: &str, why: &str) {
 pub fn write_pcap(path: &Path, frames: &[Vec<u8>]) {
     use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
     let file = std::fs::File::create(path).expect("create pcap");
-    let header = PcapHeader { snaplen: 65535, ..Default::default() };
+    let header = PcapHeader {
+        snaplen: 65535,
+        ..Default::default()
+    };
     let mut w = PcapWriter::with_header(file, header).expect("pcap header");
     for (i, f) in frames.iter().enumerate() {
         let ts = std::time::Duration::from_micros(i as u64 + 1);
-        w.write_packet(&PcapPacket::new(ts, f.len() as u32, f)).expect("write packet");
+        w.write_packet(&PcapPacket::new(ts, f.len() as u32, f))
+            .expect("write packet");
     }
 }
 
@@ -97,7 +101,16 @@ pub fn write_pcap(path: &Path, frames: &[Vec<u8>]) {
 pub fn tshark_fields(tshark: &Path, pcap: &Path, fields: &[&str], extra: &[&str]) -> Vec<Vec<String>> {
     let mut cmd = Command::new(tshark);
     cmd.arg("-n").arg("-r").arg(pcap).args(extra);
-    cmd.args(["-T", "fields", "-E", "separator=|", "-E", "occurrence=a", "-E", "aggregator=,"]);
+    cmd.args([
+        "-T",
+        "fields",
+        "-E",
+        "separator=|",
+        "-E",
+        "occurrence=a",
+        "-E",
+        "aggregator=,",
+    ]);
     for f in fields {
         cmd.args(["-e", f]);
     }
