@@ -25,6 +25,10 @@ enum Command {
     Decode(cmd::decode::DecodeArgs),
     /// Run the LLDP/DCBX agent on an interface, or show a running agent's state.
     Dcbx(cmd::dcbx::DcbxArgs),
+    /// Send PAUSE or PFC frames on interfaces (pfc_gen.py and more: rates, storms).
+    Gen(cmd::r#gen::GenArgs),
+    /// Watch PAUSE/PFC frames on an interface: counters, paused time, PFC storms.
+    Watch(cmd::watch::WatchArgs),
 }
 
 fn main() -> ExitCode {
@@ -33,11 +37,13 @@ fn main() -> ExitCode {
         Command::Sim(args) => cmd::sim::run(args),
         Command::Decode(args) => cmd::decode::run(args),
         Command::Dcbx(args) => cmd::dcbx::run(args),
+        Command::Gen(args) => cmd::r#gen::run(args),
+        Command::Watch(args) => cmd::watch::run(args),
     };
     match result {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {err:?}");
+            eprintln!("error: {err:#}");
             ExitCode::from(2)
         }
     }
