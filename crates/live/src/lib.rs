@@ -4,7 +4,12 @@
 //! [`dcbx`] runs the sans-IO DCBX agent on it (`lossless dcbx run`).
 
 pub mod dcbx;
+pub mod generator;
+pub mod monitor;
+pub mod prometheus;
 pub mod raw;
 pub mod signals;
+pub mod watch;
+pub mod watchdog;
 
 pub use raw::{LiveError, RawSocket};

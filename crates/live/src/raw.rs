@@ -316,6 +316,111 @@ impl RawSocket {
         Ok(flags & libc::IFF_UP != 0 && flags & libc::IFF_RUNNING != 0)
     }
 
+    /// Sends the frames of `frames` with one `sendmmsg` call per batch, retrying briefly when
+    /// the device queue is full; returns how many were sent (all of them unless interrupted).
+    pub fn send_batch(&self, frames: &[&[u8]]) -> Result<usize, LiveError> {
+        let mut iov: Vec<libc::iovec> = frames
+            .iter()
+            .map(|f| libc::iovec {
+                iov_base: f.as_ptr() as *mut libc::c_void,
+                iov_len: f.len(),
+            })
+            .collect();
+        // SAFETY: mmsghdr is plain old data; all-zero is a valid value.
+        let mut msgs: Vec<libc::mmsghdr> = (0..frames.len()).map(|_| unsafe { zeroed() }).collect();
+        for (m, v) in msgs.iter_mut().zip(iov.iter_mut()) {
+            m.msg_hdr.msg_iov = v;
+            m.msg_hdr.msg_iovlen = 1;
+        }
+        let mut done = 0usize;
+        let mut busy_retries = 0u32;
+        while done < msgs.len() {
+            let left = (msgs.len() - done).min(u32::MAX as usize) as libc::c_uint;
+            // SAFETY: msgs[done..] are valid mmsghdrs whose iovecs point into `frames`, which
+            // outlive the call.
+            let n = unsafe { libc::sendmmsg(self.sock.as_raw_fd(), msgs[done..].as_mut_ptr(), left, 0) };
+            if n < 0 {
+                let e = io::Error::last_os_error();
+                match e.raw_os_error() {
+                    Some(libc::EINTR) => return Ok(done),
+                    Some(libc::EAGAIN) | Some(libc::ENOBUFS) if busy_retries < 10_000 => {
+                        busy_retries += 1;
+                        self.wait_writable(Duration::from_millis(1));
+                        continue;
+                    }
+                    _ => return Err(LiveError::io("sending frames", &self.iface, e)),
+                }
+            }
+            done += n as usize;
+        }
+        Ok(done)
+    }
+
+    /// Waits up to `timeout` for room in the socket's send buffer.
+    fn wait_writable(&self, timeout: Duration) {
+        let mut pfd = libc::pollfd {
+            fd: self.sock.as_raw_fd(),
+            events: libc::POLLOUT,
+            revents: 0,
+        };
+        // SAFETY: pfd is one valid pollfd.
+        unsafe { libc::poll(&mut pfd, 1, timeout.as_millis().min(1000) as libc::c_int) };
+    }
+
+    /// Sends straight to the device driver, skipping the qdisc layer (PACKET_QDISC_BYPASS):
+    /// faster, but frames are dropped rather than queued when the device is busy.
+    pub fn set_qdisc_bypass(&self, on: bool) -> Result<(), LiveError> {
+        setsockopt(
+            self.sock.as_raw_fd(),
+            libc::SOL_PACKET,
+            libc::PACKET_QDISC_BYPASS,
+            &libc::c_int::from(on),
+        )
+        .map_err(|e| LiveError::io("setting PACKET_QDISC_BYPASS", &self.iface, e))
+    }
+
+    /// Attaches a classic BPF program that accepts only untagged frames of EtherType
+    /// `ethertype` (the kernel drops the rest before they are queued to this socket).
+    pub fn attach_ethertype_filter(&self, ethertype: u16) -> Result<(), LiveError> {
+        let mut prog = ethertype_filter(ethertype);
+        let fprog = libc::sock_fprog {
+            len: prog.len() as u16,
+            filter: prog.as_mut_ptr(),
+        };
+        setsockopt(
+            self.sock.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_ATTACH_FILTER,
+            &fprog,
+        )
+        .map_err(|e| LiveError::io("attaching the EtherType BPF filter", &self.iface, e))
+    }
+
+    /// Frames the kernel dropped for this socket since the last call (PACKET_STATISTICS).
+    pub fn take_drops(&self) -> Result<u32, LiveError> {
+        // SAFETY: tpacket_stats is plain old data.
+        let mut st: libc::tpacket_stats = unsafe { zeroed() };
+        let mut len = size_of::<libc::tpacket_stats>() as libc::socklen_t;
+        // SAFETY: st and len are valid for the sizes passed.
+        let rc = unsafe {
+            libc::getsockopt(
+                self.sock.as_raw_fd(),
+                libc::SOL_PACKET,
+                libc::PACKET_STATISTICS,
+                (&mut st as *mut libc::tpacket_stats).cast(),
+                &mut len,
+            )
+        };
+        if rc != 0 {
+            return Err(LiveError::io(
+                "reading PACKET_STATISTICS",
+                &self.iface,
+                io::Error::last_os_error(),
+            ));
+        }
+        Ok(st.tp_drops)
+    }
+
     /// The interface's MAC address.
     pub fn mac(&self) -> [u8; 6] {
         self.mac
@@ -331,5 +436,32 @@ impl RawSocket {
     /// The EtherType the socket receives.
     pub fn ethertype(&self) -> u16 {
         self.ethertype
+    }
+}
+
+/// Classic BPF: `ldh [12]; jeq #ethertype, accept, drop; accept: ret #0x40000; drop: ret #0`.
+pub fn ethertype_filter(ethertype: u16) -> [libc::sock_filter; 4] {
+    let op = |code: u32, jt: u8, jf: u8, k: u32| libc::sock_filter {
+        code: code as u16,
+        jt,
+        jf,
+        k,
+    };
+    [
+        op(libc::BPF_LD | libc::BPF_H | libc::BPF_ABS, 0, 0, 12),
+        op(
+            libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K,
+            0,
+            1,
+            ethertype.into(),
+        ),
+        op(libc::BPF_RET | libc::BPF_K, 0, 0, 0x40000),
+        op(libc::BPF_RET | libc::BPF_K, 0, 0, 0),
+    ]
+}
+
+impl AsRawFd for RawSocket {
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        self.sock.as_raw_fd()
     }
 }

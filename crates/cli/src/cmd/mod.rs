@@ -2,4 +2,6 @@
 
 pub mod dcbx;
 pub mod decode;
+pub mod r#gen;
 pub mod sim;
+pub mod watch;

@@ -1,0 +1,206 @@
+//! `lossless gen`: send PAUSE or PFC frames on interfaces (SONiC pfc_gen.py and more).
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use lossless_live::generator::{self, DEFAULT_BATCH, FrameSpec, Pacing};
+use lossless_live::{RawSocket, signals};
+use lossless_proto::units::Rate;
+use lossless_wire::mac_control::MacControlRepr;
+
+/// Arguments of `lossless gen`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Examples:
+  lossless gen -i eth1 -p 8 -t 65535 -n 1000
+      1000 PFC frames pausing priority 3 (bitmap 0x08) for 65535 quanta (pfc_gen.py -p 8 -t 65535 -n 1000)
+  lossless gen -i eth1 --prio 3=65535 --prio 4=100 --rate 1000 --duration 5
+      per-priority times, 1000 frames/s for 5 s
+  lossless gen -i eth1 -g -t 0 -n 1
+      one 802.3 link PAUSE with time 0 (XON)
+  lossless gen -i eth1,eth2 -p 8 -t 65535 --storm --speed 100G --oversubscription 2
+      a storm on two interfaces: 2 frames per longest pause time at 100 Gb/s (5960 frames/s)
+  lossless gen -i veth0 -p 255 -t 65535 -n 10000000
+      as fast as possible (sendmmsg batches, qdisc bypass)
+
+Needs CAP_NET_RAW. Ctrl-C stops and prints what was sent.")]
+pub struct GenArgs {
+    /// Interfaces to send on (comma-separated or repeated); each gets every frame.
+    #[arg(short = 'i', long = "iface", value_delimiter = ',', required = true)]
+    pub iface: Vec<String>,
+    /// PFC priority enable bitmap 0..=255 (bit n = priority n), all with the time --time.
+    #[arg(short = 'p', long = "priority", value_name = "BITMAP", value_parser = parse_u8)]
+    pub bitmap: Option<u8>,
+    /// Pause time in quanta (0..=65535) for the --priority bitmap or the link PAUSE.
+    #[arg(short = 't', long = "time", value_name = "QUANTA", default_value_t = 65535)]
+    pub time: u16,
+    /// A priority and its own pause time, `P=QUANTA` (repeatable; adds P to the enable vector).
+    #[arg(long = "prio", value_name = "P=QUANTA", value_parser = parse_prio)]
+    pub prio: Vec<(u8, u16)>,
+    /// Send 802.3 link PAUSE (opcode 0x0001) instead of PFC (pfc_gen.py's -g).
+    #[arg(short = 'g', long = "global")]
+    pub global: bool,
+    /// Frames to send on each interface (default: until --duration or Ctrl-C).
+    #[arg(short = 'n', long = "count")]
+    pub count: Option<u64>,
+    /// Frames per second on each interface (default: as fast as possible).
+    #[arg(short = 'r', long = "rate", conflicts_with = "storm")]
+    pub rate: Option<f64>,
+    /// Stop after this many seconds.
+    #[arg(short = 'd', long = "duration", value_name = "SECS")]
+    pub duration: Option<f64>,
+    /// Storm mode: rate = oversubscription / (65535·512 / speed), which keeps the priority paused.
+    #[arg(long, requires = "speed")]
+    pub storm: bool,
+    /// Link speed for --storm (e.g. 100G, 25G, 10G).
+    #[arg(long)]
+    pub speed: Option<Rate>,
+    /// Frames per longest pause time in --storm mode.
+    #[arg(long, default_value_t = 2.0)]
+    pub oversubscription: f64,
+    /// Source MAC (default: the interface's).
+    #[arg(short = 's', long = "src", value_parser = parse_mac)]
+    pub src: Option<[u8; 6]>,
+    /// Destination MAC.
+    #[arg(long = "dst", value_parser = parse_mac, default_value = "01:80:c2:00:00:01")]
+    pub dst: [u8; 6],
+    /// Frames per sendmmsg call.
+    #[arg(long, default_value_t = DEFAULT_BATCH)]
+    pub batch: usize,
+    /// Queue through the qdisc layer instead of bypassing it.
+    #[arg(long)]
+    pub no_qdisc_bypass: bool,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_u8(s: &str) -> Result<u8, String> {
+    let v = match s.strip_prefix("0x") {
+        Some(h) => u16::from_str_radix(h, 16),
+        None => s.parse::<u16>(),
+    }
+    .map_err(|_| format!("{s:?} is not a number"))?;
+    u8::try_from(v).map_err(|_| format!("{v} is out of range 0..=255"))
+}
+
+fn parse_prio(s: &str) -> Result<(u8, u16), String> {
+    let (p, q) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s:?}: expected P=QUANTA, e.g. 3=65535"))?;
+    let p: u8 = p
+        .parse()
+        .ok()
+        .filter(|p| *p < 8)
+        .ok_or_else(|| format!("{p:?}: priority must be 0..=7"))?;
+    let q: u16 = q
+        .parse()
+        .map_err(|_| format!("{q:?}: quanta must be 0..=65535"))?;
+    Ok((p, q))
+}
+
+/// Parses `aa:bb:cc:dd:ee:ff` (or with dashes).
+pub fn parse_mac(s: &str) -> Result<[u8; 6], String> {
+    let parts: Vec<&str> = s.split([':', '-']).collect();
+    let mut m = [0u8; 6];
+    if parts.len() != 6 {
+        return Err(format!("{s:?} is not a MAC address (aa:bb:cc:dd:ee:ff)"));
+    }
+    for (d, p) in m.iter_mut().zip(parts) {
+        *d = u8::from_str_radix(p, 16)
+            .map_err(|_| format!("{s:?} is not a MAC address (aa:bb:cc:dd:ee:ff)"))?;
+    }
+    Ok(m)
+}
+
+/// The MAC Control payload the arguments ask for.
+fn control(args: &GenArgs) -> anyhow::Result<MacControlRepr> {
+    if args.global {
+        if args.bitmap.is_some() || !args.prio.is_empty() {
+            bail!("--global sends link PAUSE, which has no priorities: drop --priority/--prio");
+        }
+        return Ok(MacControlRepr::Pause {
+            pause_time: args.time,
+        });
+    }
+    let mut vector = args.bitmap.unwrap_or(0);
+    let mut time = [0u16; 8];
+    for (p, t) in time.iter_mut().enumerate() {
+        if vector & (1 << p) != 0 {
+            *t = args.time;
+        }
+    }
+    for &(p, q) in &args.prio {
+        vector |= 1 << p;
+        time[usize::from(p)] = q;
+    }
+    if vector == 0 && args.bitmap.is_none() {
+        bail!(
+            "say which priorities to pause: --priority BITMAP, --prio P=QUANTA, or --global for link PAUSE"
+        );
+    }
+    Ok(MacControlRepr::Pfc {
+        priority_enable_vector: vector.into(),
+        time,
+    })
+}
+
+/// Runs `lossless gen`.
+pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
+    let control = control(&args)?;
+    let rate = match (args.storm, args.speed) {
+        (true, Some(speed)) => {
+            if !(args.oversubscription > 0.0 && args.oversubscription.is_finite()) {
+                bail!("--oversubscription must be a positive number");
+            }
+            Some(generator::storm_rate(speed, args.oversubscription))
+        }
+        _ => args.rate,
+    };
+    if let Some(r) = rate
+        && !(r > 0.0 && r.is_finite())
+    {
+        bail!("--rate must be a positive number of frames per second");
+    }
+    let duration = match args.duration {
+        Some(d) if d.is_finite() && d >= 0.0 => Some(Duration::from_secs_f64(d)),
+        Some(_) => bail!("--duration must be a non-negative number of seconds"),
+        None => None,
+    };
+    let mut socks = Vec::new();
+    for i in &args.iface {
+        let s = RawSocket::open(i, 0)?;
+        if !args.no_qdisc_bypass {
+            s.set_qdisc_bypass(true)?;
+        }
+        socks.push(s);
+    }
+    signals::install_stop_handlers().context("installing the Ctrl-C handler")?;
+    let spec = FrameSpec {
+        control,
+        src: args.src,
+        dst: args.dst,
+    };
+    let pacing = Pacing {
+        count: args.count,
+        rate,
+        duration,
+        batch: args.batch,
+    };
+    let report = generator::run(&socks, &spec, &pacing, &signals::stop_requested)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        for i in &report.interfaces {
+            println!("{}: sent {} frames", i.iface, i.sent);
+        }
+        println!(
+            "{:.3} s, {:.0} frames/s per interface{}",
+            report.elapsed_s,
+            report.rate_fps,
+            if report.interrupted { " (interrupted)" } else { "" }
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,195 @@
+//! `lossless watch`: live per-priority PAUSE/PFC counters, paused time and PFC storms on an interface.
+
+use std::io::{IsTerminal, Write};
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::time::{Duration as StdDuration, Instant as StdInstant};
+
+use anyhow::{Context, bail};
+use lossless_live::monitor::{Snapshot, slot_name};
+use lossless_live::prometheus::{Exporter, render};
+use lossless_live::signals;
+use lossless_live::watch::Watcher;
+use lossless_live::watchdog::{StormEvent, StormKind, Watchdog};
+use lossless_proto::units::{Duration, Rate};
+
+/// Arguments of `lossless watch`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Examples:
+  lossless watch --iface eth1
+      a table refreshed every second; speed from /sys/class/net/eth1/speed
+  lossless watch --iface veth0 --speed 100G --json
+      JSON lines: storm events as they happen, a snapshot every second, totals at exit
+  lossless watch --iface eth1 --prometheus 127.0.0.1:9808 --detection-ms 400
+      Prometheus metrics at http://127.0.0.1:9808/metrics
+
+Storms follow SONiC pfcwd: a priority paused continuously longer than the detection time is
+stormed; it is restored after no pause for the restoration time. Paused time is estimated from
+the requested quanta at the link speed (veth and other virtual interfaces report no speed:
+give --speed). Needs CAP_NET_RAW. Ctrl-C prints the totals.")]
+pub struct WatchArgs {
+    /// The interface to watch.
+    #[arg(short = 'i', long)]
+    pub iface: String,
+    /// Link speed (e.g. 100G); default: what sysfs reports.
+    #[arg(long)]
+    pub speed: Option<Rate>,
+    /// Storm detection time, ms (SONiC default 200).
+    #[arg(long, default_value_t = 200)]
+    pub detection_ms: u64,
+    /// Storm restoration time, ms (SONiC default 200).
+    #[arg(long, default_value_t = 200)]
+    pub restoration_ms: u64,
+    /// Seconds between table refreshes / JSON snapshots.
+    #[arg(long, default_value_t = 1.0)]
+    pub interval: f64,
+    /// Watchdog polling period, ms.
+    #[arg(long, default_value_t = 10)]
+    pub poll_ms: u64,
+    /// Stop after this many seconds (default: until Ctrl-C).
+    #[arg(long)]
+    pub duration: Option<f64>,
+    /// JSON lines instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Serve Prometheus metrics on ADDR (loopback unless you give another address).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:9808")]
+    pub prometheus: Option<SocketAddr>,
+}
+
+fn secs(s: f64, what: &str) -> anyhow::Result<StdDuration> {
+    if (0.0..1e9).contains(&s) {
+        Ok(StdDuration::from_secs_f64(s))
+    } else {
+        bail!("{what} must be a non-negative number of seconds")
+    }
+}
+
+/// Runs `lossless watch`.
+pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
+    let interval = secs(args.interval, "--interval")?.max(StdDuration::from_millis(10));
+    let duration = args.duration.map(|d| secs(d, "--duration")).transpose()?;
+    let poll = StdDuration::from_millis(args.poll_ms.clamp(1, 1000));
+    let wd = Watchdog::new(
+        Duration::from_ms(args.detection_ms),
+        Duration::from_ms(args.restoration_ms),
+    );
+    let mut w = Watcher::open(&args.iface, args.speed, wd)?;
+    let exporter = match args.prometheus {
+        Some(a) => {
+            let e = Exporter::start(a).with_context(|| format!("listening for Prometheus on {a}"))?;
+            eprintln!("Prometheus metrics on http://{}/metrics", e.addr());
+            Some(e)
+        }
+        None => None,
+    };
+    signals::install_stop_handlers().context("installing the Ctrl-C handler")?;
+    let start = StdInstant::now();
+    let mut next_print = start + interval;
+    let tty = std::io::stdout().is_terminal();
+    if !args.json {
+        eprintln!(
+            "watching {} at {} (detection {} ms, restoration {} ms)",
+            args.iface,
+            w.speed(),
+            args.detection_ms,
+            args.restoration_ms
+        );
+    }
+    let mut drops = 0u64;
+    loop {
+        let stop = signals::stop_requested() || duration.is_some_and(|d| start.elapsed() >= d);
+        if stop {
+            break;
+        }
+        w.step(poll, &signals::stop_requested)?;
+        drops += u64::from(w.take_drops().unwrap_or(0));
+        let events = w.monitor_mut().take_events();
+        for e in &events {
+            print_event(e, args.json, w.now().since_epoch().as_secs_f64());
+        }
+        if StdInstant::now() >= next_print {
+            next_print += interval;
+            let snap = w.monitor().snapshot(w.now());
+            if let Some(e) = &exporter {
+                e.publish(render(&snap, &args.iface));
+            }
+            if args.json {
+                println!(
+                    "{}",
+                    serde_json::json!({ "snapshot": snap, "kernel_drops": drops })
+                );
+            } else {
+                if tty {
+                    print!("\x1b[2J\x1b[H");
+                }
+                print_table(&snap, drops);
+            }
+            let _ = std::io::stdout().flush();
+        }
+    }
+    let now = w.now();
+    w.monitor_mut().tick(now);
+    for e in &w.monitor_mut().take_events() {
+        print_event(e, args.json, now.since_epoch().as_secs_f64());
+    }
+    let snap = w.monitor().snapshot(now);
+    if args.json {
+        println!("{}", serde_json::json!({ "totals": snap, "kernel_drops": drops }));
+    } else {
+        println!("totals:");
+        print_table(&snap, drops);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_event(e: &StormEvent, json: bool, observed_s: f64) {
+    let kind = match e.kind {
+        StormKind::Detected => "storm_detected",
+        StormKind::Restored => "storm_restored",
+    };
+    let at = e.at.since_epoch().as_secs_f64();
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({ "event": kind, "slot": slot_name(e.slot), "at_s": at, "observed_s": observed_s })
+        );
+    } else {
+        println!("{at:10.3} s  {}  {kind}", slot_name(e.slot));
+    }
+}
+
+fn print_table(s: &Snapshot, drops: u64) {
+    println!(
+        "t={:.1}s speed={}bps frames={} malformed={} warnings={} unknown-opcode={} kernel-drops={}",
+        s.time_s, s.speed_bps, s.frames, s.malformed, s.with_warnings, s.unknown_opcode, drops
+    );
+    println!(
+        "{:>5} {:>10} {:>10} {:>8} {:>7} {:>7} {:>10} {:>6} {:>6}",
+        "slot", "frames", "xoff", "xon", "->xoff", "->xon", "paused_s", "now", "storm"
+    );
+    for x in &s.slots {
+        let c = &x.counters;
+        println!(
+            "{:>5} {:>10} {:>10} {:>8} {:>7} {:>7} {:>10.4} {:>6} {:>6}",
+            x.slot,
+            c.frames,
+            c.xoff_frames,
+            c.xon_frames,
+            c.xoff_transitions,
+            c.xon_transitions,
+            x.paused_s,
+            if x.paused_now { "XOFF" } else { "-" },
+            if x.stormed { "STORM" } else { "-" }
+        );
+    }
+    if !s.top_talkers.is_empty() {
+        let t: Vec<String> = s
+            .top_talkers
+            .iter()
+            .map(|t| format!("{} ({})", t.source, t.frames))
+            .collect();
+        println!("top talkers: {}", t.join(", "));
+    }
+}
