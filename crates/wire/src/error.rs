@@ -50,7 +50,12 @@ pub struct Error {
 impl Error {
     /// An error for `field` of `context` at `offset`.
     pub const fn new(offset: usize, context: &'static str, field: &'static str, kind: ErrorKind) -> Self {
-        Error { offset, context, field, kind }
+        Error {
+            offset,
+            context,
+            field,
+            kind,
+        }
     }
     /// A truncation error: `needed` bytes were required at `offset`, `available` were left.
     pub const fn truncated(
