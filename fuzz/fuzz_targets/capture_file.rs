@@ -31,7 +31,11 @@ fuzz_target!(|data: &[u8]| {
                 serde_json::to_string(&rec).expect("a record serializes");
             }
             Err(e) => {
-                assert!(e.offset <= data.len() as u64, "error offset {} past the end", e.offset);
+                assert!(
+                    e.offset <= data.len() as u64,
+                    "error offset {} past the end",
+                    e.offset
+                );
                 let _ = e.to_string();
                 if e.fatal {
                     assert!(reader.next().is_none(), "reader goes on after a fatal error");

@@ -10,7 +10,9 @@ use lossless_proto::units::Instant;
 
 fuzz_target!(|data: &[u8]| {
     // First byte: bit 0 = another link type, bits 1-2 = how orig_len relates to the bytes.
-    let Some((&ctl, bytes)) = data.split_first() else { return };
+    let Some((&ctl, bytes)) = data.split_first() else {
+        return;
+    };
     let link_type = if ctl & 1 == 0 { LINKTYPE_ETHERNET } else { 105 };
     let n = bytes.len() as u32;
     let orig_len = match (ctl >> 1) & 3 {

@@ -9,7 +9,11 @@ use lossless_wire::fcs;
 fuzz_target!(|data: &[u8]| {
     let parsed = EthernetRepr::parse_bytes(data);
     let view = Frame::new_checked(data);
-    assert_eq!(parsed.is_ok(), view.is_ok(), "view and repr disagree on {data:02x?}");
+    assert_eq!(
+        parsed.is_ok(),
+        view.is_ok(),
+        "view and repr disagree on {data:02x?}"
+    );
     if let (Ok((repr, at)), Ok(view)) = (parsed, view) {
         assert_eq!(view.header_len(), at);
         assert_eq!(view.dst_addr(), repr.dst);

@@ -110,20 +110,41 @@ fn check(fc: &FlowControl, now: Instant, before: &[u128], rx_total: &mut [Durati
     let cfg = fc.config();
     let active = cfg.active_mask();
     let after = flat(fc.counters());
-    assert!(before.iter().zip(&after).all(|(a, b)| a <= b), "a counter decreased");
+    assert!(
+        before.iter().zip(&after).all(|(a, b)| a <= b),
+        "a counter decreased"
+    );
     let paused = fc.paused_mask(now);
-    assert_eq!(paused & !active, 0, "paused {paused:#x} outside enabled {active:#x}");
+    assert_eq!(
+        paused & !active,
+        0,
+        "paused {paused:#x} outside enabled {active:#x}"
+    );
     let requested = fc.requested_mask();
-    assert_eq!(requested & !active, 0, "requested {requested:#x} outside enabled {active:#x}");
+    assert_eq!(
+        requested & !active,
+        0,
+        "requested {requested:#x} outside enabled {active:#x}"
+    );
     if let Some(t) = fc.poll_timeout() {
-        assert!(t > fc.now(), "poll_timeout {t} not after the engine's now {}", fc.now());
+        assert!(
+            t > fc.now(),
+            "poll_timeout {t} not after the engine's now {}",
+            fc.now()
+        );
     }
     for p in 0..8u8 {
         let s = slot(cfg, p);
         let blocked = !fc.may_transmit(now, p);
-        assert_eq!(blocked, paused & (1 << s) != 0, "may_transmit/paused_mask disagree for {p}");
+        assert_eq!(
+            blocked,
+            paused & (1 << s) != 0,
+            "may_transmit/paused_mask disagree for {p}"
+        );
         if blocked {
-            let until = fc.pause_until(now, p).expect("a paused priority has a pause running");
+            let until = fc
+                .pause_until(now, p)
+                .expect("a paused priority has a pause running");
             assert!(until > now);
         }
         let total = fc.rx_pause_duration(now, p);
@@ -195,14 +216,20 @@ fuzz_target!(|data: &[u8]| {
                     _ => [0x01, 0x80, 0xC2, 0, 0, 0x0E],
                 };
                 let frame_len = if sel & 4 == 0 { 64 } else { u32::from(b.u8()) };
-                let Ok(repr) = MacControlRepr::parse_bytes(b.take(20)) else { continue };
+                let Ok(repr) = MacControlRepr::parse_bytes(b.take(20)) else {
+                    continue;
+                };
                 let body = match repr {
                     MacControlRepr::Pause { pause_time } => {
                         ReceivedBody::Known(ControlFrame::Pause { quanta: pause_time })
                     }
-                    MacControlRepr::Pfc { priority_enable_vector, time } => {
-                        ReceivedBody::Known(ControlFrame::Pfc { enable_vector: priority_enable_vector as u8, time })
-                    }
+                    MacControlRepr::Pfc {
+                        priority_enable_vector,
+                        time,
+                    } => ReceivedBody::Known(ControlFrame::Pfc {
+                        enable_vector: priority_enable_vector as u8,
+                        time,
+                    }),
                     MacControlRepr::Unknown { opcode, .. } => ReceivedBody::Unknown { opcode },
                 };
                 let out = fc.handle_control_frame(now, &ReceivedControl { dst, frame_len, body });
@@ -222,7 +249,10 @@ fuzz_target!(|data: &[u8]| {
                             let until = start + rate.quanta_time(u64::from(q));
                             assert_eq!(fc.pause_until(now, p), Some(until), "pause of {q} quanta for {p}");
                             if cfg.reaction_delay == Duration::ZERO {
-                                assert!(!fc.may_transmit(now, p), "XOFF obeyed but {p} not paused at {now}");
+                                assert!(
+                                    !fc.may_transmit(now, p),
+                                    "XOFF obeyed but {p} not paused at {now}"
+                                );
                             }
                         }
                     }

@@ -12,7 +12,11 @@ fuzz_target!(|data: &[u8]| {
     let d = LldpduRepr::parse(data);
     assert!(d.len <= data.len());
     if let Some(e) = d.error {
-        assert!(e.offset <= data.len(), "error {e} past the end of {} bytes", data.len());
+        assert!(
+            e.offset <= data.len(),
+            "error {e} past the end of {} bytes",
+            data.len()
+        );
     }
     // The zero-copy decoders say the same.
     let borrowed = Lldpdu::new(data).decode();

@@ -13,11 +13,17 @@ fuzz_target!(|data: &[u8]| {
     let mut iter = TlvIter::new(data);
     while let Some(item) = iter.next() {
         count += 1;
-        assert!(count <= data.len() / tlv::HEADER_LEN + 1, "TLV iterator does not end");
+        assert!(
+            count <= data.len() / tlv::HEADER_LEN + 1,
+            "TLV iterator does not end"
+        );
         let view = match item {
             Ok(v) => v,
             Err(e) => {
-                assert!(e.offset >= pos && e.offset <= data.len(), "error {e} outside the TLV at {pos}");
+                assert!(
+                    e.offset >= pos && e.offset <= data.len(),
+                    "error {e} outside the TLV at {pos}"
+                );
                 assert!(iter.next().is_none(), "iterator goes on after an error");
                 break;
             }
@@ -33,7 +39,11 @@ fuzz_target!(|data: &[u8]| {
                 assert_eq!(t.buffer_len(), view.total_len());
                 let mut buf = vec![0u8; t.buffer_len()];
                 assert_eq!(t.emit(&mut buf), buf.len());
-                assert_eq!(&buf[..], &data[view.offset..end], "emit(parse(tlv)) != tlv: {t:?}");
+                assert_eq!(
+                    &buf[..],
+                    &data[view.offset..end],
+                    "emit(parse(tlv)) != tlv: {t:?}"
+                );
                 let owned = t.to_owned();
                 let mut buf2 = vec![0u8; owned.buffer_len()];
                 owned.emit(&mut buf2);

@@ -23,7 +23,9 @@ fn check_payload(payload: &[u8]) {
 }
 
 fn check_frame(frame: &[u8], mode: FcsMode, station: Option<EthernetAddress>) {
-    let Ok(d) = mac_control::decode_frame(frame, mode, station) else { return };
+    let Ok(d) = mac_control::decode_frame(frame, mode, station) else {
+        return;
+    };
     let w = d.warnings;
     let body = match mode {
         FcsMode::Present => &frame[..frame.len() - fcs::FCS_LEN],
@@ -32,7 +34,10 @@ fn check_frame(frame: &[u8], mode: FcsMode, station: Option<EthernetAddress>) {
     let at = d.ethernet.buffer_len();
     assert_eq!(MacControlRepr::parse_bytes(&body[at..]), Ok(d.control));
     assert_eq!(w.contains(Warnings::LENGTH), frame.len() != mode.min_frame_len());
-    assert_eq!(w.contains(Warnings::VLAN_TAGGED), d.ethernet.tags != VlanTags::Untagged);
+    assert_eq!(
+        w.contains(Warnings::VLAN_TAGGED),
+        d.ethernet.tags != VlanTags::Untagged
+    );
     assert_eq!(
         w.contains(Warnings::UNKNOWN_OPCODE),
         matches!(d.control, MacControlRepr::Unknown { .. })

@@ -20,9 +20,9 @@ use lossless_wire::lldp::tlv::{self, TlvIter};
 
 /// FNV-1a, 64 bits: a stable content name.
 fn fnv(bytes: &[u8]) -> u64 {
-    bytes
-        .iter()
-        .fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 struct Out {
@@ -48,7 +48,9 @@ impl Out {
         let mut framed = vec![0u8];
         framed.extend_from_slice(data);
         self.put("capture_frame", &framed)?;
-        let Ok((eth, at)) = EthernetRepr::parse_bytes(data) else { return Ok(()) };
+        let Ok((eth, at)) = EthernetRepr::parse_bytes(data) else {
+            return Ok(());
+        };
         let payload = &data[at..];
         if eth.ethertype == EtherType::LLDP {
             self.put("lldp_pdu", payload)?;
@@ -86,7 +88,10 @@ impl Out {
 }
 
 fn run(dir: &Path, captures: &[String]) -> std::io::Result<usize> {
-    let mut out = Out { dir: dir.to_path_buf(), written: 0 };
+    let mut out = Out {
+        dir: dir.to_path_buf(),
+        written: 0,
+    };
     for path in captures {
         out.capture(&fs::read(path)?)?;
     }
