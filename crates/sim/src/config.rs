@@ -110,6 +110,8 @@ pub struct LinkConfig {
     pub fc_b: FlowControlConfig,
     /// 802.1Qaz ETS transmission selection of both ports; `None` = strict priority.
     pub ets: Option<EtsConfig>,
+    /// idleSlope of each credit-based-shaper traffic class of `ets` (index = TC).
+    pub ets_idle_slope: [Option<Rate>; 8],
 }
 
 /// A scripted change of a host port's flow-control request.

@@ -164,6 +164,19 @@ pub struct Report {
     pub hosts: Vec<HostReport>,
     /// Frame conservation.
     pub conservation: Conservation,
+    /// The first error an engine returned during the run (which stopped it there), if any.
+    pub engine_fault: Option<String>,
+}
+
+/// A run that must not be trusted: an engine fault or frames unaccounted for.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CheckError {
+    /// An engine refused what the simulator asked; the run stopped.
+    #[error("engine fault {0}")]
+    EngineFault(String),
+    /// Frames were created or lost without a reason.
+    #[error(transparent)]
+    Conservation(#[from] ConservationError),
 }
 
 /// The conservation check failed: frames were created or lost without a reason.
@@ -321,7 +334,16 @@ impl Report {
                 dropped_frames: drops_map(&t.dropped),
                 balanced: t.injected == t.delivered + queued + in_flight + dropped,
             },
+            engine_fault: sim.fault.clone(),
         }
+    }
+
+    /// `Ok` when no engine fault stopped the run and every injected frame is accounted for.
+    pub fn check(&self) -> Result<(), CheckError> {
+        if let Some(f) = &self.engine_fault {
+            return Err(CheckError::EngineFault(f.clone()));
+        }
+        Ok(self.check_conservation()?)
     }
 
     /// `Ok` when every injected frame is accounted for.

@@ -1,19 +1,21 @@
 //! Transmission selection: which priority a port sends next. Strict priority, or 802.1Qaz
 //! ETS through the `lossless_proto::ets` engine, behind one small trait.
 
-use lossless_proto::ets::Scheduler;
+use lossless_proto::ets::{Scheduler, SchedulerError};
 use lossless_proto::units::Instant;
 
 /// Chooses the priority whose oldest frame a port transmits next.
 pub trait TransmissionSelection {
-    /// A frame of `bytes` joined priority `priority`'s queue.
-    fn enqueued(&mut self, now: Instant, priority: u8, bytes: u32);
+    /// A frame of `bytes` joined priority `priority`'s queue; an error means the selection
+    /// cannot account for the frame (the simulator stops the run with an engine fault).
+    fn enqueued(&mut self, now: Instant, priority: u8, bytes: u32) -> Result<(), SchedulerError>;
     /// Picks one priority among `ready` (bit p: p has a frame and may start now); `blocked`
     /// has bit p set for priorities that may not start now (paused, held). `None` when nothing
     /// may go (or a shaper holds the ready ones until [`Self::next_eligible`]).
     fn select(&mut self, now: Instant, ready: u8, blocked: u8) -> Option<u8>;
-    /// The oldest frame of `priority` (`bytes` long) started transmission.
-    fn transmitted(&mut self, now: Instant, priority: u8, bytes: u32);
+    /// The oldest frame of `priority` (`bytes` long) started transmission; an error means the
+    /// selection's queue state disagrees with the port's.
+    fn transmitted(&mut self, now: Instant, priority: u8, bytes: u32) -> Result<(), SchedulerError>;
     /// When a frame held by a shaper becomes eligible, if any is held.
     fn next_eligible(&self, _now: Instant) -> Option<Instant> {
         None
@@ -26,7 +28,9 @@ pub struct StrictPriority;
 
 impl TransmissionSelection for StrictPriority {
     #[inline]
-    fn enqueued(&mut self, _now: Instant, _priority: u8, _bytes: u32) {}
+    fn enqueued(&mut self, _now: Instant, _priority: u8, _bytes: u32) -> Result<(), SchedulerError> {
+        Ok(())
+    }
     #[inline]
     fn select(&mut self, _now: Instant, ready: u8, _blocked: u8) -> Option<u8> {
         if ready == 0 {
@@ -36,7 +40,9 @@ impl TransmissionSelection for StrictPriority {
         }
     }
     #[inline]
-    fn transmitted(&mut self, _now: Instant, _priority: u8, _bytes: u32) {}
+    fn transmitted(&mut self, _now: Instant, _priority: u8, _bytes: u32) -> Result<(), SchedulerError> {
+        Ok(())
+    }
 }
 
 /// 802.1Qaz ETS (and strict / CBS classes) by the proto crate's scheduler, which keeps its
@@ -45,16 +51,15 @@ impl TransmissionSelection for StrictPriority {
 pub struct Ets(pub Scheduler);
 
 impl TransmissionSelection for Ets {
-    fn enqueued(&mut self, now: Instant, priority: u8, bytes: u32) {
-        // refused only for frames over the scheduler's maximum, which scenarios cannot make
-        let _ = self.0.enqueue(now, priority, bytes);
+    fn enqueued(&mut self, now: Instant, priority: u8, bytes: u32) -> Result<(), SchedulerError> {
+        self.0.enqueue(now, priority, bytes)
     }
     fn select(&mut self, now: Instant, ready: u8, blocked: u8) -> Option<u8> {
         let s = self.0.select(now, blocked)?;
         (ready & (1 << s.priority) != 0).then_some(s.priority)
     }
-    fn transmitted(&mut self, now: Instant, priority: u8, bytes: u32) {
-        let _ = self.0.on_transmitted(now, priority, bytes);
+    fn transmitted(&mut self, now: Instant, priority: u8, bytes: u32) -> Result<(), SchedulerError> {
+        self.0.on_transmitted(now, priority, bytes)
     }
     fn next_eligible(&self, now: Instant) -> Option<Instant> {
         self.0.next_eligible(now)

@@ -21,7 +21,8 @@ pub fn run(config: SimConfig) -> Report {
     let mut sim = Simulator::new(config).expect("builds");
     sim.run();
     let r = Report::collect(&sim);
-    r.check_conservation().expect("every frame is accounted for");
+    r.check()
+        .expect("no engine fault and every frame is accounted for");
     r
 }
 

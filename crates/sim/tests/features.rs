@@ -10,7 +10,7 @@ fn run_text(text: &str, dir: Option<&std::path::Path>) -> Report {
     let mut sim = Simulator::new(c).unwrap();
     sim.run();
     let r = Report::collect(&sim);
-    r.check_conservation().unwrap();
+    r.check().unwrap();
     r
 }
 

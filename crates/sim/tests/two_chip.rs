@@ -40,7 +40,7 @@ fn run() -> (Tx, Report) {
     let mut sim = Simulator::with_observer(c, Tx::default()).unwrap();
     sim.run();
     let r = Report::collect(&sim);
-    r.check_conservation().unwrap();
+    r.check().unwrap();
     let tx = std::mem::take(sim.observer_mut());
     (tx, r)
 }

@@ -134,7 +134,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         let text = serde_json::to_string_pretty(&report)?;
         std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
     }
-    report.check_conservation()?;
+    report.check()?;
     Ok(ExitCode::SUCCESS)
 }
 

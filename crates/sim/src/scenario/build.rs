@@ -150,12 +150,39 @@ pub(super) fn merge(base: &RawLinkParams, over: &RawLinkParams) -> RawLinkParams
             .or_else(|| base.ets_tc_bandwidth.clone()),
         ets_prio_tc: over.ets_prio_tc.clone().or_else(|| base.ets_prio_tc.clone()),
         ets_tsa: over.ets_tsa.clone().or_else(|| base.ets_tsa.clone()),
+        ets_idle_slope: over
+            .ets_idle_slope
+            .clone()
+            .or_else(|| base.ets_idle_slope.clone()),
     }
+}
+
+/// idleSlope per TC of a link's credit-based shapers (`ets_idle_slope = { TC = "RATE" }`).
+fn link_idle_slopes(ctx: &Ctx<'_>, p: &RawLinkParams) -> Result<[Option<Rate>; 8], ScenarioError> {
+    let mut out = [None; 8];
+    for (k, v) in p.ets_idle_slope.iter().flatten() {
+        let tc = match k.parse::<u8>() {
+            Ok(tc) if tc < 8 => tc,
+            _ => {
+                return ctx.err(
+                    v.span(),
+                    "ets_idle_slope",
+                    format!("found traffic class {k:?}, allowed 0..=7"),
+                );
+            }
+        };
+        out[usize::from(tc)] = Some(ctx.rate(v, "ets_idle_slope")?);
+    }
+    Ok(out)
 }
 
 /// The ETS configuration of a link (`ets_*` keys), `None` when it has none (strict priority).
 fn link_ets(ctx: &Ctx<'_>, p: &RawLinkParams, line_of: usize) -> Result<Option<EtsConfig>, ScenarioError> {
-    if p.ets_tc_bandwidth.is_none() && p.ets_prio_tc.is_none() && p.ets_tsa.is_none() {
+    if p.ets_tc_bandwidth.is_none()
+        && p.ets_prio_tc.is_none()
+        && p.ets_tsa.is_none()
+        && p.ets_idle_slope.is_none()
+    {
         return Ok(None);
     }
     let err = |key: &str, message: String| ScenarioError {
@@ -194,10 +221,11 @@ fn link_ets(ctx: &Ctx<'_>, p: &RawLinkParams, line_of: usize) -> Result<Option<E
                 *t = match name.as_str() {
                     "strict" => Tsa::STRICT,
                     "ets" => Tsa::ETS,
+                    "cbs" => Tsa::CREDIT_BASED_SHAPER,
                     other => {
                         return Err(err(
                             "ets_tsa",
-                            format!("found {other:?}, allowed \"strict\" or \"ets\""),
+                            format!("found {other:?}, allowed \"strict\", \"cbs\" or \"ets\""),
                         ));
                     }
                 };
@@ -215,8 +243,9 @@ fn link_ets(ctx: &Ctx<'_>, p: &RawLinkParams, line_of: usize) -> Result<Option<E
         .map_err(|e| err("ets_tc_bandwidth", e.to_string()))
 }
 
-/// Largest payload: a 9216-byte jumbo frame minus header, 802.1Q tag and FCS.
-pub const MAX_MTU: u64 = 9216 - 22;
+/// Largest payload: a 9216-byte jumbo MTU (the usual switch and Linux maximum), whose frames
+/// are 9238 bytes with header, 802.1Q tag and FCS.
+pub const MAX_MTU: u64 = 9216;
 
 /// Most members a group (`count`) may have.
 pub const MAX_GROUP: u64 = 4096;
@@ -239,7 +268,7 @@ pub(super) fn build(
         );
     }
     let mtu_default = raw.defaults.mtu.unwrap_or(1500);
-    // every mtu in the file: 1..=9194 (a 9216-byte jumbo frame with header, tag and FCS)
+    // every mtu in the file: 1..=9216 (a 9216-byte jumbo MTU; 9238-byte frames)
     let mtus = std::iter::once(raw.defaults.mtu)
         .chain(raw.link.iter().map(|l| l.mtu))
         .chain(raw.switch.iter().map(|s| s.mtu))
@@ -452,6 +481,7 @@ pub(super) fn build(
         let fc_a = end_fc(&l.a_end)?;
         let fc_b = end_fc(&l.b_end)?;
         let ets = link_ets(ctx, &p, ctx.line_of(l.a.span().start))?;
+        let ets_idle_slope = link_idle_slopes(ctx, &p)?;
         let a = resolve(&l.a, "a")?;
         let b = resolve(&l.b, "b")?;
         if a.len() > 1 && b.len() > 1 {
@@ -474,6 +504,7 @@ pub(super) fn build(
                     fc_a,
                     fc_b,
                     ets,
+                    ets_idle_slope,
                 });
             }
         }

@@ -30,7 +30,7 @@ pub struct Builtin {
 }
 
 /// The built-in scenarios; the first is the default.
-pub const BUILTINS: [Builtin; 3] = [
+pub const BUILTINS: [Builtin; 4] = [
     Builtin {
         name: "four-bridge",
         summary: "document 003 §3.2: congestion spreading from an oversubscribed link back to three clients",
@@ -45,6 +45,11 @@ pub const BUILTINS: [Builtin; 3] = [
         name: "incast",
         summary: "N senders → one receiver through one switch at 100 Gb/s (params.senders)",
         text: include_str!("../../../../examples/scenarios/incast.toml"),
+    },
+    Builtin {
+        name: "ets-7-13-80",
+        summary: "802.1Qaz ETS at 100 Gb/s: a 20 Gb/s strict class, then ETS classes sharing the rest 7/13/80",
+        text: include_str!("../../../../examples/scenarios/ets-7-13-80.toml"),
     },
 ];
 
@@ -350,7 +355,7 @@ mod tests {
         let text = "name = \"x\"\nduration = \"1us\"\n[defaults]\nmtu = 100000\n";
         let e = load_str(text, "m.toml", None, &Overrides::default()).unwrap_err();
         assert!(
-            e.to_string().contains("mtu") && e.to_string().contains("9194"),
+            e.to_string().contains("mtu") && e.to_string().contains("9216"),
             "{e}"
         );
     }

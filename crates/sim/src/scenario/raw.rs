@@ -1,6 +1,6 @@
 //! The scenario file as serde reads it: every key, unresolved, with spans for errors.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -48,6 +48,8 @@ pub(super) struct RawLinkParams {
     pub(super) ets_tc_bandwidth: Option<Vec<u8>>,
     pub(super) ets_prio_tc: Option<Vec<u8>>,
     pub(super) ets_tsa: Option<Vec<String>>,
+    /// idleSlope of credit-based-shaper TCs: TC number → rate (e.g. `{ 4 = "10G" }`).
+    pub(super) ets_idle_slope: Option<BTreeMap<String, Spanned<String>>>,
 }
 
 #[derive(Deserialize)]
@@ -98,6 +100,7 @@ pub(super) struct RawLink {
     pub(super) ets_tc_bandwidth: Option<Vec<u8>>,
     pub(super) ets_prio_tc: Option<Vec<u8>>,
     pub(super) ets_tsa: Option<Vec<String>>,
+    pub(super) ets_idle_slope: Option<BTreeMap<String, Spanned<String>>>,
     /// Flow-control keys for the port at `a` only (e.g. a NIC that ignores PFC).
     pub(super) a_end: Option<RawEnd>,
     /// Flow-control keys for the port at `b` only.
@@ -152,6 +155,7 @@ impl RawLink {
             ets_tc_bandwidth: self.ets_tc_bandwidth.clone(),
             ets_prio_tc: self.ets_prio_tc.clone(),
             ets_tsa: self.ets_tsa.clone(),
+            ets_idle_slope: self.ets_idle_slope.clone(),
         }
     }
 }

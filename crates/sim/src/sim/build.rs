@@ -11,19 +11,31 @@ use rand_pcg::Pcg64;
 
 use super::{BuildError, Event, FlowState, Host, Node, Port, Simulator, Switch, station_address};
 use crate::buffer::SharedBuffer;
-use crate::config::{NodeKind, SimConfig};
+use crate::config::{NodeKind, Signal, SimConfig};
 use crate::event::EventQueue;
 use crate::frame::{FlowId, PortId};
 use crate::headroom::{headroom_bytes, propagation};
 use crate::observer::Observer;
 use crate::selection::{Ets, StrictPriority, TransmissionSelection};
 use crate::stats::{FlowStats, PortStats, Totals};
-use crate::traffic::FlowSpec;
+use crate::traffic::{FlowSpec, MIN_FRAME, frame_len};
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Builds a simulator with a given event queue.
     pub fn build(config: SimConfig, observer: O, mut queue: Q) -> Result<Self, BuildError> {
         let n = config.nodes.len();
+        // the largest frame any port of this simulation is asked to carry: every source's and
+        // workload's MTU with header, tag and FCS; the schedulers are built to accept it
+        let largest_frame = config
+            .flows
+            .iter()
+            .map(|f| f.mtu)
+            .chain(config.workloads.iter().map(|w| w.mtu))
+            .map(frame_len)
+            .max()
+            .unwrap_or(MIN_FRAME);
+        let max_frame_bytes =
+            u32::try_from(largest_frame).map_err(|_| BuildError::FrameTooLarge { bytes: largest_frame })?;
         let mut node_ports: Vec<Vec<PortId>> = vec![Vec::new(); n];
         let mut ports: Vec<Port> = Vec::with_capacity(config.links.len() * 2);
         for (li, link) in config.links.iter().enumerate() {
@@ -32,8 +44,19 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             for (node, peer, fc, me) in [(link.a, pb, link.fc_a, pa), (link.b, pa, link.fc_b, pb)] {
                 let sel: Box<dyn TransmissionSelection + Send> = match &link.ets {
                     None => Box::new(StrictPriority),
-                    Some(ets) => Box::new(Ets(Scheduler::ieee(ets, &PortParams::new(link.rate))
-                        .map_err(|source| BuildError::Ets { link: li, source })?)),
+                    Some(ets) => {
+                        let mut params = PortParams {
+                            max_frame_bytes,
+                            ..PortParams::new(link.rate)
+                        };
+                        for (tc, slope) in link.ets_idle_slope.iter().enumerate() {
+                            if let Some(r) = slope {
+                                params = params.with_idle_slope(tc as u8, *r);
+                            }
+                        }
+                        Box::new(Ets(Scheduler::ieee(ets, &params)
+                            .map_err(|source| BuildError::Ets { link: li, source })?))
+                    }
                 };
                 let mut fc = fc;
                 fc.rate = link.rate;
@@ -156,6 +179,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             queue.push(f.spec.next_on(f.spec.start), Event::Emit(i as FlowId));
         }
         for (i, s) in config.signals.iter().enumerate() {
+            check_signal(s, &config, &nodes, &ports)?;
             queue.push(s.at, Event::Signal(i as u32));
         }
         let mut rng = Pcg64::seed_from_u64(config.seed);
@@ -177,6 +201,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             totals: Totals::default(),
             events: 0,
             observer,
+            fault: None,
         };
         for p in 0..sim.ports.len() {
             sim.arm_timer(p as PortId);
@@ -186,6 +211,32 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
         Ok(sim)
     }
+}
+
+/// A scripted request must name a host, and on a PFC port a PFC-enabled priority.
+fn check_signal(s: &Signal, config: &SimConfig, nodes: &[Node], ports: &[Port]) -> Result<(), BuildError> {
+    let name = || config.nodes[s.node as usize].name.clone();
+    let Some(Node::Host(h)) = nodes.get(s.node as usize) else {
+        return Err(BuildError::Signal {
+            host: config
+                .nodes
+                .get(s.node as usize)
+                .map_or_else(|| s.node.to_string(), |n| n.name.clone()),
+            problem: "not a host".into(),
+        });
+    };
+    let fc = ports[h.port as usize].mac.config();
+    if fc.mode == Mode::Pfc && fc.active_mask() & (1 << (s.prio & 7)) == 0 || s.prio > 7 {
+        return Err(BuildError::Signal {
+            host: name(),
+            problem: format!(
+                "priority {} is not PFC-enabled on its port (enabled mask {:#010b})",
+                s.prio,
+                fc.active_mask()
+            ),
+        });
+    }
+    Ok(())
 }
 
 fn check_flow(f: &FlowSpec, is_host: &[bool]) -> Result<(), BuildError> {

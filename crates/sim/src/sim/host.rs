@@ -149,14 +149,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             fs.scheduled = true;
             self.queue.push(fs.next_at, Event::Emit(f));
         }
-        let port = &mut self.ports[hp as usize];
-        port.sel.enqueued(now, prio, frame.len);
-        port.queues[prio as usize].push_back(frame);
-        port.nonempty |= 1 << prio;
-        port.queued_bytes[prio as usize] += len;
-        let st = &mut port.stats.prio[prio as usize];
-        st.peak_queue_bytes = st.peak_queue_bytes.max(port.queued_bytes[prio as usize]);
-        self.try_transmit(hp);
+        if self.enqueue(hp, frame) {
+            self.try_transmit(hp);
+        }
     }
 
     pub(super) fn on_new_flow(&mut self, wi: u32) {
@@ -204,7 +199,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 Mode::Pause => 0,
                 Mode::Pfc => s.prio,
             };
-            let _ = port.mac.set_request(self.now, set, s.on);
+            if let Err(e) = port.mac.set_request(self.now, set, s.on) {
+                self.engine_fault(p, "scripted fc_rdy refused", &e);
+                return;
+            }
             self.observer.request_changed(p, set, s.on, self.now);
             self.try_transmit(p);
             self.arm_timer(p);

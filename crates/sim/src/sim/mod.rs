@@ -118,6 +118,9 @@ pub struct Simulator<O: Observer = NoObserver, Q: EventQueue<Event> = HeapQueue<
     pub(crate) totals: Totals,
     pub(crate) events: u64,
     observer: O,
+    /// The first error an engine returned on the hot path; it stops the run (see
+    /// [`Simulator::fault`]).
+    pub(crate) fault: Option<String>,
 }
 
 /// Error building a simulator from a configuration.
@@ -154,6 +157,20 @@ pub enum BuildError {
         link: usize,
         /// The scheduler's reason.
         source: lossless_proto::ets::SchedulerError,
+    },
+    /// A flow's frames are larger than any port can be built for.
+    #[error("frames of {bytes} bytes: allowed up to 4294967295")]
+    FrameTooLarge {
+        /// The largest frame asked for.
+        bytes: u64,
+    },
+    /// A scripted flow-control request cannot be applied.
+    #[error("signal on host {host}: {problem}")]
+    Signal {
+        /// The host's name.
+        host: String,
+        /// What is wrong.
+        problem: String,
     },
     /// A flow-control configuration was refused by the engine.
     #[error("link {link}: {source}")]
@@ -217,6 +234,39 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         &mut self.observer
     }
 
+    /// The first error an engine (flow control, transmission selection) returned during the
+    /// run, with the time and port; the run stops there. `None` for a sound run.
+    pub fn fault(&self) -> Option<&str> {
+        self.fault.as_deref()
+    }
+
+    /// Records an engine error at `p` and ends the run now: an engine refusing what the
+    /// simulator asks is a bug or a configuration the build did not catch, never ignored.
+    pub(crate) fn engine_fault(&mut self, p: PortId, what: &str, err: &dyn std::fmt::Display) {
+        if self.fault.is_none() {
+            self.fault = Some(format!("at {} port {p}: {what}: {err}", self.now));
+        }
+        self.end = self.now;
+    }
+
+    /// Queues `frame` at egress port `p` (transmission selection told first); false (and an
+    /// engine fault) when the selection refuses it.
+    pub(crate) fn enqueue(&mut self, p: PortId, frame: Frame) -> bool {
+        let now = self.now;
+        let port = &mut self.ports[p as usize];
+        let q = frame.priority as usize;
+        if let Err(e) = port.sel.enqueued(now, frame.priority, frame.len) {
+            self.engine_fault(p, "transmission selection refused a frame", &e);
+            return false;
+        }
+        port.queues[q].push_back(frame);
+        port.nonempty |= 1 << q;
+        port.queued_bytes[q] += frame.len as u64;
+        let st = &mut port.stats.prio[q];
+        st.peak_queue_bytes = st.peak_queue_bytes.max(port.queued_bytes[q]);
+        true
+    }
+
     /// Runs until the end of the scenario.
     pub fn run(&mut self) {
         self.run_until(self.end);
@@ -227,7 +277,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     pub fn run_until(&mut self, until: Instant) -> bool {
         let until = until.min(self.end);
         while let Some(t) = self.queue.peek_time() {
-            if t >= until {
+            if t >= until || self.fault.is_some() {
                 break;
             }
             let Some(s) = self.queue.pop() else { break };
@@ -235,7 +285,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.events += 1;
             self.handle(s.event);
         }
-        if until > self.now {
+        if until > self.now && self.fault.is_none() {
             self.now = until;
         }
         self.now >= self.end
@@ -352,7 +402,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 return;
             }
         };
-        port.sel.transmitted(now, q, frame.len);
+        if let Err(e) = port.sel.transmitted(now, q, frame.len) {
+            self.engine_fault(p, "transmission selection lost track of a queue", &e);
+            return;
+        }
+        let port = &mut self.ports[pi];
         port.busy = true;
         port.current = Some(frame);
         let w = WireFrame::Data(frame);
@@ -418,7 +472,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             Mode::Pfc => (prio, on, before != port.xoff_pairs),
         };
         if changed {
-            let _ = port.mac.set_request(now, set, level);
+            if let Err(e) = port.mac.set_request(now, set, level) {
+                self.engine_fault(p, "flow-control request refused", &e);
+                return;
+            }
             self.observer.request_changed(p, set, level, now);
             self.try_transmit(p);
             self.arm_timer(p);
@@ -487,14 +544,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 let occ = sw.buffer.occupancy(local, frame.priority);
                 self.observer
                     .buffer_changed(node, local as u32, frame.priority, occ, self.now);
-                let op = &mut self.ports[out as usize];
-                let q = frame.priority as usize;
-                op.sel.enqueued(self.now, frame.priority, frame.len);
-                op.queues[q].push_back(frame);
-                op.nonempty |= 1 << q;
-                op.queued_bytes[q] += frame.len as u64;
-                let st = &mut op.stats.prio[q];
-                st.peak_queue_bytes = st.peak_queue_bytes.max(op.queued_bytes[q]);
+                if !self.enqueue(out, frame) {
+                    return;
+                }
                 if xoff {
                     self.set_pair_xoff(p, frame.priority, true);
                 }
