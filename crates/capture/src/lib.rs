@@ -4,6 +4,7 @@
 //! [`reader::CaptureReader`] yields the frames of a file; [`decode::decode_frame`] turns one
 //! into a [`model::FrameRecord`]; [`text::render`] and `serde_json` print it.
 
+pub mod analyze;
 pub mod decode;
 pub mod filter;
 pub mod lldp_decode;

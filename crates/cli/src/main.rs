@@ -29,6 +29,8 @@ enum Command {
     Gen(cmd::r#gen::GenArgs),
     /// Watch PAUSE/PFC frames on an interface: counters, paused time, PFC storms.
     Watch(cmd::watch::WatchArgs),
+    /// Analyze PAUSE/PFC and DCBX in a capture: totals, paused time, storms, agreement.
+    Analyze(cmd::analyze::AnalyzeArgs),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +41,7 @@ fn main() -> ExitCode {
         Command::Dcbx(args) => cmd::dcbx::run(args),
         Command::Gen(args) => cmd::r#gen::run(args),
         Command::Watch(args) => cmd::watch::run(args),
+        Command::Analyze(args) => cmd::analyze::run(args),
     };
     match result {
         Ok(code) => code,

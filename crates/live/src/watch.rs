@@ -18,10 +18,10 @@ pub enum WatchError {
     /// Socket or interface trouble.
     #[error(transparent)]
     Live(#[from] LiveError),
-    /// The interface reports no speed (veth, many virtual devices) and none was given.
+    /// The interface reports no speed (loopback, many virtual devices) and none was given.
     #[error(
-        "interface {iface} reports no link speed in /sys/class/net/{iface}/speed (virtual \
-         interfaces such as veth have none): give it with --speed, e.g. --speed 100G"
+        "interface {iface} reports no link speed in /sys/class/net/{iface}/speed (many virtual \
+         interfaces report none or -1): give it with --speed, e.g. --speed 100G"
     )]
     NoSpeed {
         /// The interface.

@@ -1,5 +1,6 @@
 //! One module per `lossless` subcommand.
 
+pub mod analyze;
 pub mod dcbx;
 pub mod decode;
 pub mod r#gen;

@@ -26,8 +26,8 @@ Examples:
 
 Storms follow SONiC pfcwd: a priority paused continuously longer than the detection time is
 stormed; it is restored after no pause for the restoration time. Paused time is estimated from
-the requested quanta at the link speed (veth and other virtual interfaces report no speed:
-give --speed). Needs CAP_NET_RAW. Ctrl-C prints the totals.")]
+the requested quanta at the link speed from sysfs (virtual interfaces report none or a nominal
+one, e.g. veth 10000 Mb/s: give --speed). Needs CAP_NET_RAW. Ctrl-C prints the totals.")]
 pub struct WatchArgs {
     /// The interface to watch.
     #[arg(short = 'i', long)]
@@ -88,15 +88,13 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     let start = StdInstant::now();
     let mut next_print = start + interval;
     let tty = std::io::stdout().is_terminal();
-    if !args.json {
-        eprintln!(
-            "watching {} at {} (detection {} ms, restoration {} ms)",
-            args.iface,
-            w.speed(),
-            args.detection_ms,
-            args.restoration_ms
-        );
-    }
+    eprintln!(
+        "watching {} at {} (detection {} ms, restoration {} ms)",
+        args.iface,
+        w.speed(),
+        args.detection_ms,
+        args.restoration_ms
+    );
     let mut drops = 0u64;
     loop {
         let stop = signals::stop_requested() || duration.is_some_and(|d| start.elapsed() >= d);

@@ -1,0 +1,284 @@
+//! `lossless analyze`: per-priority PAUSE/PFC totals, paused-time timeline, storms, top talkers
+//! and DCBX agreement from a pcap/pcapng capture; `--json`, `--report DIR` (HTML + SVG).
+
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use lossless_capture::CaptureReader;
+use lossless_capture::analyze::{Analysis, Options, analyze};
+use lossless_live::monitor::slot_name;
+use lossless_live::watchdog::SLOTS;
+use lossless_proto::units::{Duration, Rate};
+use plotters::prelude::*;
+
+/// Arguments of `lossless analyze`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "\
+Examples:
+  lossless analyze --speed 100G capture.pcapng
+      totals per priority, storms, top talkers, DCBX agreement of the link's two ends
+  lossless analyze --speed 25G --json capture.pcap | jq .storms
+  lossless analyze --speed 100G --report out/ capture.pcap
+      out/index.html with SVG plots of paused time per priority over time
+
+Captures carry no link speed: give the speed the capture was taken at. Storms follow SONiC
+pfcwd (detection and restoration times, default 200 ms), timed by the capture's timestamps.")]
+pub struct AnalyzeArgs {
+    /// The capture (pcap or pcapng).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Link speed the capture was taken at (e.g. 100G), for the paused-time estimate.
+    #[arg(long)]
+    pub speed: Rate,
+    /// Storm detection time, ms.
+    #[arg(long, default_value_t = 200)]
+    pub detection_ms: u64,
+    /// Storm restoration time, ms.
+    #[arg(long, default_value_t = 200)]
+    pub restoration_ms: u64,
+    /// Timeline bucket width, ms.
+    #[arg(long, default_value_t = 100)]
+    pub bucket_ms: u64,
+    /// One JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Write an HTML report with SVG plots into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub report: Option<PathBuf>,
+}
+
+/// Runs `lossless analyze`.
+pub fn run(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
+    let f = File::open(&args.file).with_context(|| format!("opening {}", args.file.display()))?;
+    let opts = Options {
+        speed: args.speed,
+        detection: Duration::from_ms(args.detection_ms),
+        restoration: Duration::from_ms(args.restoration_ms),
+        bucket: Duration::from_ms(args.bucket_ms.max(1)),
+    };
+    let a = analyze(CaptureReader::new(BufReader::new(f)), opts);
+    if args.json {
+        println!("{}", serde_json::to_string(&a)?);
+    } else {
+        print!("{}", text(&a));
+    }
+    if let Some(dir) = &args.report {
+        write_report(&a, &args.file, dir)
+            .with_context(|| format!("writing the report to {}", dir.display()))?;
+        eprintln!("report: {}", dir.join("index.html").display());
+    }
+    if let Some(e) = &a.read_error {
+        eprintln!("error: reading stopped early: {e}");
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn text(a: &Analysis) -> String {
+    let mut o = String::new();
+    let t = &a.totals;
+    let _ = writeln!(
+        o,
+        "{} frames over {:.3} s: {} MAC Control ({} malformed, {} with warnings, {} unknown opcode), {} LLDP, {} skipped",
+        a.frames,
+        a.span_s,
+        a.mac_control_frames,
+        t.malformed,
+        t.with_warnings,
+        t.unknown_opcode,
+        a.lldp_frames,
+        a.skipped_frames
+    );
+    let _ = writeln!(
+        o,
+        "{:>5} {:>10} {:>10} {:>8} {:>7} {:>7} {:>12} {:>7}",
+        "slot", "frames", "xoff", "xon", "->xoff", "->xon", "paused_s", "storms"
+    );
+    for s in &t.slots {
+        let c = &s.counters;
+        let _ = writeln!(
+            o,
+            "{:>5} {:>10} {:>10} {:>8} {:>7} {:>7} {:>12.6} {:>7}",
+            s.slot,
+            c.frames,
+            c.xoff_frames,
+            c.xon_frames,
+            c.xoff_transitions,
+            c.xon_transitions,
+            s.paused_s,
+            s.storms_detected
+        );
+    }
+    for s in &a.storms {
+        let end = s
+            .restored_s
+            .map(|r| format!("{r:.3} s"))
+            .unwrap_or_else(|| "end of capture".into());
+        let _ = writeln!(
+            o,
+            "storm {}: paused from {:.3} s, detected {:.3} s, restored {end}",
+            s.slot, s.pause_start_s, s.detected_s
+        );
+    }
+    for x in &t.top_talkers {
+        let _ = writeln!(o, "talker {} {} frames", x.source, x.frames);
+    }
+    for g in &a.lldp_agreement {
+        let _ = writeln!(
+            o,
+            "dcbx {} <-> {} ({}): PFC {} (0x{:02x} / 0x{:02x}){}; ETS {}",
+            g.a,
+            g.b,
+            g.mode,
+            if g.pfc_agree { "agrees" } else { "DISAGREES" },
+            g.pfc_a,
+            g.pfc_b,
+            g.pfc_reason
+                .as_ref()
+                .map(|r| format!(": {r}"))
+                .unwrap_or_default(),
+            if g.ets_agree { "agrees" } else { "DISAGREES" }
+        );
+    }
+    if let Some(e) = &a.read_error {
+        let _ = writeln!(o, "reading stopped early: {e}");
+    }
+    o
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+const COLORS: [RGBColor; SLOTS] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(23, 190, 207),
+];
+
+fn plot_timeline(a: &Analysis, path: &Path) -> anyhow::Result<()> {
+    let root = SVGBackend::new(path, (900, 400)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let x_end = (a.timeline.last().map(|b| b.start_s).unwrap_or(0.0) + a.bucket_s).max(a.bucket_s);
+    let mut chart = ChartBuilder::on(&root)
+        .caption("Paused time per bucket (% of bucket)", ("sans-serif", 18))
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(45)
+        .build_cartesian_2d(0.0..x_end, 0.0..100.0)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    chart
+        .configure_mesh()
+        .x_desc("seconds from first frame")
+        .y_desc("% paused")
+        .draw()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    for (slot, color) in COLORS.iter().enumerate() {
+        if a.totals.slots[slot].counters.frames == 0 {
+            continue;
+        }
+        let pts = a
+            .timeline
+            .iter()
+            .map(|b| (b.start_s, 100.0 * b.paused_s[slot] / a.bucket_s));
+        chart
+            .draw_series(LineSeries::new(pts, color))
+            .map_err(|e| anyhow::anyhow!("{e}"))?
+            .label(slot_name(slot))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 15, y)], color));
+    }
+    chart
+        .configure_series_labels()
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(())
+}
+
+fn plot_frames(a: &Analysis, path: &Path) -> anyhow::Result<()> {
+    let root = SVGBackend::new(path, (900, 300)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let max = a
+        .totals
+        .slots
+        .iter()
+        .map(|s| s.counters.frames)
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let mut chart = ChartBuilder::on(&root)
+        .caption("Frames per priority (8 = link PAUSE)", ("sans-serif", 18))
+        .margin(10)
+        .x_label_area_size(30)
+        .y_label_area_size(60)
+        .build_cartesian_2d((0u32..8u32).into_segmented(), 0u64..max + max / 10 + 1)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    chart
+        .configure_mesh()
+        .draw()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    chart
+        .draw_series(
+            Histogram::vertical(&chart)
+                .style(COLORS[0].filled())
+                .margin(5)
+                .data(
+                    a.totals
+                        .slots
+                        .iter()
+                        .enumerate()
+                        .map(|(i, s)| (i as u32, s.counters.frames)),
+                ),
+        )
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(())
+}
+
+fn write_report(a: &Analysis, file: &Path, dir: &Path) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    plot_timeline(a, &dir.join("paused.svg"))?;
+    plot_frames(a, &dir.join("frames.svg"))?;
+    let mut h = String::new();
+    let title = esc(&file.display().to_string());
+    let _ = write!(
+        h,
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>lossless analyze: {title}</title>\
+         <style>body{{font-family:sans-serif}}td,th{{padding:2px 8px;text-align:right}}</style></head><body>\
+         <h1>{title}</h1><pre>{}</pre><img src=\"frames.svg\"><br><img src=\"paused.svg\"><h2>Per priority</h2><table>\
+         <tr><th>slot</th><th>frames</th><th>XOFF</th><th>XON</th><th>&rarr;XOFF</th><th>&rarr;XON</th><th>paused s</th><th>storms</th></tr>",
+        esc(&text(a))
+    );
+    for s in &a.totals.slots {
+        let c = &s.counters;
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.6}</td><td>{}</td></tr>",
+            s.slot,
+            c.frames,
+            c.xoff_frames,
+            c.xon_frames,
+            c.xoff_transitions,
+            c.xon_transitions,
+            s.paused_s,
+            s.storms_detected
+        );
+    }
+    h.push_str("</table></body></html>\n");
+    std::fs::write(dir.join("index.html"), h)?;
+    Ok(())
+}
