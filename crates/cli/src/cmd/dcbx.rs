@@ -31,7 +31,7 @@ Every change of Remote and Operational is logged to stderr as one line with JSON
         /// The interface.
         #[arg(long)]
         iface: String,
-        /// The agent configuration (TOML: [lldp] timers, [dcbx] ETS/PFC/App; see examples/dcbx/).
+        /// The agent configuration (TOML: `[lldp]` timers, `[dcbx]` ETS/PFC/App; see examples/dcbx/).
         #[arg(long)]
         config: PathBuf,
         /// Where to write the state `dcbx show` reads [default: /run/lossless/dcbx-IFACE.json].
