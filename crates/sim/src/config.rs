@@ -1,6 +1,7 @@
 //! The resolved description of a simulation: what a scenario file becomes after parsing and
 //! checking, and what [`crate::Simulator::new`] builds from.
 
+use lossless_proto::dcbx::DcbxConfig;
 use lossless_proto::ets::EtsConfig;
 use lossless_proto::flow_control::FlowControlConfig;
 use lossless_proto::units::{Duration, Instant, Rate};
@@ -39,6 +40,9 @@ pub struct NodeConfig {
     pub name: String,
     /// What it is.
     pub kind: NodeKind,
+    /// Local DCBX configuration of its ports on DCBX-managed links (`None`: the default
+    /// [`DcbxConfig`], unwilling with nothing enabled).
+    pub dcbx: Option<DcbxConfig>,
 }
 
 /// Host or switch parameters.
@@ -112,6 +116,11 @@ pub struct LinkConfig {
     pub ets: Option<EtsConfig>,
     /// idleSlope of each credit-based-shaper traffic class of `ets` (index = TC).
     pub ets_idle_slope: [Option<Rate>; 8],
+    /// DCBX agent of the port at `a` (`Some`: the link is DCBX-managed and this is the
+    /// port's local configuration; its PFC and ETS then come from negotiation).
+    pub dcbx_a: Option<DcbxConfig>,
+    /// DCBX agent of the port at `b`.
+    pub dcbx_b: Option<DcbxConfig>,
 }
 
 /// A scripted change of a host port's flow-control request.

@@ -24,6 +24,7 @@
 
 pub mod buffer;
 pub mod config;
+pub mod dcbx_report;
 pub mod event;
 pub mod frame;
 pub mod headroom;

@@ -14,6 +14,12 @@ pub enum WireFrame {
     Data(Frame),
     /// A PAUSE or PFC frame.
     Control(ControlFrame),
+    /// An LLDPDU of the port's DCBX agent, `len` bytes with FCS (its bytes go to
+    /// [`Observer::lldp_tx`]).
+    Lldp {
+        /// Frame length, FCS included.
+        len: u32,
+    },
 }
 
 impl WireFrame {
@@ -22,6 +28,7 @@ impl WireFrame {
         match self {
             WireFrame::Data(f) => f.len as u64,
             WireFrame::Control(_) => 64,
+            WireFrame::Lldp { len } => u64::from(*len),
         }
     }
     /// Never true: frames have at least 64 bytes.
@@ -56,6 +63,10 @@ pub trait Observer {
     /// A data frame of `port`'s egress queue `prio` was delivered to its destination at `at`.
     #[inline(always)]
     fn delivered(&mut self, _node: NodeId, _frame: &Frame, _at: Instant) {}
+    /// `port` started sending the LLDP frame `frame` (whole Ethernet frame, no FCS) at `start`
+    /// (after [`Observer::tx_start`] with [`WireFrame::Lldp`]).
+    #[inline(always)]
+    fn lldp_tx(&mut self, _port: PortId, _frame: &[u8], _start: Instant) {}
 }
 
 /// The observer that observes nothing (zero cost).
@@ -90,6 +101,10 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
         self.0.delivered(node, frame, at);
         self.1.delivered(node, frame, at);
     }
+    fn lldp_tx(&mut self, port: PortId, frame: &[u8], start: Instant) {
+        self.0.lldp_tx(port, frame, start);
+        self.1.lldp_tx(port, frame, start);
+    }
 }
 
 impl<T: Observer> Observer for Option<T> {
@@ -122,6 +137,11 @@ impl<T: Observer> Observer for Option<T> {
     fn delivered(&mut self, node: NodeId, frame: &Frame, at: Instant) {
         if let Some(o) = self {
             o.delivered(node, frame, at);
+        }
+    }
+    fn lldp_tx(&mut self, port: PortId, frame: &[u8], start: Instant) {
+        if let Some(o) = self {
+            o.lldp_tx(port, frame, start);
         }
     }
 }

@@ -180,29 +180,48 @@ impl PcapSink {
                 .unwrap_or(0);
                 (n, n as u32)
             }
+            WireFrame::Lldp { .. } => (0, 0),
         }
+    }
+}
+
+/// An enhanced packet block of interface 0 at `start` (picosecond resolution).
+fn packet(start: Instant, original_len: u32, data: &[u8]) -> EnhancedPacketBlock<'_> {
+    let ps = start.as_ps();
+    EnhancedPacketBlock {
+        interface_id: 0,
+        // the crate writes `as_nanos()`; with if_tsresol = 12 that number is read as ps
+        timestamp: std::time::Duration::from_nanos(u64::try_from(ps).unwrap_or(u64::MAX)),
+        original_len,
+        data: Cow::Borrowed(data),
+        options: vec![],
     }
 }
 
 impl Observer for PcapSink {
     fn tx_start(&mut self, port: PortId, frame: &WireFrame, start: Instant, _last_bit: Instant) {
-        if self.error.is_some() {
-            return;
+        if self.error.is_some() || matches!(frame, WireFrame::Lldp { .. }) {
+            return; // LLDP frames come whole through `lldp_tx`
         }
         let (caplen, original_len) = self.bytes(port, frame);
         let Some((path, w)) = self.writers.get_mut(port as usize) else {
             return;
         };
-        let ps = start.as_ps();
-        let epb = EnhancedPacketBlock {
-            interface_id: 0,
-            // the crate writes `as_nanos()`; with if_tsresol = 12 that number is read as ps
-            timestamp: std::time::Duration::from_nanos(u64::try_from(ps).unwrap_or(u64::MAX)),
-            original_len,
-            data: Cow::Borrowed(&self.buf[..caplen]),
-            options: vec![],
+        if let Err(e) = w.write_pcapng_block(packet(start, original_len, &self.buf[..caplen])) {
+            self.error = Some(PcapError::Pcap {
+                path: path.clone(),
+                message: e.to_string(),
+            });
+        }
+    }
+    fn lldp_tx(&mut self, port: PortId, frame: &[u8], start: Instant) {
+        if self.error.is_some() {
+            return;
+        }
+        let Some((path, w)) = self.writers.get_mut(port as usize) else {
+            return;
         };
-        if let Err(e) = w.write_pcapng_block(epb) {
+        if let Err(e) = w.write_pcapng_block(packet(start, frame.len() as u32, frame)) {
             self.error = Some(PcapError::Pcap {
                 path: path.clone(),
                 message: e.to_string(),

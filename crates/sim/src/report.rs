@@ -8,6 +8,7 @@ use lossless_proto::flow_control::Mode;
 use lossless_proto::units::PS_PER_SEC;
 use serde::Serialize;
 
+pub use crate::dcbx_report::DcbxReport;
 use crate::event::EventQueue;
 use crate::frame::DropReason;
 use crate::observer::Observer;
@@ -75,6 +76,10 @@ pub struct PortReport {
     pub pause_xon_received_frames: u64,
     /// Priorities with any activity.
     pub priorities: Vec<PrioReport>,
+    /// DCBX state (DCBX-managed ports only).
+    pub dcbx: Option<DcbxReport>,
+    /// LLDP frames received on this port without a DCBX agent (dropped).
+    pub lldp_ignored_frames: u64,
 }
 
 /// One flow.
@@ -272,6 +277,8 @@ impl Report {
                 pause_xoff_received_frames: st.pause_xoff_rx,
                 pause_xon_received_frames: st.pause_xon_rx,
                 priorities: prios,
+                dcbx: port.dcbx.as_deref().map(|d| DcbxReport::of(d, st)),
+                lldp_ignored_frames: st.lldp_rx_ignored,
             });
         }
         let mut flows = Vec::new();
@@ -494,6 +501,18 @@ impl Report {
                 sw.name, sw.buffer_bytes, sw.peak_buffer_bytes
             );
         }
+        if self.ports.iter().any(|p| p.dcbx.is_some()) {
+            let _ = writeln!(
+                s,
+                "DCBX (port → peer: mode, peer seen, willing, operational PFC and since when, ETS, LLDP statistics)"
+            );
+            for p in &self.ports {
+                if let Some(d) = &p.dcbx {
+                    let _ = writeln!(s, "{}", d.line(&format!("{}.{} → {}", p.node, p.port, p.peer)));
+                }
+            }
+            let _ = writeln!(s);
+        }
         let c = &self.conservation;
         let drops: Vec<String> = c.dropped_frames.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let _ = writeln!(
@@ -512,6 +531,21 @@ impl Report {
             }
         );
         let _ = writeln!(s, "lossless frames dropped: {}", self.lossless_drops());
+        let dcbx_lost: u64 = self
+            .ports
+            .iter()
+            .filter_map(|p| p.dcbx.as_ref())
+            .map(|d| d.local_pfc_not_operational_drops_frames)
+            .sum();
+        if dcbx_lost > 0 {
+            let _ = writeln!(
+                s,
+                "frames of locally PFC-enabled priorities dropped where DCBX left PFC not operational: {dcbx_lost}"
+            );
+        }
+        if let Some(f) = &self.engine_fault {
+            let _ = writeln!(s, "ENGINE FAULT (run stopped): {f}");
+        }
         s
     }
 }

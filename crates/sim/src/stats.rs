@@ -43,6 +43,8 @@ pub struct PortStats {
     pub pause_xoff_rx: u64,
     /// PAUSE frames received with time 0.
     pub pause_xon_rx: u64,
+    /// LLDP frames received on a port without a DCBX agent (dropped).
+    pub lldp_rx_ignored: u64,
 }
 
 impl PortStats {

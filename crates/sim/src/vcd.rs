@@ -117,6 +117,7 @@ impl Observer for VcdSink {
         let v = match frame {
             WireFrame::Data(_) => 1,
             WireFrame::Control(_) => 2,
+            WireFrame::Lldp { .. } => 3,
         };
         self.push(start, port, 0, v);
         self.push(last_bit, port, 0, 0);

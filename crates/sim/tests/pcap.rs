@@ -1,6 +1,7 @@
 //! The pcap sink writes real frames: tshark decodes the PFC frames of `four-bridge` with the
 //! lossless priority's enable bit, the PAUSE frames of `two-chip` with the pause-time
-//! register, and data frames with the flow's 802.1Q PCP.
+//! register, data frames with the flow's 802.1Q PCP, and the DCBX LLDPDUs of `dcbx-adopt`
+//! with the switch's Willing bits, PFC enable and ETS tables.
 
 mod common;
 
@@ -106,4 +107,54 @@ fn tshark_reads_two_chip_pause_frames_at_their_exact_times() {
     for r in &rows {
         assert_eq!(r[1], "0x0001", "PAUSE opcode: {r:?}");
     }
+}
+
+#[test]
+fn tshark_decodes_the_dcbx_lldpdus_of_dcbx_adopt() {
+    let Some(tshark) = require("tshark", "tshark_decodes_the_dcbx_lldpdus_of_dcbx_adopt") else {
+        return;
+    };
+    let dir = temp_dir("sim-pcap-dcbx-adopt");
+    let r = capture("dcbx-adopt", &dir, Duration::from_us(30));
+    let sent = r
+        .port("tor", "sender1")
+        .unwrap()
+        .dcbx
+        .as_ref()
+        .unwrap()
+        .lldp_sent_frames;
+    // the switch: not willing (ETS Configuration and PFC TLVs), PFC on priority 3 only,
+    // priority 3 in TC 1 at 50 % (ETS Configuration and Recommendation TLVs)
+    let rows = tshark_fields(
+        &tshark,
+        &dir.join("tor.0-to-sender1.pcapng"),
+        &[
+            "eth.type",
+            "eth.dst",
+            "lldp.dcbx.ieee.willing",
+            "lldp.dcbx.feature.pfc.prio3",
+            "lldp.dcbx.feature.pfc.prio4",
+            "lldp.dcbx.feature.pg.pgid_prio3",
+            "lldp.dcbx.feature.pg.per1",
+        ],
+        &["-Y", "lldp"],
+    );
+    assert_eq!(rows.len() as u64, sent, "{rows:?}");
+    assert!(!rows.is_empty());
+    for row in &rows {
+        assert_eq!(
+            row,
+            &["0x88cc", "01:80:c2:00:00:0e", "0,0", "1", "0", "1,1", "50,50"],
+            "{row:?}"
+        );
+    }
+    // a host: willing, nothing enabled
+    let rows = tshark_fields(
+        &tshark,
+        &dir.join("sender1.0-to-tor.pcapng"),
+        &["lldp.dcbx.ieee.willing", "lldp.dcbx.feature.pfc.prio3"],
+        &["-Y", "lldp"],
+    );
+    assert!(!rows.is_empty());
+    assert!(rows.iter().all(|r| r[0] == "1,1"), "{rows:?}");
 }

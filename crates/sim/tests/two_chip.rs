@@ -21,6 +21,7 @@ impl Observer for Tx {
         match frame {
             WireFrame::Control(c) => self.control.push((port, *c, start)),
             WireFrame::Data(_) => self.data.push((port, start)),
+            WireFrame::Lldp { .. } => panic!("two-chip runs no DCBX"),
         }
     }
 }

@@ -4,10 +4,12 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use lossless_proto::dcbx::{DcbxConfig, EtsConfig as DcbxEtsConfig};
 use lossless_proto::ets::EtsConfig;
 use lossless_proto::flow_control::{FlowControlConfig, Mode};
 use lossless_proto::units::{Duration, Instant, Rate};
 use lossless_wire::lldp::Tsa;
+use serde::Deserialize as _;
 use toml::Spanned;
 
 use super::raw::{RawEnd, RawLinkParams, RawScenario};
@@ -154,7 +156,47 @@ pub(super) fn merge(base: &RawLinkParams, over: &RawLinkParams) -> RawLinkParams
             .ets_idle_slope
             .clone()
             .or_else(|| base.ets_idle_slope.clone()),
+        dcbx: over.dcbx.or(base.dcbx),
     }
+}
+
+/// A DCBX table (`lossless_proto::dcbx::DcbxConfig`'s TOML shape: `mode`, `pfc = { willing,
+/// mbc, cap, enable }`, `ets = { willing, cbs, max_tcs, up2tc, tcbw, tsa, recommendation }`,
+/// `app`), with the ETS tables defaulted when an `ets` table leaves them out.
+fn dcbx_config(
+    ctx: &Ctx<'_>,
+    v: &toml::Value,
+    span: std::ops::Range<usize>,
+) -> Result<DcbxConfig, ScenarioError> {
+    let mut v = v.clone();
+    if let Some(ets) = v.get_mut("ets").and_then(toml::Value::as_table_mut) {
+        let d = DcbxEtsConfig::default().params;
+        let defaults = [
+            ("up2tc", toml::Value::try_from(d.up2tc)),
+            ("tcbw", toml::Value::try_from(d.tcbw)),
+            ("tsa", toml::Value::try_from(d.tsa)),
+        ];
+        for (k, dv) in defaults {
+            if !ets.contains_key(k)
+                && let Ok(dv) = dv
+            {
+                ets.insert(k.to_string(), dv);
+            }
+        }
+    }
+    let c = DcbxConfig::deserialize(v).map_err(|e| ScenarioError {
+        file: ctx.file.to_string(),
+        line: ctx.line_of(span.start),
+        key: "key `dcbx`: ".into(),
+        message: e.message().trim().to_string(),
+    })?;
+    c.validate().map_err(|e| ScenarioError {
+        file: ctx.file.to_string(),
+        line: ctx.line_of(span.start),
+        key: "key `dcbx`: ".into(),
+        message: e.to_string(),
+    })?;
+    Ok(c)
 }
 
 /// idleSlope per TC of a link's credit-based shapers (`ets_idle_slope = { TC = "RATE" }`).
@@ -366,6 +408,11 @@ pub(super) fn build(
                     NodeConfig {
                         name: base.clone(),
                         kind: NodeKind::Host(hc),
+                        dcbx: h
+                            .dcbx
+                            .as_ref()
+                            .map(|v| dcbx_config(ctx, v, h.name.span()))
+                            .transpose()?,
                     },
                     &mut nodes,
                 )?;
@@ -376,6 +423,11 @@ pub(super) fn build(
                     let n = NodeConfig {
                         name: format!("{base}{i}"),
                         kind: NodeKind::Host(hc.clone()),
+                        dcbx: h
+                            .dcbx
+                            .as_ref()
+                            .map(|v| dcbx_config(ctx, v, h.name.span()))
+                            .transpose()?,
                     };
                     members.push(add(ctx, &h.name, n, &mut nodes)?);
                 }
@@ -430,6 +482,11 @@ pub(super) fn build(
             NodeConfig {
                 name: s.name.get_ref().clone(),
                 kind: NodeKind::Switch(sc),
+                dcbx: s
+                    .dcbx
+                    .as_ref()
+                    .map(|v| dcbx_config(ctx, v, s.name.span()))
+                    .transpose()?,
             },
             &mut nodes,
         )?;
@@ -496,6 +553,16 @@ pub(super) fn build(
                 if x == y {
                     return ctx.err(l.b.span(), "b", "a link's two ends are the same node".into());
                 }
+                let dcbx_of = |node: NodeId, end: &Option<RawEnd>| {
+                    p.dcbx
+                        .unwrap_or(false)
+                        .then(|| match end.as_ref().and_then(|e| e.dcbx.as_ref()) {
+                            Some(v) => dcbx_config(ctx, v, l.a.span()),
+                            None => Ok(nodes[node as usize].dcbx.clone().unwrap_or_default()),
+                        })
+                        .transpose()
+                };
+                let (dcbx_a, dcbx_b) = (dcbx_of(x, &l.a_end)?, dcbx_of(y, &l.b_end)?);
                 links.push(LinkConfig {
                     a: x,
                     b: y,
@@ -505,6 +572,8 @@ pub(super) fn build(
                     fc_b,
                     ets,
                     ets_idle_slope,
+                    dcbx_a,
+                    dcbx_b,
                 });
             }
         }

@@ -30,7 +30,7 @@ pub struct Builtin {
 }
 
 /// The built-in scenarios; the first is the default.
-pub const BUILTINS: [Builtin; 4] = [
+pub const BUILTINS: [Builtin; 6] = [
     Builtin {
         name: "four-bridge",
         summary: "document 003 §3.2: congestion spreading from an oversubscribed link back to three clients",
@@ -50,6 +50,16 @@ pub const BUILTINS: [Builtin; 4] = [
         name: "ets-7-13-80",
         summary: "802.1Qaz ETS at 100 Gb/s: a 20 Gb/s strict class, then ETS classes sharing the rest 7/13/80",
         text: include_str!("../../../../examples/scenarios/ets-7-13-80.toml"),
+    },
+    Builtin {
+        name: "dcbx-adopt",
+        summary: "DCBX: willing hosts adopt a non-willing switch's PFC on priority 3 before traffic starts",
+        text: include_str!("../../../../examples/scenarios/dcbx-adopt.toml"),
+    },
+    Builtin {
+        name: "dcbx-disagree",
+        summary: "DCBX: both ends unwilling with different PFC vectors; PFC not operational, drops",
+        text: include_str!("../../../../examples/scenarios/dcbx-disagree.toml"),
     },
 ];
 

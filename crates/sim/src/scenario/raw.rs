@@ -50,6 +50,8 @@ pub(super) struct RawLinkParams {
     pub(super) ets_tsa: Option<Vec<String>>,
     /// idleSlope of credit-based-shaper TCs: TC number → rate (e.g. `{ 4 = "10G" }`).
     pub(super) ets_idle_slope: Option<BTreeMap<String, Spanned<String>>>,
+    /// Run a DCBX agent on both ports: their PFC and ETS come from negotiation.
+    pub(super) dcbx: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -62,6 +64,8 @@ pub(super) struct RawHost {
     pub(super) rx_xoff_bytes: Option<u64>,
     pub(super) rx_xon_bytes: Option<u64>,
     pub(super) nic_queue_frames: Option<usize>,
+    /// Local DCBX configuration of the host's port (802.1Qaz vocabulary).
+    pub(super) dcbx: Option<toml::Value>,
 }
 
 #[derive(Deserialize)]
@@ -76,6 +80,8 @@ pub(super) struct RawSwitch {
     pub(super) xon_offset_bytes: Option<u64>,
     pub(super) headroom_bytes: Option<u64>,
     pub(super) mtu: Option<u64>,
+    /// Local DCBX configuration of every port of the switch.
+    pub(super) dcbx: Option<toml::Value>,
 }
 
 fn default_threshold() -> Spanned<String> {
@@ -101,6 +107,7 @@ pub(super) struct RawLink {
     pub(super) ets_prio_tc: Option<Vec<u8>>,
     pub(super) ets_tsa: Option<Vec<String>>,
     pub(super) ets_idle_slope: Option<BTreeMap<String, Spanned<String>>>,
+    pub(super) dcbx: Option<bool>,
     /// Flow-control keys for the port at `a` only (e.g. a NIC that ignores PFC).
     pub(super) a_end: Option<RawEnd>,
     /// Flow-control keys for the port at `b` only.
@@ -118,6 +125,8 @@ pub(super) struct RawEnd {
     pub(super) xon_on_release: Option<bool>,
     pub(super) hold_own_data: Option<bool>,
     pub(super) reaction_delay_quanta: Option<u64>,
+    /// This port's local DCBX configuration (over its node's `dcbx`).
+    pub(super) dcbx: Option<toml::Value>,
 }
 
 impl RawEnd {
@@ -156,6 +165,7 @@ impl RawLink {
             ets_prio_tc: self.ets_prio_tc.clone(),
             ets_tsa: self.ets_tsa.clone(),
             ets_idle_slope: self.ets_idle_slope.clone(),
+            dcbx: self.dcbx,
         }
     }
 }

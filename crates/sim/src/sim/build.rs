@@ -3,13 +3,15 @@
 
 use std::collections::VecDeque;
 
+use lossless_proto::dcbx::Agent;
 use lossless_proto::ets::{PortParams, Scheduler};
 use lossless_proto::flow_control::{FlowControl, Mode};
+use lossless_proto::lldp_agent::AgentConfig;
 use lossless_proto::units::Instant;
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
 
-use super::{BuildError, Event, FlowState, Host, Node, Port, Simulator, Switch, station_address};
+use super::{BuildError, Event, FlowState, Host, Node, Port, PortDcbx, Simulator, Switch, station_address};
 use crate::buffer::SharedBuffer;
 use crate::config::{NodeKind, Signal, SimConfig};
 use crate::event::EventQueue;
@@ -38,29 +40,58 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             u32::try_from(largest_frame).map_err(|_| BuildError::FrameTooLarge { bytes: largest_frame })?;
         let mut node_ports: Vec<Vec<PortId>> = vec![Vec::new(); n];
         let mut ports: Vec<Port> = Vec::with_capacity(config.links.len() * 2);
+        // per port: the priorities a switch reserves headroom for
+        let mut headroom_mask: Vec<u8> = Vec::with_capacity(config.links.len() * 2);
         for (li, link) in config.links.iter().enumerate() {
             let pa = ports.len() as PortId;
             let pb = pa + 1;
-            for (node, peer, fc, me) in [(link.a, pb, link.fc_a, pa), (link.b, pa, link.fc_b, pb)] {
-                let sel: Box<dyn TransmissionSelection + Send> = match &link.ets {
-                    None => Box::new(StrictPriority),
-                    Some(ets) => {
-                        let mut params = PortParams {
-                            max_frame_bytes,
-                            ..PortParams::new(link.rate)
-                        };
-                        for (tc, slope) in link.ets_idle_slope.iter().enumerate() {
-                            if let Some(r) = slope {
-                                params = params.with_idle_slope(tc as u8, *r);
-                            }
-                        }
-                        Box::new(Ets(Scheduler::ieee(ets, &params)
-                            .map_err(|source| BuildError::Ets { link: li, source })?))
+            let ends = [
+                (link.a, pb, link.fc_a, pa, &link.dcbx_a),
+                (link.b, pa, link.fc_b, pb, &link.dcbx_b),
+            ];
+            for (node, peer, fc, me, dcbx_cfg) in ends {
+                let mut params = PortParams {
+                    max_frame_bytes,
+                    ..PortParams::new(link.rate)
+                };
+                for (tc, slope) in link.ets_idle_slope.iter().enumerate() {
+                    if let Some(r) = slope {
+                        params = params.with_idle_slope(tc as u8, *r);
                     }
+                }
+                let sel: Box<dyn TransmissionSelection + Send> = match &link.ets {
+                    // a DCBX port gets its operational ETS scheduler when its agent starts
+                    _ if dcbx_cfg.is_some() => Box::new(StrictPriority),
+                    None => Box::new(StrictPriority),
+                    Some(ets) => Box::new(Ets(Scheduler::ieee(ets, &params)
+                        .map_err(|source| BuildError::Ets { link: li, source })?)),
                 };
                 let mut fc = fc;
                 fc.rate = link.rate;
                 fc.station_address = station_address(me);
+                let template = fc;
+                let dcbx = match dcbx_cfg {
+                    None => None,
+                    Some(d) => {
+                        // PFC off until negotiation makes it operational (document 003)
+                        fc.mode = Mode::Off;
+                        let mut ac = AgentConfig::new(station_address(me));
+                        let local = node_ports[node as usize].len();
+                        ac.port_name = Some(format!("{}.{local}", config.nodes[node as usize].name));
+                        ac.system_name = Some(config.nodes[node as usize].name.clone());
+                        let agent = Agent::new(ac, d.clone())
+                            .map_err(|source| BuildError::Dcbx { link: li, source })?;
+                        // headroom for what this port may run: its own PFC priorities, and any
+                        // priority when it is willing to adopt the peer's
+                        let reserve = if d.pfc.willing {
+                            0xFF
+                        } else {
+                            d.pfc.params().enable
+                        };
+                        headroom_mask.push(reserve);
+                        Some(Box::new(PortDcbx::new(agent, template, params)))
+                    }
+                };
                 let mac =
                     FlowControl::new(fc).map_err(|source| BuildError::FlowControl { link: li, source })?;
                 let lossless = match fc.mode {
@@ -68,6 +99,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     Mode::Pause => 0xFF,
                     Mode::Pfc => fc.active_mask(),
                 };
+                if dcbx.is_none() {
+                    headroom_mask.push(lossless);
+                }
                 let local = node_ports[node as usize].len() as u32;
                 node_ports[node as usize].push(me);
                 ports.push(Port {
@@ -89,6 +123,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     xoff_pairs: 0,
                     paused_seen: 0,
                     stats: PortStats::default(),
+                    dcbx,
+                    lldp_tx: VecDeque::new(),
+                    lldp_wire: VecDeque::new(),
                 });
             }
         }
@@ -135,9 +172,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                             reserve.push([0; 8]);
                             port_reserve.push(h);
                         } else {
-                            reserve.push(std::array::from_fn(|q| {
-                                if port.lossless & (1 << q) != 0 { h } else { 0 }
-                            }));
+                            let mask = headroom_mask[p as usize];
+                            reserve.push(std::array::from_fn(|q| if mask & (1 << q) != 0 { h } else { 0 }));
                             port_reserve.push(0);
                         }
                     }
@@ -209,6 +245,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         for f in &mut sim.flows {
             f.scheduled = true;
         }
+        sim.start_dcbx();
         Ok(sim)
     }
 }

@@ -194,9 +194,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if let Node::Host(h) = &self.nodes[s.node as usize] {
             let p = h.port;
             let port = &mut self.ports[p as usize];
-            let set = match port.mac.config().mode {
+            let cfg = port.mac.config();
+            let set = match cfg.mode {
                 Mode::Off => return,
                 Mode::Pause => 0,
+                // checked at build; on a DCBX port the priority may not be PFC-enabled (yet):
+                // like `fc_rdy` of a priority without PFC, the request then has no effect
+                Mode::Pfc if cfg.active_mask() & (1 << s.prio) == 0 => return,
                 Mode::Pfc => s.prio,
             };
             if let Err(e) = port.mac.set_request(self.now, set, s.on) {

@@ -9,7 +9,10 @@ use lossless_proto::units::{Duration, Instant, Rate};
 use rand_pcg::Pcg64;
 
 mod build;
+mod dcbx;
 mod host;
+
+pub(crate) use dcbx::PortDcbx;
 
 use crate::buffer::{Admission, SharedBuffer};
 use crate::config::SimConfig;
@@ -39,6 +42,8 @@ pub enum Event {
     Signal(u32),
     /// A shaper of the port's transmission selection lets a held frame go.
     Eligible(PortId),
+    /// A port's DCBX agent has a deadline.
+    DcbxTimer(PortId),
 }
 
 /// One port: egress queues, transmitter, flow-control engine, the wire towards its peer.
@@ -66,6 +71,12 @@ pub(crate) struct Port {
     /// Last paused mask reported to the observer (only with `Observer::PAUSE_STATE`).
     paused_seen: u8,
     pub(crate) stats: PortStats,
+    /// The DCBX agent of a DCBX-managed port.
+    pub(crate) dcbx: Option<Box<PortDcbx>>,
+    /// LLDPDUs waiting for the transmitter.
+    lldp_tx: VecDeque<Vec<u8>>,
+    /// LLDPDUs on the wire towards `peer`, in the order of their `WireFrame::Lldp` entries.
+    lldp_wire: VecDeque<Vec<u8>>,
 }
 
 pub(crate) struct Host {
@@ -157,6 +168,14 @@ pub enum BuildError {
         link: usize,
         /// The scheduler's reason.
         source: lossless_proto::ets::SchedulerError,
+    },
+    /// A DCBX configuration was refused by the agent.
+    #[error("link {link}: DCBX: {source}")]
+    Dcbx {
+        /// Index of the link.
+        link: usize,
+        /// The agent's reason.
+        source: lossless_proto::dcbx::AgentError,
     },
     /// A flow's frames are larger than any port can be built for.
     #[error("frames of {bytes} bytes: allowed up to 4294967295")]
@@ -301,6 +320,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             Event::NewFlow(w) => self.on_new_flow(w),
             Event::Signal(i) => self.on_signal(i),
             Event::Eligible(p) => self.try_transmit(p),
+            Event::DcbxTimer(p) => self.on_dcbx_timer(p),
         }
     }
 
@@ -363,6 +383,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.arm_timer(p);
             return;
         }
+        if !port.lldp_tx.is_empty() && self.start_lldp(p) {
+            return;
+        }
+        let port = &mut self.ports[pi];
         let mut ready = 0u8;
         let mut pending = port.nonempty;
         while pending != 0 {
@@ -497,6 +521,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 self.observer.control_received(p, &cf, now);
                 self.try_transmit(p);
                 self.arm_timer(p);
+            }
+            WireFrame::Lldp { .. } => {
+                let Some(frame) = self.ports[peer as usize].lldp_wire.pop_front() else {
+                    return;
+                };
+                self.lldp_received(p, &frame);
             }
             WireFrame::Data(mut frame) => {
                 let port = &mut self.ports[p as usize];
