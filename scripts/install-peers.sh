@@ -2,7 +2,7 @@
 # Installs the reference tools the tests compare lossless against. Needs root. Idempotent.
 set -euo pipefail
 need=()
-for pair in tshark:tshark tcpdump:tcpdump lldpad:lldpad lldpd:lldpd ip:iproute2 python3:python3; do
+for pair in tshark:tshark tcpdump:tcpdump lldpad:lldpad lldpd:lldpd ip:iproute2 python3:python3 tcpreplay:tcpreplay; do
   cmd=${pair%%:*}; pkg=${pair#*:}
   command -v "$cmd" >/dev/null 2>&1 || need+=("$pkg")
 done

@@ -225,8 +225,8 @@ pub fn analyze<R: Read>(reader: CaptureReader<R>, opts: Options) -> Analysis {
     }
     let end = run.last;
     run.m.tick(end);
-    // The last, partial bucket.
-    if run.origin.is_some() && run.timeline.len() < MAX_BUCKETS {
+    // The last, partial bucket (none when the capture ends on a bucket edge).
+    if run.origin.is_some() && run.timeline.len() < MAX_BUCKETS && end + opts.bucket > run.next_edge {
         let mut b = Bucket {
             start_s: run.secs(run.next_edge) - opts.bucket.as_secs_f64(),
             paused_s: [0.0; SLOTS],

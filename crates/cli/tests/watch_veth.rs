@@ -171,14 +171,15 @@ fn watch_counts_gen_exactly_and_detects_and_restores_the_storm_in_time() {
     );
     let f = |v: &Value, k: &str| v[k].as_f64().unwrap();
     // Detected at pause start + 200 ms, restored at pause end + 200 ms: the two are the paused
-    // time apart; each observed within the 10 ms polling period (plus scheduling slack).
+    // time apart; each observed within the 10 ms polling period + the 10 ms tick lag (plus
+    // scheduling slack).
     assert!(
         (f(r, "at_s") - f(d, "at_s") - paused).abs() < 1e-6,
         "{d} {r} {paused}"
     );
     for e in [d, r] {
         let late = f(e, "observed_s") - f(e, "at_s");
-        assert!((0.0..0.06).contains(&late), "{e}");
+        assert!((0.0..0.07).contains(&late), "{e}");
     }
 }
 

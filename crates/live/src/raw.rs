@@ -300,6 +300,93 @@ impl RawSocket {
         }))
     }
 
+    /// Asks the kernel to stamp every received frame with its arrival time (SO_TIMESTAMPNS),
+    /// which [`RawSocket::recv_timed`] returns.
+    pub fn enable_timestamps(&self) -> Result<(), LiveError> {
+        setsockopt(
+            self.sock.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_TIMESTAMPNS,
+            &(1 as libc::c_int),
+        )
+        .map_err(|e| LiveError::io("enabling SO_TIMESTAMPNS", &self.iface, e))
+    }
+
+    /// As [`RawSocket::recv`], also returning the kernel's arrival time (wall clock) when
+    /// [`RawSocket::enable_timestamps`] was called.
+    pub fn recv_timed(
+        &self,
+        buf: &mut [u8],
+        timeout: Duration,
+    ) -> Result<Option<(Received, Option<std::time::SystemTime>)>, LiveError> {
+        let fd = self.sock.as_raw_fd();
+        let mut pfd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = timeout.as_millis().min(i32::MAX as u128) as libc::c_int;
+        // SAFETY: pfd is one valid pollfd.
+        let rc = unsafe { libc::poll(&mut pfd, 1, ms) };
+        if rc <= 0 {
+            let e = io::Error::last_os_error();
+            if rc == 0 || e.kind() == io::ErrorKind::Interrupted {
+                return Ok(None);
+            }
+            return Err(LiveError::io("waiting for frames", &self.iface, e));
+        }
+        // SAFETY: sockaddr_ll and msghdr are plain old data.
+        let mut from: libc::sockaddr_ll = unsafe { zeroed() };
+        let mut iov = libc::iovec {
+            iov_base: buf.as_mut_ptr().cast(),
+            iov_len: buf.len(),
+        };
+        let mut control = [0u64; 16];
+        // SAFETY: as above.
+        let mut msg: libc::msghdr = unsafe { zeroed() };
+        msg.msg_name = (&mut from as *mut libc::sockaddr_ll).cast();
+        msg.msg_namelen = size_of::<libc::sockaddr_ll>() as libc::socklen_t;
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr().cast();
+        msg.msg_controllen = size_of::<[u64; 16]>();
+        // SAFETY: msg points to live buffers of the sizes it names.
+        let n = unsafe { libc::recvmsg(fd, &mut msg, libc::MSG_DONTWAIT) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted) {
+                return Ok(None);
+            }
+            return Err(LiveError::io("receiving frame", &self.iface, e));
+        }
+        if from.sll_pkttype == PACKET_OUTGOING {
+            return Ok(None);
+        }
+        let mut stamp = None;
+        // SAFETY: the CMSG macros walk the control buffer the kernel filled, within
+        // msg_controllen; SCM_TIMESTAMPNS data is one timespec (read unaligned).
+        unsafe {
+            let mut c = libc::CMSG_FIRSTHDR(&msg);
+            while !c.is_null() {
+                if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_TIMESTAMPNS {
+                    let ts: libc::timespec = std::ptr::read_unaligned(libc::CMSG_DATA(c).cast());
+                    if ts.tv_sec >= 0 && (0..1_000_000_000).contains(&ts.tv_nsec) {
+                        stamp =
+                            Some(std::time::UNIX_EPOCH + Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32));
+                    }
+                }
+                c = libc::CMSG_NXTHDR(&msg, c);
+            }
+        }
+        Ok(Some((
+            Received {
+                len: (n as usize).min(buf.len()),
+                pkttype: from.sll_pkttype,
+            },
+            stamp,
+        )))
+    }
+
     /// Whether the interface is up with carrier (IFF_UP and IFF_RUNNING).
     pub fn is_up(&self) -> Result<bool, LiveError> {
         let mut req = ifreq(&self.iface);

@@ -40,12 +40,16 @@ pub fn link_speed(iface: &str) -> Option<Rate> {
     u64::try_from(mbps).ok().filter(|m| *m > 0).map(Rate::from_mbps)
 }
 
+/// How far behind the clock the monitor's time is moved at each step (see [`Watcher::step`]):
+/// storm events are observed up to this much later than the polling period alone would allow.
+pub const TICK_LAG: Duration = Duration::from_ms(10);
+
 /// A live watcher on one interface.
 #[derive(Debug)]
 pub struct Watcher {
     sock: RawSocket,
     monitor: Monitor,
-    epoch: std::time::Instant,
+    epoch: std::time::SystemTime,
     buf: Vec<u8>,
     speed: Rate,
 }
@@ -64,12 +68,13 @@ impl Watcher {
             }
         };
         sock.attach_ethertype_filter(EtherType::MAC_CONTROL.0)?;
+        sock.enable_timestamps()?;
         // MAC Control frames go to 01:80:c2:00:00:01; a NIC may filter it without membership.
         sock.join_multicast([0x01, 0x80, 0xc2, 0x00, 0x00, 0x01])?;
         Ok(Watcher {
             sock,
             monitor: Monitor::new(speed, watchdog),
-            epoch: std::time::Instant::now(),
+            epoch: std::time::SystemTime::now(),
             buf: vec![0u8; 2048],
             speed,
         })
@@ -80,13 +85,19 @@ impl Watcher {
         self.speed
     }
 
-    /// Time since the watcher opened, as the monitor counts it.
+    /// Time since the watcher opened, as the monitor counts it (the wall clock, which the
+    /// kernel's receive timestamps use; a clock stepping back counts as no time passing).
     pub fn now(&self) -> Instant {
-        Instant::from_ps(0) + Duration::from_std(self.epoch.elapsed())
+        self.since_epoch(std::time::SystemTime::now())
     }
 
-    /// Receives and feeds frames for up to `span` (or until `stop()`), then lets the monitor's
-    /// time pass to now. Returns frames received.
+    fn since_epoch(&self, t: std::time::SystemTime) -> Instant {
+        Instant::from_ps(0) + Duration::from_std(t.duration_since(self.epoch).unwrap_or_default())
+    }
+
+    /// Receives and feeds frames (timed by the kernel's arrival stamps) for up to `span` (or
+    /// until `stop()`), then lets the monitor's time pass to [`TICK_LAG`] before now. Returns
+    /// frames received.
     pub fn step(&mut self, span: StdDuration, stop: &dyn Fn() -> bool) -> Result<u64, LiveError> {
         let end = std::time::Instant::now() + span;
         let mut n = 0;
@@ -97,13 +108,19 @@ impl Watcher {
             }
             // Short waits so a stop request is seen within 50 ms.
             let wait = (end - now).min(StdDuration::from_millis(50));
-            if let Some(r) = self.sock.recv(&mut self.buf, wait)? {
-                let t = self.now();
+            if let Some((r, stamp)) = self.sock.recv_timed(&mut self.buf, wait)? {
+                // The kernel's arrival time, not when this process got around to reading it.
+                let t = match stamp {
+                    Some(s) => self.since_epoch(s),
+                    None => self.now(),
+                };
                 self.monitor.on_frame(t, &self.buf[..r.len], FcsMode::Absent);
                 n += 1;
             }
         }
-        let t = self.now();
+        // Time passes up to a little before now: a frame that arrived just before the tick but
+        // is read after it keeps its own arrival time instead of being moved to the tick's.
+        let t = Instant::from_ps(self.now().as_ps().saturating_sub(TICK_LAG.as_ps()));
         self.monitor.tick(t);
         Ok(n)
     }
