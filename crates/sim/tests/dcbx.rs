@@ -117,3 +117,28 @@ fn dcbx_runs_are_deterministic() {
     let b = json(&run(load("dcbx-disagree", &[], None)));
     assert_eq!(a, b);
 }
+
+#[test]
+fn a_dcbx_port_whose_peer_runs_no_dcbx_keeps_pfc_off_and_the_peer_ignores_its_lldpdus() {
+    // sender1's end runs no agent: the switch port facing it never sees a DCBX peer
+    let text = lossless_sim::scenario::builtin("dcbx-adopt")
+        .unwrap()
+        .text
+        .replace(
+            "a = \"sender*\"\nb = \"tor\"",
+            "a = \"sender*\"\nb = \"tor\"\na_end = { dcbx = false }",
+        );
+    let c = lossless_sim::scenario::load_str(&text, "x.toml", None, &Default::default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = run(c);
+    let j = json(&r);
+    let sw = &port(&j, "tor", "sender1")["dcbx"];
+    assert_eq!(sw["peer"], false, "{sw}");
+    assert_eq!(sw["operational_pfc_priorities"], serde_json::json!([]));
+    assert_eq!(sw["operational_at_ps"], Value::Null);
+    assert!(sw["lldp_sent_frames"].as_u64().unwrap() >= 1);
+    let host = port(&j, "sender1", "tor");
+    assert_eq!(host["dcbx"], Value::Null);
+    assert_eq!(host["lldp_ignored_frames"], sw["lldp_sent_frames"]);
+    assert_eq!(port(&j, "tor", "sender1")["flow_control"], "off");
+}

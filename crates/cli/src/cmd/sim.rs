@@ -60,8 +60,9 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
 /// Runs `lossless sim`.
 pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     if args.list {
+        let w = BUILTINS.iter().map(|b| b.name.len()).max().unwrap_or(0);
         for b in BUILTINS {
-            println!("{:<12} {}", b.name, b.summary);
+            println!("{:<w$}  {}", b.name, b.summary);
         }
         return Ok(ExitCode::SUCCESS);
     }

@@ -553,14 +553,21 @@ pub(super) fn build(
                 if x == y {
                     return ctx.err(l.b.span(), "b", "a link's two ends are the same node".into());
                 }
+                // an end's `dcbx = false` runs no agent there (a peer without DCBX)
                 let dcbx_of = |node: NodeId, end: &Option<RawEnd>| {
-                    p.dcbx
-                        .unwrap_or(false)
-                        .then(|| match end.as_ref().and_then(|e| e.dcbx.as_ref()) {
-                            Some(v) => dcbx_config(ctx, v, l.a.span()),
-                            None => Ok(nodes[node as usize].dcbx.clone().unwrap_or_default()),
-                        })
-                        .transpose()
+                    let end = end.as_ref().and_then(|e| e.dcbx.as_ref());
+                    if !p.dcbx.unwrap_or(false) || end.is_some_and(|v| v.as_bool() == Some(false)) {
+                        return Ok(None);
+                    }
+                    match end {
+                        Some(v) if v.is_table() => dcbx_config(ctx, v, l.a.span()).map(Some),
+                        Some(v) if v.as_bool() != Some(true) => ctx.err(
+                            l.a.span(),
+                            "dcbx",
+                            format!("found {v} in a_end/b_end, allowed a DCBX table, true or false"),
+                        ),
+                        _ => Ok(Some(nodes[node as usize].dcbx.clone().unwrap_or_default())),
+                    }
                 };
                 let (dcbx_a, dcbx_b) = (dcbx_of(x, &l.a_end)?, dcbx_of(y, &l.b_end)?);
                 links.push(LinkConfig {
