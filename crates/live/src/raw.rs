@@ -300,6 +300,16 @@ impl RawSocket {
         }))
     }
 
+    /// Asks for a receive buffer of `bytes` (SO_RCVBUFFORCE when privileged, else SO_RCVBUF,
+    /// which the kernel caps at net.core.rmem_max), so bursts wait instead of being dropped.
+    pub fn set_recv_buffer(&self, bytes: usize) -> Result<(), LiveError> {
+        let n = libc::c_int::try_from(bytes).unwrap_or(libc::c_int::MAX);
+        let fd = self.sock.as_raw_fd();
+        setsockopt(fd, libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, &n)
+            .or_else(|_| setsockopt(fd, libc::SOL_SOCKET, libc::SO_RCVBUF, &n))
+            .map_err(|e| LiveError::io("setting the receive buffer size", &self.iface, e))
+    }
+
     /// Asks the kernel to stamp every received frame with its arrival time (SO_TIMESTAMPNS),
     /// which [`RawSocket::recv_timed`] returns.
     pub fn enable_timestamps(&self) -> Result<(), LiveError> {

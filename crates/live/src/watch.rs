@@ -44,6 +44,9 @@ pub fn link_speed(iface: &str) -> Option<Rate> {
 /// storm events are observed up to this much later than the polling period alone would allow.
 pub const TICK_LAG: Duration = Duration::from_ms(10);
 
+/// Receive buffer the watcher asks for: about 20 000 minimum frames of burst.
+pub const RECV_BUFFER: usize = 16 << 20;
+
 /// A live watcher on one interface.
 #[derive(Debug)]
 pub struct Watcher {
@@ -69,6 +72,7 @@ impl Watcher {
         };
         sock.attach_ethertype_filter(EtherType::MAC_CONTROL.0)?;
         sock.enable_timestamps()?;
+        sock.set_recv_buffer(RECV_BUFFER)?;
         // MAC Control frames go to 01:80:c2:00:00:01; a NIC may filter it without membership.
         sock.join_multicast([0x01, 0x80, 0xc2, 0x00, 0x00, 0x01])?;
         Ok(Watcher {
