@@ -20,7 +20,7 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 echo "== cargo test"
 export LOSSLESS_SKIP_LOG="$PWD/target/lossless-skipped.txt"
 mkdir -p target && : > "$LOSSLESS_SKIP_LOG"
-cargo test --workspace --all-targets --locked
+cargo test --workspace --all-targets --locked --no-fail-fast
 # doc tests are not part of --all-targets
 cargo test --workspace --doc --locked
 
