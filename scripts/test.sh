@@ -20,9 +20,10 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 echo "== cargo test"
 export LOSSLESS_SKIP_LOG="$PWD/target/lossless-skipped.txt"
 mkdir -p target && : > "$LOSSLESS_SKIP_LOG"
-cargo test --workspace --all-targets --locked --no-fail-fast
+status=0
+cargo test --workspace --all-targets --locked --no-fail-fast || status=$?
 # doc tests are not part of --all-targets
-cargo test --workspace --doc --locked
+cargo test --workspace --doc --locked || status=$?
 
 if [ -s "$LOSSLESS_SKIP_LOG" ]; then
   echo "!! $(sort -u "$LOSSLESS_SKIP_LOG" | wc -l) test(s) were SKIPPED for a missing peer or privilege:"
@@ -30,3 +31,4 @@ if [ -s "$LOSSLESS_SKIP_LOG" ]; then
 else
   echo "== no test was skipped"
 fi
+exit "$status"
