@@ -1,8 +1,8 @@
 //! PAUSE/PFC frame generator (`lossless gen`): everything SONiC's `pfc_gen.py` does (interfaces,
 //! enable bitmap + one pause time, link PAUSE instead of PFC, count) plus per-priority times,
 //! source/destination MAC, rate control, a duration, and the storm rate that keeps a priority
-//! paused. Frames are built by the codec ([`emit_frame`]) and sent in `sendmmsg` batches,
-//! bypassing the qdisc layer.
+//! paused. Frames are built by the codec ([`emit_frame`]) and sent in `sendmmsg` batches or
+//! through a PACKET_MMAP TX ring, bypassing the qdisc layer.
 
 use std::time::{Duration, Instant};
 
@@ -13,6 +13,7 @@ use lossless_wire::mac_control::{MacControlRepr, emit_frame};
 use serde::Serialize;
 
 use crate::raw::{LiveError, RawSocket};
+use crate::tx_ring::TxRing;
 
 /// Length of every generated frame (untagged minimum frame without FCS; the NIC appends it).
 pub const FRAME_LEN: usize = 60;
@@ -55,8 +56,10 @@ pub struct Pacing {
     pub rate: Option<f64>,
     /// Stop after this long.
     pub duration: Option<Duration>,
-    /// Frames per `sendmmsg` call (at most).
+    /// Frames per `sendmmsg` call or ring flush (at most).
     pub batch: usize,
+    /// Send through a PACKET_MMAP TX ring instead of `sendmmsg`.
+    pub tx_ring: bool,
 }
 
 /// The frame rate that keeps a priority paused on a link of `speed`: `oversubscription` frames
@@ -109,6 +112,12 @@ pub fn run(
         })?;
     let batch = pacing.batch.clamp(1, 1024);
     let batches: Vec<Vec<&[u8]>> = frames.iter().map(|f| vec![&f[..]; batch]).collect();
+    let mut rings = Vec::new();
+    if pacing.tx_ring {
+        for s in socks {
+            rings.push(TxRing::new(s, (4 * batch).max(256))?);
+        }
+    }
     let start = Instant::now();
     let mut sent = 0u64;
     let mut interrupted = false;
@@ -141,8 +150,14 @@ pub fn run(
             n = n.min(due - sent);
         }
         let mut least = n as usize;
-        for (s, b) in socks.iter().zip(&batches) {
-            least = least.min(s.send_batch(&b[..n as usize])?);
+        if rings.is_empty() {
+            for (s, b) in socks.iter().zip(&batches) {
+                least = least.min(s.send_batch(&b[..n as usize])?);
+            }
+        } else {
+            for (r, f) in rings.iter_mut().zip(&frames) {
+                least = least.min(r.send_copies(f, n as usize)?);
+            }
         }
         sent += least as u64;
         if least < n as usize {

@@ -9,6 +9,7 @@ pub mod monitor;
 pub mod prometheus;
 pub mod raw;
 pub mod signals;
+pub mod tx_ring;
 pub mod watch;
 pub mod watchdog;
 

@@ -1,6 +1,7 @@
 //! The socket features `gen` and `watch` rely on, over a veth pair in this namespace (root only;
 //! skipped loudly otherwise): the EtherType BPF filter, kernel arrival stamps, `sendmmsg`
-//! batches, the generator's count and pacing, the watcher's counts and the Prometheus exporter.
+//! batches, the generator's count and pacing through the TX ring, the watcher's counts and the
+//! Prometheus exporter.
 
 use std::io::{Read, Write};
 use std::process::Command;
@@ -125,6 +126,7 @@ fn send_batch_and_the_generator_deliver_exact_counts_to_the_watcher() {
         rate: Some(5000.0),
         duration: Some(Duration::from_secs(5)),
         batch: 64,
+        tx_ring: true,
     };
     let r = generator::run(std::slice::from_ref(&tx), &spec, &pacing, &|| false).unwrap();
     assert_eq!(r.interfaces[0].sent, 500);
