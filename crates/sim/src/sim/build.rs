@@ -117,6 +117,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     current: None,
                     inflight: VecDeque::with_capacity(64),
                     mac,
+                    ctl_check: true,
                     timer_at: Instant::MAX,
                     sel,
                     lossless,

@@ -211,6 +211,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             match FlowControl::new(cfg) {
                 Ok(mac) => {
                     port.mac = mac;
+                    port.ctl_check = true;
                     port.timer_at = Instant::MAX;
                     port.lossless = enable;
                     d.applied_pfc = enable;
@@ -225,7 +226,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             let raised = port.xoff_pairs & enable;
             for q in 0..8u8 {
                 if raised & (1 << q) != 0
-                    && let Err(e) = self.ports[p as usize].mac.set_request(now, q, true)
+                    && let Err(e) = {
+                        let port = &mut self.ports[p as usize];
+                        port.ctl_check = true;
+                        port.mac.set_request(now, q, true)
+                    }
                 {
                     self.engine_fault(p, "flow-control request refused after DCBX", &e);
                     return;

@@ -203,6 +203,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 Mode::Pfc if cfg.active_mask() & (1 << s.prio) == 0 => return,
                 Mode::Pfc => s.prio,
             };
+            port.ctl_check = true;
             if let Err(e) = port.mac.set_request(self.now, set, s.on) {
                 self.engine_fault(p, "scripted fc_rdy refused", &e);
                 return;

@@ -62,6 +62,12 @@ pub(crate) struct Port {
     /// Frames on the wire towards `peer`, oldest first (constant delay keeps FIFO order).
     inflight: VecDeque<WireFrame>,
     pub(crate) mac: FlowControl,
+    /// Set whenever the engine's transmit side may have a control frame due (a request
+    /// changed, a deadline fired, a control frame went out or came in); cleared once the
+    /// engine says none is due. While clear, `try_transmit` skips the control-frame poll and
+    /// its repeated checks (a performance shortcut; the engine stays the authority through
+    /// `on_tx_start`).
+    ctl_check: bool,
     timer_at: Instant,
     sel: Box<dyn TransmissionSelection + Send>,
     /// Priorities that are lossless here (flow control answers their congestion).
@@ -352,6 +358,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             }
             port.timer_at = Instant::MAX;
             port.mac.handle_timeout(now);
+            port.ctl_check = true;
         }
         self.try_transmit(p);
         self.arm_timer(p);
@@ -370,7 +377,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             return;
         }
         let port = &mut self.ports[pi];
-        if let Some(tx) = port.mac.poll_transmit(now) {
+        if port.ctl_check && !port.mac.has_control_due(now) {
+            port.ctl_check = false;
+        }
+        if port.ctl_check
+            && let Some(tx) = port.mac.poll_transmit(now)
+        {
             let w = WireFrame::Control(tx.frame);
             port.busy = true;
             port.inflight.push_back(w);
@@ -389,12 +401,27 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let port = &mut self.ports[pi];
         let mut ready = 0u8;
         let mut pending = port.nonempty;
-        while pending != 0 {
-            let q = pending.trailing_zeros() as u8;
-            pending &= pending - 1;
-            if port.mac.may_start_data(now, q) {
-                ready |= 1 << q;
+        if port.ctl_check {
+            // a control frame is due but could not start: the engine decides per priority
+            while pending != 0 {
+                let q = pending.trailing_zeros() as u8;
+                pending &= pending - 1;
+                if port.mac.may_start_data(now, q) {
+                    ready |= 1 << q;
+                }
             }
+        } else if pending != 0 && now >= port.mac.wire_free_at() && !port.mac.hold_data(now) {
+            // no control frame due (checked above): `may_start_data` reduces to the pauses
+            while pending != 0 {
+                let q = pending.trailing_zeros() as u8;
+                pending &= pending - 1;
+                if port.mac.may_transmit(now, q) {
+                    ready |= 1 << q;
+                }
+            }
+        } else if pending == 0 {
+            // nothing queued and no control frame due: no deadline moved since the last arm
+            return;
         }
         let Some(q) = port.sel.select(now, ready, !ready) else {
             if ready != 0
@@ -496,6 +523,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             Mode::Pfc => (prio, on, before != port.xoff_pairs),
         };
         if changed {
+            port.ctl_check = true;
             if let Err(e) = port.mac.set_request(now, set, level) {
                 self.engine_fault(p, "flow-control request refused", &e);
                 return;
@@ -518,6 +546,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 port.stats.count_control_rx(&cf);
                 port.mac
                     .handle_control_frame(now, &ReceivedControl::multicast(cf));
+                port.ctl_check = true;
                 self.observer.control_received(p, &cf, now);
                 self.try_transmit(p);
                 self.arm_timer(p);
