@@ -3,8 +3,10 @@
 //! simulator never re-implements PAUSE/PFC).
 //!
 //! Model, in short: full-duplex links (rate, 5 ns/m, preamble + SFD + IFG on the wire); ports
-//! with eight egress queues, strict-priority transmission selection behind
-//! [`selection::TransmissionSelection`], control frames first at frame boundaries; switches
+//! with eight egress queues, strict-priority or 802.1Qaz ETS/CBS transmission selection behind
+//! [`selection::TransmissionSelection`], control frames first at frame boundaries; optional
+//! DCBX agents whose LLDPDUs cross the links and whose operational PFC/ETS configure the
+//! ports at run time (see `sim/dcbx.rs`); switches
 //! with a shared buffer ([`buffer`]) charging each frame to its (ingress port, priority), XOFF
 //! raised into the ingress port's engine when a lossless frame overflows its threshold into
 //! headroom ([`headroom::headroom_bytes`] by default), XON below threshold − offset, lossy
@@ -16,7 +18,8 @@
 //! - [`sim`]: ports, hosts, switches and links; the event handlers.
 //! - [`traffic`]: flows (line rate, CBR, on/off, finite or not), flow-size CDFs, Poisson arrivals.
 //! - [`scenario`]: TOML scenario files and the built-in scenarios (`four-bridge`, `two-chip`,
-//!   `incast`).
+//!   `incast`, `ets-7-13-80`, `dcbx-adopt`, `dcbx-disagree`).
+//! - [`dcbx_report`]: the per-port DCBX figures of the report.
 //! - [`report`]: metrics (terminal summary, JSON with units in every key) and the frame
 //!   conservation check.
 //! - [`observer`]: the trace hook (zero cost when off); sinks [`pcap`] (pcapng per link
