@@ -26,14 +26,17 @@ ip -n "$A" link set v0 up; ip -n "$B" link set v1 up
 ip netns exec "$B" timeout 20 tcpdump -q -n -U --immediate-mode -i v1 -c 1000 -w "$DIR/pfc.pcap" ether proto 0x8808 2>"$DIR/td.log" &
 TD=$!
 for _ in $(seq 100); do grep -q "listening on" "$DIR/td.log" 2>/dev/null && break; sleep 0.1; done
-ip netns exec "$A" "$BIN" gen -i v0 -p 255 -t 65535 -n 1000 -r 10000 >/dev/null
-wait "$TD"
+ip netns exec "$A" "$BIN" gen -i v0 -p 255 -t 65535 -n 3000 -r 10000 >/dev/null
+wait "$TD" || { echo "tcpdump did not capture 1000 of gen's frames: $(cat "$DIR/td.log")" >&2; exit 1; }
 
 GEN_CMD="$BIN gen -i v0 -p 255 -t 65535 -n $N --json"
 REPLAY_CMD="tcpreplay -i v0 --topspeed --preload-pcap --loop=$((N / 1000)) $DIR/pfc.pcap"
 echo "== lossless gen:  $GEN_CMD"
 GEN=$(ip netns exec "$A" taskset -c 0 $GEN_CMD | python3 -c 'import json,sys; print(round(json.load(sys.stdin)["rate_fps"]))')
 echo "   $GEN frames/s"
+echo "== lossless gen --tx-ring (PACKET_MMAP ring instead of sendmmsg)"
+RING=$(ip netns exec "$A" taskset -c 0 $GEN_CMD --tx-ring | python3 -c 'import json,sys; print(round(json.load(sys.stdin)["rate_fps"]))')
+echo "   $RING frames/s"
 echo "== tcpreplay:     $REPLAY_CMD"
 REPLAY=$(ip netns exec "$A" taskset -c 0 $REPLAY_CMD 2>&1 | sed -n 's/.*Rated: .* Bps, .* Mbps, \([0-9.]*\) pps.*/\1/p' | head -1)
 echo "   $REPLAY frames/s"

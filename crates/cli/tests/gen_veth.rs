@@ -85,7 +85,7 @@ fn gen_frames_arrive_exactly_byte_identical_to_the_codec_and_decode_in_tshark() 
     );
     assert!(out.contains("sent 200 frames"), "{out}");
     gen_in(&p, &["-p", "0x81", "-t", "7", "-n", "50"]);
-    gen_in(&p, &["-g", "-t", "300", "-n", "10", "--batch", "3", "--sendmmsg"]);
+    gen_in(&p, &["-g", "-t", "300", "-n", "10", "--batch", "3", "--tx-ring"]);
     std::thread::sleep(Duration::from_millis(300));
     p.terminate(td);
 
