@@ -11,6 +11,8 @@ use rand_pcg::Pcg64;
 mod build;
 mod dcbx;
 mod host;
+#[cfg(test)]
+mod tests;
 
 pub(crate) use dcbx::PortDcbx;
 

@@ -1,0 +1,40 @@
+//! Engine errors on the hot path are never ignored: they stop the run as a reported fault.
+
+use lossless_proto::ets::{EtsConfig, PortParams, Scheduler};
+use lossless_wire::lldp::Tsa;
+
+use crate::Report;
+use crate::report::CheckError;
+use crate::scenario::{self, Overrides};
+use crate::selection::Ets;
+use crate::sim::Simulator;
+
+#[test]
+fn a_frame_the_ets_scheduler_refuses_stops_the_run_with_an_engine_fault() {
+    let c = scenario::load("ets-7-13-80", &Overrides::default()).unwrap();
+    let mut sim = Simulator::new(c).unwrap();
+    // a scheduler built for 1000-byte frames on the sender's port: 1522-byte frames are refused
+    let cfg = EtsConfig::new(8, [0, 1, 2, 3, 4, 5, 6, 7].map(Some), [Tsa::STRICT; 8], [0; 8]).unwrap();
+    let small = PortParams {
+        max_frame_bytes: 1000,
+        ..PortParams::new(sim.ports[0].rate)
+    };
+    sim.ports[0].sel = Box::new(Ets(Scheduler::ieee(&cfg, &small).unwrap()));
+    sim.run();
+    let fault = sim.fault().expect("the refusal is a fault").to_string();
+    assert!(fault.contains("port 0") && fault.contains("1522"), "{fault}");
+    // the scenario runs 1 ms; the fault ended it at the first refused frame
+    assert!(
+        sim.end().as_ps() < 1_000_000_000,
+        "the run stopped at {}",
+        sim.end()
+    );
+    assert_eq!(sim.now(), sim.end());
+    let r = Report::collect(&sim);
+    assert!(
+        matches!(r.check(), Err(CheckError::EngineFault(_))),
+        "{:?}",
+        r.check()
+    );
+    assert!(r.summary().contains("ENGINE FAULT"));
+}
