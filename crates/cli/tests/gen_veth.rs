@@ -169,6 +169,40 @@ fn gen_duration_and_rate_bound_the_frames_sent() {
 }
 
 #[test]
+fn gen_interrupted_by_sigint_prints_what_it_sent() {
+    if !ready("gen_interrupted_by_sigint_prints_what_it_sent", &["ip"]) {
+        return;
+    }
+    let mut p = Pair::new("gi");
+    let (a, ia) = (p.a.clone(), p.ia.clone());
+    let g = p.spawn(
+        &a,
+        &[lossless(), "gen", "-i", &ia, "-p", "1", "--rate", "200"],
+        "gen.log",
+    );
+    std::thread::sleep(Duration::from_millis(700));
+    let pid = p.pid(g).to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    p.wait_for(Duration::from_secs(10), "gen to exit on SIGINT", || {
+        p.log("gen.log").contains("(interrupted)").then_some(())
+    });
+    let log = p.log("gen.log");
+    let sent: u64 = log
+        .split("sent ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{log}"));
+    assert!((50..=400).contains(&sent), "{log}");
+}
+
+#[test]
 fn gen_refuses_missing_priorities_and_names_a_missing_interface() {
     let out = Command::new(lossless())
         .args(["gen", "-i", "lo", "-n", "1"])

@@ -141,7 +141,11 @@ fn text(a: &Analysis) -> String {
                 .as_ref()
                 .map(|r| format!(": {r}"))
                 .unwrap_or_default(),
-            if g.ets_agree { "agrees" } else { "DISAGREES" }
+            match (&g.ets_a, &g.ets_b) {
+                (Some(_), Some(_)) if g.ets_agree => "agrees",
+                (Some(_), Some(_)) => "DISAGREES",
+                _ => "not compared (one end sent no ETS)",
+            }
         );
     }
     if let Some(e) = &a.read_error {

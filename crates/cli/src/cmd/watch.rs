@@ -170,7 +170,7 @@ fn print_table(s: &Snapshot, drops: u64) {
     for x in &s.slots {
         let c = &x.counters;
         println!(
-            "{:>5} {:>10} {:>10} {:>8} {:>7} {:>7} {:>10.4} {:>6} {:>6}",
+            "{:>5} {:>10} {:>10} {:>8} {:>7} {:>7} {:>12.6} {:>6} {:>6}",
             x.slot,
             c.frames,
             c.xoff_frames,
