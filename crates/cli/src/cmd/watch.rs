@@ -164,7 +164,7 @@ fn print_table(s: &Snapshot, drops: u64) {
         s.time_s, s.speed_bps, s.frames, s.malformed, s.with_warnings, s.unknown_opcode, drops
     );
     println!(
-        "{:>5} {:>10} {:>10} {:>8} {:>7} {:>7} {:>10} {:>6} {:>6}",
+        "{:>5} {:>10} {:>10} {:>8} {:>7} {:>7} {:>12} {:>6} {:>6}",
         "slot", "frames", "xoff", "xon", "->xoff", "->xon", "paused_s", "now", "storm"
     );
     for x in &s.slots {
