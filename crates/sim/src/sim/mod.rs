@@ -425,7 +425,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             // nothing queued and no control frame due: no deadline moved since the last arm
             return;
         }
-        let Some(q) = port.sel.select(now, ready, !ready) else {
+        let Some(q) = port.sel.select(now, ready, port.nonempty & !ready) else {
             if ready != 0
                 && let Some(t) = port.sel.next_eligible(now)
             {
