@@ -23,7 +23,7 @@ ip link set lb$$ netns "$A" name v0
 ip -n "$A" link set v0 up; ip -n "$B" link set v1 up
 
 # The frames: 1000 of gen's, captured on the far end, for tcpreplay to loop over.
-ip netns exec "$B" timeout 20 tcpdump -q -n -U --immediate-mode -i v1 -c 1000 -w "$DIR/pfc.pcap" ether proto 0x8808 2>"$DIR/td.log" &
+ip netns exec "$B" timeout 20 tcpdump -q -n -U --immediate-mode -s 256 -B 16384 -i v1 -c 1000 -w "$DIR/pfc.pcap" ether proto 0x8808 2>"$DIR/td.log" &
 TD=$!
 for _ in $(seq 100); do grep -q "listening on" "$DIR/td.log" 2>/dev/null && break; sleep 0.1; done
 ip netns exec "$A" "$BIN" gen -i v0 -p 255 -t 65535 -n 3000 -r 10000 >/dev/null

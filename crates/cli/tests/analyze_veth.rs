@@ -30,6 +30,8 @@ fn analyze_of_a_tcpdump_capture_matches_watch_on_the_same_link() {
     let mut p = Pair::new("an");
     let (b, ib) = (p.b.clone(), p.ib.clone());
     let pcap = p.dir.join("link.pcap");
+    // A small snaplen and a 16 MB buffer: libpcap sizes ring slots by the snaplen, and the
+    // default 256 KiB slots in a 2 MB ring drop frames of an unpaced burst.
     let td = p.spawn(
         &b,
         &[
@@ -37,6 +39,10 @@ fn analyze_of_a_tcpdump_capture_matches_watch_on_the_same_link() {
             "-n",
             "-U",
             "--immediate-mode",
+            "-s",
+            "256",
+            "-B",
+            "16384",
             "--time-stamp-precision=nano",
             "-i",
             &ib,

@@ -33,6 +33,8 @@ fn expected(c: MacControlRepr) -> Vec<u8> {
 
 /// Starts tcpdump on the pair's `b` end writing `file`; returns its index once it listens.
 pub fn start_tcpdump(p: &mut Pair, file: &Path) -> usize {
+    // A small snaplen and a 16 MB buffer: libpcap sizes ring slots by the snaplen, and the
+    // default 256 KiB slots in a 2 MB ring drop frames of an unpaced burst.
     let i = p.spawn(
         &p.b.clone(),
         &[
@@ -40,6 +42,10 @@ pub fn start_tcpdump(p: &mut Pair, file: &Path) -> usize {
             "-n",
             "-U",
             "--immediate-mode",
+            "-s",
+            "256",
+            "-B",
+            "16384",
             "-i",
             &p.ib.clone(),
             "-w",
