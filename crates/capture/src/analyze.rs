@@ -7,11 +7,11 @@
 use std::collections::BTreeMap;
 use std::io::Read;
 
-use lossless_live::monitor::{Monitor, Snapshot, slot_name};
-use lossless_live::watchdog::{SLOTS, StormKind, Watchdog};
 use lossless_proto::dcbx::negotiate::{self, PeerValue, Resolution};
 use lossless_proto::dcbx::{EtsParams, OperPfc, Remote};
+use lossless_proto::monitor::{Monitor, Snapshot, slot_name};
 use lossless_proto::units::{Duration, Instant, Rate};
+use lossless_proto::watchdog::{SLOTS, StormKind, Watchdog};
 use lossless_wire::ethernet::EtherType;
 use lossless_wire::fcs::FcsMode;
 use lossless_wire::lldp::LldpduRepr;

@@ -5,12 +5,14 @@
 
 pub mod dcbx;
 pub mod generator;
-pub mod monitor;
 pub mod prometheus;
 pub mod raw;
 pub mod signals;
 pub mod tx_ring;
 pub mod watch;
-pub mod watchdog;
 
 pub use raw::{LiveError, RawSocket};
+
+// The PAUSE/PFC monitor and storm watchdog are sans-IO and live in proto, shared with
+// `lossless analyze`; re-exported for the live tools.
+pub use lossless_proto::{monitor, watchdog};

@@ -5,4 +5,6 @@ pub mod dcbx;
 pub mod ets;
 pub mod flow_control;
 pub mod lldp_agent;
+pub mod monitor;
 pub mod units;
+pub mod watchdog;

@@ -2,7 +2,7 @@
 //! longer than the detection time is in a storm; the storm is restored once the priority has
 //! been free of pause for the restoration time. Defaults 200 ms each, as SONiC's.
 
-use lossless_proto::units::{Duration, Instant};
+use crate::units::{Duration, Instant};
 use serde::Serialize;
 
 /// SONiC's default detection and restoration time.

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use lossless_proto::units::{Duration, Instant, Rate};
+use crate::units::{Duration, Instant, Rate};
 use lossless_wire::ethernet::EthernetAddress;
 use lossless_wire::fcs::FcsMode;
 use lossless_wire::mac_control::{MacControlRepr, PauseRequest, decode_frame};
