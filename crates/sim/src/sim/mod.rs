@@ -446,12 +446,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
         let slot = match port.mac.on_tx_start(now, frame.len as u64, q) {
             Ok(slot) => slot,
-            Err(_) => {
-                // the engine refused (cannot happen after may_start_data): keep the frame
+            Err(e) => {
+                // the engine refused what its own checks allowed: keep the frame (conservation
+                // holds) and stop the run, never carry on as if nothing happened
                 port.queued_bytes[q as usize] += frame.len as u64;
                 port.queues[q as usize].push_front(frame);
                 port.nonempty |= 1 << q;
-                self.arm_timer(p);
+                self.engine_fault(p, "flow-control engine refused a data frame it allowed", &e);
                 return;
             }
         };
