@@ -78,7 +78,7 @@ pub struct PortReport {
     pub priorities: Vec<PrioReport>,
     /// DCBX state (DCBX-managed ports only).
     pub dcbx: Option<DcbxReport>,
-    /// LLDP frames received on this port without a DCBX agent (dropped).
+    /// LLDP frames received and dropped: no DCBX agent on this port, or not one it accepts.
     pub lldp_ignored_frames: u64,
 }
 

@@ -43,7 +43,7 @@ pub struct PortStats {
     pub pause_xoff_rx: u64,
     /// PAUSE frames received with time 0.
     pub pause_xon_rx: u64,
-    /// LLDP frames received on a port without a DCBX agent (dropped).
+    /// LLDP frames received and dropped: no DCBX agent on the port, or not one it accepts.
     pub lldp_rx_ignored: u64,
 }
 

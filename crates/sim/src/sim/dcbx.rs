@@ -120,7 +120,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let port = &mut self.ports[p as usize];
         match port.dcbx.as_deref_mut() {
             Some(d) => {
-                d.agent.handle_ethernet(now, frame);
+                if !d.agent.handle_ethernet(now, frame) {
+                    // not an LLDP frame the agent accepts (e.g. a wrong destination address)
+                    port.stats.lldp_rx_ignored += 1;
+                }
                 self.after_dcbx(p);
             }
             None => port.stats.lldp_rx_ignored += 1,
