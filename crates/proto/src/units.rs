@@ -260,7 +260,13 @@ impl Rate {
     }
     /// Time to send `bits` bits, rounded up to the next picosecond.
     pub const fn time_for_bits(self, bits: u64) -> Duration {
-        let num = bits as u128 * PS_PER_SEC;
+        self.time_for_wide_bits(bits as u128)
+    }
+    /// Time to send `bits` bits given as `u128`, rounded up; saturates at [`Duration::MAX`].
+    const fn time_for_wide_bits(self, bits: u128) -> Duration {
+        // bits < 2^67 for any byte count that fits u64, times 10^12 < 2^40: no overflow there;
+        // saturate anyway so that no input can panic.
+        let num = bits.saturating_mul(PS_PER_SEC);
         Duration(num.div_ceil(self.0 as u128))
     }
     /// Time to send `bits` bits if it is a whole number of picoseconds.
@@ -274,24 +280,26 @@ impl Rate {
     }
     /// Time to send `bytes` bytes, rounded up to the next picosecond (exact at IEEE rates).
     pub const fn time_for_bytes(self, bytes: u64) -> Duration {
-        self.time_for_bits(bytes * 8)
+        self.time_for_wide_bits(bytes as u128 * 8)
     }
     /// Time the wire is busy with a frame of `frame_bytes` (FCS included): the frame plus
     /// preamble, SFD and inter-frame gap.
     pub const fn wire_time(self, frame_bytes: u64) -> Duration {
-        self.time_for_bytes(frame_bytes + PREAMBLE_SFD_BYTES + IFG_BYTES)
+        self.time_for_wide_bits((frame_bytes as u128 + (PREAMBLE_SFD_BYTES + IFG_BYTES) as u128) * 8)
     }
     /// Length of `quanta` pause quanta (512 bit times each) at this rate.
     pub const fn quanta_time(self, quanta: u64) -> Duration {
-        self.time_for_bits(quanta * BITS_PER_QUANTUM)
+        self.time_for_wide_bits(quanta as u128 * BITS_PER_QUANTUM as u128)
     }
     /// Whole bytes that can be sent in `d` at this rate.
     pub const fn bytes_in(self, d: Duration) -> u128 {
-        d.0 * self.0 as u128 / (8 * PS_PER_SEC)
+        // d * rate overflows u128 only for spans beyond 10^19 years at 1.6 Tb/s; saturate.
+        d.0.saturating_mul(self.0 as u128) / (8 * PS_PER_SEC)
     }
     /// Pause quanta in `d` at this rate, rounded up.
     pub const fn quanta_in(self, d: Duration) -> u128 {
-        (d.0 * self.0 as u128).div_ceil(BITS_PER_QUANTUM as u128 * PS_PER_SEC)
+        d.0.saturating_mul(self.0 as u128)
+            .div_ceil(BITS_PER_QUANTUM as u128 * PS_PER_SEC)
     }
 }
 
@@ -424,6 +432,27 @@ mod tests {
         let t = Instant::ZERO + century;
         assert!(t.checked_add(century).is_some());
         assert_eq!(t - Instant::ZERO, century);
+    }
+
+    #[test]
+    fn extreme_sizes_do_not_overflow() {
+        let r = Rate::from_mbps(10);
+        assert_eq!(
+            r.time_for_bytes(u64::MAX),
+            Duration::from_ps(u64::MAX as u128 * 800_000)
+        );
+        assert_eq!(
+            r.wire_time(u64::MAX),
+            Duration::from_ps((u64::MAX as u128 + 20) * 800_000)
+        );
+        assert_eq!(
+            r.quanta_time(u64::MAX),
+            r.time_for_wide_bits(u64::MAX as u128 * 512)
+        );
+        assert_eq!(
+            Rate::from_gbps(1_600).bytes_in(Duration::MAX),
+            u128::MAX / (8 * PS_PER_SEC)
+        );
     }
 
     #[test]
