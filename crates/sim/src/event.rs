@@ -13,7 +13,8 @@ use lossless_proto::units::Instant;
 pub struct Scheduled<E> {
     /// When the event fires.
     pub at: Instant,
-    /// Insertion order; events at the same instant fire in this order.
+    /// Insertion order; events at the same instant fire in this order. The binary heap keeps
+    /// it modulo 2^40 (see its key), the radix queue in full.
     pub seq: u64,
     /// What happens.
     pub event: E,
@@ -60,11 +61,11 @@ const SEQ_BITS: u32 = 40;
 /// A heap entry: one `u128` key, `(time << 40) | (seq mod 2^40)`, so that ordering is a single
 /// integer comparison (time first, then insertion order). Only after 2^40 (10^12) events could
 /// two events at one instant straddle the wrap of the sequence and swap order — still the same
-/// order in every run, so determinism holds.
+/// order in every run, so determinism holds. The sequence is not stored again: a smaller entry
+/// makes every level of a sift cheaper.
 #[derive(Clone, Copy, Debug)]
 struct Entry<E> {
     key: u128,
-    seq: u64,
     event: E,
 }
 
@@ -117,13 +118,13 @@ impl<E> EventQueue<E> for HeapQueue<E> {
         // times beyond 2^88 ps saturate (they are "never" for any simulation)
         let t = at.as_ps().min((1u128 << (128 - SEQ_BITS)) - 1);
         let key = (t << SEQ_BITS) | u128::from(seq & ((1 << SEQ_BITS) - 1));
-        self.heap.push(Entry { key, seq, event });
+        self.heap.push(Entry { key, event });
     }
     #[inline]
     fn pop(&mut self) -> Option<Scheduled<E>> {
         self.heap.pop().map(|e| Scheduled {
             at: Instant::from_ps(e.key >> SEQ_BITS),
-            seq: e.seq,
+            seq: (e.key & ((1 << SEQ_BITS) - 1)) as u64,
             event: e.event,
         })
     }

@@ -59,6 +59,9 @@ impl RxPrio {
 #[derive(Clone, Debug)]
 pub(crate) struct RxSide {
     prio: [RxPrio; PRIORITIES],
+    /// Bit p set while `prio[p]` is not closed: a cache so that settling and the next-change
+    /// search visit only open spans.
+    open: u8,
 }
 
 impl Default for RxSide {
@@ -68,6 +71,7 @@ impl Default for RxSide {
                 closed: true,
                 ..RxPrio::default()
             }; PRIORITIES],
+            open: 0,
         }
     }
 }
@@ -75,9 +79,14 @@ impl Default for RxSide {
 impl RxSide {
     /// Accounts every span that has run out by `now`.
     pub(crate) fn settle(&mut self, now: Instant, counters: &mut Counters) {
-        for (p, st) in self.prio.iter_mut().enumerate() {
-            if !st.closed && st.until <= now {
+        let mut open = self.open;
+        while open != 0 {
+            let p = open.trailing_zeros() as usize;
+            open &= open - 1;
+            let st = &mut self.prio[p];
+            if st.until <= now {
                 st.close(st.until, p, counters);
+                self.open &= !(1 << p);
             }
         }
     }
@@ -100,6 +109,9 @@ impl RxSide {
                 st.close(r, p, counters);
                 st.until = st.until.min(r);
             }
+            if st.closed {
+                self.open &= !(1 << p);
+            }
             return;
         }
         counters.rx_prio_pause[p] += 1;
@@ -113,6 +125,7 @@ impl RxSide {
                 closed: false,
             };
         }
+        self.open |= 1 << p;
     }
 
     /// Whether p may start a data frame at `now`.
@@ -123,6 +136,9 @@ impl RxSide {
 
     /// The next instant after `now` at which some `may_transmit` answer changes.
     pub(crate) fn next_change(&self, now: Instant) -> Option<Instant> {
+        if self.open == 0 {
+            return None;
+        }
         self.prio
             .iter()
             .filter(|st| !st.closed && st.block_from < st.until)

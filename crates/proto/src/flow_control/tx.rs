@@ -33,6 +33,9 @@ struct TxPrio {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct TxSide {
     prio: [TxPrio; PRIORITIES],
+    /// Bit p set while `prio[p].requested` or `prio[p].xon_pending`: a cache that lets the
+    /// per-frame checks (`due`, `holds_data`) answer "nothing" without visiting eight sets.
+    busy: u8,
 }
 
 impl TxSide {
@@ -65,11 +68,26 @@ impl TxSide {
                 }
             }
         }
+        self.sync(p);
         true
+    }
+
+    /// Recomputes the cached bit of register set p from its state.
+    #[inline]
+    fn sync(&mut self, p: usize) {
+        let st = &self.prio[p];
+        if st.requested || st.xon_pending {
+            self.busy |= 1 << p;
+        } else {
+            self.busy &= !(1 << p);
+        }
     }
 
     /// Register sets needing an XOFF (first or refresh) at `now`, and those needing an XON.
     pub(crate) fn due(&self, now: Instant, active: u8) -> (u8, u8) {
+        if self.busy & active == 0 {
+            return (0, 0);
+        }
         let mut xoff = 0u8;
         let mut xon = 0u8;
         for (p, st) in self.prio.iter().enumerate() {
@@ -122,6 +140,9 @@ impl TxSide {
                 counters.tx_prio_xon[p] += 1;
             }
         }
+        for p in 0..PRIORITIES {
+            self.sync(p);
+        }
         counters.mac_control_frames_transmitted += 1;
         match cfg.mode {
             Mode::Pause => {
@@ -166,6 +187,9 @@ impl TxSide {
 
     /// Whether own data must be held: a raised request whose `hold_own_data` register is set.
     pub(crate) fn holds_data(&self, cfg: &FlowControlConfig, active: u8) -> bool {
+        if self.busy & active == 0 {
+            return false; // no request raised among the active sets
+        }
         self.prio
             .iter()
             .enumerate()
