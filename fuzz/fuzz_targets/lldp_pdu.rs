@@ -37,7 +37,7 @@ fuzz_target!(|data: &[u8]| {
         .map(|r| r.expect("a decoded TLV has a sound header").total_len())
         .sum();
     let repr = LldpduRepr { tlvs: d.tlvs.clone() };
-    let emitted = repr.to_vec();
+    let emitted = repr.to_vec().expect("decoded TLVs fit their length fields");
     assert_eq!(emitted.len(), repr.buffer_len());
     assert_eq!(&emitted[..], &data[..consumed], "emit(parse(b)) != b");
     if d.error.is_none() {

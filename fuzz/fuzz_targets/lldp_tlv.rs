@@ -38,7 +38,7 @@ fuzz_target!(|data: &[u8]| {
                 assert_eq!(t.ty(), view.ty);
                 assert_eq!(t.buffer_len(), view.total_len());
                 let mut buf = vec![0u8; t.buffer_len()];
-                assert_eq!(t.emit(&mut buf), buf.len());
+                assert_eq!(t.emit(&mut buf), Ok(buf.len()));
                 assert_eq!(
                     &buf[..],
                     &data[view.offset..end],
@@ -46,7 +46,7 @@ fuzz_target!(|data: &[u8]| {
                 );
                 let owned = t.to_owned();
                 let mut buf2 = vec![0u8; owned.buffer_len()];
-                owned.emit(&mut buf2);
+                assert_eq!(owned.emit(&mut buf2), Ok(buf2.len()));
                 assert_eq!(buf2, buf);
             }
             Err(e) => {

@@ -129,7 +129,9 @@ fn ieee_dcbx_lldpdu() -> Vec<u8> {
         ))),
         Tlv::End,
     ]);
-    LldpduRepr { tlvs }.to_vec()
+    LldpduRepr { tlvs }
+        .to_vec()
+        .expect("the sample TLVs fit their length fields")
 }
 
 /// An LLDP PDU of a host NIC speaking CEE DCBX: willing, FCoE on priority 3.
@@ -174,7 +176,9 @@ fn cee_dcbx_lldpdu() -> Vec<u8> {
     let mut tlvs = header_tlvs(HOST, "eth2", "host7");
     tlvs.push(Tlv::Org(OrgTlv::Cee(CeeTlv::Dcbx(cee))));
     tlvs.push(Tlv::End);
-    LldpduRepr { tlvs }.to_vec()
+    LldpduRepr { tlvs }
+        .to_vec()
+        .expect("the sample TLVs fit their length fields")
 }
 
 /// An ordinary IPv4/UDP datagram (RoCEv2 port 4791) from `HOST` to `SWITCH`.

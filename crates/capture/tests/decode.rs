@@ -221,7 +221,7 @@ fn lldp_with(tlv: lossless_wire::lldp::Tlv) -> Vec<u8> {
         tlv,
         Tlv::End,
     ];
-    lldp_frame(src, &LldpduRepr { tlvs }.to_vec())
+    lldp_frame(src, &LldpduRepr { tlvs }.to_vec().unwrap())
 }
 
 proptest! {

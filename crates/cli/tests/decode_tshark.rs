@@ -519,7 +519,7 @@ fn random_frames(rng: &mut Rng, n: usize) -> Vec<Vec<u8>> {
                     ))),
                     Tlv::End,
                 ]);
-                frames.push(lldp_frame(src, &LldpduRepr { tlvs }.to_vec()));
+                frames.push(lldp_frame(src, &LldpduRepr { tlvs }.to_vec().unwrap()));
             }
             _ => {
                 let feature = |rng: &mut Rng| CeeFeatureHeader {
@@ -563,7 +563,7 @@ fn random_frames(rng: &mut Rng, n: usize) -> Vec<Vec<u8>> {
                 };
                 let mut tlvs = header(rng);
                 tlvs.extend([Tlv::Org(OrgTlv::Cee(CeeTlv::Dcbx(cee))), Tlv::End]);
-                frames.push(lldp_frame(src, &LldpduRepr { tlvs }.to_vec()));
+                frames.push(lldp_frame(src, &LldpduRepr { tlvs }.to_vec().unwrap()));
             }
         }
     }

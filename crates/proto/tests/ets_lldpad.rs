@@ -84,7 +84,7 @@ fn frame(cfg: &EtsConfig) -> Vec<u8> {
             Tlv::End,
         ],
     };
-    lldp_frame(EthernetAddress(mac), &pdu.to_vec())
+    lldp_frame(EthernetAddress(mac), &pdu.to_vec().expect("test TLVs fit"))
 }
 
 /// The configuration lldptool shows in one section of its output, read with our parsers.

@@ -25,7 +25,7 @@ fn pdu(n: u8, ttl: u16, extra: Vec<Tlv>) -> Vec<u8> {
     ];
     tlvs.extend(extra);
     tlvs.push(Tlv::End);
-    LldpduRepr { tlvs }.to_vec()
+    LldpduRepr { tlvs }.to_vec().expect("test TLVs fit")
 }
 
 fn agent(max: usize, policy: TooManyNeighbours) -> LldpAgent {
@@ -155,7 +155,8 @@ fn lldpdu_without_mandatory_tlvs_first_is_an_error_and_dropped() {
             Tlv::End,
         ],
     }
-    .to_vec();
+    .to_vec()
+    .unwrap();
     assert_eq!(a.handle_lldpdu(at(0), [2; 6], &no_port), RxOutcome::Discarded);
     assert_eq!(
         a.handle_lldpdu(at(0), [2; 6], &[0xfe, 0xff, 1]),

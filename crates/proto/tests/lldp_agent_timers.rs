@@ -83,14 +83,16 @@ fn local_changes_are_rate_limited_by_tx_credit_max_and_refill_one_per_second() {
     a.start(now);
     let mut sent = 0;
     for i in 0..10u8 {
-        a.set_local_tlvs(now, vec![Tlv::SystemName(vec![b'a' + i])]);
+        a.set_local_tlvs(now, vec![Tlv::SystemName(vec![b'a' + i])])
+            .unwrap();
         while a.poll_transmit(now).is_some() {
             sent += 1;
         }
     }
     assert_eq!(sent, 5, "txCreditMax = 5 frames at one instant");
     assert_eq!(a.tx_credit(), 0);
-    a.set_local_tlvs(now, vec![Tlv::SystemName(b"final".to_vec())]);
+    a.set_local_tlvs(now, vec![Tlv::SystemName(b"final".to_vec())])
+        .unwrap();
     assert!(a.poll_transmit(now).is_none());
     assert_eq!(a.poll_timeout(), Some(at(101)), "next credit in one second");
     a.handle_timeout(at(101));

@@ -528,7 +528,7 @@ fn emitted_pdus_agree_with_tshark_field_by_field() {
     let pdus = [full_ieee_pdu(), cee_pdu()];
     let frames: Vec<Vec<u8>> = pdus
         .iter()
-        .map(|p| lldp_frame(EthernetAddress(MAC), &p.to_vec()))
+        .map(|p| lldp_frame(EthernetAddress(MAC), &p.to_vec().expect("sample PDUs fit")))
         .collect();
     let pcap = lossless_testkit::temp_dir("lldp-tshark").join("emitted.pcap");
     lossless_testkit::write_pcap(&pcap, &frames);

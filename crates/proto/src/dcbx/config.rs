@@ -273,6 +273,9 @@ pub struct DcbxConfig {
     pub app: Vec<AppPriority>,
 }
 
+/// Most application entries with a CEE form that fit the CEE DCBX TLV: (511 - 49) / 6.
+pub const MAX_CEE_APPS: usize = 77;
+
 impl DcbxConfig {
     /// Checks every value against 802.1Qaz's ranges.
     pub fn validate(&self) -> Result<(), DcbxConfigError> {
@@ -310,6 +313,21 @@ impl DcbxConfig {
             return Err(DcbxConfigError::Value {
                 field: "app",
                 detail: format!("{} entries do not fit one TLV (at most 166)", self.app.len()),
+            });
+        }
+        // The CEE DCBX TLV is 49 bytes plus 6 per application entry with a CEE form; its
+        // value must fit the 511 bytes of an LLDP length field.
+        let cee_apps = self
+            .app
+            .iter()
+            .filter(|a| super::cee::app_to_cee(a).is_some())
+            .count();
+        if self.mode != ModeSetting::Ieee && cee_apps > MAX_CEE_APPS {
+            return Err(DcbxConfigError::Value {
+                field: "app",
+                detail: format!(
+                    "{cee_apps} entries with a CEE form do not fit the CEE TLV (at most {MAX_CEE_APPS}; or mode = \"ieee\")"
+                ),
             });
         }
         Ok(())

@@ -444,7 +444,10 @@ impl Agent {
                 ))))]
             }
         };
-        self.lldp.set_local_tlvs(now, tlvs);
+        // `DcbxConfig::validate` bounds the application table so that every TLV built here
+        // fits its 511-byte length field; the LLDP agent would refuse one that did not.
+        let fits = self.lldp.set_local_tlvs(now, tlvs);
+        debug_assert_eq!(fits, Ok(()), "DCBX TLVs are bounded by the configuration");
     }
 
     /// Our IEEE TLVs: ETS Configuration, ETS Recommendation, PFC Configuration, Application

@@ -116,4 +116,7 @@ pub enum ConfigError {
     /// The port name is empty or longer than 255 bytes.
     #[error("port name must be 1..=255 bytes, found {0}")]
     PortName(usize),
+    /// The system name is longer than 255 bytes (802.1AB-2016 8.5.6).
+    #[error("system name must be at most 255 bytes, found {0}")]
+    SystemName(usize),
 }

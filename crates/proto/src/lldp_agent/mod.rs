@@ -113,6 +113,11 @@ impl LldpAgent {
         {
             return Err(ConfigError::PortName(name.len()));
         }
+        if let Some(name) = &config.system_name
+            && name.len() > 255
+        {
+            return Err(ConfigError::SystemName(name.len()));
+        }
         Ok(LldpAgent {
             neighbours: NeighbourTable::new(config.max_neighbours),
             tx_credit: config.timers.tx_credit_max,
@@ -160,13 +165,18 @@ impl LldpAgent {
 
     /// Replaces the optional TLVs sent after Chassis ID, Port ID and TTL (and before End).
     /// A change is a local change: an LLDPDU goes out as soon as credit allows, then
-    /// txFastInit more at msgFastTx.
-    pub fn set_local_tlvs(&mut self, now: Instant, tlvs: Vec<Tlv>) {
+    /// txFastInit more at msgFastTx. A TLV longer than its 9-bit length field can say
+    /// (511 bytes) is refused with its error and the TLVs sent stay as they were.
+    pub fn set_local_tlvs(&mut self, now: Instant, tlvs: Vec<Tlv>) -> Result<(), Error> {
+        for t in &tlvs {
+            t.check_len()?;
+        }
         if tlvs == self.local_tlvs {
-            return;
+            return Ok(());
         }
         self.local_tlvs = tlvs;
         self.something_changed_local(now);
+        Ok(())
     }
 
     /// The optional TLVs the agent sends.
@@ -247,7 +257,11 @@ impl LldpAgent {
             tlvs.extend(self.local_tlvs.iter().cloned());
         }
         tlvs.push(Tlv::End);
-        LldpduRepr { tlvs }.to_vec()
+        // Chassis ID, Port ID (at most 255 bytes), System Name (at most 255 bytes, both checked
+        // by `new`) and the local TLVs (checked by `set_local_tlvs`) all fit their length field.
+        LldpduRepr { tlvs }
+            .to_vec()
+            .expect("every TLV length is checked before it is stored")
     }
 
     /// The Ethernet frame (no FCS, padded to 60 bytes) carrying `lldpdu`.

@@ -125,15 +125,31 @@ impl<B: AsRef<[u8]>> Tlv<B> {
         HEADER_LEN + self.value_len()
     }
 
+    /// Refuses a TLV whose value is longer than the 9-bit length field can say (511 bytes);
+    /// TLVs nested in its value (CEE sub-TLVs) are shorter, so they fit when it does.
+    pub fn check_len(&self) -> Result<()> {
+        tlv::check_len(0, self.ty(), self.value_len())
+    }
+
     /// Writes the TLV at the start of `buf` and returns its length.
     ///
-    /// # Panics
-    /// When `buf` is shorter than [`Tlv::buffer_len`]. A value longer than 511 bytes cannot
-    /// be expressed; its length field is written modulo 512.
-    pub fn emit(&self, buf: &mut [u8]) -> usize {
+    /// Refuses, writing nothing, a value longer than 511 bytes ([`Tlv::check_len`]) and a
+    /// `buf` shorter than [`Tlv::buffer_len`].
+    pub fn emit(&self, buf: &mut [u8]) -> Result<usize> {
+        self.check_len()?;
+        let need = self.buffer_len();
+        if buf.len() < need {
+            return Err(Error::truncated(
+                0,
+                tlv::type_name(self.ty()),
+                "buffer",
+                need,
+                buf.len(),
+            ));
+        }
         let mut w = Writer::new(buf);
         self.emit_to(&mut w);
-        w.position()
+        Ok(w.position())
     }
 
     fn emit_to(&self, w: &mut Writer<'_>) {
@@ -350,23 +366,39 @@ impl<B: AsRef<[u8]>> LldpduRepr<B> {
         self.tlvs.iter().map(Tlv::buffer_len).sum()
     }
 
+    /// Refuses an LLDPDU holding a TLV longer than the 9-bit length field can say; the
+    /// error's offset is where that TLV would start.
+    pub fn check_len(&self) -> Result<()> {
+        let mut offset = 0;
+        for t in &self.tlvs {
+            t.check_len().map_err(|e| e.at(offset))?;
+            offset += t.buffer_len();
+        }
+        Ok(())
+    }
+
     /// Writes the LLDPDU at the start of `buf` and returns its length.
     ///
-    /// # Panics
-    /// When `buf` is shorter than [`LldpduRepr::buffer_len`].
-    pub fn emit(&self, buf: &mut [u8]) -> usize {
+    /// Refuses, writing nothing, a TLV longer than 511 bytes ([`LldpduRepr::check_len`]) and
+    /// a `buf` shorter than [`LldpduRepr::buffer_len`].
+    pub fn emit(&self, buf: &mut [u8]) -> Result<usize> {
+        self.check_len()?;
+        let need = self.buffer_len();
+        if buf.len() < need {
+            return Err(Error::truncated(0, "LLDPDU", "buffer", need, buf.len()));
+        }
         let mut w = Writer::new(buf);
         for t in &self.tlvs {
             t.emit_to(&mut w);
         }
-        w.position()
+        Ok(w.position())
     }
 
-    /// The LLDPDU's bytes.
-    pub fn to_vec(&self) -> Vec<u8> {
+    /// The LLDPDU's bytes, or the error of [`LldpduRepr::check_len`].
+    pub fn to_vec(&self) -> Result<Vec<u8>> {
         let mut v = alloc::vec![0; self.buffer_len()];
-        self.emit(&mut v);
-        v
+        self.emit(&mut v)?;
+        Ok(v)
     }
 }
 

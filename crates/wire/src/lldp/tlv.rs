@@ -161,12 +161,41 @@ impl<'a> Iterator for TlvIter<'a> {
     }
 }
 
+/// The error for a TLV of type `ty` whose value of `len` bytes does not fit the 9-bit length
+/// field, or `Ok` when it fits; `offset` is where the TLV header would start.
+pub const fn check_len(offset: usize, ty: u8, len: usize) -> Result<()> {
+    if len > MAX_VALUE_LEN {
+        return Err(Error::new(
+            offset,
+            type_name(ty),
+            "length",
+            ErrorKind::BadLength {
+                found: len,
+                allowed: "0..=511",
+            },
+        ));
+    }
+    Ok(())
+}
+
 /// Writes a TLV header for `ty` and a value of `len` bytes into `buf[0..2]`.
 ///
-/// `len` above [`MAX_VALUE_LEN`] is truncated to 9 bits by the field; callers keep it in range.
-pub fn emit_header(buf: &mut [u8], ty: u8, len: usize) {
+/// Refuses a `len` above [`MAX_VALUE_LEN`] (the 9-bit field cannot hold it) and a `buf`
+/// shorter than the header, writing nothing.
+pub fn emit_header(buf: &mut [u8], ty: u8, len: usize) -> Result<()> {
+    check_len(0, ty, len)?;
+    let Some(dst) = buf.get_mut(..HEADER_LEN) else {
+        return Err(Error::truncated(
+            0,
+            type_name(ty),
+            "type/length header",
+            HEADER_LEN,
+            buf.len(),
+        ));
+    };
     let word = (u16::from(ty & 0x7f) << 9) | (len as u16 & 0x01ff);
-    buf[..HEADER_LEN].copy_from_slice(&word.to_be_bytes());
+    dst.copy_from_slice(&word.to_be_bytes());
+    Ok(())
 }
 
 /// A small writer that appends fields to a byte buffer whose size was computed beforehand.
@@ -197,10 +226,12 @@ impl<'a> Writer<'a> {
     pub(crate) fn u32(&mut self, v: u32) {
         self.bytes(&v.to_be_bytes());
     }
-    /// Appends a TLV header.
+    /// Appends a TLV header whose length the caller checked with [`check_len`] (every TLV
+    /// inside a checked TLV fits too, being shorter than it).
     pub(crate) fn header(&mut self, ty: u8, len: usize) {
-        emit_header(&mut self.buf[self.pos..], ty, len);
-        self.pos += HEADER_LEN;
+        debug_assert!(len <= MAX_VALUE_LEN, "TLV length {len} not checked");
+        let word = (u16::from(ty & 0x7f) << 9) | (len as u16 & 0x01ff);
+        self.u16(word);
     }
     /// Bytes written so far.
     pub(crate) fn position(&self) -> usize {
