@@ -99,7 +99,9 @@ impl WeightedGroup {
                 self.credit[m] -= shift;
             }
         }
-        for m in bits(!stay) {
+        // leavers and joiners start from 0; a non-member's counter is never touched (`charge`
+        // skips non-members), so it is 0 already and need not be visited
+        for m in bits(self.members & !stay) {
             self.credit[m] = 0;
         }
         self.active = active;

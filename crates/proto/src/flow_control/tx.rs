@@ -168,6 +168,9 @@ impl TxSide {
 
     /// The earliest end of a refresh interval of a raised, outstanding request after `now`.
     pub(crate) fn next_refresh(&self, now: Instant, active: u8) -> Option<Instant> {
+        if self.busy & active == 0 {
+            return None; // no request raised among the active sets
+        }
         self.prio
             .iter()
             .enumerate()
