@@ -63,16 +63,33 @@ impl TsaName {
     }
 }
 
-/// ETS tables: priority → traffic class, bandwidth % per TC, TSA per TC.
+/// ETS tables: priority → traffic class, bandwidth % per TC, TSA per TC. A table left out
+/// of a configuration file takes the value of [`EtsConfig::default`]: every priority in TC 0,
+/// which has 100% and, like every TC, ETS.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EtsParams {
     /// Traffic class of each priority 0..7 (0..=7).
+    #[serde(default = "default_up2tc")]
     pub up2tc: [u8; 8],
     /// Bandwidth % of each TC (ETS TCs sum to 100).
+    #[serde(default = "default_tcbw")]
     pub tcbw: [u8; 8],
     /// Transmission selection algorithm of each TC.
+    #[serde(default = "default_tsa")]
     pub tsa: [TsaName; 8],
+}
+
+fn default_up2tc() -> [u8; 8] {
+    [0; 8]
+}
+
+fn default_tcbw() -> [u8; 8] {
+    [100, 0, 0, 0, 0, 0, 0, 0]
+}
+
+fn default_tsa() -> [TsaName; 8] {
+    [TsaName::Ets; 8]
 }
 
 impl EtsParams {
@@ -143,9 +160,9 @@ impl Default for EtsConfig {
             cbs: false,
             max_tcs: 8,
             params: EtsParams {
-                up2tc: [0; 8],
-                tcbw: [100, 0, 0, 0, 0, 0, 0, 0],
-                tsa: [TsaName::Ets; 8],
+                up2tc: default_up2tc(),
+                tcbw: default_tcbw(),
+                tsa: default_tsa(),
             },
             recommendation: None,
         }

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use lossless_proto::dcbx::{DcbxConfig, EtsConfig as DcbxEtsConfig};
+use lossless_proto::dcbx::DcbxConfig;
 use lossless_proto::ets::EtsConfig;
 use lossless_proto::flow_control::{FlowControlConfig, Mode};
 use lossless_proto::units::{Duration, Instant, Rate};
@@ -162,29 +162,13 @@ pub(super) fn merge(base: &RawLinkParams, over: &RawLinkParams) -> RawLinkParams
 
 /// A DCBX table (`lossless_proto::dcbx::DcbxConfig`'s TOML shape: `mode`, `pfc = { willing,
 /// mbc, cap, enable }`, `ets = { willing, cbs, max_tcs, up2tc, tcbw, tsa, recommendation }`,
-/// `app`), with the ETS tables defaulted when an `ets` table leaves them out.
+/// `app`); ETS tables an `ets` table leaves out take their defaults.
 fn dcbx_config(
     ctx: &Ctx<'_>,
     v: &toml::Value,
     span: std::ops::Range<usize>,
 ) -> Result<DcbxConfig, ScenarioError> {
-    let mut v = v.clone();
-    if let Some(ets) = v.get_mut("ets").and_then(toml::Value::as_table_mut) {
-        let d = DcbxEtsConfig::default().params;
-        let defaults = [
-            ("up2tc", toml::Value::try_from(d.up2tc)),
-            ("tcbw", toml::Value::try_from(d.tcbw)),
-            ("tsa", toml::Value::try_from(d.tsa)),
-        ];
-        for (k, dv) in defaults {
-            if !ets.contains_key(k)
-                && let Ok(dv) = dv
-            {
-                ets.insert(k.to_string(), dv);
-            }
-        }
-    }
-    let c = DcbxConfig::deserialize(v).map_err(|e| ScenarioError {
+    let c = DcbxConfig::deserialize(v.clone()).map_err(|e| ScenarioError {
         file: ctx.file.to_string(),
         line: ctx.line_of(span.start),
         key: "key `dcbx`: ".into(),
