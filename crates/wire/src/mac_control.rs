@@ -3,7 +3,8 @@
 //! [`Packet`] is a checked zero-copy view of the MAC Control payload (the bytes after the
 //! EtherType, opcode first); [`MacControlRepr`] is its owned form. [`decode_frame`] decodes a
 //! whole frame, with or without FCS, and reports what a strict receiver would object to in
-//! [`Warnings`] without refusing to decode. [`emit_frame`] builds a whole 60- or 64-byte frame.
+//! [`Warnings`] without refusing to decode; [`decode_flow_control`] is its copy-free fast path
+//! for untagged PAUSE and PFC frames. [`emit_frame`] builds a whole 60- or 64-byte frame.
 
 use core::fmt;
 
@@ -481,6 +482,9 @@ pub struct MacControlFrame {
 /// validates it; `station` is the receiver's own address, also accepted as destination.
 /// Errors only when the frame is too short for its fields or its EtherType is not 0x8808.
 pub fn decode_frame(frame: &[u8], fcs: FcsMode, station: Option<EthernetAddress>) -> Result<MacControlFrame> {
+    if let Some(view) = decode_flow_control(frame, fcs, station) {
+        return Ok(view.to_frame());
+    }
     let mut warnings = Warnings::NONE;
     let body = match fcs {
         FcsMode::Present => {
@@ -490,10 +494,7 @@ pub fn decode_frame(frame: &[u8], fcs: FcsMode, station: Option<EthernetAddress>
         }
         FcsMode::Absent => frame,
     };
-    let (mut out, at) = match decode_untagged_pause_or_pfc(body) {
-        Some(fast) => fast,
-        None => decode_any(body)?,
-    };
+    let (mut out, at) = decode_any(body)?;
     let (ethernet, control) = (&out.ethernet, &out.control);
     let payload = &body[at..];
     let dst_ok = ethernet.dst == EthernetAddress::MAC_CONTROL || station == Some(ethernet.dst);
@@ -522,46 +523,131 @@ pub fn decode_frame(frame: &[u8], fcs: FcsMode, station: Option<EthernetAddress>
     Ok(out)
 }
 
-/// The common case of [`decode_frame`] in one pass over fixed offsets: an untagged PAUSE or
-/// PFC frame long enough for a PFC payload. `None` sends the frame to [`decode_any`].
-#[inline]
-fn decode_untagged_pause_or_pfc(body: &[u8]) -> Option<(MacControlFrame, usize)> {
-    let b = body.first_chunk::<{ HEADER_LEN + PFC_LEN }>()?;
-    let be = |i: usize| u16::from_be_bytes([b[i], b[i + 1]]);
-    if be(12) != EtherType::MAC_CONTROL.0 {
-        return None;
+/// Length of the part of an untagged frame that [`FlowControlView`] reads: header + PFC payload.
+const VIEW_LEN: usize = HEADER_LEN + PFC_LEN;
+
+/// A decoded untagged PAUSE or PFC frame, borrowed from the frame buffer: the allocation-free,
+/// copy-free result of [`decode_flow_control`]. Two words, so it is returned in registers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlowControlView<'a> {
+    head: &'a [u8; VIEW_LEN],
+    warnings: Warnings,
+}
+
+impl<'a> FlowControlView<'a> {
+    fn be(&self, at: usize) -> u16 {
+        u16::from_be_bytes([self.head[at], self.head[at + 1]])
     }
-    let p = HEADER_LEN;
-    let control = match be(p) {
-        OPCODE_PAUSE => MacControlRepr::Pause {
-            pause_time: be(p + 2),
-        },
-        OPCODE_PFC => {
-            let t = |i: usize| be(p + 4 + 2 * i);
-            let time = [t(0), t(1), t(2), t(3), t(4), t(5), t(6), t(7)];
+    /// Destination address.
+    pub fn dst(&self) -> EthernetAddress {
+        let h = self.head;
+        EthernetAddress([h[0], h[1], h[2], h[3], h[4], h[5]])
+    }
+    /// Source address.
+    pub fn src(&self) -> EthernetAddress {
+        EthernetAddress([
+            self.head[6],
+            self.head[7],
+            self.head[8],
+            self.head[9],
+            self.head[10],
+            self.head[11],
+        ])
+    }
+    /// The opcode: [`OPCODE_PAUSE`] or [`OPCODE_PFC`].
+    pub fn opcode(&self) -> u16 {
+        self.be(HEADER_LEN)
+    }
+    /// Whether the frame is PFC (otherwise it is PAUSE).
+    pub fn is_pfc(&self) -> bool {
+        self.opcode() == OPCODE_PFC
+    }
+    /// PFC: the raw priority_enable_vector; 0 for PAUSE.
+    pub fn priority_enable_vector(&self) -> u16 {
+        if self.is_pfc() { self.be(HEADER_LEN + 2) } else { 0 }
+    }
+    /// PFC: what the frame asks of `priority` (0..=7), or `None` when its bit is clear, the
+    /// priority is out of range or the frame is PAUSE (as [`MacControlRepr::priority_request`]).
+    pub fn priority_request(&self, priority: u8) -> Option<PauseRequest> {
+        let on = priority < 8 && self.priority_enable_vector() & (1 << priority) != 0;
+        on.then(|| PauseRequest::from_quanta(self.be(HEADER_LEN + 4 + 2 * usize::from(priority))))
+    }
+    /// PAUSE: what the frame asks of the whole link; `None` for PFC.
+    pub fn pause_request(&self) -> Option<PauseRequest> {
+        (!self.is_pfc()).then(|| PauseRequest::from_quanta(self.be(HEADER_LEN + 2)))
+    }
+    /// What a strict receiver would object to (the same as [`decode_frame`] reports).
+    pub fn warnings(&self) -> Warnings {
+        self.warnings
+    }
+    /// The MAC Control payload in owned form.
+    pub fn control(&self) -> MacControlRepr {
+        let p = HEADER_LEN;
+        if self.is_pfc() {
+            let t = |i: usize| self.be(p + 4 + 2 * i);
             MacControlRepr::Pfc {
-                priority_enable_vector: be(p + 2),
-                time,
+                priority_enable_vector: self.be(p + 2),
+                time: [t(0), t(1), t(2), t(3), t(4), t(5), t(6), t(7)],
             }
+        } else {
+            MacControlRepr::Pause {
+                pause_time: self.be(p + 2),
+            }
+        }
+    }
+    /// The whole frame in owned form, equal to what [`decode_frame`] returns for it.
+    pub fn to_frame(&self) -> MacControlFrame {
+        MacControlFrame {
+            ethernet: EthernetRepr {
+                dst: self.dst(),
+                src: self.src(),
+                tags: VlanTags::Untagged,
+                ethertype: EtherType::MAC_CONTROL,
+            },
+            control: self.control(),
+            warnings: self.warnings,
+        }
+    }
+}
+
+/// The fast path of [`decode_frame`]: decodes and validates an untagged PAUSE or PFC frame
+/// whose body (without FCS) holds at least the 34 bytes of header and PFC payload, without
+/// copying it. `None` for every other frame (tagged, shorter, other EtherType or opcode):
+/// call [`decode_frame`] for those. When `Some`, the view, its warnings included, equals what
+/// [`decode_frame`] returns.
+#[inline]
+pub fn decode_flow_control(
+    frame: &[u8],
+    fcs: FcsMode,
+    station: Option<EthernetAddress>,
+) -> Option<FlowControlView<'_>> {
+    let body = match fcs {
+        FcsMode::Present => frame.get(..frame.len().checked_sub(fcs::FCS_LEN)?)?,
+        FcsMode::Absent => frame,
+    };
+    let (head, _) = body.split_first_chunk::<VIEW_LEN>()?;
+    let type_and_opcode = u32::from_be_bytes([head[12], head[13], head[14], head[15]]);
+    const PAUSE: u32 = (EtherType::MAC_CONTROL.0 as u32) << 16 | OPCODE_PAUSE as u32;
+    const PFC: u32 = (EtherType::MAC_CONTROL.0 as u32) << 16 | OPCODE_PFC as u32;
+    let mut w = Warnings::NONE;
+    let fields = match type_and_opcode {
+        PAUSE => PAUSE_LEN,
+        PFC => {
+            w.set_if(head[HEADER_LEN + 2] != 0, Warnings::ENABLE_VECTOR_HIGH_BYTE);
+            PFC_LEN
         }
         _ => return None,
     };
-    let (dst, rest) = b.split_first_chunk::<6>()?;
-    let (src, _) = rest.split_first_chunk::<6>()?;
-    let ethernet = EthernetRepr {
-        dst: EthernetAddress(*dst),
-        src: EthernetAddress(*src),
-        tags: VlanTags::Untagged,
-        ethertype: EtherType::MAC_CONTROL,
-    };
-    Some((
-        MacControlFrame {
-            ethernet,
-            control,
-            warnings: Warnings::NONE,
-        },
-        HEADER_LEN,
-    ))
+    let (dst, _) = head.split_first_chunk::<6>()?;
+    let dst_ok = *dst == EthernetAddress::MAC_CONTROL.0 || station.is_some_and(|s| s.0 == *dst);
+    w.set_if(!dst_ok, Warnings::DESTINATION);
+    w.set_if(frame.len() != fcs.min_frame_len(), Warnings::LENGTH);
+    let padding = body.get(HEADER_LEN + fields..).unwrap_or(&[]);
+    w.set_if(!all_zero(padding), Warnings::NONZERO_PADDING);
+    if fcs == FcsMode::Present {
+        w.set_if(crc32fast::hash(frame) != fcs::RESIDUE, Warnings::BAD_FCS);
+    }
+    Some(FlowControlView { head, warnings: w })
 }
 
 /// Any MAC Control frame (tagged, short, unknown opcode): the decoded frame and its payload offset.
@@ -585,16 +671,17 @@ fn decode_any(body: &[u8]) -> Result<(MacControlFrame, usize)> {
     ))
 }
 
-/// Whether every byte of `b` is zero, eight bytes at a time.
+/// Whether every byte of `b` is zero, eight bytes at a time (the tail as one overlapping word).
 #[inline]
 fn all_zero(b: &[u8]) -> bool {
+    let word = |c: &[u8; 8]| u64::from_ne_bytes(*c);
+    let Some(last) = b.last_chunk::<8>() else {
+        return b.iter().fold(0u8, |acc, &x| acc | x) == 0;
+    };
+    let mut acc = word(last);
     let mut chunks = b.chunks_exact(8);
-    let mut acc = 0u64;
     for c in &mut chunks {
         acc |= u64::from_ne_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-    }
-    for &x in chunks.remainder() {
-        acc |= u64::from(x);
     }
     acc == 0
 }
