@@ -180,6 +180,13 @@ impl Agent {
         self.lldp.poll_transmit(now)
     }
 
+    /// As [`Agent::poll_transmit`], but writes the frame into `buf` (replacing its contents)
+    /// and returns whether there was one: a driver that reuses `buf` sends without
+    /// allocating.
+    pub fn poll_transmit_into(&mut self, now: Instant, buf: &mut Vec<u8>) -> bool {
+        self.lldp.poll_transmit_into(now, buf)
+    }
+
     /// When to call [`Agent::handle_timeout`] (and then [`Agent::poll_transmit`]) next.
     pub fn poll_timeout(&self) -> Option<Instant> {
         self.lldp.poll_timeout()

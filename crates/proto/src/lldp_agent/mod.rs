@@ -14,8 +14,8 @@ pub mod stats;
 use std::collections::VecDeque;
 
 use lossless_wire::Error;
-use lossless_wire::ethernet::EthernetAddress;
-use lossless_wire::lldp::{ChassisId, ChassisIdSubtype, LldpduRepr, PortId, PortIdSubtype, Tlv, lldp_frame};
+use lossless_wire::ethernet::{EtherType, EthernetAddress};
+use lossless_wire::lldp::{ChassisId, ChassisIdSubtype, PortId, PortIdSubtype, Tlv};
 
 pub use config::{AgentConfig, ConfigError, Timers, TooManyNeighbours};
 pub use neighbours::{Msap, Neighbour, NeighbourSummary, NeighbourTable, mac_text};
@@ -95,6 +95,15 @@ pub struct LldpAgent {
     neighbours: NeighbourTable,
     stats: Statistics,
     events: VecDeque<LldpEvent>,
+}
+
+/// Appends one TLV to `buf`. Every TLV the agent sends has its length checked when it is
+/// stored (`LldpAgent::new`, `LldpAgent::set_local_tlvs`), so emitting it cannot fail.
+fn append_tlv<B: AsRef<[u8]>>(buf: &mut Vec<u8>, t: &Tlv<B>) {
+    let start = buf.len();
+    buf.resize(start + t.buffer_len(), 0);
+    t.emit(&mut buf[start..])
+        .expect("every TLV length is checked before it is stored");
 }
 
 /// Upper bound of queued events; older ones are dropped first when the driver never polls.
@@ -234,63 +243,87 @@ impl LldpAgent {
 
     /// The LLDPDU (Ethernet payload) the agent sends now, with the given TTL.
     pub fn lldpdu(&self, ttl: u16) -> Vec<u8> {
-        let mut tlvs = Vec::with_capacity(self.local_tlvs.len() + 4);
-        tlvs.push(Tlv::ChassisId(ChassisId {
-            subtype: ChassisIdSubtype::MacAddress,
-            id: self.config.mac.to_vec(),
-        }));
-        tlvs.push(Tlv::PortId(match &self.config.port_name {
-            Some(name) => PortId {
-                subtype: PortIdSubtype::InterfaceName,
-                id: name.as_bytes().to_vec(),
-            },
-            None => PortId {
-                subtype: PortIdSubtype::MacAddress,
-                id: self.config.mac.to_vec(),
-            },
-        }));
-        tlvs.push(Tlv::Ttl(ttl));
-        if ttl != 0 {
-            if let Some(name) = &self.config.system_name {
-                tlvs.push(Tlv::SystemName(name.as_bytes().to_vec()));
-            }
-            tlvs.extend(self.local_tlvs.iter().cloned());
-        }
-        tlvs.push(Tlv::End);
-        // Chassis ID, Port ID (at most 255 bytes), System Name (at most 255 bytes, both checked
-        // by `new`) and the local TLVs (checked by `set_local_tlvs`) all fit their length field.
-        LldpduRepr { tlvs }
-            .to_vec()
-            .expect("every TLV length is checked before it is stored")
+        let mut v = Vec::new();
+        self.append_lldpdu(ttl, &mut v);
+        v
     }
 
-    /// The Ethernet frame (no FCS, padded to 60 bytes) carrying `lldpdu`.
-    fn frame(&self, lldpdu: &[u8]) -> Vec<u8> {
-        let mut f = lldp_frame(EthernetAddress(self.config.mac), lldpdu);
-        if f.len() < MIN_FRAME_NO_FCS {
-            f.resize(MIN_FRAME_NO_FCS, 0);
+    /// Appends the LLDPDU with the given TTL to `buf`, allocating only when `buf` must grow.
+    fn append_lldpdu(&self, ttl: u16, buf: &mut Vec<u8>) {
+        let mac = &self.config.mac[..];
+        append_tlv(
+            buf,
+            &Tlv::ChassisId(ChassisId {
+                subtype: ChassisIdSubtype::MacAddress,
+                id: mac,
+            }),
+        );
+        append_tlv(
+            buf,
+            &Tlv::PortId(match &self.config.port_name {
+                Some(name) => PortId {
+                    subtype: PortIdSubtype::InterfaceName,
+                    id: name.as_bytes(),
+                },
+                None => PortId {
+                    subtype: PortIdSubtype::MacAddress,
+                    id: mac,
+                },
+            }),
+        );
+        append_tlv(buf, &Tlv::<&[u8]>::Ttl(ttl));
+        if ttl != 0 {
+            if let Some(name) = &self.config.system_name {
+                append_tlv(buf, &Tlv::SystemName(name.as_bytes()));
+            }
+            for t in &self.local_tlvs {
+                append_tlv(buf, t);
+            }
         }
-        f
+        append_tlv(buf, &Tlv::<&[u8]>::End);
+    }
+
+    /// Replaces the contents of `buf` with the Ethernet frame (no FCS, padded to 60 bytes)
+    /// carrying the LLDPDU with the given TTL.
+    fn write_frame(&self, ttl: u16, buf: &mut Vec<u8>) {
+        buf.clear();
+        buf.extend_from_slice(EthernetAddress::LLDP_NEAREST_BRIDGE.as_bytes());
+        buf.extend_from_slice(&self.config.mac);
+        buf.extend_from_slice(&EtherType::LLDP.0.to_be_bytes());
+        self.append_lldpdu(ttl, buf);
+        if buf.len() < MIN_FRAME_NO_FCS {
+            buf.resize(MIN_FRAME_NO_FCS, 0);
+        }
     }
 
     /// The next frame to send at `now` (a whole Ethernet frame without FCS), if any.
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Vec<u8>> {
+        let mut frame = Vec::new();
+        self.poll_transmit_into(now, &mut frame).then_some(frame)
+    }
+
+    /// Writes the next frame to send at `now` (a whole Ethernet frame without FCS) into
+    /// `buf`, replacing its contents, and returns whether there was one (`buf` is left as it
+    /// was when not). Reusing `buf` makes sending allocation-free once it has grown to the
+    /// frame's size.
+    pub fn poll_transmit_into(&mut self, now: Instant, buf: &mut Vec<u8>) -> bool {
         self.last_now = self.last_now.max(now);
         if self.shutdown_pending {
             self.shutdown_pending = false;
             self.stats.frames_out_total += 1;
-            return Some(self.frame(&self.lldpdu(0)));
+            self.write_frame(0, buf);
+            return true;
         }
         if self.phase == Phase::Initial {
             self.start(now);
         }
         if self.phase != Phase::Running {
-            return None;
+            return false;
         }
         self.refill_credit(now);
         let due = self.tx_now || now >= self.next_tx;
         if !due || self.tx_credit == 0 {
-            return None;
+            return false;
         }
         self.tx_credit -= 1;
         if self.next_credit.is_none() {
@@ -306,7 +339,8 @@ impl LldpAgent {
                 t.msg_tx_interval
             };
         self.stats.frames_out_total += 1;
-        Some(self.frame(&self.lldpdu(self.ttl_secs())))
+        self.write_frame(self.ttl_secs(), buf);
+        true
     }
 
     fn refill_credit(&mut self, now: Instant) {
