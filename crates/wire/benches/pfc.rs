@@ -26,21 +26,29 @@ fn thread_cpu_ns() -> Option<u64> {
 
 /// Prints the rate of `decode` in frames per second of this thread's on-CPU time (less
 /// sensitive to other work on the machine than wall-clock time), and the wall-clock rate.
+/// `PFC_ON_CPU_N` sets the iteration count (default 20 M) and `PFC_ON_CPU_FILTER` runs only the
+/// loops whose name contains it, so one loop can be counted under `valgrind --tool=callgrind`.
 fn on_cpu_rate<R>(name: &str, frame: &[u8], decode: impl Fn(&[u8]) -> R) {
-    const N: u64 = 20_000_000;
+    let env = |k: &str| std::env::var(k).ok();
+    if env("PFC_ON_CPU_FILTER").is_some_and(|f| !name.contains(f.as_str())) {
+        return;
+    }
+    let n: u64 = env("PFC_ON_CPU_N")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20_000_000);
     let (Some(cpu0), wall0) = (thread_cpu_ns(), std::time::Instant::now()) else {
         return;
     };
-    for _ in 0..N {
+    for _ in 0..n {
         black_box(decode(black_box(frame)));
     }
     let cpu = thread_cpu_ns().unwrap_or(cpu0).saturating_sub(cpu0).max(1);
     let wall = wall0.elapsed().as_nanos().max(1);
     eprintln!(
-        "pfc/{name}: {N} frames, {:.1} M frames/s of on-CPU time ({:.2} ns each), {:.1} M frames/s wall",
-        N as f64 * 1e3 / cpu as f64,
-        cpu as f64 / N as f64,
-        N as f64 * 1e3 / wall as f64
+        "pfc/{name}: {n} frames, {:.1} M frames/s of on-CPU time ({:.2} ns each), {:.1} M frames/s wall",
+        n as f64 * 1e3 / cpu as f64,
+        cpu as f64 / n as f64,
+        n as f64 * 1e3 / wall as f64
     );
 }
 

@@ -535,15 +535,18 @@ pub struct FlowControlView<'a> {
 }
 
 impl<'a> FlowControlView<'a> {
+    #[inline]
     fn be(&self, at: usize) -> u16 {
         u16::from_be_bytes([self.head[at], self.head[at + 1]])
     }
     /// Destination address.
+    #[inline]
     pub fn dst(&self) -> EthernetAddress {
         let h = self.head;
         EthernetAddress([h[0], h[1], h[2], h[3], h[4], h[5]])
     }
     /// Source address.
+    #[inline]
     pub fn src(&self) -> EthernetAddress {
         EthernetAddress([
             self.head[6],
@@ -555,28 +558,34 @@ impl<'a> FlowControlView<'a> {
         ])
     }
     /// The opcode: [`OPCODE_PAUSE`] or [`OPCODE_PFC`].
+    #[inline]
     pub fn opcode(&self) -> u16 {
         self.be(HEADER_LEN)
     }
     /// Whether the frame is PFC (otherwise it is PAUSE).
+    #[inline]
     pub fn is_pfc(&self) -> bool {
         self.opcode() == OPCODE_PFC
     }
     /// PFC: the raw priority_enable_vector; 0 for PAUSE.
+    #[inline]
     pub fn priority_enable_vector(&self) -> u16 {
         if self.is_pfc() { self.be(HEADER_LEN + 2) } else { 0 }
     }
     /// PFC: what the frame asks of `priority` (0..=7), or `None` when its bit is clear, the
     /// priority is out of range or the frame is PAUSE (as [`MacControlRepr::priority_request`]).
+    #[inline]
     pub fn priority_request(&self, priority: u8) -> Option<PauseRequest> {
         let on = priority < 8 && self.priority_enable_vector() & (1 << priority) != 0;
         on.then(|| PauseRequest::from_quanta(self.be(HEADER_LEN + 4 + 2 * usize::from(priority))))
     }
     /// PAUSE: what the frame asks of the whole link; `None` for PFC.
+    #[inline]
     pub fn pause_request(&self) -> Option<PauseRequest> {
         (!self.is_pfc()).then(|| PauseRequest::from_quanta(self.be(HEADER_LEN + 2)))
     }
     /// What a strict receiver would object to (the same as [`decode_frame`] reports).
+    #[inline]
     pub fn warnings(&self) -> Warnings {
         self.warnings
     }
@@ -642,12 +651,33 @@ pub fn decode_flow_control(
     let dst_ok = *dst == EthernetAddress::MAC_CONTROL.0 || station.is_some_and(|s| s.0 == *dst);
     w.set_if(!dst_ok, Warnings::DESTINATION);
     w.set_if(frame.len() != fcs.min_frame_len(), Warnings::LENGTH);
-    let padding = body.get(HEADER_LEN + fields..).unwrap_or(&[]);
-    w.set_if(!all_zero(padding), Warnings::NONZERO_PADDING);
+    let padded = match body.first_chunk::<MIN_BODY>() {
+        Some(b) if body.len() == MIN_BODY => padding_is_zero(b, fields),
+        _ => all_zero(body.get(HEADER_LEN + fields..).unwrap_or(&[])),
+    };
+    w.set_if(!padded, Warnings::NONZERO_PADDING);
     if fcs == FcsMode::Present {
         w.set_if(crc32fast::hash(frame) != fcs::RESIDUE, Warnings::BAD_FCS);
     }
     Some(FlowControlView { head, warnings: w })
+}
+
+/// Length of a minimum-size frame without FCS.
+const MIN_BODY: usize = fcs::MIN_FRAME_LEN_WITHOUT_FCS;
+
+/// Whether the padding after a `fields`-byte PAUSE or PFC payload of a minimum-size untagged
+/// frame is zero: a fixed set of overlapping eight-byte words, no loop.
+#[inline]
+fn padding_is_zero(b: &[u8; MIN_BODY], fields: usize) -> bool {
+    let w = |at: usize| {
+        let mut x = [0u8; 8];
+        x.copy_from_slice(&b[at..at + 8]);
+        u64::from_ne_bytes(x)
+    };
+    let after_pfc = w(34) | w(42) | w(50) | w(52);
+    let pause_only = w(18) | w(26);
+    let mask = if fields == PAUSE_LEN { u64::MAX } else { 0 };
+    after_pfc | (pause_only & mask) == 0
 }
 
 /// Any MAC Control frame (tagged, short, unknown opcode): the decoded frame and its payload offset.

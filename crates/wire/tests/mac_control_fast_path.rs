@@ -124,6 +124,62 @@ fn every_fast_path_warning_matches_decode_frame() {
     assert!(!w.contains(Warnings::DESTINATION));
 }
 
+/// The warnings the spec asks for, computed the slow, obvious way, for an untagged PAUSE/PFC
+/// frame whose body holds at least 34 bytes.
+fn reference_warnings(frame: &[u8], fcs: FcsMode, station: Option<EthernetAddress>) -> Warnings {
+    let body = &frame[..frame.len() - fcs.len()];
+    let mut w = Warnings::NONE;
+    let dst = EthernetAddress::from_bytes(&body[..6]).unwrap();
+    if dst != EthernetAddress::MAC_CONTROL && station != Some(dst) {
+        w.insert(Warnings::DESTINATION);
+    }
+    let pfc = body[14] == 0x01;
+    if pfc && body[16] != 0 {
+        w.insert(Warnings::ENABLE_VECTOR_HIGH_BYTE);
+    }
+    if frame.len() != fcs.min_frame_len() {
+        w.insert(Warnings::LENGTH);
+    }
+    if fcs == FcsMode::Present && fcs::compute_bytes(body) != frame[body.len()..] {
+        w.insert(Warnings::BAD_FCS);
+    }
+    let fields_end = if pfc { 34 } else { 18 };
+    if body[fields_end..].iter().any(|&b| b != 0) {
+        w.insert(Warnings::NONZERO_PADDING);
+    }
+    w
+}
+
+#[test]
+fn any_single_nonzero_padding_byte_of_a_minimum_frame_is_reported_and_field_bytes_are_not() {
+    let reprs = [
+        (MacControlRepr::pfc_xon(0), 34),
+        (MacControlRepr::Pause { pause_time: 0 }, 18),
+    ];
+    for (repr, fields_end) in reprs {
+        let mut buf = [0u8; 60];
+        emit_frame(
+            SRC,
+            EthernetAddress::MAC_CONTROL,
+            &repr,
+            FcsMode::Absent,
+            &mut buf,
+        )
+        .unwrap();
+        for i in 16..60 {
+            let mut f = buf;
+            f[i] = 0x80;
+            let w = decode_flow_control(&f, FcsMode::Absent, None).unwrap().warnings();
+            assert_eq!(
+                w.contains(Warnings::NONZERO_PADDING),
+                i >= fields_end,
+                "byte {i}: {w:?}"
+            );
+            assert_eq!(w, reference_warnings(&f, FcsMode::Absent, None), "byte {i}");
+        }
+    }
+}
+
 proptest! {
     #[test]
     fn fast_path_agrees_with_decode_frame_on_arbitrary_frames(
@@ -156,5 +212,23 @@ proptest! {
         let fast_shape = bytes.len() >= fcs.len() && body >= 34 && mac_control
             && matches!(opcode, 0x0001 | 0x0101);
         prop_assert_eq!(taken, fast_shape);
+        if taken {
+            let w = decode_flow_control(&bytes, fcs, station).unwrap().warnings();
+            prop_assert_eq!(w, reference_warnings(&bytes, fcs, station));
+        }
+    }
+
+    #[test]
+    fn minimum_size_frames_get_the_reference_warnings(
+        mut bytes in proptest::collection::vec(prop_oneof![Just(0u8), any::<u8>()], 64),
+        pfc in any::<bool>(),
+        present in any::<bool>(),
+    ) {
+        bytes[12..16].copy_from_slice(&[0x88, 0x08, if pfc { 0x01 } else { 0x00 }, 0x01]);
+        let fcs = fcs_mode(present);
+        let frame = &bytes[..fcs.min_frame_len()];
+        let w = decode_flow_control(frame, fcs, None).unwrap().warnings();
+        prop_assert_eq!(w, reference_warnings(frame, fcs, None));
+        prop_assert_eq!(decode_frame(frame, fcs, None).unwrap().warnings, w);
     }
 }
