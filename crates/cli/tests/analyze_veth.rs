@@ -8,18 +8,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
-use support::{Pair, lossless, ready};
-
-fn gen_in(p: &Pair, args: &[&str]) {
-    let mut all = vec![lossless(), "gen", "-i", &p.ia];
-    all.extend_from_slice(args);
-    let out = p.exec(&p.a, &all);
-    assert!(
-        out.status.success(),
-        "{all:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
+use support::{Pair, gen_in, lossless, ready};
 
 #[test]
 fn analyze_of_a_tcpdump_capture_matches_watch_on_the_same_link() {

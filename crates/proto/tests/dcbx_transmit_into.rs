@@ -1,38 +1,14 @@
 //! `Agent::poll_transmit_into` sends the same frames as `poll_transmit` into the caller's
 //! buffer, and allocates nothing once that buffer has grown to a frame's size.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use lossless_proto::dcbx::config::AppPriority;
 use lossless_proto::dcbx::{Agent, DcbxConfig};
 use lossless_proto::lldp_agent::AgentConfig;
 use lossless_proto::units::{Duration, Instant};
-
-struct Counting;
-
-thread_local! {
-    static ALLOCS: Cell<usize> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
+use lossless_testkit::alloc_count::{CountingAlloc, thread_allocations as allocs};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocs() -> usize {
-    ALLOCS.with(Cell::get)
-}
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 fn agent() -> Agent {
     let mut lldp = AgentConfig::new([0x02, 0, 0, 0, 0, 7]);

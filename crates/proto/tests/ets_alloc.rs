@@ -1,30 +1,12 @@
 //! The scheduler's hot path (enqueue, select, on_transmitted, set_paused, next_eligible)
 //! allocates nothing: counted by a global allocator wrapper.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use lossless_proto::ets::{EtsConfig, PortParams, Scheduler};
 use lossless_proto::units::{Instant, Rate};
-
-struct Counting;
-
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
+use lossless_testkit::alloc_count::{CountingAlloc, allocations};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 #[test]
 fn decisions_allocate_nothing() {
@@ -36,7 +18,7 @@ fn decisions_allocate_nothing() {
     let mut s = Scheduler::ieee(&cfg, &params).unwrap();
     let mut now = Instant::ZERO;
     let mut lens = [0u32; 8];
-    let before = ALLOCS.load(Ordering::Relaxed);
+    let before = allocations();
     let mut x = 12345u64;
     for k in 0..100_000u32 {
         x = x
@@ -58,5 +40,5 @@ fn decisions_allocate_nothing() {
             now = t;
         }
     }
-    assert_eq!(ALLOCS.load(Ordering::Relaxed) - before, 0);
+    assert_eq!(allocations() - before, 0);
 }

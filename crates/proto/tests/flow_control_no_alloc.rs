@@ -1,37 +1,12 @@
 //! No engine call allocates: every public call of a busy PFC exchange runs under a counting
 //! global allocator, and the count must not move.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use lossless_proto::flow_control::{FlowControl, FlowControlConfig, ReceivedBody, ReceivedControl};
 use lossless_proto::units::{Duration, Instant, Rate};
-
-struct Counting;
-
-thread_local! {
-    /// Set only on the test's own thread, so the harness's threads are not counted.
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-}
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.with(Cell::get) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
+use lossless_testkit::alloc_count::{CountingAlloc, thread_allocations};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 #[test]
 fn engine_calls_do_not_allocate() {
@@ -49,7 +24,8 @@ fn engine_calls_do_not_allocate() {
         frame_len: 64,
         body: ReceivedBody::Unknown { opcode: 2 },
     };
-    COUNTING.with(|c| c.set(true));
+    // Counted on the test's own thread only, so the harness's threads are not counted.
+    let before = thread_allocations();
     let mut now = Instant::ZERO;
     let mut sent = 0;
     for i in 0..20_000u64 {
@@ -76,11 +52,11 @@ fn engine_calls_do_not_allocate() {
         }
         now = now.max(a.wire_free_at()) + Duration::from_ns(3);
     }
-    COUNTING.with(|c| c.set(false));
+    let allocated = thread_allocations() - before;
     assert!(
         sent > 1000,
         "the loop exercised the transmit path ({sent} frames)"
     );
     assert!(b.counters().rx_prio_pause.iter().sum::<u64>() > 1000);
-    assert_eq!(ALLOCATIONS.load(Ordering::SeqCst), 0, "engine calls allocated");
+    assert_eq!(allocated, 0, "engine calls allocated");
 }

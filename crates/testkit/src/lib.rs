@@ -5,6 +5,9 @@
 //! with a loud message on stderr, unless `LOSSLESS_REQUIRE_PEERS=1` is set (the README's test
 //! command sets it when it ran as root and installed the peers): then a missing peer fails.
 
+pub mod alloc_count;
+pub mod netns;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,30 +1,12 @@
 //! Decoding and validating PAUSE/PFC frames, and emitting them, never touches the heap.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
+use lossless_testkit::alloc_count::{CountingAlloc, allocations};
 use lossless_wire::ethernet::EthernetAddress;
 use lossless_wire::fcs::FcsMode;
 use lossless_wire::mac_control::{MacControlRepr, decode_frame, emit_frame};
 
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 #[test]
 fn decoding_validating_and_emitting_allocate_nothing() {
@@ -38,7 +20,7 @@ fn decoding_validating_and_emitting_allocate_nothing() {
         MacControlRepr::pfc_xon(0x80),
     ];
     let mut buf = [0u8; 64];
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let before = allocations();
     let mut seen = 0u32;
     for mode in [FcsMode::Present, FcsMode::Absent] {
         for r in &reprs {
@@ -49,6 +31,6 @@ fn decoding_validating_and_emitting_allocate_nothing() {
             }
         }
     }
-    assert_eq!(ALLOCATIONS.load(Ordering::SeqCst), before, "the heap was used");
+    assert_eq!(allocations(), before, "the heap was used");
     assert!(seen >= 12, "every frame decoded to its repr");
 }
