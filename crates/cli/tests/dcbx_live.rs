@@ -7,7 +7,7 @@ mod dcbx_support;
 use std::process::Command;
 use std::time::Duration;
 
-use dcbx_support::{Pair, example, lossless, ready};
+use dcbx_support::{Pair, example, lossless, ready, spawn_agent};
 
 #[test]
 fn willing_host_adopts_the_switch_pfc_and_shutdown_on_sigterm_reaches_the_host() {
@@ -20,36 +20,8 @@ fn willing_host_adopts_the_switch_pfc_and_shutdown_on_sigterm_reaches_the_host()
     let sw_cfg = example("switch-pfc3.toml");
     let host_cfg = example("host-willing.toml");
     let (a, b, ia, ib) = (p.a.clone(), p.b.clone(), p.ia.clone(), p.ib.clone());
-    let sw = p.spawn(
-        &a,
-        &[
-            lossless(),
-            "dcbx",
-            "run",
-            "--iface",
-            &ia,
-            "--config",
-            sw_cfg.to_str().unwrap(),
-            "--state",
-            sw_state.to_str().unwrap(),
-        ],
-        "sw.log",
-    );
-    p.spawn(
-        &b,
-        &[
-            lossless(),
-            "dcbx",
-            "run",
-            "--iface",
-            &ib,
-            "--config",
-            host_cfg.to_str().unwrap(),
-            "--state",
-            host_state.to_str().unwrap(),
-        ],
-        "host.log",
-    );
+    let sw = spawn_agent(&mut p, &a, &ia, &sw_cfg, &sw_state, "sw.log");
+    spawn_agent(&mut p, &b, &ib, &host_cfg, &host_state, "host.log");
     let show = |p: &Pair, json: bool| {
         let mut args = vec![
             lossless(),
@@ -132,21 +104,7 @@ fn both_unwilling_and_disagreeing_leaves_pfc_not_operational_and_says_why() {
         ],
         "a.log",
     );
-    p.spawn(
-        &b,
-        &[
-            lossless(),
-            "dcbx",
-            "run",
-            "--iface",
-            &ib,
-            "--config",
-            other.to_str().unwrap(),
-            "--state",
-            state.to_str().unwrap(),
-        ],
-        "b.log",
-    );
+    spawn_agent(&mut p, &b, &ib, &other, &state, "b.log");
     let human = p.wait_for(Duration::from_secs(10), "PFC not operational", || {
         let out = p.exec(
             &b,
@@ -291,21 +249,7 @@ fn agent_survives_its_interface_going_down_and_resumes_when_it_comes_back() {
         "a.log",
     );
     let host = example("host-willing.toml");
-    p.spawn(
-        &b,
-        &[
-            lossless(),
-            "dcbx",
-            "run",
-            "--iface",
-            &ib,
-            "--config",
-            host.to_str().unwrap(),
-            "--state",
-            state.to_str().unwrap(),
-        ],
-        "b.log",
-    );
+    spawn_agent(&mut p, &b, &ib, &host, &state, "b.log");
     let frames_in = |p: &Pair| {
         let out = p.exec(
             &b,
@@ -380,21 +324,7 @@ fn auto_host_falls_back_to_cee_against_a_cee_switch_and_adopts_its_pfc() {
         ],
         "sw.log",
     );
-    p.spawn(
-        &b,
-        &[
-            lossless(),
-            "dcbx",
-            "run",
-            "--iface",
-            &ib,
-            "--config",
-            host.to_str().unwrap(),
-            "--state",
-            state.to_str().unwrap(),
-        ],
-        "host.log",
-    );
+    spawn_agent(&mut p, &b, &ib, &host, &state, "host.log");
     let v: serde_json::Value = p.wait_for(Duration::from_secs(10), "CEE handshake and adoption", || {
         let out = p.exec(
             &b,

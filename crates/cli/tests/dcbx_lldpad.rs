@@ -5,7 +5,7 @@ mod dcbx_support;
 
 use std::time::Duration;
 
-use dcbx_support::{Pair, example, lossless, ready};
+use dcbx_support::{Pair, example, ready, spawn_agent};
 
 /// Starts our agent with `config` in namespace a and lldpad (private /dev/shm, own config
 /// file) in namespace b; returns the lldpad pid for nsenter.
@@ -13,21 +13,7 @@ fn start(p: &mut Pair, config: &str) -> u32 {
     let (a, b, ia) = (p.a.clone(), p.b.clone(), p.ia.clone());
     let cfg = example(config);
     let state = p.dir.join("agent.json");
-    p.spawn(
-        &a,
-        &[
-            lossless(),
-            "dcbx",
-            "run",
-            "--iface",
-            &ia,
-            "--config",
-            cfg.to_str().unwrap(),
-            "--state",
-            state.to_str().unwrap(),
-        ],
-        "agent.log",
-    );
+    spawn_agent(p, &a, &ia, &cfg, &state, "agent.log");
     let conf = p.dir.join("lldpad.conf");
     let script = format!(
         "mount -t tmpfs none /dev/shm && exec lldpad -p -t -f {}",

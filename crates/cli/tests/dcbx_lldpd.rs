@@ -6,7 +6,7 @@ mod dcbx_support;
 
 use std::time::Duration;
 
-use dcbx_support::{Pair, example, lossless, ready};
+use dcbx_support::{Pair, example, lossless, ready, spawn_agent};
 
 #[test]
 fn willing_agent_adopts_pfc_and_ets_from_an_lldpd_switch() {
@@ -59,21 +59,7 @@ fn willing_agent_adopts_pfc_and_ets_from_an_lldpd_switch() {
     }
     let host = example("host-willing.toml");
     let state = p.dir.join("host.json");
-    p.spawn(
-        &a,
-        &[
-            lossless(),
-            "dcbx",
-            "run",
-            "--iface",
-            &ia,
-            "--config",
-            host.to_str().unwrap(),
-            "--state",
-            state.to_str().unwrap(),
-        ],
-        "host.log",
-    );
+    spawn_agent(&mut p, &a, &ia, &host, &state, "host.log");
     let v: serde_json::Value = p.wait_for(
         Duration::from_secs(15),
         "our agent to adopt lldpd's PFC and ETS",

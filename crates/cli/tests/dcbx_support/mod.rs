@@ -29,3 +29,24 @@ pub fn gen_in(p: &Pair, args: &[&str]) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Starts `lossless dcbx run --iface <iface> --config <config> --state <state>` in namespace
+/// `ns` with its output in `log`; returns its index in the pair.
+pub fn spawn_agent(p: &mut Pair, ns: &str, iface: &str, config: &Path, state: &Path, log: &str) -> usize {
+    let (config, state) = (config.to_str().unwrap(), state.to_str().unwrap());
+    p.spawn(
+        ns,
+        &[
+            lossless(),
+            "dcbx",
+            "run",
+            "--iface",
+            iface,
+            "--config",
+            config,
+            "--state",
+            state,
+        ],
+        log,
+    )
+}
