@@ -5,8 +5,10 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use lossless_wire::ethernet::EthernetAddress;
-use lossless_wire::fcs::FcsMode;
-use lossless_wire::mac_control::{MacControlRepr, decode_flow_control, decode_frame, emit_frame};
+use lossless_wire::fcs::{FcsChecker, FcsMode};
+use lossless_wire::mac_control::{
+    MacControlRepr, decode_flow_control, decode_flow_control_with, decode_frame, emit_frame,
+};
 
 const SRC: EthernetAddress = EthernetAddress([0x00, 0x1b, 0x21, 0x01, 0x02, 0x03]);
 
@@ -107,6 +109,16 @@ fn bench(c: &mut Criterion) {
     on_cpu_rate("decode_flow_control, 64 B with FCS verify", &with_fcs, |f| {
         decode_flow_control(f, FcsMode::Present, None).unwrap().warnings()
     });
+    let checker = FcsChecker::new();
+    on_cpu_rate(
+        "decode_flow_control_with checker, 64 B with FCS verify",
+        &with_fcs,
+        |f| {
+            decode_flow_control_with(f, FcsMode::Present, None, &checker)
+                .unwrap()
+                .warnings()
+        },
+    );
     let mut buf = [0u8; 64];
     g.bench_function("emit_frame, 64 B with FCS", |b| {
         b.iter(|| {

@@ -6,6 +6,8 @@
 //! little-endian bytes. A consequence used by [`verify`]: the CRC over frame + FCS is the
 //! constant [`RESIDUE`].
 
+use core::fmt;
+
 use crate::{Error, ErrorKind, Result};
 
 /// Length of the FCS in bytes.
@@ -93,6 +95,42 @@ pub fn verify(frame_with_fcs: &[u8]) -> Result<bool> {
         ));
     }
     Ok(crc32fast::hash(frame_with_fcs) == RESIDUE)
+}
+
+/// A CRC-32 engine whose implementation (table or PCLMULQDQ) is picked once, at construction:
+/// [`compute`] and [`verify`] repeat crc32fast's CPU-feature detection on every call, which is
+/// about a third of the cost of checking a 64-byte frame.
+#[derive(Clone, Default)]
+pub struct FcsChecker {
+    start: crc32fast::Hasher,
+}
+
+impl fmt::Debug for FcsChecker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("FcsChecker")
+    }
+}
+
+impl FcsChecker {
+    /// Detects the CPU's CRC features once.
+    pub fn new() -> Self {
+        FcsChecker {
+            start: crc32fast::Hasher::new(),
+        }
+    }
+    /// The FCS value of `frame` (as [`compute`]).
+    #[inline]
+    pub fn compute(&self, frame: &[u8]) -> u32 {
+        let mut h = self.start.clone();
+        h.update(frame);
+        h.finalize()
+    }
+    /// Whether a frame that ends with its FCS has the correct FCS (`false` when it is shorter
+    /// than the FCS).
+    #[inline]
+    pub fn verify(&self, frame_with_fcs: &[u8]) -> bool {
+        frame_with_fcs.len() >= FCS_LEN && self.compute(frame_with_fcs) == RESIDUE
+    }
 }
 
 /// Zero-pads the first `len` bytes of `buf` to the 60-byte minimum (nothing happens when `len`

@@ -630,6 +630,28 @@ pub fn decode_flow_control(
     fcs: FcsMode,
     station: Option<EthernetAddress>,
 ) -> Option<FlowControlView<'_>> {
+    view(frame, fcs, station, crc32fast::hash)
+}
+
+/// [`decode_flow_control`] with the FCS (in [`FcsMode::Present`]) checked by `checker`, which
+/// skips the per-call CPU-feature detection; same results.
+#[inline]
+pub fn decode_flow_control_with<'a>(
+    frame: &'a [u8],
+    fcs: FcsMode,
+    station: Option<EthernetAddress>,
+    checker: &fcs::FcsChecker,
+) -> Option<FlowControlView<'a>> {
+    view(frame, fcs, station, |f| checker.compute(f))
+}
+
+#[inline(always)]
+fn view(
+    frame: &[u8],
+    fcs: FcsMode,
+    station: Option<EthernetAddress>,
+    crc: impl Fn(&[u8]) -> u32,
+) -> Option<FlowControlView<'_>> {
     let body = match fcs {
         FcsMode::Present => frame.get(..frame.len().checked_sub(fcs::FCS_LEN)?)?,
         FcsMode::Absent => frame,
@@ -657,7 +679,7 @@ pub fn decode_flow_control(
     };
     w.set_if(!padded, Warnings::NONZERO_PADDING);
     if fcs == FcsMode::Present {
-        w.set_if(crc32fast::hash(frame) != fcs::RESIDUE, Warnings::BAD_FCS);
+        w.set_if(crc(frame) != fcs::RESIDUE, Warnings::BAD_FCS);
     }
     Some(FlowControlView { head, warnings: w })
 }

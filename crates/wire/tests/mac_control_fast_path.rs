@@ -3,7 +3,9 @@
 
 use lossless_wire::ethernet::EthernetAddress;
 use lossless_wire::fcs::{self, FcsMode};
-use lossless_wire::mac_control::{MacControlRepr, Warnings, decode_flow_control, decode_frame, emit_frame};
+use lossless_wire::mac_control::{
+    MacControlRepr, Warnings, decode_flow_control, decode_flow_control_with, decode_frame, emit_frame,
+};
 use proptest::prelude::*;
 
 const SRC: EthernetAddress = EthernetAddress([0x00, 0x1b, 0x21, 0x01, 0x02, 0x03]);
@@ -20,6 +22,15 @@ fn agree(frame: &[u8], fcs: FcsMode, station: Option<EthernetAddress>) -> bool {
         return false;
     };
     let slow = slow.expect("the fast path accepted a frame decode_frame refuses");
+    let checker = fcs::FcsChecker::new();
+    assert_eq!(
+        decode_flow_control_with(frame, fcs, station, &checker),
+        Some(fast)
+    );
+    if fcs == FcsMode::Present {
+        assert_eq!(checker.verify(frame), fcs::verify(frame).unwrap());
+        assert_eq!(checker.compute(frame), fcs::compute(frame));
+    }
     assert_eq!(fast.to_frame(), slow);
     assert_eq!(fast.warnings(), slow.warnings);
     assert_eq!(fast.control(), slow.control);
