@@ -32,6 +32,11 @@ fn thread_cpu_ns() -> Option<u64> {
 /// loops whose name contains it, so one loop can be counted under `valgrind --tool=callgrind`.
 fn on_cpu_rate<R>(name: &str, frame: &[u8], decode: impl Fn(&[u8]) -> R) {
     let env = |k: &str| std::env::var(k).ok();
+    // `cargo test --all-targets` runs benches once without `--bench` (and unoptimised): a
+    // 20 M-iteration loop there only costs CI time.
+    if !std::env::args().any(|a| a == "--bench") {
+        return;
+    }
     if env("PFC_ON_CPU_FILTER").is_some_and(|f| !name.contains(f.as_str())) {
         return;
     }
