@@ -5,7 +5,7 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use lossless_sim::Simulator;
 use lossless_sim::config::SimConfig;
-use lossless_sim::event::RadixQueue;
+use lossless_sim::event::{HeapQueue, RadixQueue};
 use lossless_sim::observer::NoObserver;
 use lossless_sim::scenario::{self, Overrides};
 
@@ -33,9 +33,17 @@ fn bench(c: &mut Criterion) {
         let events = events_of(&cfg);
         eprintln!("{label}: {events} events per run, {} simulated", cfg.duration);
         g.throughput(Throughput::Elements(events));
-        g.bench_function(format!("{label}/binary-heap"), |b| {
+        g.bench_function(format!("{label}/calendar"), |b| {
             b.iter(|| {
                 let mut sim = Simulator::new(cfg.clone()).expect("builds");
+                sim.run();
+                sim.events()
+            })
+        });
+        g.bench_function(format!("{label}/binary-heap"), |b| {
+            b.iter(|| {
+                let mut sim = Simulator::build(cfg.clone(), NoObserver, HeapQueue::with_capacity(4096))
+                    .expect("builds");
                 sim.run();
                 sim.events()
             })

@@ -18,7 +18,7 @@ pub(crate) use dcbx::PortDcbx;
 
 use crate::buffer::{Admission, SharedBuffer};
 use crate::config::SimConfig;
-use crate::event::{EventQueue, HeapQueue};
+use crate::event::{CalendarQueue, EventQueue};
 use crate::frame::{DropReason, FlowId, Frame, NO_PORT, NodeId, PortId};
 use crate::observer::{NoObserver, Observer, WireFrame};
 use crate::selection::TransmissionSelection;
@@ -124,7 +124,7 @@ struct FlowState {
 }
 
 /// The simulator, generic over its event queue and its observer.
-pub struct Simulator<O: Observer = NoObserver, Q: EventQueue<Event> = HeapQueue<Event>> {
+pub struct Simulator<O: Observer = NoObserver, Q: EventQueue<Event> = CalendarQueue<Event>> {
     pub(crate) config: SimConfig,
     pub(crate) now: Instant,
     end: Instant,
@@ -209,7 +209,7 @@ pub enum BuildError {
     },
 }
 
-impl Simulator<NoObserver, HeapQueue<Event>> {
+impl Simulator<NoObserver, CalendarQueue<Event>> {
     /// Builds a simulator without an observer.
     pub fn new(config: SimConfig) -> Result<Self, BuildError> {
         Self::with_observer(config, NoObserver)
@@ -228,10 +228,10 @@ fn splitmix64(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
-impl<O: Observer> Simulator<O, HeapQueue<Event>> {
+impl<O: Observer> Simulator<O, CalendarQueue<Event>> {
     /// Builds a simulator that reports to `observer`.
     pub fn with_observer(config: SimConfig, observer: O) -> Result<Self, BuildError> {
-        Self::build(config, observer, HeapQueue::with_capacity(4096))
+        Self::build(config, observer, CalendarQueue::default())
     }
 }
 
