@@ -229,27 +229,46 @@ const CAL_SHIFT: u32 = 12;
 /// Number of calendar buckets (a power of two): the near window spans
 /// `CAL_BUCKETS << CAL_SHIFT` ps ≈ 4.2 µs, longer than a 1500-byte frame at 10 Gb/s.
 const CAL_BUCKETS: usize = 1024;
+/// Entries a bucket holds in place (one 64-byte cache line of 16-byte entries); more go to
+/// the spill heap.
+const CAL_WAYS: usize = 4;
 const CAL_WORDS: usize = CAL_BUCKETS / 64;
+const SEQ_MASK: u128 = (1 << SEQ_BITS) - 1;
+/// Largest time a key can hold (2^88 ps ≈ 9.8 million years); later times saturate.
+const MAX_KEY_TIME: u128 = (1u128 << (128 - SEQ_BITS)) - 1;
+
+/// A ring entry: its time within the bucket's slot and its sequence number in one `u64`
+/// (`offset << 40 | seq mod 2^40`); the slot itself is the bucket's position.
+#[derive(Clone, Copy, Debug)]
+struct NearEntry<E> {
+    key: u64,
+    event: E,
+}
 
 /// A calendar queue: an [`EventQueue`] for monotone use (nothing is scheduled before the last
 /// event popped, as in any discrete-event simulation) with O(1) push and pop for the events a
 /// network simulation mostly schedules — a frame time or a propagation delay ahead.
 ///
-/// Events less than one window (≈ 4.2 µs) ahead of the earliest pending slot go to a ring of
-/// 4.096 ns buckets, each kept sorted by (time, sequence); a bitmap finds the next non-empty
-/// bucket. Later events (pause timers, idle flows) wait in a binary heap and move into the ring
-/// when the window reaches them. Order is exactly (time, sequence), as in [`HeapQueue`]; buckets
-/// keep their capacity, so there is no allocation in steady state.
+/// Events less than one window (≈ 4.2 µs) ahead of the cursor go to a ring of 4.096 ns
+/// buckets, each one cache line holding up to four events sorted by (time, sequence); a
+/// bitmap finds the next non-empty bucket. Later events (pause timers, idle flows) wait in a
+/// binary heap and move into the ring when the window reaches them; the rare fifth event of a
+/// bucket waits in a spill heap that every pop compares against. Order is exactly
+/// (time, sequence), as in [`HeapQueue`]; nothing allocates in steady state.
 #[derive(Debug)]
 pub struct CalendarQueue<E> {
-    /// Slot number (time >> CAL_SHIFT) of the cursor: no pending ring event is earlier.
+    /// Slot number (time >> CAL_SHIFT) of the cursor: no ring event is earlier.
     cursor: u128,
-    /// Ring buckets.
-    buckets: Vec<Bucket<E>>,
+    /// `CAL_BUCKETS × CAL_WAYS` entries, allocated at the first push (filled with its event).
+    ring: Vec<NearEntry<E>>,
+    /// Per bucket: (first live entry, one past the last).
+    span: Vec<(u8, u8)>,
     /// Bit b set while bucket b holds an event.
     occupied: [u64; CAL_WORDS],
     /// Events in the ring.
     near: usize,
+    /// Events inside the window whose bucket was full (or, defensively, before the cursor).
+    spill: BinaryHeap<Entry<E>>,
     /// Events at or beyond the end of the window.
     far: BinaryHeap<Entry<E>>,
     /// Slot of the earliest far event (`u128::MAX` when there is none).
@@ -257,25 +276,15 @@ pub struct CalendarQueue<E> {
     next_seq: u64,
 }
 
-/// One calendar bucket: entries sorted by key, smallest first, consumed from `head`.
-#[derive(Debug)]
-struct Bucket<E> {
-    items: Vec<Entry<E>>,
-    head: usize,
-}
-
 impl<E> Default for CalendarQueue<E> {
     fn default() -> Self {
         CalendarQueue {
             cursor: 0,
-            buckets: (0..CAL_BUCKETS)
-                .map(|_| Bucket {
-                    items: Vec::with_capacity(4),
-                    head: 0,
-                })
-                .collect(),
+            ring: Vec::new(),
+            span: vec![(0, 0); CAL_BUCKETS],
             occupied: [0; CAL_WORDS],
             near: 0,
+            spill: BinaryHeap::with_capacity(64),
             far: BinaryHeap::with_capacity(256),
             far_slot: u128::MAX,
             next_seq: 0,
@@ -283,27 +292,42 @@ impl<E> Default for CalendarQueue<E> {
     }
 }
 
-impl<E> CalendarQueue<E> {
+impl<E: Copy> CalendarQueue<E> {
     /// First slot past the window.
     #[inline]
     fn window_end(&self) -> u128 {
         self.cursor + CAL_BUCKETS as u128
     }
 
-    /// Puts an entry whose slot lies in the window into its bucket, keeping the bucket sorted.
+    /// Puts an entry (full key) whose slot lies in the window into its bucket, keeping the
+    /// bucket sorted, or into the spill heap when the bucket is full.
     #[inline]
-    fn insert_near(&mut self, slot: u128, entry: Entry<E>) {
+    fn insert_near(&mut self, slot: u128, key: u128, event: E) {
         let b = (slot as usize) & (CAL_BUCKETS - 1);
-        let bucket = &mut self.buckets[b];
+        let (head, end) = self.span[b];
+        let (head, end) = (usize::from(head), usize::from(end));
+        if end == CAL_WAYS {
+            if head == 0 {
+                self.spill.push(Entry { key, event });
+                return;
+            }
+            // consumed entries at the front: slide the live ones down
+            self.ring
+                .copy_within(b * CAL_WAYS + head..b * CAL_WAYS + end, b * CAL_WAYS);
+            self.span[b] = (0, (end - head) as u8);
+            return self.insert_near(slot, key, event);
+        }
+        let near_key = (key & ((1u128 << (SEQ_BITS + CAL_SHIFT)) - 1)) as u64;
+        let base = b * CAL_WAYS;
         // a new event usually has the largest sequence number and a time no earlier than
         // its neighbours: it goes at the end, else it moves back past the larger keys
-        let key = entry.key;
-        bucket.items.push(entry);
-        let mut i = bucket.items.len() - 1;
-        while i > bucket.head && bucket.items[i - 1].key > key {
-            bucket.items.swap(i - 1, i);
+        let mut i = end;
+        while i > head && self.ring[base + i - 1].key > near_key {
+            self.ring[base + i] = self.ring[base + i - 1];
             i -= 1;
         }
+        self.ring[base + i] = NearEntry { key: near_key, event };
+        self.span[b] = (head as u8, end as u8 + 1);
         self.occupied[b / 64] |= 1 << (b % 64);
         self.near += 1;
     }
@@ -322,7 +346,7 @@ impl<E> CalendarQueue<E> {
                 return;
             }
             let Some(e) = self.far.pop() else { break };
-            self.insert_near(slot, e);
+            self.insert_near(slot, e.key, e.event);
         }
         self.far_slot = u128::MAX;
     }
@@ -349,79 +373,109 @@ impl<E> CalendarQueue<E> {
         }
         None
     }
+
+    /// The earliest ring entry: (bucket, its slot, full key).
+    #[inline]
+    fn ring_min(&self) -> Option<(usize, u128, u128)> {
+        if self.near == 0 {
+            return None;
+        }
+        let b = self.next_occupied()?;
+        let start = (self.cursor as usize) & (CAL_BUCKETS - 1);
+        let slot = self.cursor + ((b + CAL_BUCKETS - start) & (CAL_BUCKETS - 1)) as u128;
+        let e = self.ring[b * CAL_WAYS + usize::from(self.span[b].0)];
+        Some((b, slot, (slot << (SEQ_BITS + CAL_SHIFT)) | u128::from(e.key)))
+    }
 }
 
 impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
-    /// Adds an event; an event earlier than the cursor's slot is treated as due in that slot
-    /// (a simulator never schedules into the past).
+    /// Adds an event; an event before the cursor's slot (a simulator never schedules into
+    /// the past) still pops in (time, sequence) order.
     #[inline]
     fn push(&mut self, at: Instant, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let t = at.as_ps().min((1u128 << (128 - SEQ_BITS)) - 1);
-        let key = (t << SEQ_BITS) | u128::from(seq & ((1 << SEQ_BITS) - 1));
-        let mut slot = t >> CAL_SHIFT;
-        if self.near == 0 && self.far_slot == u128::MAX {
-            self.cursor = slot;
-        } else if slot < self.cursor {
-            slot = self.cursor;
+        let t = at.as_ps().min(MAX_KEY_TIME);
+        let key = (t << SEQ_BITS) | (u128::from(seq) & SEQ_MASK);
+        let slot = t >> CAL_SHIFT;
+        if self.ring.is_empty() {
+            self.ring = vec![NearEntry { key: 0, event }; CAL_BUCKETS * CAL_WAYS];
         }
-        let entry = Entry { key, event };
-        if slot < self.window_end() {
-            self.insert_near(slot, entry);
+        if self.near == 0 && self.spill.is_empty() && self.far_slot == u128::MAX {
+            self.cursor = slot;
+        }
+        if slot < self.cursor {
+            self.spill.push(Entry { key, event });
+        } else if slot < self.window_end() {
+            self.insert_near(slot, key, event);
         } else {
             self.far_slot = self.far_slot.min(slot);
-            self.far.push(entry);
+            self.far.push(Entry { key, event });
         }
     }
 
     #[inline]
     fn pop(&mut self) -> Option<Scheduled<E>> {
-        if self.near == 0 {
-            // the ring is empty: jump the window to the earliest far event
+        if self.near == 0 && self.spill.is_empty() {
+            // the window is empty: jump it to the earliest far event
             if self.far_slot == u128::MAX {
                 return None;
             }
             self.cursor = self.far_slot;
             self.pull_far();
         }
-        let b = self.next_occupied()?;
-        let start = (self.cursor as usize) & (CAL_BUCKETS - 1);
-        let advance = (b + CAL_BUCKETS - start) & (CAL_BUCKETS - 1);
-        if advance != 0 {
-            self.cursor += advance as u128;
+        let ring = self.ring_min();
+        let spill_key = self.spill.peek().map(|e| e.key);
+        let key = match (ring, spill_key) {
+            (Some((b, slot, key)), s) if s.is_none_or(|s| key < s) => {
+                if slot != self.cursor {
+                    self.cursor = slot;
+                    self.pull_far();
+                }
+                let (head, end) = self.span[b];
+                let e = self.ring[b * CAL_WAYS + usize::from(head)];
+                if head + 1 == end {
+                    self.span[b] = (0, 0);
+                    self.occupied[b / 64] &= !(1 << (b % 64));
+                } else {
+                    self.span[b] = (head + 1, end);
+                }
+                self.near -= 1;
+                return Some(Scheduled {
+                    at: Instant::from_ps(key >> SEQ_BITS),
+                    seq: (key & SEQ_MASK) as u64,
+                    event: e.event,
+                });
+            }
+            (_, Some(s)) => s,
+            (_, None) => return None,
+        };
+        let slot = key >> (SEQ_BITS + CAL_SHIFT);
+        if slot > self.cursor {
+            self.cursor = slot;
             self.pull_far();
         }
-        let bucket = &mut self.buckets[b];
-        let e = *bucket.items.get(bucket.head)?;
-        bucket.head += 1;
-        if bucket.head == bucket.items.len() {
-            bucket.items.clear();
-            bucket.head = 0;
-            self.occupied[b / 64] &= !(1 << (b % 64));
-        }
-        self.near -= 1;
+        let e = self.spill.pop()?;
         Some(Scheduled {
             at: Instant::from_ps(e.key >> SEQ_BITS),
-            seq: (e.key & ((1 << SEQ_BITS) - 1)) as u64,
+            seq: (e.key & SEQ_MASK) as u64,
             event: e.event,
         })
     }
 
     fn peek_time(&self) -> Option<Instant> {
-        if self.near == 0 {
-            return self.far.peek().map(|e| Instant::from_ps(e.key >> SEQ_BITS));
-        }
-        let b = self.next_occupied()?;
-        let bucket = &self.buckets[b];
-        bucket
-            .items
-            .get(bucket.head)
-            .map(|e| Instant::from_ps(e.key >> SEQ_BITS))
+        let ring = self.ring_min().map(|r| r.2);
+        let spill = self.spill.peek().map(|e| e.key);
+        let key = match (ring, spill) {
+            (Some(r), Some(s)) => r.min(s),
+            (Some(k), None) | (None, Some(k)) => k,
+            (None, None) => self.far.peek()?.key,
+        };
+        Some(Instant::from_ps(key >> SEQ_BITS))
     }
 
     fn len(&self) -> usize {
-        self.near + self.far.len()
+        self.near + self.spill.len() + self.far.len()
     }
 }
 
@@ -517,6 +571,29 @@ mod tests {
         c.push(Instant::from_ps(1 << 60), 'd');
         let order: Vec<char> = std::iter::from_fn(|| c.pop().map(|s| s.event)).collect();
         assert_eq!(order, ['b', 'c', 'd']);
+    }
+
+    #[test]
+    fn a_burst_larger_than_a_bucket_spills_and_still_pops_in_order() {
+        let mut c = CalendarQueue::default();
+        let mut h = HeapQueue::with_capacity(256);
+        for i in 0..100u32 {
+            // 100 events in one 4 ns slot, half at one instant, in scrambled time order
+            let t = Instant::from_ps(1_000_000 + u128::from((i * 37) % 50) * (i % 2) as u128);
+            c.push(t, i);
+            h.push(t, i);
+        }
+        while let Some(a) = h.pop() {
+            assert_eq!(c.peek_time(), Some(a.at));
+            let b = c.pop().expect("as many events as the heap");
+            assert_eq!((a.at, a.event), (b.at, b.event));
+            // and a follow-up at the same instant goes after its elders
+            if a.event < 1000 && a.event % 10 == 0 {
+                c.push(a.at, 1000 + a.event);
+                h.push(a.at, 1000 + a.event);
+            }
+        }
+        assert_eq!(c.len(), 0);
     }
 
     #[test]
