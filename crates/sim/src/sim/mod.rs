@@ -303,11 +303,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// the clock to it. Returns true when the end has been reached.
     pub fn run_until(&mut self, until: Instant) -> bool {
         let until = until.min(self.end);
-        while let Some(t) = self.queue.peek_time() {
-            if t >= until || self.fault.is_some() {
+        while self.fault.is_none() {
+            let Some(s) = self.queue.pop_before(until) else {
                 break;
-            }
-            let Some(s) = self.queue.pop() else { break };
+            };
             self.now = s.at;
             self.events += 1;
             self.handle(s.event);
