@@ -19,8 +19,8 @@
 /// Weighted byte-fair sharing among up to eight members.
 #[derive(Clone, Debug)]
 pub(crate) struct WeightedGroup {
-    /// Configured weight of each member (0 = lower tier).
-    weight: [u32; 8],
+    /// Weight of each member inside its tier: its configured weight, or 1 in the lower tier.
+    tier_weight: [i64; 8],
     /// Deficit counter of each member, in byte × weight units.
     credit: [i64; 8],
     /// Members that may be served now (ready and not paused).
@@ -40,22 +40,18 @@ impl WeightedGroup {
                 upper |= 1 << m;
             }
         }
+        let mut tier_weight = [1i64; 8];
+        for (m, w) in tier_weight.iter_mut().enumerate() {
+            if upper & (1 << m) != 0 {
+                *w = i64::from(weight[m]);
+            }
+        }
         WeightedGroup {
-            weight,
+            tier_weight,
             credit: [0; 8],
             active: 0,
             upper,
             members,
-        }
-    }
-
-    /// Weight used for sharing inside the member's tier.
-    #[inline]
-    fn tier_weight(&self, m: usize) -> i64 {
-        if self.upper & (1 << m) != 0 {
-            i64::from(self.weight[m])
-        } else {
-            1
         }
     }
 
@@ -85,26 +81,37 @@ impl WeightedGroup {
             return;
         }
         let stay = active & self.active;
-        for tier in [self.upper, self.members & !self.upper] {
-            let stayers = stay & tier;
-            if stayers == 0 {
-                continue;
-            }
-            let mut sum: i64 = 0;
-            for m in bits(stayers) {
-                sum += self.credit[m];
-            }
-            let shift = sum.div_euclid(i64::from(stayers.count_ones()));
-            for m in bits(stayers) {
-                self.credit[m] -= shift;
-            }
+        if stay != 0 {
+            self.recentre(stay & self.upper);
+            self.recentre(stay & self.members & !self.upper);
         }
         // leavers and joiners start from 0; a non-member's counter is never touched (`charge`
-        // skips non-members), so it is 0 already and need not be visited
-        for m in bits(self.members & !stay) {
-            self.credit[m] = 0;
+        // skips non-members), so it is 0 already and clearing it changes nothing
+        for (m, c) in self.credit.iter_mut().enumerate() {
+            // all ones for a stayer, zero otherwise (branch-free)
+            *c &= -i64::from((stay >> m) & 1);
         }
         self.active = active;
+    }
+
+    /// Shifts the counters of `stayers` (one tier) together so that they sum to less than
+    /// their count (a lone stayer's counter becomes 0).
+    #[inline]
+    fn recentre(&mut self, stayers: u8) {
+        match stayers.count_ones() {
+            0 => {}
+            1 => self.credit[stayers.trailing_zeros() as usize] = 0,
+            n => {
+                let mut sum: i64 = 0;
+                for m in bits(stayers) {
+                    sum += self.credit[m];
+                }
+                let shift = sum.div_euclid(i64::from(n));
+                for m in bits(stayers) {
+                    self.credit[m] -= shift;
+                }
+            }
+        }
     }
 
     /// The active member to serve next: the upper tier if any of it is active, then the
@@ -139,7 +146,7 @@ impl WeightedGroup {
         let b = bytes as i64;
         let mut total: i64 = 0;
         for i in bits(tier) {
-            let w = self.tier_weight(i);
+            let w = self.tier_weight[i];
             total += w;
             self.credit[i] += b * w;
         }
