@@ -158,8 +158,11 @@ fn execute<O: Observer>(sim: &mut Simulator<O>, args: &SimArgs) -> Report {
             bar.set_draw_target(ProgressDrawTarget::stderr());
             shown = true;
         }
-        bar.set_position((sim.now().as_ps() * 1000 / end.as_ps().max(1)) as u64);
-        bar.set_message(format!("{} events", sim.events()));
+        if shown {
+            // only once visible: a hidden bar's updates still cost a lock and a format!
+            bar.set_position((sim.now().as_ps() * 1000 / end.as_ps().max(1)) as u64);
+            bar.set_message(format!("{} events", sim.events()));
+        }
         if done {
             break;
         }
