@@ -56,6 +56,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "radix" => run(config.clone(), RadixQueue::default())?,
             other => return Err(format!("--queue {other}: allowed calendar, heap, radix").into()),
         };
+        if std::env::var_os("SIMRUN_EACH").is_some() {
+            eprintln!("run: {:.4} s", r.1);
+        }
         if best.as_ref().is_none_or(|b| r.1 < b.1) {
             best = Some(r);
         }

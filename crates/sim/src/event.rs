@@ -310,11 +310,11 @@ impl<E: Copy> CalendarQueue<E> {
 
     /// Puts an entry (full key) whose slot lies in the window into its bucket, keeping the
     /// bucket sorted, or into the spill heap when the bucket is full.
-    #[inline]
+    #[inline(always)]
     fn insert_near(&mut self, slot: u128, key: u128, event: E) {
         let b = (slot as usize) & (CAL_BUCKETS - 1);
         let (head, end) = self.span[b];
-        let (head, end) = (usize::from(head), usize::from(end));
+        let (mut head, mut end) = (usize::from(head), usize::from(end));
         if end == CAL_WAYS {
             if head == 0 {
                 self.spill.push(Entry { key, event });
@@ -323,8 +323,7 @@ impl<E: Copy> CalendarQueue<E> {
             // consumed entries at the front: slide the live ones down
             self.ring
                 .copy_within(b * CAL_WAYS + head..b * CAL_WAYS + end, b * CAL_WAYS);
-            self.span[b] = (0, (end - head) as u8);
-            return self.insert_near(slot, key, event);
+            (head, end) = (0, end - head);
         }
         let near_key = (key & ((1u128 << (SEQ_BITS + CAL_SHIFT)) - 1)) as u64;
         let base = b * CAL_WAYS;
