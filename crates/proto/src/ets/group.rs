@@ -88,8 +88,9 @@ impl WeightedGroup {
         // leavers and joiners start from 0; a non-member's counter is never touched (`charge`
         // skips non-members), so it is 0 already and clearing it changes nothing
         for (m, c) in self.credit.iter_mut().enumerate() {
-            // all ones for a stayer, zero otherwise (branch-free)
-            *c &= -i64::from((stay >> m) & 1);
+            if stay & (1 << m) == 0 {
+                *c = 0;
+            }
         }
         self.active = active;
     }
