@@ -118,6 +118,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     inflight: VecDeque::with_capacity(64),
                     mac,
                     ctl_check: true,
+                    timer_stale: true,
                     timer_at: Instant::MAX,
                     sel,
                     lossless,

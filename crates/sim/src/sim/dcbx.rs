@@ -215,6 +215,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 Ok(mac) => {
                     port.mac = mac;
                     port.ctl_check = true;
+                    port.timer_stale = true;
                     port.timer_at = Instant::MAX;
                     port.lossless = enable;
                     d.applied_pfc = enable;
@@ -232,6 +233,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     && let Err(e) = {
                         let port = &mut self.ports[p as usize];
                         port.ctl_check = true;
+                        port.timer_stale = true;
                         port.mac.set_request(now, q, true)
                     }
                 {

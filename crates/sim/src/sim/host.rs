@@ -204,6 +204,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 Mode::Pfc => s.prio,
             };
             port.ctl_check = true;
+            port.timer_stale = true;
             if let Err(e) = port.mac.set_request(self.now, set, s.on) {
                 self.engine_fault(p, "scripted fc_rdy refused", &e);
                 return;

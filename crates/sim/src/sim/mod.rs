@@ -70,6 +70,10 @@ pub(crate) struct Port {
     /// its repeated checks (a performance shortcut; the engine stays the authority through
     /// `on_tx_start`).
     ctl_check: bool,
+    /// Set whenever the engine changed (any `&mut` call), so that its next deadline may
+    /// have moved; `arm_timer` asks `poll_timeout` only then (its answer depends on the
+    /// engine's state alone).
+    timer_stale: bool,
     timer_at: Instant,
     sel: Box<dyn TransmissionSelection + Send>,
     /// Priorities that are lossless here (flow control answers their congestion).
@@ -341,6 +345,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             }
         }
         let port = &mut self.ports[p as usize];
+        if !port.timer_stale {
+            return;
+        }
+        port.timer_stale = false;
         if let Some(d) = port.mac.poll_timeout() {
             let d = d.max(self.now);
             if d < port.timer_at {
@@ -360,6 +368,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             port.timer_at = Instant::MAX;
             port.mac.handle_timeout(now);
             port.ctl_check = true;
+            port.timer_stale = true;
         }
         self.try_transmit(p);
         self.arm_timer(p);
@@ -385,6 +394,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             && let Some(tx) = port.mac.poll_transmit(now)
         {
             let w = WireFrame::Control(tx.frame);
+            port.timer_stale = true;
             port.busy = true;
             port.inflight.push_back(w);
             port.stats.count_control_tx(&tx.frame);
@@ -460,6 +470,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             return;
         }
         let port = &mut self.ports[pi];
+        port.timer_stale = true;
         port.busy = true;
         port.current = Some(frame);
         let w = WireFrame::Data(frame);
@@ -526,6 +537,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         };
         if changed {
             port.ctl_check = true;
+            port.timer_stale = true;
             if let Err(e) = port.mac.set_request(now, set, level) {
                 self.engine_fault(p, "flow-control request refused", &e);
                 return;
@@ -549,6 +561,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 port.mac
                     .handle_control_frame(now, &ReceivedControl::multicast(cf));
                 port.ctl_check = true;
+                port.timer_stale = true;
                 self.observer.control_received(p, &cf, now);
                 self.try_transmit(p);
                 self.arm_timer(p);
