@@ -51,18 +51,62 @@ impl TransmissionSelection for StrictPriority {
 pub struct Ets(pub Scheduler);
 
 impl TransmissionSelection for Ets {
+    #[inline]
     fn enqueued(&mut self, now: Instant, priority: u8, bytes: u32) -> Result<(), SchedulerError> {
         self.0.enqueue(now, priority, bytes)
     }
+    #[inline]
     fn select(&mut self, now: Instant, ready: u8, blocked: u8) -> Option<u8> {
         let s = self.0.select(now, blocked)?;
         (ready & (1 << s.priority) != 0).then_some(s.priority)
     }
+    #[inline]
     fn transmitted(&mut self, now: Instant, priority: u8, bytes: u32) -> Result<(), SchedulerError> {
         self.0.on_transmitted(now, priority, bytes)
     }
     fn next_eligible(&self, now: Instant) -> Option<Instant> {
         self.0.next_eligible(now)
+    }
+}
+
+/// The transmission selection of one simulated port: a closed set, dispatched by `match` so
+/// that the per-frame calls inline (the simulator calls it three times per frame).
+#[derive(Clone, Debug)]
+pub enum PortSelection {
+    /// Strict priority.
+    Strict(StrictPriority),
+    /// 802.1Qaz ETS (boxed: the scheduler is large and only touched on its own port).
+    Ets(Box<Ets>),
+}
+
+impl TransmissionSelection for PortSelection {
+    #[inline]
+    fn enqueued(&mut self, now: Instant, priority: u8, bytes: u32) -> Result<(), SchedulerError> {
+        match self {
+            PortSelection::Strict(s) => s.enqueued(now, priority, bytes),
+            PortSelection::Ets(e) => e.enqueued(now, priority, bytes),
+        }
+    }
+    #[inline]
+    fn select(&mut self, now: Instant, ready: u8, blocked: u8) -> Option<u8> {
+        match self {
+            PortSelection::Strict(s) => s.select(now, ready, blocked),
+            PortSelection::Ets(e) => e.select(now, ready, blocked),
+        }
+    }
+    #[inline]
+    fn transmitted(&mut self, now: Instant, priority: u8, bytes: u32) -> Result<(), SchedulerError> {
+        match self {
+            PortSelection::Strict(s) => s.transmitted(now, priority, bytes),
+            PortSelection::Ets(e) => e.transmitted(now, priority, bytes),
+        }
+    }
+    #[inline]
+    fn next_eligible(&self, now: Instant) -> Option<Instant> {
+        match self {
+            PortSelection::Strict(s) => s.next_eligible(now),
+            PortSelection::Ets(e) => e.next_eligible(now),
+        }
     }
 }
 

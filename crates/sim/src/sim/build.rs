@@ -18,7 +18,7 @@ use crate::event::EventQueue;
 use crate::frame::{FlowId, PortId};
 use crate::headroom::{headroom_bytes, propagation};
 use crate::observer::Observer;
-use crate::selection::{Ets, StrictPriority, TransmissionSelection};
+use crate::selection::{Ets, PortSelection, StrictPriority};
 use crate::stats::{FlowStats, PortStats, Totals};
 use crate::traffic::{FlowSpec, MIN_FRAME, frame_len};
 
@@ -59,12 +59,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                         params = params.with_idle_slope(tc as u8, *r);
                     }
                 }
-                let sel: Box<dyn TransmissionSelection + Send> = match &link.ets {
+                let sel: PortSelection = match &link.ets {
                     // a DCBX port gets its operational ETS scheduler when its agent starts
-                    _ if dcbx_cfg.is_some() => Box::new(StrictPriority),
-                    None => Box::new(StrictPriority),
-                    Some(ets) => Box::new(Ets(Scheduler::ieee(ets, &params)
-                        .map_err(|source| BuildError::Ets { link: li, source })?)),
+                    _ if dcbx_cfg.is_some() => PortSelection::Strict(StrictPriority),
+                    None => PortSelection::Strict(StrictPriority),
+                    Some(ets) => PortSelection::Ets(Box::new(Ets(Scheduler::ieee(ets, &params)
+                        .map_err(|source| BuildError::Ets { link: li, source })?))),
                 };
                 let mut fc = fc;
                 fc.rate = link.rate;

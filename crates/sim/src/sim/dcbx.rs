@@ -25,7 +25,7 @@ use super::{Event, Simulator};
 use crate::event::EventQueue;
 use crate::frame::PortId;
 use crate::observer::{Observer, WireFrame};
-use crate::selection::{Ets, TransmissionSelection};
+use crate::selection::{Ets, PortSelection};
 
 /// The DCBX state of one port.
 pub(crate) struct PortDcbx {
@@ -203,8 +203,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                         self.engine_fault(p, "DCBX ETS scheduler refused a queued frame", &e);
                         return;
                     }
-                    let sel: Box<dyn TransmissionSelection + Send> = Box::new(Ets(s));
-                    port.sel = sel;
+                    port.sel = PortSelection::Ets(Box::new(Ets(s)));
                 }
                 Err(e) => d.ets_error = Some(e),
             }

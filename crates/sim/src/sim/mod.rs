@@ -21,7 +21,7 @@ use crate::config::SimConfig;
 use crate::event::{CalendarQueue, EventQueue};
 use crate::frame::{DropReason, FlowId, Frame, NO_PORT, NodeId, PortId};
 use crate::observer::{NoObserver, Observer, WireFrame};
-use crate::selection::TransmissionSelection;
+use crate::selection::{PortSelection, TransmissionSelection};
 use crate::stats::{FlowStats, PortStats, Totals};
 use crate::traffic::FlowSpec;
 
@@ -75,7 +75,7 @@ pub(crate) struct Port {
     /// engine's state alone).
     timer_stale: bool,
     timer_at: Instant,
-    sel: Box<dyn TransmissionSelection + Send>,
+    sel: PortSelection,
     /// Priorities that are lossless here (flow control answers their congestion).
     pub(crate) lossless: u8,
     /// Pairs (this ingress port, priority) currently in XOFF.

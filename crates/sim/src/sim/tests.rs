@@ -6,7 +6,7 @@ use lossless_wire::lldp::Tsa;
 use crate::Report;
 use crate::report::CheckError;
 use crate::scenario::{self, Overrides};
-use crate::selection::Ets;
+use crate::selection::{Ets, PortSelection};
 use crate::sim::Simulator;
 
 #[test]
@@ -19,7 +19,7 @@ fn a_frame_the_ets_scheduler_refuses_stops_the_run_with_an_engine_fault() {
         max_frame_bytes: 1000,
         ..PortParams::new(sim.ports[0].rate)
     };
-    sim.ports[0].sel = Box::new(Ets(Scheduler::ieee(&cfg, &small).unwrap()));
+    sim.ports[0].sel = PortSelection::Ets(Box::new(Ets(Scheduler::ieee(&cfg, &small).unwrap())));
     sim.run();
     let fault = sim.fault().expect("the refusal is a fault").to_string();
     assert!(fault.contains("port 0") && fault.contains("1522"), "{fault}");
