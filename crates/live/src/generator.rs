@@ -165,6 +165,9 @@ pub fn run(
             break;
         }
     }
+    for r in &rings {
+        r.drain()?;
+    }
     let elapsed_s = start.elapsed().as_secs_f64();
     Ok(GenReport {
         interfaces: socks

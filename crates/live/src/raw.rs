@@ -453,8 +453,9 @@ impl RawSocket {
         Ok(done)
     }
 
-    /// Waits up to `timeout` for room in the socket's send buffer.
-    fn wait_writable(&self, timeout: Duration) {
+    /// Waits up to `timeout` for room in the socket's send buffer (with a TX ring: for the
+    /// ring's next slot to come back).
+    pub(crate) fn wait_writable(&self, timeout: Duration) {
         let mut pfd = libc::pollfd {
             fd: self.sock.as_raw_fd(),
             events: libc::POLLOUT,

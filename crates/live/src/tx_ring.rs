@@ -1,11 +1,18 @@
 //! A PACKET_MMAP transmit ring (TPACKET_V2) on a [`RawSocket`]: frames are written into a ring
 //! shared with the kernel, marked ready, and one `send()` hands the kernel all of them.
+//!
+//! Each slot carries a 10-byte virtio-net header (PACKET_VNET_HDR) before the frame whose
+//! `hdr_len` covers the whole frame: the kernel then copies the frame into the skb's linear
+//! area. Without it the kernel copies only the 14-byte Ethernet header and attaches the rest as
+//! a page fragment of the ring, which a veth must copy again into a fresh page
+//! (`skb_copy_ubufs`) — on a veth pair that made the ring slower than `sendmmsg`.
 
 use std::io;
 use std::mem::size_of;
 use std::os::fd::AsRawFd;
 use std::ptr::NonNull;
 use std::sync::atomic::{Ordering, fence};
+use std::time::{Duration, Instant};
 
 use crate::raw::{LiveError, RawSocket};
 
@@ -19,6 +26,10 @@ const DATA_OFFSET: usize = 32;
 const TP_STATUS_AVAILABLE: u32 = 0;
 const TP_STATUS_SEND_REQUEST: u32 = 1;
 const TP_STATUS_WRONG_FORMAT: u32 = 4;
+/// How long a slot may stay with the kernel before sending is declared stuck.
+const DRAIN_LIMIT: Duration = Duration::from_secs(10);
+/// sizeof(struct virtio_net_hdr): flags, gso_type, hdr_len, gso_size, csum_start, csum_offset.
+const VNET_HDR_LEN: usize = 10;
 
 /// A TPACKET_V2 TX ring of `slots` frames mapped from `sock`.
 #[derive(Debug)]
@@ -28,6 +39,10 @@ pub struct TxRing<'a> {
     len: usize,
     slots: usize,
     next: usize,
+    /// The frame (virtio-net header included) that the slots marked in `filled` hold: a
+    /// constant frame is written into each slot once, later sends only flip the status word.
+    content: Vec<u8>,
+    filled: Vec<bool>,
 }
 
 fn io_err(sock: &RawSocket, op: &'static str, e: io::Error) -> LiveError {
@@ -64,6 +79,12 @@ impl<'a> TxRing<'a> {
         let slots = blocks * SLOTS_PER_BLOCK;
         setopt(
             sock,
+            libc::PACKET_VNET_HDR,
+            &(1 as libc::c_int),
+            "enabling PACKET_VNET_HDR",
+        )?;
+        setopt(
+            sock,
             libc::PACKET_VERSION,
             &(libc::tpacket_versions::TPACKET_V2 as libc::c_int),
             "setting TPACKET_V2",
@@ -98,6 +119,8 @@ impl<'a> TxRing<'a> {
             len,
             slots,
             next: 0,
+            content: Vec::new(),
+            filled: vec![false; slots],
         })
     }
 
@@ -116,10 +139,13 @@ impl<'a> TxRing<'a> {
         unsafe { std::ptr::read_volatile(&raw const (*self.hdr(i)).tp_status) }
     }
 
-    /// Flushes marked frames to the kernel (blocking until it has taken them).
+    /// Hands the marked frames to the kernel and returns as soon as they are queued (no wait
+    /// for them to leave), so the next batch is written while the receiver still works through
+    /// this one. A frame the device refused (ENOBUFS: e.g. a veth whose peer's ring is full)
+    /// stays marked and goes out with the next flush.
     fn flush(&self) -> Result<(), LiveError> {
         // SAFETY: a zero-length send on a socket with a TX ring transmits the ring's frames.
-        let n = unsafe { libc::send(self.sock.as_raw_fd(), std::ptr::null(), 0, 0) };
+        let n = unsafe { libc::send(self.sock.as_raw_fd(), std::ptr::null(), 0, libc::MSG_DONTWAIT) };
         if n < 0 {
             let e = io::Error::last_os_error();
             if !matches!(
@@ -132,54 +158,91 @@ impl<'a> TxRing<'a> {
         Ok(())
     }
 
-    /// Queues `count` copies of `frame` and sends them; returns how many the kernel took
-    /// (fewer only when a frame came back malformed).
+    /// Waits for slot `i` to come back from the kernel, flushing meanwhile; gives up after
+    /// `DRAIN_LIMIT` without progress.
+    fn wait_slot(&self, i: usize) -> Result<(), LiveError> {
+        let mut spins = 0u32;
+        let mut since: Option<Instant> = None;
+        loop {
+            match self.status(i) {
+                TP_STATUS_AVAILABLE => return Ok(()),
+                TP_STATUS_WRONG_FORMAT => return Err(self.refused()),
+                _ => {}
+            }
+            self.flush()?;
+            spins += 1;
+            if spins > 64 {
+                // Busy for a while: sleep until the kernel frees a slot (or 1 ms).
+                let t0 = *since.get_or_insert_with(Instant::now);
+                if t0.elapsed() > DRAIN_LIMIT {
+                    return Err(io_err(
+                        self.sock,
+                        "sending the TX ring",
+                        io::Error::other("ring slots never came back"),
+                    ));
+                }
+                self.sock.wait_writable(Duration::from_millis(1));
+            }
+        }
+    }
+
+    /// Waits until the kernel has sent every frame queued so far (re-sending the ones a busy
+    /// device refused); fails after `DRAIN_LIMIT` without the ring emptying.
+    pub fn drain(&self) -> Result<(), LiveError> {
+        for k in 0..self.slots {
+            self.wait_slot((self.next + k) % self.slots)?;
+        }
+        Ok(())
+    }
+
+    fn refused(&self) -> LiveError {
+        io_err(
+            self.sock,
+            "sending the TX ring",
+            io::Error::other("the kernel refused a frame's format"),
+        )
+    }
+
+    /// Queues `count` copies of `frame` and hands them to the kernel without waiting for them
+    /// to leave ([`TxRing::drain`] waits); returns how many were queued.
     pub fn send_copies(&mut self, frame: &[u8], count: usize) -> Result<usize, LiveError> {
-        if frame.len() > SLOT - DATA_OFFSET {
+        if frame.len() > SLOT - DATA_OFFSET - VNET_HDR_LEN {
             return Err(io_err(
                 self.sock,
                 "queueing a frame",
                 io::Error::other("frame longer than a ring slot"),
             ));
         }
+        // virtio_net_hdr: no checksum offload, no GSO, hdr_len = the whole frame (legacy
+        // virtio byte order, which the kernel's packet socket takes as the host's).
+        let mut vnet = [0u8; VNET_HDR_LEN];
+        vnet[2..4].copy_from_slice(&(frame.len() as u16).to_ne_bytes());
+        if self.content.len() != VNET_HDR_LEN + frame.len()
+            || self.content[..VNET_HDR_LEN] != vnet
+            || self.content[VNET_HDR_LEN..] != *frame
+        {
+            self.content.clear();
+            self.content.extend_from_slice(&vnet);
+            self.content.extend_from_slice(frame);
+            self.filled.fill(false);
+        }
         let mut queued = 0;
         while queued < count {
             let i = self.next;
-            let mut spins = 0u32;
-            loop {
-                match self.status(i) {
-                    TP_STATUS_AVAILABLE => break,
-                    TP_STATUS_WRONG_FORMAT => {
-                        return Err(io_err(
-                            self.sock,
-                            "sending the TX ring",
-                            io::Error::other("the kernel refused a frame's format"),
-                        ));
-                    }
-                    _ => {
-                        // The ring is full of frames still being sent: push them out.
-                        self.flush()?;
-                        spins += 1;
-                        if spins > 100_000 {
-                            return Err(io_err(
-                                self.sock,
-                                "sending the TX ring",
-                                io::Error::other("ring slots never came back"),
-                            ));
-                        }
-                        if spins > 100 {
-                            std::thread::yield_now();
-                        }
-                    }
-                }
+            if self.status(i) != TP_STATUS_AVAILABLE {
+                // The ring is full of frames still being sent.
+                self.wait_slot(i)?;
             }
             let h = self.hdr(i);
             // SAFETY: the slot is AVAILABLE, so the kernel does not touch it until we set
-            // SEND_REQUEST; the data area lies within the slot.
+            // SEND_REQUEST; header and frame lie within the slot (length checked above).
             unsafe {
-                let data = self.map.as_ptr().add(i * SLOT + DATA_OFFSET);
-                std::ptr::copy_nonoverlapping(frame.as_ptr(), data, frame.len());
-                (*h).tp_len = frame.len() as u32;
+                if !self.filled[i] {
+                    let data = self.map.as_ptr().add(i * SLOT + DATA_OFFSET);
+                    std::ptr::copy_nonoverlapping(self.content.as_ptr(), data, self.content.len());
+                    self.filled[i] = true;
+                }
+                (*h).tp_len = self.content.len() as u32;
                 fence(Ordering::Release);
                 std::ptr::write_volatile(&raw mut (*h).tp_status, TP_STATUS_SEND_REQUEST);
             }
