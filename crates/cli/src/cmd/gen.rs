@@ -22,7 +22,7 @@ Examples:
   lossless gen -i eth1,eth2 -p 8 -t 65535 --storm --speed 100G --oversubscription 2
       a storm on two interfaces: 2 frames per longest pause time at 100 Gb/s (5960 frames/s)
   lossless gen -i veth0 -p 255 -t 65535 -n 10000000
-      as fast as possible (sendmmsg batches, qdisc bypass; --tx-ring for a PACKET_MMAP ring)
+      as fast as possible (PACKET_MMAP TX ring, qdisc bypass; --sendmmsg for sendmmsg batches)
 
 Needs CAP_NET_RAW. Ctrl-C stops and prints what was sent.")]
 pub struct GenArgs {
@@ -65,13 +65,18 @@ pub struct GenArgs {
     /// Destination MAC.
     #[arg(long = "dst", value_parser = parse_mac, default_value = "01:80:c2:00:00:01")]
     pub dst: [u8; 6],
-    /// Frames per sendmmsg call (or TX ring flush).
+    /// Frames per TX ring flush (the ring holds 4 batches) or per sendmmsg call.
     #[arg(long, default_value_t = DEFAULT_BATCH)]
     pub batch: usize,
-    /// Send through a PACKET_MMAP TX ring instead of sendmmsg batches (on one pinned core of
-    /// a veth pair sendmmsg measured ~15% faster; try both on real NICs).
-    #[arg(long)]
+    /// Send through a PACKET_MMAP TX ring: frames are written once into memory shared with
+    /// the kernel and one send() hands over a whole batch (the default; kept for scripts).
+    #[arg(long, conflicts_with = "sendmmsg")]
     pub tx_ring: bool,
+    /// Send with one sendmmsg() call per batch instead of the TX ring: the kernel copies each
+    /// frame in from user memory and pays per-message syscall work, which measured 25-45%
+    /// slower on a veth pair (docs/benchmarks.md); useful where a TX ring is unavailable.
+    #[arg(long)]
+    pub sendmmsg: bool,
     /// Queue through the qdisc layer instead of bypassing it.
     #[arg(long)]
     pub no_qdisc_bypass: bool,
@@ -191,7 +196,7 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
         rate,
         duration,
         batch: args.batch,
-        tx_ring: args.tx_ring,
+        tx_ring: !args.sendmmsg,
     };
     let report = generator::run(&socks, &spec, &pacing, &signals::stop_requested)?;
     if args.json {
