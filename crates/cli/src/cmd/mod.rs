@@ -5,4 +5,5 @@ pub mod dcbx;
 pub mod decode;
 pub mod r#gen;
 pub mod sim;
+pub mod sweep;
 pub mod watch;

@@ -51,6 +51,20 @@ pub struct SimArgs {
     /// Do not print the summary.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Run the scenario once per value: PATH=V1,V2,... or PATH=A..=B[/STEP] (integers); repeat
+    /// for a cartesian product, e.g. `--sweep senders=2..=64/2 --sweep seed=1..=5`. PATH is
+    /// `seed` or any --set path. Prints a table; --json FILE gets one JSON line per point.
+    #[arg(long, value_name = "PATH=VALUES", value_parser = super::sweep::parse_axis)]
+    pub sweep: Vec<super::sweep::Axis>,
+    /// Run only part of a sweep, for splitting it across machines: shard I of N (1 ≤ I ≤ N)
+    /// takes points I-1, I-1+N, ...; each JSON line keeps its point number, so the shards'
+    /// files concatenate and sort into the whole sweep.
+    #[arg(long, value_name = "I/N", value_parser = super::sweep::parse_shard, requires = "sweep")]
+    pub shard: Option<super::sweep::Shard>,
+    /// Worker threads for a sweep (default: one per CPU); every point is single-threaded and
+    /// deterministic, so the results do not depend on this.
+    #[arg(long, value_name = "N", requires = "sweep")]
+    pub jobs: Option<usize>,
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -72,6 +86,9 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("{name} is not a built-in scenario (see --list)"))?;
         print!("{}", b.text);
         return Ok(ExitCode::SUCCESS);
+    }
+    if !args.sweep.is_empty() {
+        return super::sweep::run(&args, name);
     }
     let ov = Overrides {
         set: args.set.clone(),
