@@ -83,7 +83,7 @@ echo "== tcpreplay:               $REPLAY"
 echo "== $N frames per run, $ROUNDS rounds, sender pinned to cpu 0 ($(nproc) cpus; load now: $(cut -d' ' -f1-3 /proc/loadavg))"
 for cfg in default napi; do
   configure $cfg
-  echo "== veth config: $cfg"
+  echo "== veth config: $cfg (load: $(cut -d' ' -f1-3 /proc/loadavg))"
   for r in $(seq "$ROUNDS"); do
     run $cfg "gen" $GEN
     run $cfg "gen --sendmmsg" $GEN --sendmmsg

@@ -73,8 +73,9 @@ pub struct GenArgs {
     #[arg(long, conflicts_with = "sendmmsg")]
     pub tx_ring: bool,
     /// Send with one sendmmsg() call per batch instead of the TX ring: the kernel copies each
-    /// frame in from user memory and pays per-message syscall work, which measured 25-45%
-    /// slower on a veth pair (docs/benchmarks.md); useful where a TX ring is unavailable.
+    /// frame in from user memory and pays per-message syscall work: 10-45% fewer frames/s
+    /// from one core on a veth pair (docs/benchmarks.md); for comparison or where a TX ring
+    /// is unavailable.
     #[arg(long)]
     pub sendmmsg: bool,
     /// Queue through the qdisc layer instead of bypassing it.
