@@ -81,10 +81,15 @@ impl WeightedGroup {
             return;
         }
         let stay = active & self.active;
-        if stay != 0 {
-            self.recentre(stay & self.upper);
-            self.recentre(stay & self.members & !self.upper);
+        if stay == 0 {
+            // nobody stays (a lone queue filling or emptying, the common case): every
+            // counter starts from 0
+            self.credit = [0; 8];
+            self.active = active;
+            return;
         }
+        self.recentre(stay & self.upper);
+        self.recentre(stay & self.members & !self.upper);
         // leavers and joiners start from 0; a non-member's counter is never touched (`charge`
         // skips non-members), so it is 0 already and clearing it changes nothing
         for (m, c) in self.credit.iter_mut().enumerate() {
