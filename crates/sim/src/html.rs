@@ -1,17 +1,21 @@
 //! A trace sink that writes an HTML report with inline SVG plots (no network, no scripts):
 //! delivered throughput per priority over time, buffer occupancy per (switch, ingress port,
-//! priority) and per host receive backlog, and a pause timeline per port. Plots are drawn by
-//! plotters' SVG backend (text sized by its built-in metrics: no font files, no network).
+//! priority) and per host receive backlog, a pause timeline per port, and (when finite flows
+//! completed) the CDF of flow completion times per priority. Plots are drawn by plotters' SVG
+//! backend (text sized by its built-in metrics: no font files, no network); the page is the
+//! askama template `templates/sim-report.html`, which escapes every name it shows.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::Path;
+
+use askama::Template;
 
 use lossless_proto::units::{Duration, Instant, PS_PER_SEC};
 
 use crate::config::{NodeKind, SimConfig};
 use crate::frame::{Frame, NodeId, PortId};
 use crate::observer::Observer;
+use crate::report::{FctReport, Report};
 use plotters::prelude::*;
 
 /// Time bins across the run.
@@ -74,23 +78,16 @@ impl HtmlReport {
         ((at.as_ps() / self.bin_ps) as usize).min(BINS - 1)
     }
 
-    /// Renders the report (closing pauses still running at `end`) with `summary` as text.
-    pub fn render(&mut self, end: Instant, summary: &str) -> String {
+    /// Renders the page (closing pauses still running at `end`) with `report`'s terminal
+    /// summary as text and its completed flows' FCT distribution.
+    pub fn render(&mut self, end: Instant, report: &Report) -> String {
         for (p, o) in self.open.iter_mut().enumerate() {
             if let Some((from, mask)) = o.take() {
                 self.pauses[p].push((from, end, mask));
             }
         }
-        let mut h = String::new();
-        let _ = write!(
-            h,
-            "<!doctype html><html><head><meta charset=\"utf-8\"><title>lossless sim: {t}</title>\
-             <style>body{{font-family:sans-serif;margin:2em}}pre{{font-size:12px;background:#f6f6f6;padding:1em;overflow:auto}}\
-             svg{{background:#fff;border:1px solid #ccc;margin:0.5em 0}}text{{font-size:11px}}</style></head><body>\
-             <h1>lossless sim: {t}</h1>",
-            t = esc(&self.title)
-        );
         let span = Duration::from_ps(self.bin_ps * BINS as u128);
+        let mut plots = Vec::new();
         // 1. delivered throughput per priority
         let secs = self.bin_ps as f64 / PS_PER_SEC as f64;
         let series: Vec<(String, RGBColor, Vec<f64>)> = (0..8)
@@ -103,10 +100,11 @@ impl HtmlReport {
                 (format!("priority {p}"), parse_color(COLORS[p]), v)
             })
             .collect();
-        h.push_str("<h2>Delivered throughput per priority (Gb/s)</h2>");
-        h.push_str(&line_chart(&series, span, "Gb/s"));
+        plots.push(Plot {
+            heading: "Delivered throughput per priority (Gb/s)",
+            drawing: line_chart(&series, span, "Gb/s"),
+        });
         // 2. buffer occupancy
-        h.push_str("<h2>Buffer occupancy per ingress port and priority (bytes, peak per bin)</h2>");
         let mut occ: Vec<(String, RGBColor, Vec<f64>)> = Vec::new();
         let end_bin = self.bin(end);
         for (v, last_bin, last) in self.occupancy.values_mut() {
@@ -129,15 +127,32 @@ impl HtmlReport {
                 v.iter().map(|&b| b as f64).collect(),
             ));
         }
-        h.push_str(&line_chart(&occ, span, "bytes"));
+        plots.push(Plot {
+            heading: "Buffer occupancy per ingress port and priority (bytes, peak per bin)",
+            drawing: line_chart(&occ, span, "bytes"),
+        });
         // 3. pause timeline
-        h.push_str("<h2>Pause timeline: when each port's transmitter was paused by its peer</h2>");
-        h.push_str(&self.timeline(span));
-        let _ = write!(h, "<h2>Summary</h2><pre>{}</pre></body></html>", esc(summary));
-        h
+        plots.push(Plot {
+            heading: "Pause timeline: when each port's transmitter was paused by its peer",
+            drawing: self.timeline(span),
+        });
+        // 4. flow completion times, when finite flows completed
+        if report.fct.all.is_some() {
+            plots.push(Plot {
+                heading: "Flow completion time (FCT) CDF per priority (completed finite flows)",
+                drawing: fct_cdf_chart(report),
+            });
+        }
+        let page = SimPage {
+            title: &self.title,
+            plots: &plots,
+            summary: &report.summary(),
+        };
+        page.render()
+            .unwrap_or_else(|e| format!("<!doctype html><p>report failed: {}</p>", esc(&e.to_string())))
     }
 
-    fn timeline(&self, span: Duration) -> String {
+    fn timeline(&self, span: Duration) -> Drawing {
         let rows: Vec<usize> = (0..self.pauses.len())
             .filter(|&p| !self.pauses[p].is_empty())
             .collect();
@@ -182,27 +197,118 @@ impl HtmlReport {
                 Ok(())
             })();
             if let Err(e) = drawn {
-                return format!("<p>plot failed: {}</p>", esc(&e.to_string()));
+                return Drawing::Failed(e.to_string());
             }
         }
-        svg
+        Drawing::Svg(svg)
     }
 
-    /// Writes `DIR/index.html`.
-    pub fn write(&mut self, dir: &Path, end: Instant, summary: &str) -> std::io::Result<std::path::PathBuf> {
+    /// Writes `DIR/index.html` of [`HtmlReport::render`].
+    pub fn write(
+        &mut self,
+        dir: &Path,
+        end: Instant,
+        report: &Report,
+    ) -> std::io::Result<std::path::PathBuf> {
         std::fs::create_dir_all(dir)?;
         let path = dir.join("index.html");
-        std::fs::write(&path, self.render(end, summary))?;
+        std::fs::write(&path, self.render(end, report))?;
         Ok(path)
     }
 }
 
+/// The page: `templates/sim-report.html`, HTML-escaped except the plotters SVG.
+#[derive(Template)]
+#[template(path = "sim-report.html")]
+struct SimPage<'a> {
+    title: &'a str,
+    plots: &'a [Plot],
+    summary: &'a str,
+}
+
+/// One section of the page.
+struct Plot {
+    heading: &'static str,
+    drawing: Drawing,
+}
+
+/// A plot, or why plotters could not draw it.
+enum Drawing {
+    /// SVG markup from plotters' SVG backend (which escapes its texts).
+    Svg(String),
+    /// The drawing error.
+    Failed(String),
+}
+
+/// Escapes text for the last-resort page shown if the template itself fails.
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
+/// Empirical CDFs of the FCT per priority (log time axis), from the histograms of
+/// [`FctReport::histograms`]: one step per histogram bucket holding flows.
+fn fct_cdf_chart(report: &Report) -> Drawing {
+    let (_, prio) = FctReport::histograms(&report.flows);
+    let us = |ps: u64| ps as f64 / 1e6;
+    let series: Vec<(u8, Vec<(f64, f64)>)> = (0..8u8)
+        .filter(|&p| !prio[p as usize].is_empty())
+        .map(|p| {
+            let mut pts = Vec::new();
+            let mut below = 0.0;
+            for (v, f) in prio[p as usize].fct_cdf() {
+                pts.push((us(v), below));
+                pts.push((us(v), f));
+                below = f;
+            }
+            (p, pts)
+        })
+        .collect();
+    let (lo, hi) = series
+        .iter()
+        .flat_map(|s| s.1.iter().map(|p| p.0))
+        .fold((f64::MAX, 0.0f64), |(lo, hi), x| (lo.min(x), hi.max(x)));
+    let (lo, hi) = ((lo / 1.5).max(1e-6), (hi * 1.5).max(lo * 2.0).max(2e-6));
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (980, 340)).into_drawing_area();
+        let drawn = (|| -> Result<(), Box<dyn std::error::Error + '_>> {
+            root.fill(&WHITE)?;
+            let mut chart = ChartBuilder::on(&root)
+                .margin(10)
+                .x_label_area_size(30)
+                .y_label_area_size(70)
+                .build_cartesian_2d((lo..hi).log_scale(), 0.0..1.0)?;
+            chart
+                .configure_mesh()
+                .x_desc("flow completion time (µs, log scale)")
+                .y_desc("fraction of flows")
+                .x_label_formatter(&|v| fmt_num(*v))
+                .draw()?;
+            for (p, pts) in &series {
+                let c = parse_color(COLORS[*p as usize]);
+                chart
+                    .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?
+                    .label(format!("priority {p}"))
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2)));
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::LowerRight)
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK)
+                .draw()?;
+            root.present()?;
+            Ok(())
+        })();
+        if let Err(e) = drawn {
+            return Drawing::Failed(e.to_string());
+        }
+    }
+    Drawing::Svg(svg)
+}
+
 /// A line chart drawn by plotters' SVG backend (its built-in text metrics, no font files).
-fn line_chart(series: &[(String, RGBColor, Vec<f64>)], span: Duration, unit: &str) -> String {
+fn line_chart(series: &[(String, RGBColor, Vec<f64>)], span: Duration, unit: &str) -> Drawing {
     let mut svg = String::new();
     let max = series
         .iter()
@@ -251,10 +357,10 @@ fn line_chart(series: &[(String, RGBColor, Vec<f64>)], span: Duration, unit: &st
             Ok(())
         })();
         if let Err(e) = drawn {
-            return format!("<p>plot failed: {}</p>", esc(&e.to_string()));
+            return Drawing::Failed(e.to_string());
         }
     }
-    svg
+    Drawing::Svg(svg)
 }
 
 /// The `i`-th of `n` evenly spaced hues.

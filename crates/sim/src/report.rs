@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use lossless_proto::flow_control::Mode;
-use lossless_proto::units::PS_PER_SEC;
+use lossless_proto::units::{Duration, PS_PER_SEC};
 use serde::Serialize;
 
 pub use crate::dcbx_report::DcbxReport;
@@ -13,6 +13,7 @@ use crate::event::EventQueue;
 use crate::frame::DropReason;
 use crate::observer::Observer;
 use crate::sim::{Event, Node, Simulator};
+use crate::stats::{FctHistogram, FctSummary, ideal_fct};
 
 /// Counters of one (port, priority) with activity.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -107,8 +108,68 @@ pub struct FlowReport {
     pub dropped_frames: u64,
     /// Delivered frame bytes per second over the flow's active span.
     pub throughput_bps: u64,
-    /// Time from the flow's start to its last frame's delivery, for finished finite flows.
+    /// Time from the flow's start to its last frame's delivery, for finished finite flows:
+    /// the flow completion time (FCT).
     pub completion_ps: Option<u128>,
+    /// The ideal completion time at the sender's line rate (see [`ideal_fct`]), for finite
+    /// flows.
+    pub fct_ideal_ps: Option<u128>,
+    /// FCT divided by the ideal completion time, for finished finite flows.
+    pub fct_slowdown_ratio: Option<f64>,
+}
+
+/// Flow completion times of one priority.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PrioFct {
+    /// The priority.
+    pub priority: u8,
+    /// Its completed flows' figures.
+    #[serde(flatten)]
+    pub fct: FctSummary,
+}
+
+/// Flow completion times (FCT) of the finite flows that finished, overall and per priority.
+/// FCT is the time from a flow's start to its last frame's delivery; the slowdown is FCT
+/// divided by [`ideal_fct`] (the flow's frames back to back at the sender's line rate).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FctReport {
+    /// Finite flows not finished when the run ended (in no figure below).
+    pub flows_unfinished_total: u64,
+    /// All completed flows; `None` when none completed.
+    pub all: Option<FctSummary>,
+    /// Per priority with completed flows, in priority order.
+    pub priorities: Vec<PrioFct>,
+}
+
+impl FctReport {
+    /// The distributions of `flows`' completion times: overall and per priority (index).
+    pub fn histograms(flows: &[FlowReport]) -> (FctHistogram, [FctHistogram; 8]) {
+        let mut all = FctHistogram::new();
+        let mut prio: [FctHistogram; 8] = std::array::from_fn(|_| FctHistogram::new());
+        for f in flows {
+            if let (Some(c), Some(i)) = (f.completion_ps, f.fct_ideal_ps) {
+                let (c, i) = (Duration::from_ps(c), Duration::from_ps(i));
+                all.record(c, i);
+                prio[f.priority as usize & 7].record(c, i);
+            }
+        }
+        (all, prio)
+    }
+
+    /// The figures of `flows`.
+    pub fn of(flows: &[FlowReport]) -> FctReport {
+        let (all, prio) = Self::histograms(flows);
+        FctReport {
+            flows_unfinished_total: flows
+                .iter()
+                .filter(|f| f.fct_ideal_ps.is_some() && f.completion_ps.is_none())
+                .count() as u64,
+            all: all.summary(),
+            priorities: (0..8u8)
+                .filter_map(|p| prio[p as usize].summary().map(|fct| PrioFct { priority: p, fct }))
+                .collect(),
+        }
+    }
 }
 
 /// One switch's buffer.
@@ -163,6 +224,8 @@ pub struct Report {
     pub ports: Vec<PortReport>,
     /// Per flow.
     pub flows: Vec<FlowReport>,
+    /// Flow completion times of the finished finite flows.
+    pub fct: FctReport,
     /// Per switch.
     pub switches: Vec<SwitchReport>,
     /// Per host.
@@ -290,6 +353,8 @@ impl Report {
                 _ => spec.stop.min(now),
             };
             let active_ps = until.saturating_duration_since(start).as_ps();
+            let completion = s.completed.map(|c| c.saturating_duration_since(start));
+            let ideal = spec.size.map(|size| ideal_fct(size, spec.mtu, line));
             flows.push(FlowReport {
                 name: spec.name.clone(),
                 src: names[spec.src as usize].to_string(),
@@ -302,7 +367,11 @@ impl Report {
                 delivered_bytes: s.delivered_bytes,
                 dropped_frames: s.dropped_frames,
                 throughput_bps: bps(s.delivered_bytes, active_ps),
-                completion_ps: s.completed.map(|c| c.saturating_duration_since(start).as_ps()),
+                completion_ps: completion.map(Duration::as_ps),
+                fct_ideal_ps: ideal.map(Duration::as_ps),
+                fct_slowdown_ratio: completion
+                    .zip(ideal)
+                    .map(|(c, i)| c.as_ps() as f64 / i.as_ps().max(1) as f64),
             });
         }
         let mut switches = Vec::new();
@@ -330,6 +399,7 @@ impl Report {
             duration_ps: span,
             events: sim.events,
             ports,
+            fct: FctReport::of(&flows),
             flows,
             switches,
             hosts,
@@ -392,7 +462,7 @@ impl Report {
     /// The terminal summary.
     pub fn summary(&self) -> String {
         let mut s = String::new();
-        let dur = lossless_proto::units::Duration::from_ps(self.duration_ps);
+        let dur = Duration::from_ps(self.duration_ps);
         let _ = writeln!(
             s,
             "scenario {}  seed {}  simulated {}  events {}",
@@ -448,7 +518,7 @@ impl Report {
                     q.pfc_xon_sent_frames,
                     q.pfc_xoff_received_frames,
                     q.pfc_xon_received_frames,
-                    lossless_proto::units::Duration::from_ps(q.paused_ps).to_string(),
+                    Duration::from_ps(q.paused_ps).to_string(),
                     q.peak_queue_bytes,
                     q.peak_ingress_buffer_bytes,
                     drops.join(" ")
@@ -469,7 +539,7 @@ impl Report {
         for f in self.flows.iter().take(shown) {
             let c = f
                 .completion_ps
-                .map(|c| lossless_proto::units::Duration::from_ps(c).to_string())
+                .map(|c| Duration::from_ps(c).to_string())
                 .unwrap_or_else(|| "-".into());
             let _ = writeln!(
                 s,
@@ -492,6 +562,10 @@ impl Report {
                 self.flows.len() - shown,
                 done.len()
             );
+        }
+        if let Some(all) = &self.fct.all {
+            let _ = writeln!(s);
+            s.push_str(&self.fct_table(all));
         }
         let _ = writeln!(s);
         for sw in &self.switches {
@@ -547,5 +621,147 @@ impl Report {
             let _ = writeln!(s, "ENGINE FAULT (run stopped): {f}");
         }
         s
+    }
+
+    /// The FCT table of the terminal summary: one row overall, one per priority.
+    fn fct_table(&self, all: &FctSummary) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "{:<8} {:>7} {:>11} {:>11} {:>11} {:>11}  {:>8} {:>8} {:>8} {:>8}",
+            "FCT pri", "flows", "p50", "p99", "p99.9", "max", "slow p50", "p99", "p99.9", "max"
+        );
+        let rows = std::iter::once(("all".to_string(), all)).chain(
+            self.fct
+                .priorities
+                .iter()
+                .map(|p| (p.priority.to_string(), &p.fct)),
+        );
+        for (name, f) in rows {
+            let d = |ps: u64| Duration::from_ps(u128::from(ps)).to_string();
+            let _ = writeln!(
+                s,
+                "{:<8} {:>7} {:>11} {:>11} {:>11} {:>11}  {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
+                name,
+                f.flows_completed_total,
+                d(f.fct_p50_ps),
+                d(f.fct_p99_ps),
+                d(f.fct_p999_ps),
+                d(f.fct_max_ps),
+                f.fct_slowdown_p50_ratio,
+                f.fct_slowdown_p99_ratio,
+                f.fct_slowdown_p999_ratio,
+                f.fct_slowdown_max_ratio
+            );
+        }
+        let _ = writeln!(
+            s,
+            "(FCT = flow start to last delivery; slowdown = FCT / the flow's frames back to back at the sender's line rate{})",
+            match self.fct.flows_unfinished_total {
+                0 => String::new(),
+                n => format!("; {n} finite flows unfinished, not counted"),
+            }
+        );
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{Overrides, load_str};
+
+    /// Runs a scenario text to its end; the report, conservation checked.
+    fn run(text: &str) -> Report {
+        let c = load_str(text, "test.toml", None, &Overrides::default()).expect("scenario");
+        let mut sim = Simulator::new(c).expect("builds");
+        sim.run();
+        let r = Report::collect(&sim);
+        r.check().expect("no fault, conserved");
+        r
+    }
+
+    /// 100 Gb/s (80 ps a byte), 10 m cables (50 ns), one flow of 14,100 payload bytes with
+    /// a 1500-byte MTU from `1us`: nine 1522-byte frames and one of 600 + 22 = 622 bytes.
+    const ONE_FLOW: &str = r#"
+name = "one-flow"
+duration = "100us"
+[defaults]
+rate = "100G"
+length_m = 10
+[[host]]
+name = "a"
+[[host]]
+name = "b"
+[[flow]]
+name = "f"
+src = "a"
+dst = "b"
+priority = 5
+start = "1us"
+size_bytes = 14100
+mtu = 1500
+"#;
+    const BYTE_PS: u128 = 80;
+    const PROP_PS: u128 = 50_000;
+    /// First preamble bit to last frame bit, back to back: 9 × (1522 + 20) + 622 + 8 bytes.
+    const IDEAL_PS: u128 = (9 * 1542 + 630) * BYTE_PS;
+
+    #[test]
+    fn a_lone_flow_on_an_idle_link_completes_in_its_ideal_time_plus_propagation() {
+        let r = run(&format!("{ONE_FLOW}[[link]]\na = \"a\"\nb = \"b\"\n"));
+        let f = r.flow("f").unwrap();
+        assert_eq!(f.fct_ideal_ps, Some(IDEAL_PS));
+        let fct = IDEAL_PS + PROP_PS;
+        assert_eq!(f.completion_ps, Some(fct));
+        let slowdown = fct as f64 / IDEAL_PS as f64; // 1.0431
+        assert_eq!(f.fct_slowdown_ratio, Some(slowdown));
+        assert_eq!(r.fct.flows_unfinished_total, 0);
+        let one = |s: &FctSummary| {
+            // one flow: every quantile is that flow (the histogram's bucket clamped to it)
+            assert_eq!(s.flows_completed_total, 1);
+            for v in [s.fct_p50_ps, s.fct_p99_ps, s.fct_p999_ps, s.fct_max_ps] {
+                assert_eq!(u128::from(v), fct);
+            }
+            assert_eq!(s.fct_slowdown_max_ratio, slowdown);
+            for v in [
+                s.fct_slowdown_p50_ratio,
+                s.fct_slowdown_p99_ratio,
+                s.fct_slowdown_p999_ratio,
+            ] {
+                assert!((v - slowdown).abs() <= 0.0005, "{v} vs {slowdown}");
+            }
+        };
+        one(r.fct.all.as_ref().unwrap());
+        assert_eq!(r.fct.priorities.len(), 1);
+        assert_eq!(r.fct.priorities[0].priority, 5);
+        one(&r.fct.priorities[0].fct);
+        let text = r.summary();
+        assert!(text.contains("FCT pri"), "{text}");
+        assert!(text.contains(&Duration::from_ps(fct).to_string()), "{text}");
+    }
+
+    #[test]
+    fn a_switch_adds_one_store_and_forward_of_the_largest_frame_and_a_second_cable() {
+        // the 622-byte last frame reaches the switch while it still sends the ninth 1522-byte
+        // frame (stored whole, then sent taking 1542 byte times): the path adds 1530 byte
+        // times over the sender's own wire, plus two cables
+        let r = run(&format!(
+            "{ONE_FLOW}[[switch]]\nname = \"s\"\nbuffer_bytes = 1_000_000\n[[link]]\na = \"a\"\nb = \"s\"\n[[link]]\na = \"s\"\nb = \"b\"\n"
+        ));
+        let f = r.flow("f").unwrap();
+        assert_eq!(f.completion_ps, Some(IDEAL_PS + 1530 * BYTE_PS + 2 * PROP_PS));
+        assert_eq!(f.fct_ideal_ps, Some(IDEAL_PS));
+    }
+
+    #[test]
+    fn endless_flows_give_no_fct_and_no_fct_table() {
+        let text =
+            ONE_FLOW.replace("size_bytes = 14100\n", "") + "stop = \"5us\"\n[[link]]\na = \"a\"\nb = \"b\"\n";
+        let r = run(&text);
+        assert_eq!(r.flow("f").unwrap().fct_ideal_ps, None);
+        assert_eq!(r.fct.all, None);
+        assert!(r.fct.priorities.is_empty());
+        assert!(!r.summary().contains("FCT pri"));
     }
 }

@@ -119,7 +119,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         let (pcap, (vcd, html)) = sim.observer_mut();
         if let (Some(sink), Some(dir)) = (html, &args.report) {
             let path = sink
-                .write(dir, end, &report.summary())
+                .write(dir, end, &report)
                 .with_context(|| format!("writing {}", dir.display()))?;
             if !args.quiet {
                 println!("wrote {}", path.display());
