@@ -1,5 +1,6 @@
 //! `lossless analyze`: per-priority PAUSE/PFC totals, paused-time timeline, storms, top talkers
-//! and DCBX agreement from a pcap/pcapng capture; `--json`, `--report DIR` (HTML + SVG).
+//! and DCBX agreement from a pcap/pcapng capture; `--json`, `--report DIR` (HTML from the
+//! askama template `templates/analyze-report.html`, SVG plots beside it).
 
 use std::fmt::Write as _;
 use std::fs::File;
@@ -12,6 +13,7 @@ use lossless_capture::CaptureReader;
 use lossless_capture::analyze::{Analysis, Options, analyze};
 use lossless_live::monitor::slot_name;
 use lossless_live::watchdog::SLOTS;
+use lossless_proto::monitor::SlotSnapshot;
 use lossless_proto::units::{Duration, Rate};
 use plotters::prelude::*;
 
@@ -154,13 +156,6 @@ fn text(a: &Analysis) -> String {
     o
 }
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 const COLORS: [RGBColor; SLOTS] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
@@ -253,36 +248,27 @@ fn plot_frames(a: &Analysis, path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The page: `templates/analyze-report.html`; askama escapes the file name and the text.
+#[derive(askama::Template)]
+#[template(path = "analyze-report.html")]
+struct AnalyzePage<'a> {
+    title: &'a str,
+    text: &'a str,
+    slots: &'a [SlotSnapshot],
+}
+
 fn write_report(a: &Analysis, file: &Path, dir: &Path) -> anyhow::Result<()> {
+    use askama::Template as _;
     std::fs::create_dir_all(dir)?;
     plot_timeline(a, &dir.join("paused.svg"))?;
     plot_frames(a, &dir.join("frames.svg"))?;
-    let mut h = String::new();
-    let title = esc(&file.display().to_string());
-    let _ = write!(
-        h,
-        "<!doctype html><html><head><meta charset=\"utf-8\"><title>lossless analyze: {title}</title>\
-         <style>body{{font-family:sans-serif}}td,th{{padding:2px 8px;text-align:right}}</style></head><body>\
-         <h1>{title}</h1><pre>{}</pre><img src=\"frames.svg\"><br><img src=\"paused.svg\"><h2>Per priority</h2><table>\
-         <tr><th>slot</th><th>frames</th><th>XOFF</th><th>XON</th><th>&rarr;XOFF</th><th>&rarr;XON</th><th>paused s</th><th>storms</th></tr>",
-        esc(&text(a))
-    );
-    for s in &a.totals.slots {
-        let c = &s.counters;
-        let _ = write!(
-            h,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.6}</td><td>{}</td></tr>",
-            s.slot,
-            c.frames,
-            c.xoff_frames,
-            c.xon_frames,
-            c.xoff_transitions,
-            c.xon_transitions,
-            s.paused_s,
-            s.storms_detected
-        );
-    }
-    h.push_str("</table></body></html>\n");
+    let page = AnalyzePage {
+        title: &file.display().to_string(),
+        text: &text(a),
+        slots: &a.totals.slots,
+    };
+    let mut h = page.render()?;
+    h.push('\n');
     std::fs::write(dir.join("index.html"), h)?;
     Ok(())
 }
