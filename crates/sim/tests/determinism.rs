@@ -48,7 +48,7 @@ fn every_json_figure_names_its_unit() {
     fn walk(key: &str, v: &serde_json::Value, bad: &mut Vec<String>) {
         // DCBX: 802.1AB counters end in `_total` (frames or TLVs, as lldptool -S names them),
         // tables are priorities, traffic classes and percentages
-        const UNITS: [&str; 6] = ["_bps", "_ps", "_bytes", "_frames", "_total", "_percent"];
+        const UNITS: [&str; 7] = ["_bps", "_ps", "_bytes", "_frames", "_total", "_percent", "_ratio"];
         const NAMES: [&str; 12] = [
             "local_pfc_priorities",
             "operational_pfc_priorities",
@@ -84,6 +84,17 @@ fn every_json_figure_names_its_unit() {
         let v = serde_json::to_value(&r).unwrap();
         walk("", &v, &mut bad);
     }
+    // flows that complete fill the FCT figures (null otherwise)
+    let r = common::run(common::load(
+        "incast",
+        &["senders=2"],
+        Some(Duration::from_us(400)),
+    ));
+    assert!(
+        r.flows.iter().all(|f| f.completion_ps.is_some()),
+        "both flows complete"
+    );
+    walk("", &serde_json::to_value(&r).unwrap(), &mut bad);
     bad.sort();
     bad.dedup();
     assert!(bad.is_empty(), "keys without a unit: {bad:?}");

@@ -42,7 +42,8 @@ pub struct SimArgs {
     /// received pause time.
     #[arg(long, value_name = "FILE")]
     pub vcd: Option<PathBuf>,
-    /// Write an HTML report with SVG plots (throughput, buffers, pause timeline) into DIR.
+    /// Write an HTML report with SVG plots (throughput per priority, buffer occupancy, pause
+    /// timeline per link, flow completion time CDF) into DIR; it opens with no network.
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
     /// Print the scenario file of a built-in and exit.
