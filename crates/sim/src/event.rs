@@ -427,7 +427,9 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
         self.pop_before(Instant::MAX)
     }
 
-    #[inline]
+    // one call site in the run loop: always inline it there (the CLI binary's size otherwise
+    // tips LTO's heuristics against it, costing a quarter of the event rate)
+    #[inline(always)]
     fn pop_before(&mut self, until: Instant) -> Option<Scheduled<E>> {
         let until = until.as_ps();
         if self.near == 0 && self.spill.is_empty() {
