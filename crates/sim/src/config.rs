@@ -108,6 +108,9 @@ pub struct LinkConfig {
     pub rate: Rate,
     /// Cable length in metres (5 ns/m).
     pub length_m: u64,
+    /// One-way delay of the PHYs in each direction (the sender's transmit and the receiver's
+    /// receive path), added to the cable's; zero unless the scenario asks for it.
+    pub interface_delay: Duration,
     /// Flow control of the port at `a`.
     pub fc_a: FlowControlConfig,
     /// Flow control of the port at `b`.

@@ -742,6 +742,34 @@ mtu = 1500
     }
 
     #[test]
+    fn an_interface_delay_adds_to_the_cable_exactly_once_per_direction() {
+        // a duration, and the 802.3 upper bound Annex N counts: 122,880 bit times at 100G
+        for (value, extra_ps) in [("\"100ns\"", 100_000u128), ("\"802.3\"", 122_880 * 10)] {
+            let r = run(&format!(
+                "{ONE_FLOW}[[link]]\na = \"a\"\nb = \"b\"\ninterface_delay = {value}\n"
+            ));
+            let f = r.flow("f").unwrap();
+            assert_eq!(f.completion_ps, Some(IDEAL_PS + PROP_PS + extra_ps), "{value}");
+        }
+        let none = run(&format!(
+            "{ONE_FLOW}[[link]]\na = \"a\"\nb = \"b\"\ninterface_delay = \"none\"\n"
+        ));
+        assert_eq!(none.flow("f").unwrap().completion_ps, Some(IDEAL_PS + PROP_PS));
+    }
+
+    #[test]
+    fn a_bad_interface_delay_names_the_key_and_what_is_allowed() {
+        let text = format!("{ONE_FLOW}[[link]]\na = \"a\"\nb = \"b\"\ninterface_delay = \"fast\"\n");
+        let e = load_str(&text, "test.toml", None, &Overrides::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("interface_delay") && e.contains("802.3") && e.contains("fast"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn a_switch_adds_one_store_and_forward_of_the_largest_frame_and_a_second_cable() {
         // the 622-byte last frame reaches the switch while it still sends the ninth 1522-byte
         // frame (stored whole, then sent taking 1542 byte times): the path adds 1530 byte

@@ -47,3 +47,18 @@ fn headroom_far_too_small_drops_lossless_frames_as_headroom_overflow() {
     assert!(overflow > 0, "no headroom overflow with 2 kB headroom");
     assert_eq!(r.lossless_drops(), overflow);
 }
+
+#[test]
+fn annex_n_headroom_still_holds_with_the_8023_interface_delays_simulated() {
+    // the headroom formula counts both PHYs' 802.3 upper bound (122,880 bit times each way at
+    // 100G, 25 times the 5 m cable): simulate them and the headroom must still suffice
+    for n in [2, 16, 64] {
+        let r = run(load(
+            "incast",
+            &[&format!("senders={n}"), "defaults.interface_delay=\"802.3\""],
+            None,
+        ));
+        assert_eq!(r.lossless_drops(), 0, "N = {n}");
+        assert!(r.flows.iter().all(|f| f.completion_ps.is_some()), "N = {n}");
+    }
+}

@@ -17,6 +17,7 @@ use super::{Overrides, ScenarioError, parse_duration};
 use crate::buffer::Threshold;
 use crate::config::{HostConfig, LinkConfig, NodeConfig, NodeKind, Signal, SimConfig, SwitchConfig};
 use crate::frame::NodeId;
+use crate::headroom::interface_delay_bit_times;
 use crate::traffic::{FlowSpec, Pattern, SizeCdf, Workload};
 
 pub(super) struct Ctx<'a> {
@@ -135,6 +136,10 @@ pub(super) fn merge(base: &RawLinkParams, over: &RawLinkParams) -> RawLinkParams
     RawLinkParams {
         rate: over.rate.clone().or_else(|| base.rate.clone()),
         length_m: over.length_m.or(base.length_m),
+        interface_delay: over
+            .interface_delay
+            .clone()
+            .or_else(|| base.interface_delay.clone()),
         mtu: over.mtu.or(base.mtu),
         flow_control: over.flow_control.clone().or_else(|| base.flow_control.clone()),
         pfc_priorities: over
@@ -554,11 +559,24 @@ pub(super) fn build(
                     }
                 };
                 let (dcbx_a, dcbx_b) = (dcbx_of(x, &l.a_end)?, dcbx_of(y, &l.b_end)?);
+                let interface_delay = match &p.interface_delay {
+                    None => Duration::ZERO,
+                    Some(v) => match v.get_ref().as_str() {
+                        "none" => Duration::ZERO,
+                        // the 802.3 upper bound Annex N headroom counts, per direction
+                        "802.3" => rate.time_for_bits(interface_delay_bit_times(rate)),
+                        _ => ctx.duration(v, "interface_delay").map_err(|mut e| {
+                            e.message = format!("{}; or \"none\", \"802.3\"", e.message);
+                            e
+                        })?,
+                    },
+                };
                 links.push(LinkConfig {
                     a: x,
                     b: y,
                     rate,
                     length_m: p.length_m.unwrap_or(1),
+                    interface_delay,
                     fc_a,
                     fc_b,
                     ets,

@@ -37,6 +37,8 @@ pub(super) struct RawScenario {
 pub(super) struct RawLinkParams {
     pub(super) rate: Option<Spanned<String>>,
     pub(super) length_m: Option<u64>,
+    /// One-way PHY delay of each direction: "none", "802.3" or a duration.
+    pub(super) interface_delay: Option<Spanned<String>>,
     pub(super) mtu: Option<u64>,
     pub(super) flow_control: Option<Spanned<String>>,
     pub(super) pfc_priorities: Option<Vec<u8>>,
@@ -95,6 +97,7 @@ pub(super) struct RawLink {
     pub(super) b: Spanned<String>,
     pub(super) rate: Option<Spanned<String>>,
     pub(super) length_m: Option<u64>,
+    pub(super) interface_delay: Option<Spanned<String>>,
     pub(super) mtu: Option<u64>,
     pub(super) flow_control: Option<Spanned<String>>,
     pub(super) pfc_priorities: Option<Vec<u8>>,
@@ -153,6 +156,7 @@ impl RawLink {
         RawLinkParams {
             rate: self.rate.clone(),
             length_m: self.length_m,
+            interface_delay: self.interface_delay.clone(),
             mtu: self.mtu,
             flow_control: self.flow_control.clone(),
             pfc_priorities: self.pfc_priorities.clone(),

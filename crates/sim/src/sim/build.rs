@@ -7,7 +7,7 @@ use lossless_proto::dcbx::Agent;
 use lossless_proto::ets::{PortParams, Scheduler};
 use lossless_proto::flow_control::{FlowControl, Mode};
 use lossless_proto::lldp_agent::AgentConfig;
-use lossless_proto::units::Instant;
+use lossless_proto::units::{Duration, Instant};
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
 
@@ -109,7 +109,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     local,
                     peer,
                     rate: link.rate,
-                    prop: propagation(link.length_m),
+                    prop: Duration::from_ps(
+                        propagation(link.length_m)
+                            .as_ps()
+                            .saturating_add(link.interface_delay.as_ps()),
+                    ),
                     queues: std::array::from_fn(|_| VecDeque::with_capacity(64)),
                     queued_bytes: [0; 8],
                     nonempty: 0,
