@@ -1,5 +1,6 @@
-//! No engine call allocates: every public call of a busy PFC exchange runs under a counting
-//! global allocator, and the count must not move.
+//! No engine call allocates: every public call of a busy PFC exchange (run-time
+//! reconfigurations included) runs under a counting global allocator, and the count must not
+//! move.
 
 use lossless_proto::flow_control::{FlowControl, FlowControlConfig, ReceivedBody, ReceivedControl};
 use lossless_proto::units::{Duration, Instant, Rate};
@@ -19,6 +20,25 @@ fn engine_calls_do_not_allocate() {
     }
     let mut a = FlowControl::new(cfg).unwrap();
     let mut b = FlowControl::new(cfg).unwrap();
+    // what `b` is switched between (as DCBX does): fewer priorities, off, PAUSE, another rate
+    let mut half = cfg;
+    for pc in &mut half.priorities[4..] {
+        pc.enabled = false;
+    }
+    let mut slower = cfg;
+    slower.rate = Rate::from_gbps(25);
+    let mut invalid = cfg;
+    invalid.priorities[0].pause_quanta = 0;
+    let others = [
+        cfg,
+        half,
+        FlowControlConfig::off(rate, [2, 0, 0, 0, 0, 1]),
+        cfg,
+        FlowControlConfig::pause(rate, [2, 0, 0, 0, 0, 1]),
+        slower,
+        invalid,
+    ];
+    let mut reconfigured = 0;
     let unknown = ReceivedControl {
         dst: [1, 0x80, 0xC2, 0, 0, 1],
         frame_len: 64,
@@ -50,6 +70,12 @@ fn engine_calls_do_not_allocate() {
         if let Some(t) = a.poll_timeout() {
             a.handle_timeout(t);
         }
+        if i % 97 == 0 {
+            let c = others[(i / 97) as usize % others.len()];
+            if b.reconfigure(now, c).is_ok() {
+                reconfigured += 1;
+            }
+        }
         now = now.max(a.wire_free_at()) + Duration::from_ns(3);
     }
     let allocated = thread_allocations() - before;
@@ -58,5 +84,6 @@ fn engine_calls_do_not_allocate() {
         "the loop exercised the transmit path ({sent} frames)"
     );
     assert!(b.counters().rx_prio_pause.iter().sum::<u64>() > 1000);
+    assert!(reconfigured > 100, "the loop reconfigured ({reconfigured} times)");
     assert_eq!(allocated, 0, "engine calls allocated");
 }

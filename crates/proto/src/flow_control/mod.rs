@@ -36,6 +36,9 @@
 //! 6. Reports: `counters()` (serde, standard names), `paused_mask(now)`, `requested_mask()`,
 //!    `pause_until(now, p)`, `refresh_at(p)`, `rx_pause_duration(now, p)`. Bytes of a sent
 //!    frame: `Transmit::emit(FcsMode::.., &mut buf)`; `MacControlRepr::from(frame)`.
+//! 7. Reconfiguring at run time (DCBX changed the PFC enable vector, an operator changed a
+//!    register): `reconfigure(now, cfg)` keeps counters, the wire and the state of register
+//!    sets still in use; see its doc for exactly what ends. Then go to 5.
 //!
 //! Times passed in must not go backwards; an earlier `now` is taken as the latest one seen
 //! ([`FlowControl::now`]). Time arithmetic saturates: no input panics.
@@ -179,12 +182,9 @@ impl FlowControl {
     /// An engine for one port, or why the configuration is unusable.
     pub fn new(cfg: FlowControlConfig) -> Result<Self, ConfigError> {
         cfg.validate()?;
-        let quantum = cfg.rate.quanta_time(1);
-        let refresh = cfg
-            .priorities
-            .map(|pc| quantum.saturating_mul(u64::from(pc.refresh_quanta)));
+        let (byte, quantum, refresh) = durations(&cfg);
         Ok(FlowControl {
-            byte: cfg.rate.time_for_bytes(1),
+            byte,
             quantum,
             refresh,
             active: cfg.active_mask(),
@@ -196,6 +196,62 @@ impl FlowControl {
             tx_last_bit: Instant::ZERO,
             wire_free_at: Instant::ZERO,
         })
+    }
+
+    /// Switches the running engine to `cfg` at `now` (a DCBX or dcbnl change at run time),
+    /// keeping what a NIC keeps; on error (`cfg` fails [`FlowControlConfig::validate`])
+    /// nothing changes.
+    ///
+    /// Exactly, after `advance(now)` (pauses that ran out by `now` are accounted as usual):
+    /// - Counters are kept and never decrease; the wire (frame in progress, `wire_free_at`,
+    ///   the last bit a received pause timer would start at) is kept.
+    /// - Same mode and rate: a register set still in use under `cfg` (PAUSE: set 0; PFC: a
+    ///   priority enabled before and after) keeps its received pause, which runs to its end
+    ///   (its start and reaction-delay instant as computed at reception), its raised request,
+    ///   its pending XOFF or XON and its refresh deadline (the interval already started keeps
+    ///   its length; new `pause_quanta`/`refresh_quanta` apply from the next XOFF;
+    ///   `xon_on_release` and `hold_own_data` from now on).
+    /// - A PFC priority no longer enabled: its received pause ends at `now` (paused time
+    ///   accounted up to `now`, counted as a transition if it was in effect, as an expiry
+    ///   would be); its request, pending XOFF/XON and refresh deadline are dropped and *no
+    ///   XON is sent* (a raised request's time is accounted up to `now`). Reason: DCBX PFC
+    ///   is a symmetric attribute (802.1Qaz; lldptool-pfc(8): "the Symmetric attribute
+    ///   passing state machine"): both ends run the same operational enable vector, so the
+    ///   peer stops honouring that priority under the same agreement, and NIC drivers set
+    ///   PFC send and obey from one vector (Linux mlx4 `mlx4_en_dcbnl_ieee_setpfc`:
+    ///   `rx_ppp = tx_ppp = pfc_en`), with no XON step for a priority leaving it. Until the
+    ///   peer adopts the change, the pause it obeys lasts at most its pause time.
+    /// - A newly enabled priority starts clean (no pause, no request).
+    /// - Another mode (off/PAUSE/PFC) or another rate: every received pause ends at `now`
+    ///   and every request is dropped as above (no XON; quanta of the old rate mean nothing
+    ///   at the new one, and a rate change is a link renegotiation, which ends pauses);
+    ///   counters and the wire are kept.
+    /// - Rate-derived durations (byte time, quantum, refresh intervals) are recomputed.
+    /// - `cfg` equal to the configuration in force: nothing changes (not even the clock).
+    ///
+    /// The driver re-raises requests it still holds on priorities that were not enabled
+    /// before (or after a mode change), and then asks `poll_timeout` again.
+    pub fn reconfigure(&mut self, now: Instant, cfg: FlowControlConfig) -> Result<(), ConfigError> {
+        cfg.validate()?;
+        if cfg == self.cfg {
+            return Ok(());
+        }
+        self.advance(now);
+        let now = self.now;
+        let active = cfg.active_mask();
+        let ended = if cfg.mode != self.cfg.mode || cfg.rate != self.cfg.rate {
+            0xFF
+        } else {
+            self.active & !active
+        };
+        for p in (0..PRIORITIES).filter(|p| ended & (1 << p) != 0) {
+            self.rx.end_at(now, p, &mut self.counters);
+            self.tx.drop_set(now, p, &mut self.counters);
+        }
+        (self.byte, self.quantum, self.refresh) = durations(&cfg);
+        self.active = active;
+        self.cfg = cfg;
+        Ok(())
     }
 
     /// The latest time the engine has been given (queries about earlier times answer for it).
@@ -459,4 +515,13 @@ impl FlowControl {
         let slot = self.slot(p);
         self.counters.tx_prio_pause_duration[slot] + self.tx.running_request(now.max(self.now), slot)
     }
+}
+
+/// Exact durations at `cfg`'s rate: a byte, a pause quantum, each set's refresh interval.
+fn durations(cfg: &FlowControlConfig) -> (Duration, Duration, [Duration; PRIORITIES]) {
+    let quantum = cfg.rate.quanta_time(1);
+    let refresh = cfg
+        .priorities
+        .map(|pc| quantum.saturating_mul(u64::from(pc.refresh_quanta)));
+    (cfg.rate.time_for_bytes(1), quantum, refresh)
 }

@@ -128,6 +128,15 @@ impl RxSide {
         self.open |= 1 << p;
     }
 
+    /// Ends register set p's span at `now`, as if its timer had run out then (paused time is
+    /// accounted up to `now`; a span not yet in effect accounts nothing).
+    pub(crate) fn end_at(&mut self, now: Instant, p: usize, counters: &mut Counters) {
+        let st = &mut self.prio[p];
+        st.close(now, p, counters);
+        st.until = st.until.min(now);
+        self.open &= !(1 << p);
+    }
+
     /// Whether p may start a data frame at `now`.
     pub(crate) fn may_transmit(&self, now: Instant, p: usize) -> bool {
         let st = &self.prio[p];

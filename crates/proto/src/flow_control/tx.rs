@@ -72,6 +72,17 @@ impl TxSide {
         true
     }
 
+    /// Forgets register set p's request, pending XOFF/XON and refresh deadline without sending
+    /// anything; a raised request's span is accounted up to `now`.
+    pub(crate) fn drop_set(&mut self, now: Instant, p: usize, counters: &mut Counters) {
+        let st = &mut self.prio[p];
+        if st.requested {
+            counters.tx_prio_pause_duration[p] += now.saturating_duration_since(st.requested_since);
+        }
+        *st = TxPrio::default();
+        self.sync(p);
+    }
+
     /// Recomputes the cached bit of register set p from its state.
     #[inline]
     fn sync(&mut self, p: usize) {
