@@ -142,3 +142,77 @@ fn a_dcbx_port_whose_peer_runs_no_dcbx_keeps_pfc_off_and_the_peer_ignores_its_ll
     assert_eq!(host["lldp_ignored_frames"], sw["lldp_sent_frames"]);
     assert_eq!(port(&j, "tor", "sender1")["flow_control"], "off");
 }
+
+/// Runs `dcbx-adopt` to `change_at`, gives the switch's ports PFC `enable` (as `lldptool -T`
+/// would), runs to the end; returns the reports before and after, and the run's fault if any.
+fn adopt_then_change(change_at_us: u64, enable: Vec<u8>) -> (Report, Report, Option<String>) {
+    use lossless_proto::units::{Duration, Instant};
+    let config = load("dcbx-adopt", &[], None);
+    let mut tor_cfg = config
+        .nodes
+        .iter()
+        .find(|n| n.name == "tor")
+        .and_then(|n| n.dcbx.clone())
+        .expect("the switch has a DCBX table");
+    tor_cfg.pfc.enable = enable;
+    let mut sim = lossless_sim::Simulator::new(config).expect("builds");
+    sim.run_until(Instant::ZERO + Duration::from_us(change_at_us));
+    let before = Report::collect(&sim);
+    for (i, p) in before.ports.iter().enumerate() {
+        if p.node == "tor" {
+            sim.set_dcbx_config(i as u32, tor_cfg.clone())
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+    sim.run();
+    let fault = sim.fault().map(str::to_string);
+    (before, Report::collect(&sim), fault)
+}
+
+fn prio3(j: &Value, node: &str, peer: &str, key: &str) -> u64 {
+    port(j, node, peer)["priorities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["priority"] == 3)
+        .unwrap_or_else(|| panic!("{node} → {peer}: no priority 3"))[key]
+        .as_u64()
+        .unwrap()
+}
+
+#[test]
+fn pause_counters_recorded_before_a_dcbx_change_survive_it() {
+    // 280 us into the run the switch adds priority 4 to its PFC vector; the hosts adopt it.
+    // Pause time accumulated over 20..280 us must still be in the final report (20 us more
+    // of traffic cannot make up for a reset).
+    let (before, after, fault) = adopt_then_change(280, vec![3, 4]);
+    assert_eq!(fault, None);
+    after.check().expect("every frame accounted for");
+    let (b, a) = (json(&before), json(&after));
+    for host in ["sender1", "sender2"] {
+        let d = &port(&a, host, "tor")["dcbx"];
+        assert_eq!(d["operational_pfc_priorities"], serde_json::json!([3, 4]), "{d}");
+        assert!(
+            d["reconfigurations"].as_u64() > port(&b, host, "tor")["dcbx"]["reconfigurations"].as_u64(),
+            "{host} reconfigured again"
+        );
+        let paused = prio3(&b, host, "tor", "paused_ps");
+        assert!(
+            paused > 50_000_000,
+            "{host} was paused before the change: {paused} ps"
+        );
+        assert!(
+            prio3(&a, host, "tor", "paused_ps") >= paused,
+            "{host}: paused time before the change lost ({} < {paused})",
+            prio3(&a, host, "tor", "paused_ps")
+        );
+        let requested = prio3(&b, "tor", host, "xoff_requested_ps");
+        assert!(requested > 50_000_000, "tor → {host}: {requested} ps");
+        assert!(prio3(&a, "tor", host, "xoff_requested_ps") >= requested);
+    }
+    assert_eq!(
+        after.lossless_drops(),
+        0,
+        "priority 3 stayed lossless across the change"
+    );
+}

@@ -13,12 +13,21 @@
 //!   Losing the peer (TTL expiry, shutdown) or a disagreement turns PFC off again.
 //! - ETS: the port's scheduler always follows the operational ETS tables (the local ones until
 //!   a peer's recommendation is adopted); the queued frames carry over to the new scheduler.
-//! - Reconfiguring PFC rebuilds the flow-control engine: pauses received before are
-//!   forgotten, raised requests of still-enabled priorities are raised again at once.
+//! - A change of the operational PFC enable vector reconfigures the port's flow-control engine
+//!   in place (`FlowControl::reconfigure`), as a NIC applies a dcbnl change: its counters (the
+//!   JSON `paused_ps`, `xoff_requested_ps`) and the frame on the wire are kept; on priorities
+//!   that stay lossless, pauses being obeyed run to their end and raised requests stay raised
+//!   (refreshed on their schedule); priorities leaving the vector end their pauses at the
+//!   change and drop their requests without an XON (the peer leaves them too under the same
+//!   DCBX agreement). Buffer requests still raised on priorities that become lossless (PFC
+//!   turning on, or a priority joining the vector) are raised in the engine at once.
+//! - `Simulator::set_dcbx_config` changes a port's local DCBX configuration at run time (as
+//!   `lldptool -T ... -V PFC enabled=...` does): the agent sends at once and the ports
+//!   renegotiate.
 
-use lossless_proto::dcbx::{Agent, EtsParams, Event as DcbxEvent, OperPfc, Source};
+use lossless_proto::dcbx::{Agent, DcbxConfig, EtsParams, Event as DcbxEvent, OperPfc, Source};
 use lossless_proto::ets::{EtsConfig, PortParams, Scheduler};
-use lossless_proto::flow_control::{FlowControl, FlowControlConfig, Mode};
+use lossless_proto::flow_control::{FlowControlConfig, Mode};
 use lossless_proto::units::{Instant, Rate};
 
 use super::{Event, Simulator};
@@ -210,23 +219,19 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
         if enable != d.applied_pfc {
             let cfg = pfc_config(&d.fc_template, enable);
-            match FlowControl::new(cfg) {
-                Ok(mac) => {
-                    port.mac = mac;
-                    port.ctl_check = true;
-                    port.timer_stale = true;
-                    port.timer_at = Instant::MAX;
-                    port.lossless = enable;
-                    d.applied_pfc = enable;
-                    reconfigured = true;
-                }
-                Err(e) => {
-                    self.engine_fault(p, "DCBX PFC configuration refused", &e);
-                    return;
-                }
+            if let Err(e) = port.mac.reconfigure(now, cfg) {
+                self.engine_fault(p, "DCBX PFC configuration refused", &e);
+                return;
             }
-            // requests still raised on priorities that stay lossless go out again
-            let raised = port.xoff_pairs & enable;
+            port.ctl_check = true;
+            port.timer_stale = true;
+            port.timer_at = Instant::MAX;
+            port.lossless = enable;
+            d.applied_pfc = enable;
+            reconfigured = true;
+            // Requests the engine kept need nothing; buffer requests raised while their
+            // priority was not lossless here (PFC off, or not in the vector) go out now.
+            let raised = port.xoff_pairs & enable & !port.mac.requested_mask();
             for q in 0..8u8 {
                 if raised & (1 << q) != 0
                     && let Err(e) = {
@@ -246,6 +251,26 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             d.reconfigurations += 1;
             d.last_change_at = Some(now);
         }
+    }
+
+    /// Replaces the local DCBX configuration of port `port` (its index in `Report::ports`)
+    /// at the current time, as `lldptool -T` does on a running port: the agent sends an
+    /// LLDPDU at once and both ends renegotiate; the port's engines follow the new
+    /// Operational. Fails for a port without a DCBX agent or an invalid configuration.
+    pub fn set_dcbx_config(&mut self, port: PortId, cfg: DcbxConfig) -> Result<(), String> {
+        let (now, ports) = (self.now, self.ports.len());
+        let d = self
+            .ports
+            .get_mut(port as usize)
+            .ok_or_else(|| format!("port {port} does not exist ({ports} ports)"))?
+            .dcbx
+            .as_deref_mut()
+            .ok_or_else(|| format!("port {port} runs no DCBX agent"))?;
+        d.agent
+            .set_config(now, cfg)
+            .map_err(|e| format!("port {port}: DCBX configuration refused: {e}"))?;
+        self.after_dcbx(port);
+        Ok(())
     }
 
     /// Starts the oldest queued LLDPDU on `p` (its transmitter is idle). Returns false when
