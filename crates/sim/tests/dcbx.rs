@@ -216,3 +216,18 @@ fn pause_counters_recorded_before_a_dcbx_change_survive_it() {
         "priority 3 stayed lossless across the change"
     );
 }
+
+#[test]
+fn removing_a_congested_priority_from_the_pfc_vector_neither_stops_the_run_nor_loses_frames_silently() {
+    // at 150 us the switch moves PFC from priority 3 (congested, in XOFF) to 4; the hosts
+    // adopt it. Buffer pairs still in XOFF on priority 3 must not make the engine refuse a
+    // request (that stopped the run as an engine fault), and every frame stays accounted for.
+    let (_, after, fault) = adopt_then_change(150, vec![4]);
+    assert_eq!(fault, None, "the run went to its end");
+    after.check().expect("every frame accounted for");
+    let j = json(&after);
+    for host in ["sender1", "sender2"] {
+        let d = &port(&j, host, "tor")["dcbx"];
+        assert_eq!(d["operational_pfc_priorities"], serde_json::json!([4]), "{d}");
+    }
+}

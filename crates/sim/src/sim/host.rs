@@ -43,12 +43,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     /// A host's "cannot keep up" signal (`fc_rdy`): raised for every lossless priority.
+    /// The receiver's fc_rdy changed: recorded on every priority, so that a request raised
+    /// while PFC is off (or a priority not in the vector) goes out when DCBX enables it;
+    /// `set_pair_xoff` asks the engine only for what the port's mode obeys.
     pub(super) fn host_request(&mut self, p: PortId, on: bool) {
-        let mask = self.ports[p as usize].lossless;
         for q in 0..8u8 {
-            if mask & (1 << q) != 0 {
-                self.set_pair_xoff(p, q, on);
-            }
+            self.set_pair_xoff(p, q, on);
         }
     }
 

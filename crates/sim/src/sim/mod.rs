@@ -533,6 +533,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let (set, level, changed) = match port.mac.config().mode {
             Mode::Off => return,
             Mode::Pause => (0u8, port.xoff_pairs != 0, (before != 0) != (port.xoff_pairs != 0)),
+            // a priority outside the PFC vector (DCBX may have just removed it) has no request
+            // to change: the pair stays recorded and goes out if the priority is enabled again
+            Mode::Pfc if port.mac.config().active_mask() & (1 << prio) == 0 => return,
             Mode::Pfc => (prio, on, before != port.xoff_pairs),
         };
         if changed {
