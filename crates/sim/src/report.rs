@@ -297,8 +297,20 @@ impl Report {
             let mut prios = Vec::new();
             for q in 0..8u8 {
                 let s = &port.stats.prio[q as usize];
-                let paused = port.mac.rx_pause_duration(now, set(q)).as_ps();
-                let requested = port.mac.tx_pause_duration(now, set(q)).as_ps();
+                // a port with flow control off (now) shows what it paused and requested while
+                // DCBX had PFC on: the counters, as no pause or request runs any more
+                let (paused, requested) = if mode == Mode::Off {
+                    let c = port.mac.counters();
+                    (
+                        c.rx_prio_pause_duration[q as usize].as_ps(),
+                        c.tx_prio_pause_duration[q as usize].as_ps(),
+                    )
+                } else {
+                    (
+                        port.mac.rx_pause_duration(now, set(q)).as_ps(),
+                        port.mac.tx_pause_duration(now, set(q)).as_ps(),
+                    )
+                };
                 let active = s.tx_frames + s.rx_frames + s.pfc_xoff_rx + s.pfc_xoff_tx > 0
                     || s.drops.iter().any(|&d| d > 0);
                 if !active {
@@ -317,8 +329,8 @@ impl Report {
                     pfc_xon_sent_frames: s.pfc_xon_tx,
                     pfc_xoff_received_frames: s.pfc_xoff_rx,
                     pfc_xon_received_frames: s.pfc_xon_rx,
-                    paused_ps: if mode == Mode::Off { 0 } else { paused },
-                    xoff_requested_ps: if mode == Mode::Off { 0 } else { requested },
+                    paused_ps: paused,
+                    xoff_requested_ps: requested,
                     peak_queue_bytes: s.peak_queue_bytes,
                     peak_ingress_buffer_bytes: peak_in(q as usize),
                     drops_frames: drops_map(&s.drops),

@@ -231,3 +231,32 @@ fn removing_a_congested_priority_from_the_pfc_vector_neither_stops_the_run_nor_l
         assert_eq!(d["operational_pfc_priorities"], serde_json::json!([4]), "{d}");
     }
 }
+
+#[test]
+fn pause_time_before_dcbx_turns_pfc_off_is_still_reported() {
+    // at 280 us the switch's PFC vector becomes empty: the hosts adopt it and their flow
+    // control is off from then on, but what they were paused before stays in the report
+    let (before, after, fault) = adopt_then_change(280, vec![]);
+    assert_eq!(fault, None);
+    after.check().expect("every frame accounted for");
+    let (b, a) = (json(&before), json(&after));
+    for host in ["sender1", "sender2"] {
+        assert_eq!(
+            port(&a, host, "tor")["flow_control"],
+            "off",
+            "{host} adopted PFC off"
+        );
+        let paused = prio3(&b, host, "tor", "paused_ps");
+        assert!(
+            paused > 50_000_000,
+            "{host} was paused before the change: {paused} ps"
+        );
+        // kept, plus at most the pause that ran until the host applied the new vector (one
+        // LLDPDU exchange, well under a microsecond), nothing after
+        let kept = prio3(&a, host, "tor", "paused_ps");
+        assert!(
+            kept >= paused && kept - paused < 1_000_000,
+            "{host}: {kept} ps paused after PFC went off, {paused} ps before"
+        );
+    }
+}
