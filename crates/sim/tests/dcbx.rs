@@ -260,3 +260,63 @@ fn pause_time_before_dcbx_turns_pfc_off_is_still_reported() {
         );
     }
 }
+
+#[test]
+fn observers_see_the_requests_a_dcbx_change_drops_end() {
+    // the VCD's fc_rdy trace and the HTML pause timeline follow request_changed: a request
+    // the reconfiguration drops must end there too, not stay raised forever
+    use lossless_proto::units::{Duration, Instant};
+    use lossless_sim::frame::PortId;
+    use lossless_sim::observer::Observer;
+    use std::collections::BTreeMap;
+    #[derive(Default)]
+    struct Requests(BTreeMap<(PortId, u8), Vec<bool>>);
+    impl Observer for Requests {
+        fn request_changed(&mut self, port: PortId, prio: u8, on: bool, _at: Instant) {
+            self.0.entry((port, prio)).or_default().push(on);
+        }
+    }
+    let config = load("dcbx-adopt", &[], None);
+    let mut tor_cfg = config
+        .nodes
+        .iter()
+        .find(|n| n.name == "tor")
+        .and_then(|n| n.dcbx.clone())
+        .expect("the switch has a DCBX table");
+    tor_cfg.pfc.enable = vec![4];
+    let mut sim = lossless_sim::Simulator::with_observer(config, Requests::default()).expect("builds");
+    sim.run_until(Instant::ZERO + Duration::from_us(150));
+    let raised_at_change: Vec<(PortId, u8)> = sim
+        .observer()
+        .0
+        .iter()
+        .filter(|(_, v)| v.last() == Some(&true))
+        .map(|(k, _)| *k)
+        .collect();
+    assert!(
+        raised_at_change.iter().any(|&(_, q)| q == 3),
+        "priority 3 was in XOFF somewhere when the vector changed"
+    );
+    let ports: Vec<PortId> = Report::collect(&sim)
+        .ports
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.node == "tor")
+        .map(|(i, _)| i as PortId)
+        .collect();
+    for p in ports {
+        sim.set_dcbx_config(p, tor_cfg.clone())
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    sim.run();
+    assert_eq!(sim.fault(), None);
+    for ((port, q), v) in &sim.observer().0 {
+        if *q == 3 {
+            assert_eq!(
+                v.last(),
+                Some(&false),
+                "port {port}: priority 3's request never ended: {v:?}"
+            );
+        }
+    }
+}

@@ -219,10 +219,24 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
         if enable != d.applied_pfc {
             let cfg = pfc_config(&d.fc_template, enable);
+            let requested_before = port.mac.requested_mask();
             if let Err(e) = port.mac.reconfigure(now, cfg) {
                 self.engine_fault(p, "DCBX PFC configuration refused", &e);
                 return;
             }
+            // requests the reconfiguration dropped end here for the observers (VCD, report)
+            let dropped = requested_before & !port.mac.requested_mask();
+            for q in 0..8u8 {
+                if dropped & (1 << q) != 0 {
+                    self.observer.request_changed(p, q, false, now);
+                }
+            }
+            let Some(port) = self.ports.get_mut(p as usize) else {
+                return;
+            };
+            let Some(d) = port.dcbx.as_deref_mut() else {
+                return;
+            };
             port.ctl_check = true;
             port.timer_stale = true;
             port.timer_at = Instant::MAX;
@@ -243,6 +257,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 {
                     self.engine_fault(p, "flow-control request refused after DCBX", &e);
                     return;
+                }
+                if raised & (1 << q) != 0 {
+                    self.observer.request_changed(p, q, true, now);
                 }
             }
             self.arm_timer(p);
