@@ -145,16 +145,22 @@ fn a_dcbx_port_whose_peer_runs_no_dcbx_keeps_pfc_off_and_the_peer_ignores_its_ll
 
 /// Runs `dcbx-adopt` to `change_at`, gives the switch's ports PFC `enable` (as `lldptool -T`
 /// would), runs to the end; returns the reports before and after, and the run's fault if any.
-fn adopt_then_change(change_at_us: u64, enable: Vec<u8>) -> (Report, Report, Option<String>) {
-    use lossless_proto::units::{Duration, Instant};
-    let config = load("dcbx-adopt", &[], None);
-    let mut tor_cfg = config
+/// dcbx-adopt's switch DCBX configuration with PFC on `enable`.
+fn tor_dcbx(config: &lossless_sim::config::SimConfig, enable: Vec<u8>) -> lossless_proto::dcbx::DcbxConfig {
+    let mut cfg = config
         .nodes
         .iter()
         .find(|n| n.name == "tor")
         .and_then(|n| n.dcbx.clone())
         .expect("the switch has a DCBX table");
-    tor_cfg.pfc.enable = enable;
+    cfg.pfc.enable = enable;
+    cfg
+}
+
+fn adopt_then_change(change_at_us: u64, enable: Vec<u8>) -> (Report, Report, Option<String>) {
+    use lossless_proto::units::{Duration, Instant};
+    let config = load("dcbx-adopt", &[], None);
+    let tor_cfg = tor_dcbx(&config, enable);
     let mut sim = lossless_sim::Simulator::new(config).expect("builds");
     sim.run_until(Instant::ZERO + Duration::from_us(change_at_us));
     let before = Report::collect(&sim);
@@ -277,13 +283,7 @@ fn observers_see_the_requests_a_dcbx_change_drops_end() {
         }
     }
     let config = load("dcbx-adopt", &[], None);
-    let mut tor_cfg = config
-        .nodes
-        .iter()
-        .find(|n| n.name == "tor")
-        .and_then(|n| n.dcbx.clone())
-        .expect("the switch has a DCBX table");
-    tor_cfg.pfc.enable = vec![4];
+    let tor_cfg = tor_dcbx(&config, vec![4]);
     let mut sim = lossless_sim::Simulator::with_observer(config, Requests::default()).expect("builds");
     sim.run_until(Instant::ZERO + Duration::from_us(150));
     let raised_at_change: Vec<(PortId, u8)> = sim

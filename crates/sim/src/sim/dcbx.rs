@@ -225,15 +225,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 return;
             }
             // requests the reconfiguration dropped end here for the observers (VCD, report)
-            let dropped = requested_before & !port.mac.requested_mask();
-            for q in 0..8u8 {
-                if dropped & (1 << q) != 0 {
-                    self.observer.request_changed(p, q, false, now);
-                }
+            let mut dropped = requested_before & !port.mac.requested_mask();
+            while dropped != 0 {
+                let q = dropped.trailing_zeros() as u8;
+                dropped &= dropped - 1;
+                self.observer.request_changed(p, q, false, now);
             }
-            let Some(port) = self.ports.get_mut(p as usize) else {
-                return;
-            };
+            let port = &mut self.ports[p as usize];
             let Some(d) = port.dcbx.as_deref_mut() else {
                 return;
             };
@@ -245,22 +243,15 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             reconfigured = true;
             // Requests the engine kept need nothing; buffer requests raised while their
             // priority was not lossless here (PFC off, or not in the vector) go out now.
-            let raised = port.xoff_pairs & enable & !port.mac.requested_mask();
-            for q in 0..8u8 {
-                if raised & (1 << q) != 0
-                    && let Err(e) = {
-                        let port = &mut self.ports[p as usize];
-                        port.ctl_check = true;
-                        port.timer_stale = true;
-                        port.mac.set_request(now, q, true)
-                    }
-                {
+            let mut raised = port.xoff_pairs & enable & !port.mac.requested_mask();
+            while raised != 0 {
+                let q = raised.trailing_zeros() as u8;
+                raised &= raised - 1;
+                if let Err(e) = self.ports[p as usize].mac.set_request(now, q, true) {
                     self.engine_fault(p, "flow-control request refused after DCBX", &e);
                     return;
                 }
-                if raised & (1 << q) != 0 {
-                    self.observer.request_changed(p, q, true, now);
-                }
+                self.observer.request_changed(p, q, true, now);
             }
             self.arm_timer(p);
         }
