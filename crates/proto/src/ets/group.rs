@@ -72,7 +72,8 @@ impl WeightedGroup {
     }
 
     /// Sets the active members. Leaving members forget their counter (as DRR forgets the
-    /// deficit of a queue that empties); the remaining counters of each tier are shifted
+    /// deficit of a queue that empties); the remaining counters of each tier are scaled to the
+    /// tier's new active weight (so each still owes or is owed the same bytes), then shifted
     /// together so that they sum to less than the member count, and joiners start at 0,
     /// which is then the mean: a joiner is neither owed nor in debt.
     pub(crate) fn set_active(&mut self, active: u8) {
@@ -88,8 +89,20 @@ impl WeightedGroup {
             self.active = active;
             return;
         }
-        self.recentre(stay & self.upper);
-        self.recentre(stay & self.members & !self.upper);
+        for tier in [self.upper, self.members & !self.upper] {
+            // a counter over its tier's active weight is the bytes owed: when that total
+            // changes, scale the stayers' counters so that what each is owed stays the same
+            // (without it, a class owed a few frames among weights 8/85/3/1 is owed 24 times
+            // as many bytes once only weights 3/1 remain)
+            let (old_w, new_w) = (self.weight_of(self.active & tier), self.weight_of(active & tier));
+            if old_w != new_w && old_w != 0 {
+                for m in bits(stay & tier) {
+                    let scaled = i128::from(self.credit[m]) * i128::from(new_w) / i128::from(old_w);
+                    self.credit[m] = scaled.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
+                }
+            }
+            self.recentre(stay & tier);
+        }
         // leavers and joiners start from 0; a non-member's counter is never touched (`charge`
         // skips non-members), so it is 0 already and clearing it changes nothing
         for (m, c) in self.credit.iter_mut().enumerate() {
@@ -98,6 +111,12 @@ impl WeightedGroup {
             }
         }
         self.active = active;
+    }
+
+    /// Sum of the tier weights of `mask`'s members.
+    #[inline]
+    fn weight_of(&self, mask: u8) -> i64 {
+        bits(mask).map(|m| self.tier_weight[m]).sum()
     }
 
     /// Shifts the counters of `stayers` (one tier) together so that they sum to less than
