@@ -2,7 +2,6 @@
 //! removed on drop (also when a test fails). Names carry the test's tag and the pid.
 //! Needs root and iproute2's `ip`; check with [`ready`] first.
 
-use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -16,8 +15,9 @@ pub struct Pair {
     pub ia: String,
     /// The veth end in namespace `b`.
     pub ib: String,
-    /// The directory for the processes' logs and files.
-    pub dir: PathBuf,
+    /// The directory for the processes' logs and files (removed after the namespaces, unless
+    /// the test failed).
+    pub dir: crate::TempDir,
     children: Vec<Child>,
 }
 
