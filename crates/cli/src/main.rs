@@ -1,8 +1,27 @@
 //! `lossless`: simulate, decode, generate and watch lossless Ethernet (PAUSE, PFC, ETS, DCBX).
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+/// `print!` for commands: the text goes through [`lossless_files::print_stdout`], so a
+/// closed or full standard output is an error the command returns, never a panic.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        lossless_files::print_stdout(format_args!($($arg)*))
+    };
+}
+
+/// `println!` for commands, as [`out!`].
+macro_rules! outln {
+    () => {
+        lossless_files::print_stdout(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        lossless_files::print_stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
 
 mod cmd;
 
@@ -43,11 +62,40 @@ fn main() -> ExitCode {
         Command::Watch(args) => cmd::watch::run(args),
         Command::Analyze(args) => cmd::analyze::run(args),
     };
+    // what `out!` left without a newline is still buffered: its error counts too
+    let result = result.and_then(|code| {
+        std::io::stdout()
+            .flush()
+            .map_err(|source| lossless_files::OutputError {
+                path: "-".into(),
+                source,
+            })?;
+        Ok(code)
+    });
     match result {
         Ok(code) => code,
+        // the reader of an output went away (`| head -1`): stop quietly, as coreutils do
+        Err(err) if err.chain().any(lossless_files::is_broken_pipe) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", error_text(&err));
             ExitCode::from(2)
         }
     }
+}
+
+/// An error and its causes, joined by ": ", each cause only when the text so far does not
+/// already say it (many errors print their cause in their own message).
+fn error_text(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for e in err.chain() {
+        let t = e.to_string();
+        if text.contains(&t) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&t);
+    }
+    text
 }
