@@ -84,9 +84,9 @@ pub fn run(args: DcbxArgs) -> anyhow::Result<ExitCode> {
             let path = state.unwrap_or_else(|| default_state_path(&iface));
             let v = read_state(&path, &iface)?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&v)?);
+                outln!("{}", serde_json::to_string_pretty(&v)?)?;
             } else {
-                print!("{}", human(&v));
+                out!("{}", human(&v))?;
             }
             Ok(ExitCode::SUCCESS)
         }
