@@ -18,7 +18,7 @@ use lossless_sim::scenario::{self, BUILTINS, Builtin, Overrides, ScenarioError};
 use lossless_sim::vcd::VcdSink;
 use lossless_sim::{Report, Simulator};
 
-use super::Say;
+use super::{Say, Slicer};
 
 /// Arguments of `lossless sim`.
 #[derive(clap::Args, Debug)]
@@ -228,6 +228,8 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         let names = PcapSink::file_names(&config);
         claims.output_dir("--pcap", d, names.iter().map(String::as_str))?;
     }
+    // before any output exists: a signal from now on stops the run and removes them
+    signals::install_stop_handlers().context("installing the Ctrl-C handler")?;
     let json = args.json.as_deref().map(Output::create).transpose()?;
     let vcd = match &args.vcd {
         Some(p) => Some(VcdSink::new(&config, Output::create(p)?)?),
@@ -250,7 +252,6 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     if !config.description.is_empty() {
         say.line(format_args!("{}: {}\n", config.name, config.description))?;
     }
-    signals::install_stop_handlers().context("installing the Ctrl-C handler")?;
     let mut wrote = Vec::new();
     let ran = if pcap.is_some() || vcd.is_some() || html.is_some() {
         let mut sim = Simulator::with_observer(config, (pcap, (vcd, html)))?;
@@ -351,12 +352,13 @@ fn execute<O: Observer>(sim: &mut Simulator<O>, failed: &dyn Fn(&Simulator<O>) -
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
-    let step = Duration::from_ps((end.as_ps() / 1000).max(1));
+    let mut slicer = Slicer::new();
     let mut shown = false;
     let mut interrupted = false;
     loop {
-        let next = sim.now().saturating_add(step);
-        let done = sim.run_until(next);
+        let t0 = WallClock::now();
+        let done = sim.run_until(slicer.next(sim.now()));
+        slicer.took(t0.elapsed());
         if signals::stop_requested() {
             interrupted = !done;
             break;

@@ -13,13 +13,12 @@ use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use lossless_files::{Claims, Output, OutputError};
 use lossless_live::signals;
-use lossless_proto::units::Duration;
 use lossless_sim::scenario::Overrides;
 use lossless_sim::{Report, Simulator};
 use serde::Serialize;
 
-use super::Say;
 use super::sim::{Scenario, SimArgs, interrupted_status};
+use super::{Say, Slicer};
 
 /// One swept parameter: its path and the values it takes, as TOML text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -345,8 +344,14 @@ fn run_point(
         Err(e) => return Some(Finished::NotBuilt(format!("point {k} ({what}): {e}"))),
     };
     // in slices, so that SIGINT stops a long point too
-    let step = Duration::from_ps((sim.end().as_ps() / 64).max(1));
-    while !sim.run_until(sim.now().saturating_add(step)) {
+    let mut slicer = Slicer::new();
+    loop {
+        let t0 = WallClock::now();
+        let done = sim.run_until(slicer.next(sim.now()));
+        slicer.took(t0.elapsed());
+        if done {
+            break;
+        }
         if stop() {
             return None;
         }
@@ -421,6 +426,8 @@ pub fn run(args: &SimArgs, scenario: &Scenario) -> anyhow::Result<ExitCode> {
     if let Some(p) = &args.json {
         claims.output("--json", p)?;
     }
+    // before the output exists: a signal from now on stops the sweep and keeps what finished
+    signals::install_stop_handlers().context("installing the Ctrl-C handler")?;
     let json = args.json.as_deref().map(Output::create).transpose()?;
     let say = Say::new(args.quiet, json.as_ref().is_some_and(Output::is_stdout));
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -429,7 +436,6 @@ pub fn run(args: &SimArgs, scenario: &Scenario) -> anyhow::Result<ExitCode> {
         .num_threads(jobs)
         .build()
         .context("starting the sweep's worker threads")?;
-    signals::install_stop_handlers().context("installing the Ctrl-C handler")?;
     let bar = ProgressBar::new(mine as u64);
     bar.set_style(
         ProgressStyle::with_template("{spinner} sweep [{bar:40}] {pos}/{len} points, {elapsed} {msg}")

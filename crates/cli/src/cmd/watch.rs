@@ -67,11 +67,10 @@ pub struct WatchArgs {
 }
 
 fn parse_interval(s: &str) -> Result<f64, String> {
-    let d = super::r#gen::parse_secs(s)?;
-    if d >= 0.01 {
-        Ok(d)
-    } else {
-        Err(format!("{s} s is out of range: allowed 0.01..=1e9 seconds"))
+    match super::r#gen::parse_secs(s) {
+        Ok(d) if d >= 0.01 => Ok(d),
+        _ if s.trim().parse::<f64>().is_err() => Err(format!("{s:?} is not a number")),
+        _ => Err(format!("{s} s is out of range: allowed 0.01..=1e9 seconds")),
     }
 }
 
