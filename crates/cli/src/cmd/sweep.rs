@@ -15,6 +15,7 @@ use lossless_files::{Claims, Output, OutputError};
 use lossless_live::signals;
 use lossless_sim::scenario::Overrides;
 use lossless_sim::{Report, Simulator};
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::sim::{Scenario, SimArgs, interrupted_status};
@@ -407,18 +408,6 @@ pub fn run(args: &SimArgs, scenario: &Scenario) -> anyhow::Result<ExitCode> {
     let first = shard.index - 1;
     let mine = total.saturating_sub(first).div_ceil(shard.count);
     let index = |pos: usize| first + pos * shard.count;
-    // every point's scenario must load before anything runs: a bad value fails fast (each is
-    // built and dropped: nothing is kept per point)
-    for pos in 0..mine {
-        let k = index(pos);
-        let vals = point(axes, k);
-        if let Err(e) = overrides(args, axes, &vals)
-            .and_then(|ov| scenario.load(&ov).map(drop).map_err(anyhow::Error::from))
-        {
-            eprintln!("error: point {k} ({}): {e:#}", describe(axes, &vals));
-            return Ok(ExitCode::from(2));
-        }
-    }
     let mut claims = Claims::new();
     if let Some(p) = scenario.path() {
         claims.input("the scenario", p);
@@ -426,16 +415,32 @@ pub fn run(args: &SimArgs, scenario: &Scenario) -> anyhow::Result<ExitCode> {
     if let Some(p) = &args.json {
         claims.output("--json", p)?;
     }
-    // before the output exists: a signal from now on stops the sweep and keeps what finished
-    signals::install_stop_handlers().context("installing the Ctrl-C handler")?;
-    let json = args.json.as_deref().map(Output::create).transpose()?;
-    let say = Say::new(args.quiet, json.as_ref().is_some_and(Output::is_stdout));
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let jobs = args.jobs.map_or(cpus, usize::from).min(mine).clamp(1, MAX_JOBS);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
         .context("starting the sweep's worker threads")?;
+    // every point's scenario must load before anything runs: a bad value fails fast, naming
+    // the first bad point (each is built and dropped: nothing is kept per point)
+    let bad = pool.install(|| {
+        (0..mine).into_par_iter().find_map_first(|pos| {
+            let k = index(pos);
+            let vals = point(axes, k);
+            overrides(args, axes, &vals)
+                .and_then(|ov| scenario.load(&ov).map(drop).map_err(anyhow::Error::from))
+                .err()
+                .map(|e| format!("point {k} ({}): {e:#}", describe(axes, &vals)))
+        })
+    });
+    if let Some(msg) = bad {
+        eprintln!("error: {msg}");
+        return Ok(ExitCode::from(2));
+    }
+    // before the output exists: a signal from now on stops the sweep and keeps what finished
+    signals::install_stop_handlers().context("installing the Ctrl-C handler")?;
+    let json = args.json.as_deref().map(Output::create).transpose()?;
+    let say = Say::new(args.quiet, json.as_ref().is_some_and(Output::is_stdout));
     let bar = ProgressBar::new(mine as u64);
     bar.set_style(
         ProgressStyle::with_template("{spinner} sweep [{bar:40}] {pos}/{len} points, {elapsed} {msg}")
