@@ -80,6 +80,23 @@ impl Pair {
         self.children[i].id()
     }
 
+    /// Waits (at most `limit`) for a spawned process to exit by itself; panics after that.
+    pub fn wait_exit(&mut self, i: usize, limit: Duration) -> std::process::ExitStatus {
+        let end = Instant::now() + limit;
+        loop {
+            if let Some(st) = self.children[i].try_wait().unwrap() {
+                return st;
+            }
+            assert!(
+                Instant::now() < end,
+                "process {} did not exit within {limit:?}; logs in {}",
+                self.children[i].id(),
+                self.dir.display()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Sends SIGTERM to a spawned process and waits (at most 10 s) for it to exit.
     pub fn terminate(&mut self, i: usize) -> std::process::ExitStatus {
         let pid = self.children[i].id();
