@@ -235,3 +235,37 @@ fn jobs_are_capped_by_the_points_and_a_huge_count_is_refused() {
     assert!(stdout(&o).contains("4 points in"), "{}", stdout(&o));
     assert!(stdout(&o).contains("on 4 threads"), "{}", stdout(&o));
 }
+
+#[test]
+fn a_capture_may_be_standard_input_and_a_file_that_is_not_one_is_refused_alike() {
+    let cap = std::fs::read(sample_capture()).unwrap();
+    for cmd in [&["decode", "-"][..], &["analyze", "--speed", "10G", "-"][..]] {
+        let mut child = lossless(cmd)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write as _;
+        child.stdin.take().unwrap().write_all(&cap).unwrap();
+        let o = wait_bounded(child, std::time::Duration::from_secs(30), "reading stdin");
+        assert!(o.status.success(), "{cmd:?}: {}", stderr(&o));
+        assert!(!o.stdout.is_empty(), "{cmd:?}");
+    }
+    let dir = temp_dir("not-a-capture");
+    let notes = dir.join("notes.txt");
+    std::fs::write(&notes, "not a capture\n").unwrap();
+    let n = notes.to_str().unwrap();
+    for cmd in [vec!["decode", n], vec!["analyze", "--speed", "10G", n]] {
+        let o = run(&cmd);
+        assert_eq!(o.status.code(), Some(2), "{cmd:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("not a pcap or pcapng file"), "{}", stderr(&o));
+        assert!(o.stdout.is_empty(), "{cmd:?}: no table of zeros: {}", stdout(&o));
+    }
+    let d = dir.to_str().unwrap();
+    for cmd in [vec!["decode", d], vec!["analyze", "--speed", "10G", d]] {
+        let o = run(&cmd);
+        assert_eq!(o.status.code(), Some(2), "{cmd:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("is a directory"), "{}", stderr(&o));
+    }
+}

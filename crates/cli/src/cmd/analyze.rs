@@ -33,8 +33,9 @@ FILE may be `-` (standard input) or a FIFO. --report DIR is created if missing (
 parents); its files are renamed into place when complete.
 
 Exit status: 0 when the whole capture was read; 1 when reading stopped early (damaged file:
-what was read is still analysed and printed); 2 when the capture cannot be opened or is not a
-capture, the command line is wrong (e.g. --bucket-ms 0) or an output cannot be written.")]
+what was read before is still analysed and printed); 2 when the capture cannot be opened, is
+not a capture or holds no readable frame, the command line is wrong (e.g. --bucket-ms 0) or an
+output cannot be written.")]
 pub struct AnalyzeArgs {
     /// The capture (pcap or pcapng); `-` reads standard input.
     #[arg(value_name = "FILE")]
@@ -78,6 +79,13 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
         bucket: Duration::from_ms(args.bucket_ms),
     };
     let a = analyze(CaptureReader::new(BufReader::new(input)), opts);
+    if a.frames == 0
+        && let Some(e) = &a.read_error
+    {
+        // nothing could be read (not a capture, or damaged before its first frame): an
+        // error, as `decode` says it, not a table of zeros
+        anyhow::bail!("{}: {e}", args.file.display());
+    }
     if let Some(dir) = &args.report {
         write_report(&a, &args.file, dir)?;
     }
