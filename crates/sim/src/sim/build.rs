@@ -153,7 +153,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     nodes.push(Node::Host(Host {
                         port: node_ports[i][0],
                         nic_cap: h.nic_queue_frames.max(1),
-                        waiting: std::array::from_fn(|_| Vec::with_capacity(8)),
+                        waiting: std::array::from_fn(|_| VecDeque::with_capacity(8)),
                         rx_rate: h.rx_rate,
                         rx_buffer: h.rx_buffer_bytes,
                         rx_xoff: h.rx_xoff_bytes,

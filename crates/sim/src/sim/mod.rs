@@ -94,7 +94,8 @@ pub(crate) struct Port {
 pub(crate) struct Host {
     pub(crate) port: PortId,
     nic_cap: usize,
-    waiting: [Vec<FlowId>; 8],
+    /// Per priority: flows blocked by a full NIC queue, longest blocked first.
+    waiting: [VecDeque<FlowId>; 8],
     rx_rate: Option<Rate>,
     rx_buffer: u64,
     rx_xoff: u64,
@@ -484,17 +485,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         self.queue.push(slot.free_at, Event::TxEnd(p));
         self.queue.push(arrive, Event::Arrive(peer));
         self.observer.tx_start(p, &w, slot.start, slot.last_bit);
-        // a host's blocked flows of this class may fill the freed queue slot
-        if let Node::Host(h) = &mut self.nodes[node as usize] {
-            for f in h.waiting[q as usize].drain(..) {
-                let fs = &mut self.flows[f as usize];
-                if !fs.scheduled {
-                    fs.scheduled = true;
-                    let t = now.max(fs.next_at);
-                    self.queue.push(t, Event::Emit(f));
-                }
-            }
-        }
+        // the freed queue slot goes to the host's longest-blocked flow of this class (one
+        // wake-up per frame sent: waking them all costs events quadratic in blocked flows)
+        self.wake_blocked(node, q);
     }
 
     fn on_tx_end(&mut self, p: PortId) {
