@@ -147,11 +147,13 @@ pub struct Simulator<O: Observer = NoObserver, Q: EventQueue<Event> = CalendarQu
     pub(crate) fault: Option<String>,
 }
 
-/// Error building a simulator from a configuration.
+/// Error building a simulator from a configuration. A variant with a `source` names only
+/// where the problem is; the source (printed after it in a chain, as `{:#}` of anyhow does)
+/// says what it is, so that the reason is not printed twice.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     /// A switch's headroom reserves do not fit its buffer.
-    #[error("switch {switch}: {source}")]
+    #[error("switch {switch}")]
     Buffer {
         /// The switch's name.
         switch: String,
@@ -175,7 +177,7 @@ pub enum BuildError {
         problem: String,
     },
     /// An ETS configuration was refused by the scheduler.
-    #[error("link {link}: ETS: {source}")]
+    #[error("link {link}: ETS")]
     Ets {
         /// Index of the link.
         link: usize,
@@ -183,7 +185,7 @@ pub enum BuildError {
         source: lossless_proto::ets::SchedulerError,
     },
     /// A DCBX configuration was refused by the agent.
-    #[error("link {link}: DCBX: {source}")]
+    #[error("link {link}: DCBX")]
     Dcbx {
         /// Index of the link.
         link: usize,
@@ -205,7 +207,7 @@ pub enum BuildError {
         problem: String,
     },
     /// A flow-control configuration was refused by the engine.
-    #[error("link {link}: {source}")]
+    #[error("link {link}: flow control")]
     FlowControl {
         /// Index of the link.
         link: usize,
