@@ -11,6 +11,7 @@ use rand_pcg::Pcg64;
 mod build;
 mod dcbx;
 mod host;
+mod routes;
 #[cfg(test)]
 mod tests;
 
@@ -110,8 +111,9 @@ pub(crate) struct Host {
 pub(crate) struct Switch {
     pub(crate) ports: Vec<PortId>,
     pub(crate) buffer: SharedBuffer,
-    /// Egress candidates per destination node (empty for switches and unreachable hosts).
-    routes: Vec<Vec<PortId>>,
+    /// Egress candidates per destination node (empty for switches and unreachable hosts);
+    /// set once every port exists.
+    routes: routes::Routes,
 }
 
 pub(crate) enum Node {
@@ -596,7 +598,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             return;
         };
         let dst = frame.dst as usize;
-        let cands = &sw.routes[dst];
+        let cands = sw.routes.get(dst);
         let out = match cands.len() {
             0 => {
                 self.drop_frame(p, frame, DropReason::NoRoute);
