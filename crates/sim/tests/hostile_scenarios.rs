@@ -351,3 +351,23 @@ fn a_negative_group_count_from_params_says_the_number_found() {
     assert_has(&e, &["`count`", "found -1 (from $senders)", "allowed 1 or more"]);
     assert!(!e.to_string().contains("found \"$senders\""), "{e}");
 }
+
+#[test]
+fn the_switches_forwarding_tables_are_bounded_too() {
+    // 4,000 switches and 4,000 hosts: 32 M forwarding entries (8 bytes each), though only
+    // 8,000 nodes
+    let mut text =
+        String::from("name = \"wide\"\nduration = \"1us\"\n[[host]]\nname = \"h\"\ncount = 4000\n");
+    for i in 0..4000 {
+        text.push_str(&format!("[[switch]]\nname = \"s{i}\"\nbuffer_bytes = 1000\n"));
+    }
+    let e = err(&text);
+    assert_eq!(e.line, line_of(&text, "name = \"s3999\"", 0), "{e}");
+    assert_has(
+        &e,
+        &[
+            "4000 switches × 8000 nodes",
+            &format!("at most {}", lossless_sim::scenario::MAX_FORWARDING_ENTRIES),
+        ],
+    );
+}

@@ -310,6 +310,9 @@ pub(super) fn build(
         };
         add(&s.name, n, &mut nodes, &mut names)?;
     }
+    if let Some(last) = raw.switch.last() {
+        size.forwarding(ctx, last.name.span(), raw.switch.len() as u64, nodes.len() as u64)?;
+    }
     let mut links = Vec::new();
     // the `a` of the link that made each link, for errors about it
     let mut link_spans: Vec<Range<usize>> = Vec::new();

@@ -25,7 +25,7 @@ pub use flows::MAX_CDF_FILE_BYTES;
 pub use link::{MAX_LINK_RATE, MIN_LINK_RATE};
 use raw::RawScenario;
 pub use set::SetPaths;
-pub use topology::MAX_SCENARIO_SIZE;
+pub use topology::{MAX_FORWARDING_ENTRIES, MAX_SCENARIO_SIZE};
 
 /// A built-in scenario: name, one-line summary, TOML text.
 pub struct Builtin {
