@@ -235,7 +235,17 @@ pub fn describe(e: &Event) -> String {
                 ))
         ),
         Event::Malformed(err) => format!("malformed LLDPDU dropped: {err}"),
-        Event::MultiplePeers(n) => format!("{n} neighbours on the port: DCBX uses the local configuration"),
+        Event::MultiplePeers {
+            neighbours,
+            kept: Some(peer),
+        } => format!(
+            "{neighbours} neighbours on the port: DCBX keeps its peer {} and ignores the others",
+            peer.display()
+        ),
+        Event::MultiplePeers { neighbours, kept: None } => format!(
+            "{neighbours} neighbours on the port and no established peer: DCBX uses the local configuration until one is left"
+        ),
+        Event::PeerTlvRejected(x) => format!("{x}; operational keeps its last valid value"),
     }
 }
 
