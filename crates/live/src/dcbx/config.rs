@@ -2,10 +2,15 @@
 
 use std::path::{Path, PathBuf};
 
-use lossless_proto::dcbx::DcbxConfig;
+use lossless_files::InputError;
+use lossless_proto::dcbx::{DcbxConfig, EtsConfig, ModeSetting, PfcConfig, TsaName};
 use lossless_proto::lldp_agent::{AgentConfig, Timers, TooManyNeighbours};
 use lossless_proto::units::Duration;
 use serde::{Deserialize, Serialize};
+
+/// Largest configuration file read, bytes (the largest valid one, with 166 application
+/// entries spelled out, is about 12 KiB).
+pub const CONFIG_LIMIT: u64 = 1 << 20;
 
 /// The `[lldp]` table of a configuration file (802.1AB timers and the neighbour table).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,24 +62,20 @@ pub struct FileConfig {
     pub dcbx: DcbxConfig,
 }
 
-/// A configuration file problem, naming the file.
+/// A configuration file problem, naming the file. Each says its whole text once: none has
+/// a `source()` whose text a caller printing the error chain would repeat.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigFileError {
-    /// Unreadable.
-    #[error("reading {path}: {source}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The OS error.
-        source: std::io::Error,
-    },
+    /// Unreadable, not a regular file, or larger than [`CONFIG_LIMIT`].
+    #[error("{0}")]
+    Read(InputError),
     /// Not valid TOML for this schema.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Parse {
         /// The file.
         path: PathBuf,
-        /// The parser's message (line and column).
-        source: toml::de::Error,
+        /// The parser's message (line, column, the line, what was expected).
+        error: toml::de::Error,
     },
     /// A value out of range.
     #[error("{path}: {detail}")]
@@ -87,15 +88,14 @@ pub enum ConfigFileError {
 }
 
 impl FileConfig {
-    /// Reads and checks a TOML configuration file.
+    /// Reads (a regular file of at most [`CONFIG_LIMIT`] bytes) and checks a TOML
+    /// configuration file.
     pub fn load(path: &Path) -> Result<Self, ConfigFileError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigFileError::Read {
+        let text = lossless_files::read_input_text(path, "dcbx config", CONFIG_LIMIT)
+            .map_err(ConfigFileError::Read)?;
+        let cfg: FileConfig = toml::from_str(&text).map_err(|error| ConfigFileError::Parse {
             path: path.to_owned(),
-            source,
-        })?;
-        let cfg: FileConfig = toml::from_str(&text).map_err(|source| ConfigFileError::Parse {
-            path: path.to_owned(),
-            source,
+            error,
         })?;
         let value = |detail: String| ConfigFileError::Value {
             path: path.to_owned(),
@@ -104,6 +104,33 @@ impl FileConfig {
         cfg.dcbx.validate().map_err(|e| value(e.to_string()))?;
         cfg.agent_config([0; 6], "x").map_err(value)?;
         Ok(cfg)
+    }
+
+    /// What `lossless dcbx run` without `--config` runs (as lldpad starts with defaults): a
+    /// willing host with nothing configured, the same as `examples/dcbx/host-willing.toml`
+    /// without its system name. ETS and PFC willing, every priority in TC 0 with 100% (ETS),
+    /// the other TCs strict, no PFC priority, no application entry, IEEE with CEE fallback,
+    /// the 802.1AB default timers.
+    pub fn willing_host() -> Self {
+        let mut tsa = [TsaName::Strict; 8];
+        tsa[0] = TsaName::Ets;
+        let mut ets = EtsConfig {
+            willing: true,
+            ..EtsConfig::default()
+        };
+        ets.params.tsa = tsa;
+        FileConfig {
+            lldp: LldpFileConfig::default(),
+            dcbx: DcbxConfig {
+                mode: ModeSetting::Auto,
+                ets,
+                pfc: PfcConfig {
+                    willing: true,
+                    ..PfcConfig::default()
+                },
+                app: Vec::new(),
+            },
+        }
     }
 
     /// The LLDP agent configuration for a port with `mac` named `iface`.

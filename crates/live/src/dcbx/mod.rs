@@ -6,7 +6,6 @@ mod config;
 mod log;
 mod state;
 
-use std::path::Path;
 use std::time::{Duration as StdDuration, Instant as StdInstant};
 
 use lossless_proto::dcbx::Agent;
@@ -14,9 +13,10 @@ use lossless_proto::units::{Duration, Instant};
 
 use crate::raw::{LiveError, RawSocket};
 
-pub use config::{ConfigFileError, FileConfig, LldpFileConfig};
-pub use log::describe;
-pub use state::{Snapshot, default_state_path, write_state};
+pub use config::{CONFIG_LIMIT, ConfigFileError, FileConfig, LldpFileConfig};
+pub use log::{LogLimiter, describe};
+pub use lossless_files::InputError;
+pub use state::{LockError, STATE_LIMIT, Snapshot, StateLock, default_state_path, read_state, write_state};
 
 /// LLDP EtherType.
 pub const ETHERTYPE_LLDP: u16 = 0x88cc;
@@ -29,15 +29,28 @@ const LINK_CHECK: StdDuration = StdDuration::from_millis(500);
 /// How long the daemon waits at most between checks of the stop flag.
 const MAX_WAIT: StdDuration = StdDuration::from_millis(100);
 
-/// Runs `agent` on `sock` until `stop()` says so, then sends the shutdown LLDPDU. Every event
-/// goes to `log`; the state is written to `state` (if given) on every change and every second.
+/// Shortest time between two writes of the state file (a flood of LLDPDUs changes the state
+/// with every frame).
+const STATE_MIN_INTERVAL: StdDuration = StdDuration::from_millis(100);
+
+/// Lines of one kind logged at most per [`LOG_WINDOW`]; the rest are counted.
+pub const LOG_BURST: u32 = 10;
+/// The window of [`LOG_BURST`].
+pub const LOG_WINDOW: StdDuration = StdDuration::from_secs(10);
+
+/// Runs `agent` on `sock` until `stop()` says so, then sends the shutdown LLDPDU and removes
+/// the state file. Events go to `log`, at most [`LOG_BURST`] lines of a kind per
+/// [`LOG_WINDOW`] with a count of those suppressed; the state is written to the file `state`
+/// locks (if given) on a change (at most every 100 ms) and every second.
 pub fn run(
     sock: &RawSocket,
     agent: &mut Agent,
-    state: Option<&Path>,
+    state: Option<&StateLock>,
     stop: &dyn Fn() -> bool,
     log: &mut dyn FnMut(&str),
 ) -> Result<(), LiveError> {
+    let state = state.map(StateLock::state);
+    let mut limiter = LogLimiter::new(LOG_BURST, LOG_WINDOW);
     sock.join_multicast(LLDP_MULTICAST)?;
     let epoch = StdInstant::now();
     let now = || Instant::ZERO + Duration::from_std(epoch.elapsed());
@@ -62,6 +75,7 @@ pub fn run(
             while let Some(f) = agent.poll_transmit(t) {
                 sock.send(&f)?;
             }
+            limiter.finish(StdInstant::now(), log);
             log("stopping: shutdown LLDPDU (TTL 0) sent");
             if let Some(p) = state {
                 let _ = std::fs::remove_file(p);
@@ -95,20 +109,26 @@ pub fn run(
                 Err(e) => return Err(e),
             }
         }
+        let wall = StdInstant::now();
         while let Some(e) = agent.poll_event() {
             dirty = true;
-            log(&describe(&e));
+            limiter.line(wall, log::kind(&e), &describe(&e), log);
         }
-        if dirty || last_state.elapsed() >= StdDuration::from_secs(1) {
+        limiter.flush(wall, log);
+        let since = last_state.elapsed();
+        if (dirty && since >= STATE_MIN_INTERVAL) || since >= StdDuration::from_secs(1) {
             if let Err(e) = write(agent) {
                 log(&e);
             }
             dirty = false;
             last_state = StdInstant::now();
         }
-        let wait = agent.poll_timeout().map_or(MAX_WAIT, |d| {
+        let mut wait = agent.poll_timeout().map_or(MAX_WAIT, |d| {
             d.saturating_duration_since(t).to_std().min(MAX_WAIT)
         });
+        if dirty {
+            wait = wait.min(STATE_MIN_INTERVAL.saturating_sub(last_state.elapsed()));
+        }
         match sock.recv(&mut buf, wait) {
             Ok(Some(rx)) => {
                 agent.handle_ethernet(now(), &buf[..rx.len]);
