@@ -1,5 +1,7 @@
 //! Decoding one captured frame into a [`FrameRecord`] with the `lossless-wire` codecs.
 
+use std::ops::Range;
+
 use lossless_wire::ethernet::{EtherType, EthernetRepr, VlanTags};
 use lossless_wire::fcs::{self, FcsMode};
 use lossless_wire::mac_control::{self, MacControlRepr, Warnings};
@@ -18,8 +20,24 @@ pub fn has_fcs(data: &[u8], orig_len: u32) -> bool {
         && fcs::verify(data).unwrap_or(false)
 }
 
+/// One frame decoded, with where its payload lies in the frame's bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decoded {
+    /// The decoded frame, as `lossless decode` prints it.
+    pub record: FrameRecord,
+    /// The bytes after the Ethernet header and its VLAN tags, up to the FCS when the capture
+    /// kept one (`None` when the frame was not decoded as Ethernet).
+    pub payload: Option<Range<usize>>,
+}
+
 /// Decodes one frame. Never fails: problems become `errors` and `warnings` of the record.
 pub fn decode_frame(frame: &Frame) -> FrameRecord {
+    decode(frame).record
+}
+
+/// Decodes one frame as [`decode_frame`] does and also says where its payload is, for
+/// consumers (`analyze`) that read the payload further.
+pub fn decode(frame: &Frame) -> Decoded {
     let mut rec = FrameRecord {
         frame: frame.number,
         time: frame.timestamp.map(format_time),
@@ -40,7 +58,10 @@ pub fn decode_frame(frame: &Frame) -> FrameRecord {
             "skipped: link type {} is not decoded (only LINKTYPE_ETHERNET (1) is)",
             link_type_name(frame.link_type)
         ));
-        return rec;
+        return Decoded {
+            record: rec,
+            payload: None,
+        };
     }
     let truncated = frame.data.len() < frame.orig_len as usize;
     if truncated {
@@ -61,7 +82,10 @@ pub fn decode_frame(frame: &Frame) -> FrameRecord {
         Err(e) => {
             rec.protocol = Protocol::Malformed;
             rec.errors.push(e.to_string());
-            return rec;
+            return Decoded {
+                record: rec,
+                payload: None,
+            };
         }
     };
     let fcs_value = fcs_present.then(|| {
@@ -82,7 +106,10 @@ pub fn decode_frame(frame: &Frame) -> FrameRecord {
         rec.protocol = Protocol::Lldp;
         crate::lldp_decode::decode_lldp(body, at, &mut rec);
     }
-    rec
+    Decoded {
+        record: rec,
+        payload: Some(at..body.len()),
+    }
 }
 
 fn eth_record(eth: &EthernetRepr, fcs: Option<u32>) -> EthRecord {
