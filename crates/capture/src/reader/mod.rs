@@ -1,8 +1,9 @@
-//! Reading pcap and pcapng files (with pcap-file) frame by frame, as far as the file is sound.
+//! Reading pcap and pcapng files frame by frame, as far as the file is sound.
 //!
 //! [`CaptureReader`] streams any [`Read`]: it reads one record (pcap) or one block (pcapng)
 //! at a time, checks the length the record declares against a fixed cap before it reads the
-//! bytes, and hands the record to pcap-file's parsers. Memory is therefore bounded by
+//! bytes, and parses the record (pcap with pcap-file's parser; pcapng blocks by hand, as tshark
+//! reads them, for the reasons given in the pcapng module's comment). Memory is therefore bounded by
 //! [`MAX_RECORD_LEN`] whatever the file says. When the file's framing breaks (a record runs
 //! past the end of the file, a length is absurd, a magic number is wrong) the reader yields one
 //! [`ReadError`] that names the byte offset (and for pcapng the block number) and then ends.
@@ -13,7 +14,6 @@ use std::io::{self, Read};
 
 use lossless_proto::units::Instant;
 use pcap_file::pcap::PcapParser;
-use pcap_file::pcapng::PcapNgParser;
 use pcap_file::{DataLink, Endianness, TsResolution};
 
 /// Largest captured frame accepted (bytes), as tcpdump's and Wireshark's maximum snapshot length.
@@ -107,8 +107,9 @@ pub struct ReadError {
     pub kind: ReadErrorKind,
 }
 
+mod options;
 mod pcapng;
-use pcapng::Interface;
+use pcapng::Section;
 
 /// Where the reader is: before the header, inside a pcap or pcapng file, or finished.
 enum State {
@@ -120,9 +121,9 @@ enum State {
         snaplen: u32,
     },
     PcapNg {
-        parser: Option<PcapNgParser>,
+        /// Byte order of the current section.
         big_endian: bool,
-        interfaces: Vec<Interface>,
+        section: Section,
     },
     Done,
 }
@@ -248,9 +249,8 @@ impl<R: Read> CaptureReader<R> {
             }
             0x0A0D_0D0A => {
                 self.state = State::PcapNg {
-                    parser: None,
                     big_endian: true,
-                    interfaces: Vec::new(),
+                    section: Section::Missing,
                 };
                 // The magic number stays in the buffer: it is the first block's type.
                 Ok(())
