@@ -239,7 +239,7 @@ impl<R: Read> CaptureReader<R> {
                     .map_err(|e| self.err(true, ReadErrorKind::Pcap(e.to_string())))?;
                 let h = parser.header();
                 self.state = State::Pcap {
-                    link_type: u32::from(h.datalink),
+                    link_type: pcap_link_type(u32::from(h.datalink)),
                     nanos: h.ts_resolution == TsResolution::NanoSecond,
                     snaplen: h.snaplen,
                     parser,
@@ -370,6 +370,18 @@ impl<R: Read> Iterator for CaptureReader<R> {
                 Some(Err(e))
             }
         }
+    }
+}
+
+/// The link type in a pcap header's LinkType field. Its upper bits may say how long the
+/// frames' FCS is (bit 26 set, length in bits 28-31, as libpcap and tshark read them): the link
+/// type is then the low 16 bits. A field with its reserved bits 16-25 set is kept whole, an
+/// unknown link type whose frames are skipped and named.
+fn pcap_link_type(field: u32) -> u32 {
+    if field & 0x03FF_0000 == 0 {
+        field & 0xFFFF
+    } else {
+        field
     }
 }
 
