@@ -376,3 +376,37 @@ fn a_truncated_last_block_ends_reading_after_the_frames_tshark_also_reads() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+#[test]
+fn a_block_the_reader_does_not_use_may_be_longer_than_any_packet() {
+    // A 1 MiB Name Resolution Block and a 1 MiB block of unknown type between two packets
+    // (tshark reads both packets); the reader steps over them without holding them in memory.
+    let mut ng = Ng::new(false);
+    ng.shb(false, &[]);
+    ng.idb(1, 0, &[]);
+    ng.epb(0, S5000_US, &pfc(), 60, &[]);
+    let mut nrb = [ng.u16(1), ng.u16(8)].concat();
+    nrb.extend_from_slice(&[10, 0, 0, 1, b'a', b'b', 0, 0]);
+    nrb.extend_from_slice(&[ng.u16(0), ng.u16(0)].concat());
+    nrb.resize(1 << 20, 0);
+    ng.block(4, &nrb);
+    ng.block(0x1234_5678, &vec![0x55; 1 << 20]);
+    ng.epb(0, S5000_US + 1, &pfc(), 60, &[]);
+    agrees_with_tshark(
+        "long_unused_blocks",
+        &ng.bytes,
+        &["1 5000.000000000 60 60", "2 5000.000001000 60 60"],
+    );
+    // Cut inside the long block: the error names it.
+    let cut = ng.bytes.len() - 100 - (1 << 20);
+    let (frames, errors) = read_all(&ng.bytes[..cut]);
+    assert_eq!(frames.len(), 1);
+    assert_eq!(errors.len(), 1);
+    assert!(errors[0].fatal);
+    assert_eq!(errors[0].block, Some(4), "{}", errors[0]);
+    assert!(
+        matches!(errors[0].kind, ReadErrorKind::Truncated { .. }),
+        "{}",
+        errors[0]
+    );
+}

@@ -192,6 +192,33 @@ impl<R: Read> CaptureReader<R> {
         Ok(())
     }
 
+    /// Reads and discards `n` more bytes without holding them.
+    fn skip(&mut self, n: u64) -> Result<(), ReadErrorKind> {
+        let got = io::copy(&mut (&mut self.input).take(n), &mut io::sink())?;
+        if got < n {
+            return Err(ReadErrorKind::Truncated {
+                what: "",
+                needed: n,
+                available: got,
+            });
+        }
+        Ok(())
+    }
+
+    /// A short read of a pcapng block, `before` bytes into it and `after` bytes before its end.
+    fn truncated_by(kind: ReadErrorKind, before: u64, after: u64) -> ReadErrorKind {
+        match kind {
+            ReadErrorKind::Truncated {
+                needed, available, ..
+            } => ReadErrorKind::Truncated {
+                what: "pcapng block",
+                needed: before + needed + after,
+                available: before + available,
+            },
+            other => other,
+        }
+    }
+
     fn err(&self, fatal: bool, kind: ReadErrorKind) -> ReadError {
         let block = matches!(self.state, State::PcapNg { .. }).then_some(self.blocks);
         ReadError {

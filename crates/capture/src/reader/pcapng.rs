@@ -119,20 +119,37 @@ impl<R: Read> CaptureReader<R> {
             }
             let head = Fields { b: &self.buf, big };
             let (block_type, len) = (head.u32(0), head.u32(4));
-            if len < 12 || len % 4 != 0 || len > MAX_RECORD_LEN {
+            // Blocks that are read are held in memory, so their length is capped; the others
+            // (statistics, name resolution, custom, unknown) are stepped over whatever their size.
+            let held = matches!(block_type, SHB | IDB | EPB | PB | SPB);
+            if len < 12 || len % 4 != 0 || (held && len > MAX_RECORD_LEN) {
+                let allowed = if held {
+                    format!("a multiple of 4 from 12 to {MAX_RECORD_LEN}")
+                } else {
+                    "a multiple of 4, at least 12".into()
+                };
                 return Err(self.err(
                     true,
                     ReadErrorKind::BadLength {
                         field: "pcapng block total length",
                         found: len.into(),
-                        allowed: format!("a multiple of 4 from 12 to {MAX_RECORD_LEN}"),
+                        allowed,
                     },
                 ));
             }
             let have = self.buf.len();
-            self.fill(len as usize - have)
-                .map_err(|k| self.err(true, Self::truncated(k, "pcapng block", have)))?;
-            let trailer = Fields { b: &self.buf, big }.u32(len as usize - 4);
+            if held {
+                self.fill(len as usize - have)
+                    .map_err(|k| self.err(true, Self::truncated(k, "pcapng block", have)))?;
+            } else {
+                // Only the header and the trailer stay in the buffer.
+                let (have, body) = (have as u64, u64::from(len) - have as u64 - 4);
+                self.skip(body)
+                    .map_err(|k| self.err(true, Self::truncated_by(k, have, 4)))?;
+                self.fill(4)
+                    .map_err(|k| self.err(true, Self::truncated_by(k, have + body, 0)))?;
+            }
+            let trailer = Fields { b: &self.buf, big }.u32(self.buf.len() - 4);
             let result = if trailer != len {
                 // A refused packet keeps its number, as everywhere else.
                 if matches!(block_type, EPB | PB | SPB) {
