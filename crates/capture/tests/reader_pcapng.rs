@@ -410,3 +410,27 @@ fn a_block_the_reader_does_not_use_may_be_longer_than_any_packet() {
         errors[0]
     );
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 2000, ..Default::default() })]
+
+    /// Whatever bytes an interface's or a packet's option list holds, the packet is read, with
+    /// its bytes, and nothing panics.
+    #[test]
+    fn any_option_bytes_keep_the_packet(
+        idb_opts in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64),
+        epb_opts in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64),
+        shb_opts in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..64),
+        big: bool,
+    ) {
+        let mut ng = Ng::new(big);
+        ng.shb(big, &shb_opts);
+        ng.idb(1, 0, &idb_opts);
+        ng.epb(0, S5000_US, &pfc(), 60, &epb_opts);
+        let (frames, errors) = read_all(&ng.bytes);
+        proptest::prop_assert!(errors.is_empty(), "{:?}", errors);
+        proptest::prop_assert_eq!(frames.len(), 1);
+        proptest::prop_assert_eq!(&frames[0].data, &pfc());
+        proptest::prop_assert_eq!(frames[0].link_type, 1);
+    }
+}
