@@ -12,12 +12,13 @@ use lossless_proto::dcbx::{EtsParams, OperPfc, Remote};
 use lossless_proto::monitor::{Monitor, Snapshot, slot_name};
 use lossless_proto::units::{Duration, Instant, Rate};
 use lossless_proto::watchdog::{SLOTS, StormKind, Watchdog};
+use lossless_wire::ethernet::EtherType;
 use lossless_wire::fcs::FcsMode;
 use lossless_wire::lldp::LldpduRepr;
 use serde::Serialize;
 
-use crate::decode::{Decoded, decode};
-use crate::model::{Protocol, mac_text};
+use crate::decode::{Framing, framing};
+use crate::model::mac_text;
 use crate::reader::CaptureReader;
 
 /// Timeline buckets kept at most (a longer capture keeps the first ones and says so).
@@ -204,8 +205,8 @@ pub fn analyze<R: Read>(reader: CaptureReader<R>, opts: Options) -> Analysis {
             }
         };
         frames += 1;
-        let Decoded { record, payload } = decode(&f);
-        if record.protocol == Protocol::Skipped {
+        let framing = framing(&f);
+        if framing == Framing::Skipped {
             skipped += 1;
             continue;
         }
@@ -222,26 +223,20 @@ pub fn analyze<R: Read>(reader: CaptureReader<R>, opts: Options) -> Analysis {
         }
         run.advance(t);
         run.last = t;
-        match record.protocol {
-            Protocol::Pause | Protocol::Pfc | Protocol::MacControl => {
-                macc += 1;
-                let fcs = FcsMode::from_present(record.eth.as_ref().is_some_and(|e| e.fcs.is_some()));
-                run.m.on_frame(t, &f.data, fcs);
+        let Framing::Ethernet { eth, payload, fcs } = framing else {
+            continue;
+        };
+        if eth.ethertype == EtherType::MAC_CONTROL {
+            macc += 1;
+            run.m.on_frame(t, &f.data, FcsMode::from_present(fcs));
+        } else if eth.ethertype == EtherType::LLDP {
+            lldp += 1;
+            let src = eth.src.0;
+            let tlvs = LldpduRepr::parse(&f.data[payload]).tlvs;
+            let r = Remote::from_tlvs(src, &tlvs);
+            if remotes.len() < MAX_LLDP_SOURCES || remotes.contains_key(&src) {
+                remotes.insert(src, r);
             }
-            Protocol::Lldp => {
-                lldp += 1;
-                // Decoded as Ethernet, so the source address is there.
-                let (Some(payload), Some(src)) = (payload, f.data.get(6..12)) else {
-                    continue;
-                };
-                let src: [u8; 6] = src.try_into().expect("six bytes");
-                let tlvs = LldpduRepr::parse(&f.data[payload]).tlvs;
-                let r = Remote::from_tlvs(src, &tlvs);
-                if remotes.len() < MAX_LLDP_SOURCES || remotes.contains_key(&src) {
-                    remotes.insert(src, r);
-                }
-            }
-            _ => {}
         }
     }
     let end = run.last;
