@@ -33,8 +33,10 @@ struct Irn {
     /// Packets known lost and not yet resent.
     lost: SlotBits,
     lost_count: u64,
-    /// Number of the latest transmission of each outstanding packet (index mod `window`).
+    /// Number of the latest transmission of each outstanding packet (index masked by
+    /// `slot_mask`: the length is the power of two at or above `window`).
     sent_seq: Vec<u64>,
+    slot_mask: u64,
     /// Transmissions not yet proven received or lost, in the order they were sent.
     in_flight: TxRing,
     /// Transmissions numbered from 1.
@@ -45,7 +47,7 @@ struct Irn {
 
 impl Irn {
     fn slot(&self, i: u64) -> usize {
-        (i % self.window) as usize
+        (i & self.slot_mask) as usize
     }
 }
 
@@ -97,7 +99,8 @@ impl Requester {
                     sacked: SlotBits::new(window),
                     lost: SlotBits::new(window),
                     lost_count: 0,
-                    sent_seq: vec![0; window as usize],
+                    sent_seq: vec![0; window.next_power_of_two() as usize],
+                    slot_mask: window.next_power_of_two() - 1,
                     in_flight: TxRing::new(window),
                     tx_seq: 0,
                     proven: 0,
