@@ -44,8 +44,8 @@ struct Channel {
 impl Channel {
     fn new(cfg: &RcConfig) -> Channel {
         Channel {
-            req: Requester::new(cfg.clone(), ENDLESS).unwrap(),
-            resp: Responder::new(cfg.clone(), ENDLESS).unwrap(),
+            req: Requester::new(*cfg, ENDLESS).unwrap(),
+            resp: Responder::new(*cfg, ENDLESS).unwrap(),
             data: VecDeque::with_capacity(4096),
             replies: VecDeque::with_capacity(4096),
             now: Instant::ZERO,
@@ -93,8 +93,8 @@ fn bench(c: &mut Criterion) {
     g.throughput(Throughput::Elements(1));
     for (name, cfg) in configs() {
         g.bench_function(BenchmarkId::new("back_to_back", name), |b| {
-            let mut req = Requester::new(cfg.clone(), ENDLESS).unwrap();
-            let mut resp = Responder::new(cfg.clone(), ENDLESS).unwrap();
+            let mut req = Requester::new(cfg, ENDLESS).unwrap();
+            let mut resp = Responder::new(cfg, ENDLESS).unwrap();
             let mut now = Instant::ZERO;
             b.iter(|| {
                 now += Duration::from_ps(83_840);

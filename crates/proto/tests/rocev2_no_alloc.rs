@@ -25,7 +25,7 @@ fn lose(state: &mut u64, percent: u64) -> bool {
 /// counted on this thread during the run and whether it completed.
 fn transfer(cfg: RcConfig) -> (usize, bool, u64) {
     let bytes = 1_000_000;
-    let mut req = Requester::new(cfg.clone(), bytes).unwrap();
+    let mut req = Requester::new(cfg, bytes).unwrap();
     let mut resp = Responder::new(cfg, bytes).unwrap();
     let mut data: VecDeque<(Instant, DataPacket)> = VecDeque::with_capacity(100_000);
     let mut replies: VecDeque<(Instant, Reply)> = VecDeque::with_capacity(100_000);

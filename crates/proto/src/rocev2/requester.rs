@@ -197,6 +197,18 @@ impl Requester {
         self.una.checked_add_signed(d)
     }
 
+    /// Whether [`poll_transmit`](Requester::poll_transmit) would hand out a packet now (a
+    /// driver uses it to decide whether to ask its rate limiter for a slot at all).
+    pub fn can_transmit(&self) -> bool {
+        if self.state != RequesterState::Active {
+            return false;
+        }
+        match &self.irn {
+            None => self.nxt < self.seg.packets && self.nxt - self.una < u64::from(PSN_HALF),
+            Some(irn) => irn.lost_count > 0 || irn_may_send_new(&self.seg, self.una, self.max, irn),
+        }
+    }
+
     /// The next packet to put on the wire now (a retransmission first, else new data), or
     /// `None` when nothing may go: everything sent and waiting for replies, IRN's BDP cap
     /// reached, go-back-N's 2^23-PSN window full, or the requester complete or failed.

@@ -97,8 +97,8 @@ fn index_of(cfg: &RcConfig, psn: u32) -> u64 {
 /// Runs one message of `bytes` from a requester to a responder over `link` (both ways).
 /// Messages must be shorter than 2^24 packets (the oracle reads indices from PSNs).
 pub fn run(cfg: &RcConfig, bytes: u64, link: Link, loss: &Loss, step_limit: u64) -> Outcome {
-    let mut req = Requester::new(cfg.clone(), bytes).expect("valid config");
-    let mut resp = Responder::new(cfg.clone(), bytes).expect("valid config");
+    let mut req = Requester::new(*cfg, bytes).expect("valid config");
+    let mut resp = Responder::new(*cfg, bytes).expect("valid config");
     let mtu = u64::from(cfg.mtu);
     let packets = req.message_packets();
     let gbn = cfg.recovery == Recovery::GoBackN;
@@ -130,7 +130,14 @@ pub fn run(cfg: &RcConfig, bytes: u64, link: Link, loss: &Loss, step_limit: u64)
     while steps < step_limit {
         steps += 1;
         if !blocked && now >= wire_free {
-            if let Some(p) = req.poll_transmit(now) {
+            let announced = req.can_transmit();
+            let polled = req.poll_transmit(now);
+            if announced != polled.is_some() {
+                out.violations.push(format!(
+                    "can_transmit said {announced}, poll_transmit gave {polled:?}"
+                ));
+            }
+            if let Some(p) = polled {
                 let index = index_of(cfg, p.psn);
                 if index >= packets || p.offset != index * mtu {
                     out.violations.push(format!(
