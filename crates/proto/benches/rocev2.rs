@@ -2,6 +2,10 @@
 //! for one packet, go-back-N and IRN, back to back (every packet ACKed at once) and over a
 //! channel with 2 µs of delay each way at 100 Gb/s (about 48 packets in flight) that loses
 //! 1 % of data packets and 1 % of replies, timeouts included.
+//!
+//! After the criterion groups, each case also runs `ROCEV2_ON_CPU_N` packets (default 5 M)
+//! timed by this thread's on-CPU time, which a loaded machine disturbs less than wall-clock
+//! time; `ROCEV2_ON_CPU_FILTER` keeps only the cases whose name contains it.
 
 // criterion_group! generates an undocumented public function.
 #![allow(missing_docs)]
@@ -88,20 +92,69 @@ impl Channel {
     }
 }
 
+/// A back-to-back pair: one packet sent, received and acknowledged per `step`.
+struct BackToBack {
+    req: Requester,
+    resp: Responder,
+    now: Instant,
+}
+
+impl BackToBack {
+    fn new(cfg: &RcConfig) -> BackToBack {
+        BackToBack {
+            req: Requester::new(*cfg, ENDLESS).unwrap(),
+            resp: Responder::new(*cfg, ENDLESS).unwrap(),
+            now: Instant::ZERO,
+        }
+    }
+
+    fn step(&mut self) {
+        self.now += Duration::from_ps(83_840);
+        let p = self.req.poll_transmit(self.now).unwrap();
+        let r = self.resp.handle_data(self.now, black_box(&p));
+        self.req.handle_reply(self.now, r.reply.unwrap());
+    }
+}
+
+/// Nanoseconds this thread has spent on a CPU (Linux scheduler accounting).
+fn thread_cpu_ns() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse().ok()
+}
+
+/// Prints the on-CPU time per `step` over `ROCEV2_ON_CPU_N` steps.
+fn on_cpu(name: &str, mut step: impl FnMut()) {
+    let env = |k: &str| std::env::var(k).ok();
+    // `cargo test --all-targets` runs benches once, unoptimised, without `--bench`: skip there.
+    if !std::env::args().any(|a| a == "--bench")
+        || env("ROCEV2_ON_CPU_FILTER").is_some_and(|f| !name.contains(f.as_str()))
+    {
+        return;
+    }
+    let n: u64 = env("ROCEV2_ON_CPU_N")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5_000_000);
+    let Some(cpu0) = thread_cpu_ns() else {
+        return;
+    };
+    for _ in 0..n {
+        step();
+    }
+    let cpu = thread_cpu_ns().unwrap_or(cpu0).saturating_sub(cpu0).max(1);
+    eprintln!(
+        "rocev2/{name}: {n} packets, {:.1} ns of on-CPU time each ({:.1} M/s)",
+        cpu as f64 / n as f64,
+        n as f64 * 1e3 / cpu as f64
+    );
+}
+
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("rocev2");
     g.throughput(Throughput::Elements(1));
     for (name, cfg) in configs() {
         g.bench_function(BenchmarkId::new("back_to_back", name), |b| {
-            let mut req = Requester::new(cfg, ENDLESS).unwrap();
-            let mut resp = Responder::new(cfg, ENDLESS).unwrap();
-            let mut now = Instant::ZERO;
-            b.iter(|| {
-                now += Duration::from_ps(83_840);
-                let p = req.poll_transmit(now).unwrap();
-                let r = resp.handle_data(now, black_box(&p));
-                req.handle_reply(now, r.reply.unwrap());
-            })
+            let mut pair = BackToBack::new(&cfg);
+            b.iter(|| pair.step())
         });
         g.bench_function(BenchmarkId::new("lossy_1pct", name), |b| {
             let mut ch = Channel::new(&cfg);
@@ -113,6 +166,15 @@ fn bench(c: &mut Criterion) {
         });
     }
     g.finish();
+    for (name, cfg) in configs() {
+        let mut pair = BackToBack::new(&cfg);
+        on_cpu(&format!("back_to_back/{name}"), || pair.step());
+        let mut ch = Channel::new(&cfg);
+        for _ in 0..100_000 {
+            ch.step();
+        }
+        on_cpu(&format!("lossy_1pct/{name}"), || ch.step());
+    }
 }
 
 criterion_group!(benches, bench);
