@@ -92,6 +92,7 @@
 
 mod config;
 mod counters;
+mod irn;
 mod psn;
 mod requester;
 mod responder;
