@@ -29,13 +29,15 @@ Examples:
 
 Captures carry no link speed: give the speed the capture was taken at. Storms follow SONiC
 pfcwd (detection and restoration times, default 200 ms), timed by the capture's timestamps.
-FILE may be `-` (standard input) or a FIFO. --report DIR is created if missing (not its
-parents); its files are renamed into place when complete.
+Frames are read and decoded as `lossless decode` reads them (VLAN-tagged and QinQ frames
+included); an unreadable pcapng block is skipped and named, and reading goes on. FILE may be
+`-` (standard input) or a FIFO. --report DIR is created if missing (not its parents); its
+files are renamed into place when complete.
 
-Exit status: 0 when the whole capture was read; 1 when reading stopped early (damaged file:
-what was read before is still analysed and printed); 2 when the capture cannot be opened, is
-not a capture or holds no readable frame, the command line is wrong (e.g. --bucket-ms 0) or an
-output cannot be written.")]
+Exit status: 0 when the whole file was read; 1 when a block was skipped or the file is
+damaged (the analysis of what could be read is still printed); 2 when the capture cannot be
+opened, is not a capture or holds no readable frame, the command line is wrong (e.g.
+--bucket-ms 0) or an output cannot be written.")]
 pub struct AnalyzeArgs {
     /// The capture (pcap or pcapng); `-` reads standard input.
     #[arg(value_name = "FILE")]
@@ -97,8 +99,20 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
     if let Some(dir) = &args.report {
         eprintln!("report: {}", dir.join(REPORT_FILES[0]).display());
     }
+    for e in &a.read_errors {
+        eprintln!("error: {}: block skipped: {e}", args.file.display());
+    }
+    if a.read_errors_total > a.read_errors.len() as u64 {
+        eprintln!(
+            "error: {}: {} more blocks skipped",
+            args.file.display(),
+            a.read_errors_total - a.read_errors.len() as u64
+        );
+    }
     if let Some(e) = &a.read_error {
         eprintln!("error: reading stopped early: {e}");
+    }
+    if a.read_error.is_some() || a.read_errors_total > 0 {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
@@ -172,6 +186,13 @@ fn text(a: &Analysis) -> String {
                 (Some(_), Some(_)) => "DISAGREES",
                 _ => "not compared (one end sent no ETS)",
             }
+        );
+    }
+    if a.read_errors_total > 0 {
+        let _ = writeln!(
+            o,
+            "{} unreadable blocks skipped, reading went on after each",
+            a.read_errors_total
         );
     }
     if let Some(e) = &a.read_error {

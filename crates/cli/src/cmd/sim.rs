@@ -102,8 +102,12 @@ pub struct SimArgs {
     pub jobs: Option<u16>,
 }
 
+/// `--duration`: a positive duration (a run of no time is refused here, naming the option).
 fn parse_duration(s: &str) -> Result<Duration, String> {
-    scenario::parse_duration(s)
+    match scenario::parse_duration(s)? {
+        d if d == Duration::ZERO => Err(format!("found {s:?}, allowed a positive duration")),
+        d => Ok(d),
+    }
 }
 
 /// Largest scenario file read, bytes (docs/limits.md).
@@ -151,6 +155,17 @@ impl Scenario {
             Scenario::Builtin(b) => scenario::load(b.name, ov),
             Scenario::File { path, text } => {
                 scenario::load_str(text, &path.display().to_string(), path.parent(), ov)
+            }
+        }
+    }
+
+    /// Checks the paths a sweep varies against the scenario and the other options
+    /// ([`scenario::check_sweep`]).
+    pub fn check_sweep(&self, ov: &Overrides, paths: &[&str]) -> Result<(), ScenarioError> {
+        match self {
+            Scenario::Builtin(b) => scenario::check_sweep(b.name, ov, paths),
+            Scenario::File { path, text } => {
+                scenario::check_sweep_str(text, &path.display().to_string(), ov, paths)
             }
         }
     }
@@ -254,7 +269,8 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     }
     let mut wrote = Vec::new();
     let ran = if pcap.is_some() || vcd.is_some() || html.is_some() {
-        let mut sim = Simulator::with_observer(config, (pcap, (vcd, html)))?;
+        let mut sim = Simulator::with_observer(config, (pcap, (vcd, html)))
+            .with_context(|| format!("{name}: the scenario loads but cannot be built"))?;
         let ran = execute(&mut sim, &|sim| {
             let (pcap, (vcd, _)) = sim.observer();
             pcap.as_ref().is_some_and(PcapSink::failed) || vcd.as_ref().is_some_and(VcdSink::failed)
@@ -284,7 +300,8 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         }
         ran
     } else {
-        let mut sim = Simulator::with_observer(config, NoObserver)?;
+        let mut sim = Simulator::with_observer(config, NoObserver)
+            .with_context(|| format!("{name}: the scenario loads but cannot be built"))?;
         let ran = execute(&mut sim, &|_| false);
         if ran.interrupted {
             return Ok(interrupted(&sim));
