@@ -23,6 +23,23 @@ macro_rules! outln {
     };
 }
 
+/// `eprintln!` for commands: a message on standard error; when standard error cannot be
+/// written (closed, on a full disk) the message is lost instead of the command panicking.
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `eprint!` for commands, as [`errln!`].
+macro_rules! errout {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod cmd;
 
 /// Lossless Ethernet toolkit: 802.3x PAUSE, 802.1Qbb PFC, 802.1Qaz ETS and DCBX.
@@ -77,7 +94,7 @@ fn main() -> ExitCode {
         // the reader of an output went away (`| head -1`): stop quietly, as coreutils do
         Err(err) if err.chain().any(lossless_files::is_broken_pipe) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {}", error_text(&err));
+            errln!("error: {}", error_text(&err));
             ExitCode::from(2)
         }
     }

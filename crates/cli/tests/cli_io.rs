@@ -269,3 +269,23 @@ fn a_capture_may_be_standard_input_and_a_file_that_is_not_one_is_refused_alike()
         assert!(stderr(&o).contains("is a directory"), "{}", stderr(&o));
     }
 }
+
+#[test]
+fn a_full_standard_error_loses_the_message_but_keeps_the_exit_status() {
+    let full = || std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    for (args, code) in [
+        (&["sim", "no-such-scenario"][..], 2),
+        (&["sim", "two-chip", "-q", "--json", "no/such/dir/x.json"][..], 2),
+        (&["decode", "/nonexistent/x.pcap"][..], 2),
+        (&["sim", "two-chip", "--json", "-"][..], 0),
+    ] {
+        let child = lossless(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(full())
+            .spawn()
+            .unwrap();
+        let o = wait_bounded(child, std::time::Duration::from_secs(30), "with stderr full");
+        assert_eq!(o.status.code(), Some(code), "{args:?}: {:?}", o.status);
+    }
+}

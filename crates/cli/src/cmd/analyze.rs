@@ -97,20 +97,20 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
         out!("{}", text(&a))?;
     }
     if let Some(dir) = &args.report {
-        eprintln!("report: {}", dir.join(REPORT_FILES[0]).display());
+        errln!("report: {}", dir.join(REPORT_FILES[0]).display());
     }
     for e in &a.read_errors {
-        eprintln!("error: {}: block skipped: {e}", args.file.display());
+        errln!("error: {}: block skipped: {e}", args.file.display());
     }
     if a.read_errors_total > a.read_errors.len() as u64 {
-        eprintln!(
+        errln!(
             "error: {}: {} more blocks skipped",
             args.file.display(),
             a.read_errors_total - a.read_errors.len() as u64
         );
     }
     if let Some(e) = &a.read_error {
-        eprintln!("error: reading stopped early: {e}");
+        errln!("error: reading stopped early: {e}");
     }
     if a.read_error.is_some() || a.read_errors_total > 0 {
         return Ok(ExitCode::from(1));

@@ -104,7 +104,7 @@ pub fn run(args: DecodeArgs) -> anyhow::Result<ExitCode> {
     if let Some(f) = &summary.fatal {
         msg.push_str(&format!("; file damaged, reading stopped {f}"));
     }
-    eprintln!("{msg}");
+    errln!("{msg}");
     Ok(ExitCode::from(1))
 }
 
@@ -161,7 +161,7 @@ fn decode_stream(
                     summary.fatal = Some(format!("at byte {}", e.offset));
                 }
                 let msg = format!("{name}: {e}");
-                eprintln!("error: {msg}");
+                errln!("error: {msg}");
                 if json {
                     let obj = serde_json::json!({
                         "error": msg,

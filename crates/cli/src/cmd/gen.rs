@@ -273,7 +273,7 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
         )?;
     }
     if let Some(e) = error {
-        eprintln!("error: {e}");
+        errln!("error: {e}");
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)

@@ -77,7 +77,7 @@ impl Say {
         match self {
             Say::Stdout => out!("{text}"),
             Say::Stderr => {
-                eprint!("{text}");
+                errout!("{text}");
                 Ok(())
             }
             Say::Quiet => Ok(()),
@@ -89,7 +89,7 @@ impl Say {
         match self {
             Say::Stdout => outln!("{args}"),
             Say::Stderr => {
-                eprintln!("{args}");
+                errln!("{args}");
                 Ok(())
             }
             Say::Quiet => Ok(()),

@@ -205,7 +205,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     let scenario = match Scenario::resolve(name) {
         Ok(s) => s,
         Err(msg) => {
-            eprintln!("error: {msg}");
+            errln!("error: {msg}");
             return Ok(ExitCode::from(2));
         }
     };
@@ -221,7 +221,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         Ok(c) => c,
         Err(e) => {
             // the message names file, line, key, what was found and what is allowed
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return Ok(ExitCode::from(2));
         }
     };
@@ -332,7 +332,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     if let Err(e) = report.check() {
         // the run itself went wrong (an engine fault or a frame unaccounted for): exit 1, as a
         // sweep point does; 2 stays for input that does not load
-        eprintln!("error: {e}");
+        errln!("error: {e}");
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
@@ -341,7 +341,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
 /// Says where a run stopped by SIGINT/SIGTERM was; nothing is written (the outputs'
 /// temporary files go with their writers).
 fn interrupted<O: Observer>(sim: &Simulator<O>) -> ExitCode {
-    eprintln!(
+    errln!(
         "interrupted at {} of {} simulated: no output written",
         sim.now().since_epoch(),
         sim.end().since_epoch()

@@ -289,7 +289,7 @@ impl Sink<'_> {
             Finished::Ran { line, row, failure } => {
                 if let Some(why) = failure {
                     self.failed += 1;
-                    self.bar.suspend(|| eprintln!("error: {why}"));
+                    self.bar.suspend(|| errln!("error: {why}"));
                 }
                 let j = match &mut self.json {
                     Some(out) => out
@@ -302,7 +302,7 @@ impl Sink<'_> {
             }
             Finished::NotBuilt(why) => {
                 self.failed += 1;
-                self.bar.suspend(|| eprintln!("error: {why}"));
+                self.bar.suspend(|| errln!("error: {why}"));
                 Ok(())
             }
         };
@@ -411,7 +411,7 @@ pub fn run(args: &SimArgs, scenario: &Scenario) -> anyhow::Result<ExitCode> {
     };
     let paths: Vec<&str> = axes.iter().map(|a| a.path.as_str()).collect();
     if let Err(e) = scenario.check_sweep(&given, &paths) {
-        eprintln!("error: {e}");
+        errln!("error: {e}");
         return Ok(ExitCode::from(2));
     }
     let total = count_points(axes)?;
@@ -446,7 +446,7 @@ pub fn run(args: &SimArgs, scenario: &Scenario) -> anyhow::Result<ExitCode> {
         })
     });
     if let Some(msg) = bad {
-        eprintln!("error: {msg}");
+        errln!("error: {msg}");
         return Ok(ExitCode::from(2));
     }
     // before the output exists: a signal from now on stops the sweep and keeps what finished
@@ -533,7 +533,7 @@ pub fn run(args: &SimArgs, scenario: &Scenario) -> anyhow::Result<ExitCode> {
         if !lossless_files::is_broken_pipe(&e) {
             // a failed output is not put in place (its temporary file goes with it)
             if not_run > 0 {
-                eprintln!("{not_run} of {mine} points not run");
+                errln!("{not_run} of {mine} points not run");
             }
             return Err(e.into());
         }
@@ -565,7 +565,7 @@ pub fn run(args: &SimArgs, scenario: &Scenario) -> anyhow::Result<ExitCode> {
         say.line(format_args!("wrote {p} (one JSON line per point)"))?;
     }
     if interrupted {
-        eprintln!(
+        errln!(
             "{}: {not_run} of {mine} points not run; the {} finished are kept{}",
             if closed {
                 "standard output closed"
@@ -582,7 +582,7 @@ pub fn run(args: &SimArgs, scenario: &Scenario) -> anyhow::Result<ExitCode> {
         });
     }
     if s.failed > 0 {
-        eprintln!("error: {} of {mine} points failed (see above)", s.failed);
+        errln!("error: {} of {mine} points failed (see above)", s.failed);
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)

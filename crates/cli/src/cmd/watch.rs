@@ -91,7 +91,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     let exporter = match args.prometheus {
         Some(a) => {
             let e = Exporter::start(a).with_context(|| format!("listening for Prometheus on {a}"))?;
-            eprintln!("Prometheus metrics on http://{}/metrics", e.addr());
+            errln!("Prometheus metrics on http://{}/metrics", e.addr());
             Some(e)
         }
         None => None,
@@ -100,7 +100,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     let start = StdInstant::now();
     let mut next_print = start + interval;
     let tty = std::io::stdout().is_terminal();
-    eprintln!(
+    errln!(
         "watching {} at {} (detection {} ms, restoration {} ms)",
         args.iface,
         w.speed(),
@@ -168,7 +168,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
         print_table(&snap, drops)?;
     }
     if let Some(e) = failed {
-        eprintln!("error: {e}");
+        errln!("error: {e}");
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
