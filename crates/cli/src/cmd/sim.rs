@@ -280,19 +280,26 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         }
         let end = sim.now();
         let (pcap, (vcd, html)) = sim.observer_mut();
-        if let (Some(sink), Some(dir)) = (html, &args.report) {
-            let path = sink.write(dir, end, &ran.report)?;
-            wrote.push(path.display().to_string());
-        }
+        // the streamed outputs first: one that failed (and stopped the run early) is reported
+        // before anything of that run is put in place
+        let vcd = match vcd.take() {
+            Some(mut sink) => {
+                sink.finish()?;
+                Some(sink.into_inner())
+            }
+            None => None,
+        };
         if let Some(sink) = pcap {
             let files = sink.finish()?;
             if let Some(dir) = &args.pcap {
                 wrote.push(format!("{} pcapng files to {}", files.len(), dir.display()));
             }
         }
-        if let Some(mut sink) = vcd.take() {
-            sink.finish()?;
-            let out = sink.into_inner();
+        if let (Some(sink), Some(dir)) = (html, &args.report) {
+            let path = sink.write(dir, end, &ran.report)?;
+            wrote.push(path.display().to_string());
+        }
+        if let Some(out) = vcd {
             if !out.is_stdout() {
                 wrote.push(out.path().display().to_string());
             }
