@@ -2,6 +2,7 @@
 //! input and hands back what to do; it never reads a clock, a socket or a file.
 
 pub mod dcbx;
+pub mod dcqcn;
 pub mod ecn;
 pub mod ets;
 pub mod flow_control;
