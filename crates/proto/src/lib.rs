@@ -8,5 +8,6 @@ pub mod ets;
 pub mod flow_control;
 pub mod lldp_agent;
 pub mod monitor;
+pub mod qcn;
 pub mod units;
 pub mod watchdog;
