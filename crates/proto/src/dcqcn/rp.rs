@@ -243,9 +243,9 @@ impl Rp {
     }
 
     fn cut(&mut self, at: Instant) {
-        if self.inc.at_fixed_point(&self.inc_cfg) {
-            self.inc.skip_idle_timer(&self.inc_cfg, at);
-        }
+        // (At the fixed point, idle timer expiries before `at` are not counted into the stage
+        // first: target = rate = maximum there, so the clamp cannot depend on them, and the
+        // cut resets the stages.)
         let clamp = self.p.clamp_tgt_rate
             || self.inc.byte_stage > 0
             || (self.p.clamp_tgt_rate_ati && self.inc.time_stage > 0);
@@ -255,6 +255,8 @@ impl Rp {
         self.inc.rate = self.cut_rate(self.inc.rate);
         self.inc.restart(&self.inc_cfg, at);
         self.counters.rate_decreases += 1;
+        // a cut by α = 0 leaves the rate at the maximum
+        self.maybe_release();
     }
 
     fn count(&mut self, step: Step) {
