@@ -2,4 +2,6 @@
 
 #![allow(dead_code)]
 
+pub mod closed_loop;
+pub mod fluid;
 pub mod reference;
