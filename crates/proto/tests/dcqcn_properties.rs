@@ -8,8 +8,9 @@
 //! - `lazy_engine_equals_a_reference_that_ticks_every_period`: `grid_after` returning a grid
 //!   point equal to `t` (a skipped alpha update / check lands on the wrong tick); the order at
 //!   one instant swapped to check before increase timer; `poll_timeout` ignoring a pending cut
-//!   (the reference's rate changes before the instant the engine announced); and the two
-//!   breaks above. (Not counting idle timer expiries into the stage before a cut at the
+//!   (the reference's rate changes before the instant the engine announced); the decrease
+//!   check not bringing alpha up to date first; the deferred alpha updates ignoring the CNP
+//!   flag; and the two breaks above. (Not counting idle timer expiries into the stage before a cut at the
 //!   maximum rate is *not* caught, and cannot be: target = rate = maximum there, so no
 //!   observable depends on it; the engine no longer does it.)
 //! - `np_never_sends_two_cnps_closer_than_the_interval`: `Np::on_ce` comparing with the last
