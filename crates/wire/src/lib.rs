@@ -21,4 +21,5 @@ pub mod fcs;
 pub mod ip;
 pub mod lldp;
 pub mod mac_control;
+pub mod roce;
 pub mod udp;
