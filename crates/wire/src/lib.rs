@@ -21,5 +21,6 @@ pub mod fcs;
 pub mod ip;
 pub mod lldp;
 pub mod mac_control;
+pub mod qcn;
 pub mod roce;
 pub mod udp;
