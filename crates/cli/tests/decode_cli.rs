@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use lossless_testkit::{corpus_dir, temp_dir};
 use serde_json::Value;
@@ -13,25 +13,27 @@ fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/captures/sample.pcapng")
 }
 
-/// Runs `lossless decode ARGS…`, failing the test if it runs longer than 30 s (a hang).
+/// Runs `lossless decode ARGS…`, failing the test if it runs longer than 30 s (a hang). The
+/// output is collected while the command runs, so a large one cannot fill the pipe and stall it.
 fn decode(args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lossless"))
+    let child = Command::new(env!("CARGO_BIN_EXE_lossless"))
         .arg("decode")
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("run lossless");
-    let start = Instant::now();
-    loop {
-        if child.try_wait().expect("wait").is_some() {
-            return child.wait_with_output().expect("output");
-        }
-        if start.elapsed() > Duration::from_secs(30) {
-            let _ = child.kill();
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(Duration::from_secs(30)) {
+        Ok(out) => out.expect("output"),
+        Err(_) => {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
             panic!("lossless decode {args:?} did not finish in 30 s");
         }
-        std::thread::sleep(Duration::from_millis(5));
     }
 }
 
