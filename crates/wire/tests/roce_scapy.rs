@@ -186,7 +186,7 @@ fn our_roce_frames() -> Vec<Vec<u8>> {
         (ip.dscp, ip.ecn, ip.flow_label, ip.hop_limit) = (dscp, ecn, 0x12345, 9);
         IpRepr::V6(ip)
     };
-    let mut reprs = vec![
+    let mut reprs = [
         RoceFrameRepr::rc_send(
             Envelope::new(a, b, None, v4(26, Ecn::Ce), 100),
             0x12,
