@@ -93,7 +93,7 @@ impl IcrcEngine {
         }
         let ip = &mut ip[..ip_len];
         ip.copy_from_slice(&packet[..ip_len]);
-        if ip_len == IPV6_LEN {
+        if version == Some(6) {
             ip[0] |= 0x0F; // traffic class (high nibble)
             ip[1] = 0xFF; // traffic class (low nibble), flow label
             ip[2] = 0xFF;
