@@ -220,11 +220,26 @@ proptest! {
         prop_assert!(back.icrc_ok());
         prop_assert!(back.is_canonical());
         prop_assert!(n >= fcs.min_frame_len());
-        // The ICRC does not cover the variant fields: a switch marking CE, a router
-        // decrementing the TTL or setting FECN leaves it valid (IPv4: fix the header checksum).
+        // The ICRC does not cover the variant fields: a switch marking CE or re-marking the
+        // DSCP, a router decrementing the TTL / hop limit, a new flow label, FECN/BECN set on
+        // the way, a UDP checksum added, all leave it valid.
         let mut marked = back.repr;
         marked.ip.set_ecn(Ecn::Ce);
+        marked.ip.set_dscp(marked.ip.dscp() ^ 1);
+        match &mut marked.ip {
+            IpRepr::V4(v) => v.ttl = v.ttl.wrapping_sub(1),
+            IpRepr::V6(v) => {
+                v.hop_limit = v.hop_limit.wrapping_sub(1);
+                v.flow_label ^= 1;
+            }
+        }
         marked.bth.fecn = !marked.bth.fecn;
+        marked.bth.becn = !marked.bth.becn;
+        marked.bth.resv6 ^= 1;
+        marked.udp_checksum = match marked.udp_checksum {
+            UdpChecksum::Zero => UdpChecksum::Valid,
+            _ => UdpChecksum::Zero,
+        };
         let mut again = vec![0u8; marked.buffer_len(fcs)];
         marked.emit_with_payload(&payload, fcs, &mut again).unwrap();
         let icrc_at = marked.packet_end() - 4;
