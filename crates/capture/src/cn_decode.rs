@@ -7,6 +7,7 @@ use lossless_wire::ip::{IpInfo, IpRepr, PROTOCOL_UDP};
 use lossless_wire::qcn::{self, CnmRepr};
 use lossless_wire::roce::{self, BthRepr, ExtHeaders, IcrcEngine, SyndromeKind};
 use lossless_wire::udp::{self, ROCEV2_PORT, UdpRepr};
+use lossless_wire::{Error, ErrorKind};
 
 use crate::cn_model::{
     AethRecord, AtomicEthRecord, BthRecord, CnTagRecord, CnmRecord, DethRecord, IpRecord, RethRecord,
@@ -21,10 +22,12 @@ pub fn decode_network(body: &[u8], at: usize, ethertype: EtherType, truncated: b
     let (mut at, mut ethertype) = (at, ethertype);
     if ethertype == qcn::ETHERTYPE_CN_TAG {
         let Some(&[f0, f1, t0, t1]) = body.get(at..at + 4) else {
-            rec.errors.push(format!(
-                "CN-TAG: Flow ID and EtherType at byte {at}: truncated: needs 4 bytes, {} left",
-                body.len().saturating_sub(at)
-            ));
+            let left = body.len().saturating_sub(at);
+            fail(
+                rec,
+                truncated,
+                Error::truncated(at, "CN-TAG", "Flow ID and EtherType", 4, left),
+            );
             return;
         };
         let inner = u16::from_be_bytes([t0, t1]);
@@ -43,13 +46,23 @@ pub fn decode_network(body: &[u8], at: usize, ethertype: EtherType, truncated: b
         ethertype = EtherType(inner);
     }
     match ethertype {
-        qcn::ETHERTYPE_CNM => decode_cnm(body, at, rec),
+        qcn::ETHERTYPE_CNM => decode_cnm(body, at, truncated, rec),
         EtherType::IPV4 | EtherType::IPV6 => decode_ip(body, at, ethertype, truncated, rec),
         _ => {}
     }
 }
 
-fn decode_cnm(body: &[u8], at: usize, rec: &mut FrameRecord) {
+/// Records `e`: as a warning when the capture cut the frame short and that is all that is
+/// wrong (a header not captured), as an error otherwise.
+fn fail(rec: &mut FrameRecord, truncated: bool, e: Error) {
+    if truncated && matches!(e.kind, ErrorKind::Truncated { .. }) {
+        rec.warnings.push(format!("not captured: {e}"));
+    } else {
+        rec.errors.push(e.to_string());
+    }
+}
+
+fn decode_cnm(body: &[u8], at: usize, truncated: bool, rec: &mut FrameRecord) {
     rec.protocol = Protocol::Cnm;
     match CnmRepr::parse(&body[at..]) {
         Ok((c, _)) => {
@@ -70,7 +83,7 @@ fn decode_cnm(body: &[u8], at: usize, rec: &mut FrameRecord) {
                     .push("CNM: reserved bits are not zero (they are transmitted as 0)".into());
             }
         }
-        Err(e) => rec.errors.push(e.at(at).to_string()),
+        Err(e) => fail(rec, truncated, e.at(at)),
     }
 }
 
@@ -123,10 +136,7 @@ fn decode_ip(body: &[u8], at: usize, ethertype: EtherType, truncated: bool, rec:
     rec.protocol = Protocol::Ip;
     let (ip, info) = match IpRepr::parse(ethertype, &body[at..]) {
         Ok(x) => x,
-        Err(e) => {
-            rec.errors.push(e.at(at).to_string());
-            return;
-        }
+        Err(e) => return fail(rec, truncated, e.at(at)),
     };
     rec.ip = Some(ip_record(&ip, &info));
     if !info.checksum_ok {
@@ -150,10 +160,7 @@ fn decode_ip(body: &[u8], at: usize, ethertype: EtherType, truncated: bool, rec:
     let datagram = &body[start..end.min(body.len())];
     let (u, uinfo) = match UdpRepr::parse(datagram) {
         Ok(x) => x,
-        Err(e) => {
-            rec.errors.push(e.at(start).to_string());
-            return;
-        }
+        Err(e) => return fail(rec, truncated && !whole, e.at(start)),
     };
     let checksum_ok = (whole && uinfo.checksum != 0 && uinfo.length == datagram.len()).then(|| {
         u.checksum(&ip, &datagram[udp::HEADER_LEN..])
@@ -180,21 +187,18 @@ fn decode_ip(body: &[u8], at: usize, ethertype: EtherType, truncated: bool, rec:
         return;
     }
     if u.dst_port == ROCEV2_PORT {
-        decode_roce(body, at, start + udp::HEADER_LEN, end, rec);
+        decode_roce(body, at, start + udp::HEADER_LEN, end, truncated, rec);
     }
 }
 
 /// RoCEv2 from `bth_at` to `end` (the end of the IP packet, possibly past the captured bytes);
 /// `ip_at` is where the IP header starts (the ICRC covers it).
-fn decode_roce(body: &[u8], ip_at: usize, bth_at: usize, end: usize, rec: &mut FrameRecord) {
+fn decode_roce(body: &[u8], ip_at: usize, bth_at: usize, end: usize, truncated: bool, rec: &mut FrameRecord) {
     rec.protocol = Protocol::Roce;
     let captured = &body[bth_at..end.min(body.len())];
     let bth = match BthRepr::parse_bytes(captured) {
         Ok(b) => b,
-        Err(e) => {
-            rec.errors.push(e.at(bth_at).to_string());
-            return;
-        }
+        Err(e) => return fail(rec, truncated && end > body.len(), e.at(bth_at)),
     };
     if bth.opcode.is_cnp() {
         rec.protocol = Protocol::Cnp;
@@ -267,8 +271,7 @@ fn roce_rest(
         Ok(x) => x,
         Err(e) => {
             // Only a capture cut short gets here (the length was checked above).
-            rec.warnings
-                .push(format!("RoCEv2 headers not captured: {}", e.at(ext_at)));
+            rec.warnings.push(format!("not captured: {}", e.at(ext_at)));
             return;
         }
     };

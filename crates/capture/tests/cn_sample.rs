@@ -82,3 +82,56 @@ fn the_sample_decodes_to_roce_cnp_cnm_and_cn_tagged_frames_without_errors() {
     assert_eq!(shown(&[FrameKind::Roce]), (1..=12).collect::<Vec<u64>>());
     assert_eq!(shown(&[FrameKind::Cnp, FrameKind::Ecn]), [2, 6, 7, 8]);
 }
+
+/// A capture that keeps `snaplen` bytes of each frame (as the simulator's pcap writer and
+/// `tcpdump -s` do).
+fn cut_capture(frames: &[Vec<u8>], snaplen: usize) -> Vec<u8> {
+    use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
+    let mut w = PcapWriter::with_header(Vec::new(), PcapHeader::default()).unwrap();
+    for f in frames {
+        let kept = &f[..f.len().min(snaplen)];
+        w.write_packet(&PcapPacket::new(std::time::Duration::ZERO, f.len() as u32, kept))
+            .unwrap();
+    }
+    w.into_writer()
+}
+
+#[test]
+fn a_capture_cut_short_decodes_as_far_as_it_goes_with_warnings_not_errors() {
+    let frames = cn_sample_frames();
+    for snaplen in 22..=120 {
+        let records: Vec<_> = CaptureReader::new(&cut_capture(&frames, snaplen)[..])
+            .map(|f| decode_frame(&f.unwrap()))
+            .collect();
+        for (r, f) in records.iter().zip(&frames) {
+            assert!(
+                r.errors.is_empty(),
+                "snaplen {snaplen}, frame {}: {:?}",
+                r.frame,
+                r.errors
+            );
+            if let Some(roce) = &r.roce {
+                assert_eq!(
+                    roce.icrc_ok.is_some(),
+                    f.len() <= snaplen,
+                    "snaplen {snaplen}, frame {}",
+                    r.frame
+                );
+            }
+        }
+    }
+    // The simulator keeps 64 bytes: the BTH of an untagged IPv4 data frame is all there.
+    let records: Vec<_> = CaptureReader::new(&cut_capture(&frames, 64)[..])
+        .map(|f| decode_frame(&f.unwrap()))
+        .collect();
+    let first = records[0].roce.as_ref().unwrap();
+    assert_eq!(
+        (first.bth.psn, first.payload_bytes, first.icrc),
+        (100, Some(1024), None)
+    );
+    assert!(text_of(&records[0]).contains("ICRC not captured"));
+}
+
+fn text_of(r: &lossless_capture::FrameRecord) -> String {
+    lossless_capture::text::render(r)
+}
