@@ -341,7 +341,9 @@ impl RoceFrame<'_> {
         self.icrc == self.icrc_computed
     }
     /// Whether every check passed and the padding is what `emit` writes, so that the repr
-    /// re-emits (with this payload) to the same bytes.
+    /// re-emits (with this payload) to the same bytes. (A frame whose ICRC is wrong may not
+    /// re-emit as parsed: `emit` writes the right ICRC, for which an `Invalid` UDP checksum
+    /// can happen to be right, and `emit` refuses that.)
     pub fn is_canonical(&self) -> bool {
         let pad_ok = self.trailer.iter().all(|&b| b == 0)
             && self.repr.packet_end() + self.trailer.len()
