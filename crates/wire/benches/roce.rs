@@ -34,6 +34,34 @@ fn frames() -> [(&'static str, RoceFrameRepr, FcsMode); 2] {
     ]
 }
 
+fn thread_cpu_ns() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse().ok()
+}
+
+/// Frames per second of this thread's on-CPU time (criterion's wall clock counts the time
+/// other processes take the CPU; this machine is shared), printed after the groups.
+fn on_cpu_rate(name: &str, bytes: &[u8], fcs: FcsMode, engine: &IcrcEngine) {
+    const N: u64 = 1_000_000;
+    // Not under `cargo test --all-targets`, which runs benches once without `--bench`.
+    if !std::env::args().any(|a| a == "--bench") {
+        return;
+    }
+    let Some(cpu0) = thread_cpu_ns() else {
+        return;
+    };
+    for _ in 0..N {
+        let f = roce::parse_with(black_box(bytes), fcs, engine).unwrap();
+        black_box((f.icrc_ok(), f.repr.bth.psn));
+    }
+    let cpu = thread_cpu_ns().unwrap_or(cpu0).saturating_sub(cpu0).max(1);
+    eprintln!(
+        "roce/parse_with_{name}: {N} frames, {:.2} M frames/s of on-CPU time ({:.1} ns each)",
+        N as f64 * 1e3 / cpu as f64,
+        cpu as f64 / N as f64
+    );
+}
+
 fn bench(c: &mut Criterion) {
     let engine = IcrcEngine::new();
     let mut g = c.benchmark_group("roce");
@@ -54,6 +82,7 @@ fn bench(c: &mut Criterion) {
                 (f.icrc_ok(), f.repr.bth.psn)
             })
         });
+        on_cpu_rate(name, &bytes, fcs, &engine);
         let mut out = vec![0u8; bytes.len()];
         g.bench_function(format!("emit_{name}"), |b| {
             b.iter(|| black_box(&repr).emit(fcs, black_box(&mut out)).unwrap())
