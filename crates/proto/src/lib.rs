@@ -6,5 +6,6 @@ pub mod ets;
 pub mod flow_control;
 pub mod lldp_agent;
 pub mod monitor;
+pub mod rocev2;
 pub mod units;
 pub mod watchdog;
