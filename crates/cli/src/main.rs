@@ -21,7 +21,8 @@ struct Cli {
 enum Command {
     /// Simulate DCB links and fabrics (PFC, PAUSE, ETS) bit-time-accurately.
     Sim(cmd::sim::SimArgs),
-    /// Decode PAUSE, PFC, LLDP and DCBX frames in a pcap or pcapng capture.
+    /// Decode PAUSE, PFC, LLDP/DCBX, IP ECN, RoCEv2 (CNP) and 802.1Qau CNM frames in a pcap or
+    /// pcapng capture.
     Decode(cmd::decode::DecodeArgs),
     /// Run the LLDP/DCBX agent on an interface, or show a running agent's state.
     Dcbx(cmd::dcbx::DcbxArgs),
