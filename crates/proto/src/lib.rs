@@ -4,6 +4,7 @@
 pub mod dcbx;
 pub mod ets;
 pub mod flow_control;
+pub mod headroom;
 pub mod lldp_agent;
 pub mod monitor;
 pub mod units;
