@@ -7,6 +7,9 @@
 //! 5 ns/m, both directions' 802.3 interface delays, the peer's 802.3 reaction delay and the
 //! largest frame the peer may have just started — every frame carrying the switch's `mtu`.
 
+pub mod verify;
+pub mod worst_case;
+
 use lossless_proto::headroom::{AnnexNInput, InterfaceDelay, PeerDelay, frame_bytes};
 use lossless_proto::units::Rate;
 
