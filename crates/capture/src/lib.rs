@@ -7,6 +7,7 @@
 pub mod analyze;
 pub mod decode;
 pub mod filter;
+pub mod headroom;
 pub mod lldp_decode;
 pub mod lldp_model;
 pub mod model;
