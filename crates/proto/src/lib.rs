@@ -7,5 +7,6 @@ pub mod flow_control;
 pub mod headroom;
 pub mod lldp_agent;
 pub mod monitor;
+pub mod rocev2;
 pub mod units;
 pub mod watchdog;

@@ -87,8 +87,12 @@ pub struct SimArgs {
     pub jobs: Option<usize>,
 }
 
+/// `--duration`: a positive duration (a run of no time is refused here, naming the option).
 fn parse_duration(s: &str) -> Result<Duration, String> {
-    scenario::parse_duration(s)
+    match scenario::parse_duration(s)? {
+        d if d == Duration::ZERO => Err(format!("found {s:?}, allowed a positive duration")),
+        d => Ok(d),
+    }
 }
 
 /// Runs `lossless sim`.
@@ -133,7 +137,8 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     let vcd = args.vcd.as_ref().map(|_| VcdSink::new(&config));
     let html = args.report.as_ref().map(|_| HtmlReport::new(&config));
     let report = if pcap.is_some() || vcd.is_some() || html.is_some() {
-        let mut sim = Simulator::with_observer(config, (pcap, (vcd, html)))?;
+        let mut sim = Simulator::with_observer(config, (pcap, (vcd, html)))
+            .with_context(|| format!("{name}: the scenario loads but cannot be built"))?;
         let report = execute(&mut sim, &args);
         let end = sim.now();
         let (pcap, (vcd, html)) = sim.observer_mut();
@@ -165,7 +170,8 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         }
         report
     } else {
-        let mut sim = Simulator::with_observer(config, NoObserver)?;
+        let mut sim = Simulator::with_observer(config, NoObserver)
+            .with_context(|| format!("{name}: the scenario loads but cannot be built"))?;
         execute(&mut sim, &args)
     };
     if let Some(path) = &args.json {

@@ -1,5 +1,6 @@
 //! Building a simulator from a configuration: ports and their engines, switch buffers with
-//! headroom, shortest-path routes with ECMP candidates, flows and the first events.
+//! headroom, shortest-path routes with ECMP candidates (`routes.rs`), flows and the first
+//! events.
 
 use std::collections::VecDeque;
 
@@ -114,12 +115,14 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                             .as_ps()
                             .saturating_add(link.interface_delay.as_ps()),
                     ),
-                    queues: std::array::from_fn(|_| VecDeque::with_capacity(64)),
+                    // grown on demand (a few doublings while the run warms up, none in steady state):
+                    // preallocating 64 frames per queue cost 37 kB per link whatever its traffic
+                    queues: std::array::from_fn(|_| VecDeque::new()),
                     queued_bytes: [0; 8],
                     nonempty: 0,
                     busy: false,
                     current: None,
-                    inflight: VecDeque::with_capacity(64),
+                    inflight: VecDeque::new(),
                     mac,
                     ctl_check: true,
                     timer_stale: true,
@@ -153,12 +156,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     nodes.push(Node::Host(Host {
                         port: node_ports[i][0],
                         nic_cap: h.nic_queue_frames.max(1),
-                        waiting: std::array::from_fn(|_| Vec::with_capacity(8)),
+                        waiting: std::array::from_fn(|_| VecDeque::new()),
                         rx_rate: h.rx_rate,
                         rx_buffer: h.rx_buffer_bytes,
                         rx_xoff: h.rx_xoff_bytes,
                         rx_xon: h.rx_xon_bytes,
-                        rx_queue: VecDeque::with_capacity(64),
+                        rx_queue: VecDeque::new(),
                         rx_backlog: 0,
                         rx_peak: 0,
                         rx_busy: false,
@@ -194,13 +197,21 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                         switch: nd.name.clone(),
                         source,
                     })?;
-                    let routes = compute_routes(i, &node_ports[i], &ports, &is_host, n);
                     nodes.push(Node::Switch(Switch {
                         ports: node_ports[i].clone(),
                         buffer,
-                        routes,
+                        routes: Default::default(),
                     }));
                 }
+            }
+        }
+        // every host has its one port now: every switch's routes in one pass
+        for (node, r) in nodes
+            .iter_mut()
+            .zip(super::routes::compute(&node_ports, &ports, &is_host))
+        {
+            if let (Node::Switch(sw), Some(r)) = (node, r) {
+                sw.routes = r;
             }
         }
         let mut flows = Vec::with_capacity(config.flows.len());
@@ -300,51 +311,6 @@ fn check_flow(f: &FlowSpec, is_host: &[bool]) -> Result<(), BuildError> {
         return Err(err(format!("priority {} is not 0..=7", f.priority)));
     }
     Ok(())
-}
-
-/// Shortest-path next hops from switch `me` to every host (hosts do not forward).
-fn compute_routes(
-    me: usize,
-    my_ports: &[PortId],
-    ports: &[Port],
-    is_host: &[bool],
-    n: usize,
-) -> Vec<Vec<PortId>> {
-    // adjacency: node → neighbour nodes
-    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for p in ports {
-        adj[p.node as usize].push(ports[p.peer as usize].node as usize);
-    }
-    let mut routes = vec![Vec::new(); n];
-    for d in 0..n {
-        if !is_host[d] {
-            continue;
-        }
-        let mut dist = vec![usize::MAX; n];
-        dist[d] = 0;
-        let mut bfs = VecDeque::from([d]);
-        while let Some(x) = bfs.pop_front() {
-            if x != d && is_host[x] {
-                continue; // hosts do not forward
-            }
-            for &y in &adj[x] {
-                if dist[y] == usize::MAX {
-                    dist[y] = dist[x] + 1;
-                    bfs.push_back(y);
-                }
-            }
-        }
-        if dist[me] == usize::MAX {
-            continue;
-        }
-        for &p in my_ports {
-            let nb = ports[ports[p as usize].peer as usize].node as usize;
-            if dist[nb] + 1 == dist[me] && (nb == d || !is_host[nb]) {
-                routes[d].push(p);
-            }
-        }
-    }
-    routes
 }
 
 impl FlowState {

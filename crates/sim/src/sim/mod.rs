@@ -11,6 +11,7 @@ use rand_pcg::Pcg64;
 mod build;
 mod dcbx;
 mod host;
+mod routes;
 #[cfg(test)]
 mod tests;
 
@@ -94,7 +95,8 @@ pub(crate) struct Port {
 pub(crate) struct Host {
     pub(crate) port: PortId,
     nic_cap: usize,
-    waiting: [Vec<FlowId>; 8],
+    /// Per priority: flows blocked by a full NIC queue, longest blocked first.
+    waiting: [VecDeque<FlowId>; 8],
     rx_rate: Option<Rate>,
     rx_buffer: u64,
     rx_xoff: u64,
@@ -109,8 +111,9 @@ pub(crate) struct Host {
 pub(crate) struct Switch {
     pub(crate) ports: Vec<PortId>,
     pub(crate) buffer: SharedBuffer,
-    /// Egress candidates per destination node (empty for switches and unreachable hosts).
-    routes: Vec<Vec<PortId>>,
+    /// Egress candidates per destination node (empty for switches and unreachable hosts);
+    /// set once every port exists.
+    routes: routes::Routes,
 }
 
 pub(crate) enum Node {
@@ -146,11 +149,13 @@ pub struct Simulator<O: Observer = NoObserver, Q: EventQueue<Event> = CalendarQu
     pub(crate) fault: Option<String>,
 }
 
-/// Error building a simulator from a configuration.
+/// Error building a simulator from a configuration. A variant with a `source` names only
+/// where the problem is; the source (printed after it in a chain, as `{:#}` of anyhow does)
+/// says what it is, so that the reason is not printed twice.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     /// A switch's headroom reserves do not fit its buffer.
-    #[error("switch {switch}: {source}")]
+    #[error("switch {switch}")]
     Buffer {
         /// The switch's name.
         switch: String,
@@ -174,7 +179,7 @@ pub enum BuildError {
         problem: String,
     },
     /// An ETS configuration was refused by the scheduler.
-    #[error("link {link}: ETS: {source}")]
+    #[error("link {link}: ETS")]
     Ets {
         /// Index of the link.
         link: usize,
@@ -182,7 +187,7 @@ pub enum BuildError {
         source: lossless_proto::ets::SchedulerError,
     },
     /// A DCBX configuration was refused by the agent.
-    #[error("link {link}: DCBX: {source}")]
+    #[error("link {link}: DCBX")]
     Dcbx {
         /// Index of the link.
         link: usize,
@@ -204,7 +209,7 @@ pub enum BuildError {
         problem: String,
     },
     /// A flow-control configuration was refused by the engine.
-    #[error("link {link}: {source}")]
+    #[error("link {link}: flow control")]
     FlowControl {
         /// Index of the link.
         link: usize,
@@ -484,17 +489,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         self.queue.push(slot.free_at, Event::TxEnd(p));
         self.queue.push(arrive, Event::Arrive(peer));
         self.observer.tx_start(p, &w, slot.start, slot.last_bit);
-        // a host's blocked flows of this class may fill the freed queue slot
-        if let Node::Host(h) = &mut self.nodes[node as usize] {
-            for f in h.waiting[q as usize].drain(..) {
-                let fs = &mut self.flows[f as usize];
-                if !fs.scheduled {
-                    fs.scheduled = true;
-                    let t = now.max(fs.next_at);
-                    self.queue.push(t, Event::Emit(f));
-                }
-            }
-        }
+        // the freed queue slot goes to the host's longest-blocked flow of this class (one
+        // wake-up per frame sent: waking them all costs events quadratic in blocked flows)
+        self.wake_blocked(node, q);
     }
 
     fn on_tx_end(&mut self, p: PortId) {
@@ -601,7 +598,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             return;
         };
         let dst = frame.dst as usize;
-        let cands = &sw.routes[dst];
+        let cands = sw.routes.get(dst);
         let out = match cands.len() {
             0 => {
                 self.drop_frame(p, frame, DropReason::NoRoute);
