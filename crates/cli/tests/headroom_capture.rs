@@ -84,6 +84,34 @@ fn analyze_finds_the_verified_headroom_less_the_trigger_in_a_simulated_capture()
     assert_eq!(p3["episodes_total"], 1, "one XOFF and its refreshes: {p3}");
     assert_eq!(p3["max_bytes"].as_u64().unwrap(), needed - v.frame_bytes, "{p3}");
 
+    // the same figures in the text and in the HTML report
+    let report = dir.join("report");
+    let out = Command::new(env!("CARGO_BIN_EXE_lossless"))
+        .args(["analyze", "--speed", "100G", "--report"])
+        .arg(&report)
+        .arg(&both)
+        .output()
+        .expect("run lossless analyze --report");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let want = needed - v.frame_bytes;
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("headroom after each XOFF (the other direction's frames"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("   p3         1 {want:>12}")), "{text}");
+    let html = std::fs::read_to_string(report.join("index.html")).expect("index.html");
+    assert!(
+        html.contains("<h2>Headroom needed after each XOFF</h2>"),
+        "{html}"
+    );
+    assert!(
+        html.contains(&format!(
+            "<tr><td>p3</td><td>1</td><td>{want}</td><td>{want}</td>"
+        )),
+        "{html}"
+    );
+
     // the XOFFs alone, one interface: an episode in which nothing could be seen arriving
     let j = analyze(&control);
     assert_eq!(j["headroom"]["directions"], "unknown");
