@@ -11,6 +11,7 @@ pub mod cn_sample;
 pub mod cn_text;
 pub mod decode;
 pub mod filter;
+pub mod headroom;
 pub mod lldp_decode;
 pub mod lldp_model;
 pub mod model;

@@ -32,6 +32,8 @@ enum Command {
     Watch(cmd::watch::WatchArgs),
     /// Analyze PAUSE/PFC and DCBX in a capture: totals, paused time, storms, agreement.
     Analyze(cmd::analyze::AnalyzeArgs),
+    /// PFC headroom: 802.1Qbb Annex N term by term beside mlx5 and SONiC; --verify simulates it.
+    Headroom(cmd::headroom::HeadroomArgs),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +45,7 @@ fn main() -> ExitCode {
         Command::Gen(args) => cmd::r#gen::run(args),
         Command::Watch(args) => cmd::watch::run(args),
         Command::Analyze(args) => cmd::analyze::run(args),
+        Command::Headroom(args) => cmd::headroom::run(args),
     };
     match result {
         Ok(code) => code,
