@@ -20,6 +20,8 @@ fn printing_commands() -> Vec<Vec<String>> {
         vec!["analyze", "--speed", "10G", &cap],
         vec!["analyze", "--speed", "10G", "--json", &cap],
         vec!["decode", &cap],
+        vec!["headroom", "--speed", "100G", "--cable", "100m"],
+        vec!["headroom", "--speed", "100G", "--cable", "100m", "--json"],
     ]
     .into_iter()
     .map(|v| v.into_iter().map(String::from).collect())
