@@ -107,7 +107,7 @@ impl HtmlReport {
         let paused_dirs = self.topology.spread(&self.pauses).len();
         plots.push(Plot {
             id: "topology",
-            heading: "Topology: links coloured by the time they were paused, arrows the way PFC spread".into(),
+            heading: "Topology (hosts at the bottom, switches above by hops from the hosts): links coloured by the time they were paused, arrows the way PFC spread".into(),
             caption: match paused_dirs {
                 0 => "No link was paused.".into(),
                 n if n > spread.len() => format!(

@@ -185,8 +185,18 @@ impl Topology {
     /// The picture.
     pub fn draw(&self, pauses: &Pauses, span: Duration) -> Drawing {
         let tier_gap = 130.0;
-        let height = (60.0 + tier_gap * self.tiers.max(1) as f64) as u32 + 40;
-        let y_of = |t: usize| 70.0 + tier_gap * (self.tiers - 1 - t) as f64;
+        // room above the top tier for arcs between its nodes
+        let top = self.tiers - 1;
+        let bow = self
+            .links
+            .iter()
+            .filter(|&&(a, b)| self.place[a as usize].0 == top && self.place[b as usize].0 == top)
+            .map(|&(a, b)| {
+                ((self.place[a as usize].1 - self.place[b as usize].1).abs() * 0.3).min(110.0) / 2.0
+            })
+            .fold(0.0, f64::max);
+        let height = (70.0 + bow + tier_gap * top as f64) as u32 + 50;
+        let y_of = |t: usize| 70.0 + bow + tier_gap * (top - t) as f64;
         let xy = |i: NodeId| {
             let (t, x) = self.place[i as usize];
             (x, y_of(t))
@@ -209,22 +219,21 @@ impl Topology {
                 root.fill(&WHITE)?;
                 // the colour scale, top left
                 let font = ("sans-serif", 11).into_font();
-                root.draw(&Text::new("link paused for:", (20, 12), font.clone()))?;
+                root.draw(&Text::new("link paused for:  0", (10, 10), font.clone()))?;
                 for k in 0..=20 {
                     let c = heat(k as f64 / 20.0);
-                    let x = 120 + k * 8;
-                    root.draw(&Rectangle::new([(x, 10), (x + 8, 22)], c.filled()))?;
+                    let x = 125 + k * 8;
+                    root.draw(&Rectangle::new([(x, 9), (x + 8, 21)], c.filled()))?;
                 }
-                root.draw(&Text::new("0", (116, 26), font.clone()))?;
-                root.draw(&Text::new("100 % of the run", (270, 12), font.clone()))?;
+                root.draw(&Text::new("100 % of the run", (297, 10), font.clone()))?;
                 root.draw(&PathElement::new(
-                    vec![(420, 16), (450, 16)],
-                    RGBColor(200, 200, 200).stroke_width(1),
+                    vec![(410, 15), (440, 15)],
+                    RGBColor(205, 205, 205).stroke_width(1),
                 ))?;
-                root.draw(&Text::new("never", (455, 12), font.clone()))?;
+                root.draw(&Text::new("never paused", (445, 10), font.clone()))?;
                 root.draw(&Text::new(
-                    "arrow: PFC from the port that sent XOFF to the transmitter it paused; number: order of first pause",
-                    (520, 12),
+                    "arrow: PFC from the port that sent XOFF towards the transmitter it paused; number: order of first pause",
+                    (540, 10),
                     font.clone(),
                 ))?;
                 // links: never paused first (thin, grey), paused on top
@@ -236,7 +245,10 @@ impl Topology {
                         0 => RGBColor(205, 205, 205).stroke_width(1),
                         p => heat(p as f64 / span_ps).stroke_width(3),
                     };
-                    root.draw(&PathElement::new(vec![px(xy(a)), px(xy(b))], style))?;
+                    let pts: Vec<(i32, i32)> = (0..=16)
+                        .map(|k| px(curve(xy(a), xy(b), k as f64 / 16.0).0))
+                        .collect();
+                    root.draw(&PathElement::new(pts, style))?;
                 }
                 // nodes
                 for (i, &(t, x)) in self.place.iter().enumerate() {
@@ -254,26 +266,27 @@ impl Topology {
                     ))?;
                     if gap >= 34.0 {
                         let label = Text::new(
-                            self.names[i].clone(),
-                            px((x - gap * 0.45, if t == 0 { y + 10.0 } else { y - r - 14.0 })),
+                            self.names[i].chars().take(24).collect::<String>(),
+                            // centred on the node (about 6 px a character)
+                            px((
+                                x - 3.0 * self.names[i].chars().count().min(24) as f64,
+                                if t == 0 { y + r + 4.0 } else { y - r - 14.0 },
+                            )),
                             ("sans-serif", 10).into_font(),
                         );
                         root.draw(&label)?;
                     }
                 }
-                for (k, f) in [(0usize, "hosts"), (1, "switches by hops from the hosts")] {
-                    if k < self.tiers {
-                        root.draw(&Text::new(f, (4, y_of(k) as i32 + 16), font.clone()))?;
-                    }
-                }
                 // arrows: from the XOFF sender towards the paused transmitter, numbered
                 for (rank, &(p, _, total)) in spread.iter().enumerate() {
-                    let (me, peer) = self.ends(p);
-                    let (from, to) = (xy(peer), xy(me));
-                    let (dx, dy) = (to.0 - from.0, to.1 - from.1);
+                    let (_, peer) = self.ends(p);
+                    // along the link as drawn (from `a` to `b`), 62 % of the way from the XOFF sender
+                    let (a, _) = self.links[p / 2];
+                    let t = if peer == a { 0.62 } else { 0.38 };
+                    let (tip, (dx, dy)) = curve(xy(a), xy(self.links[p / 2].1), t);
+                    let sign = if peer == a { 1.0 } else { -1.0 };
                     let len = (dx * dx + dy * dy).sqrt().max(1e-9);
-                    let (ux, uy) = (dx / len, dy / len);
-                    let tip = (from.0 + dx * 0.62, from.1 + dy * 0.62);
+                    let (ux, uy) = (sign * dx / len, sign * dy / len);
                     let size = 9.0;
                     let base = (tip.0 - ux * size, tip.1 - uy * size);
                     let wing = (-uy * size * 0.5, ux * size * 0.5);
@@ -296,9 +309,14 @@ impl Topology {
                         BLACK.stroke_width(1),
                     ))?;
                     if rank < NUMBERED {
-                        let at = (tip.0 + wing.0 * 1.6 + 2.0, tip.1 + wing.1 * 1.6 - 6.0);
+                        // centred 12 px beside the arrowhead (about 6 × 11 px a digit)
+                        let label = format!("{}", rank + 1);
+                        let at = (
+                            tip.0 - uy * 12.0 - 3.0 * label.len() as f64,
+                            tip.1 + ux * 12.0 - 6.0,
+                        );
                         root.draw(&Text::new(
-                            format!("{}", rank + 1),
+                            label,
                             px(at),
                             ("sans-serif", 11).into_font().color(&BLACK),
                         ))?;
@@ -313,6 +331,28 @@ impl Topology {
         }
         Drawing::Svg(svg)
     }
+}
+
+/// The point at `t` (0..=1) of the link drawn from `a` to `b`, and the direction there: a
+/// straight line between tiers, an arc bowed upwards (higher the longer it is) within a tier,
+/// so links between nodes of one row do not run through the nodes between them.
+fn curve(a: (f64, f64), b: (f64, f64), t: f64) -> ((f64, f64), (f64, f64)) {
+    let mid = ((a.0 + b.0) / 2.0, (a.1 + b.1) / 2.0);
+    let c = if (a.1 - b.1).abs() < 1.0 {
+        (mid.0, mid.1 - ((b.0 - a.0).abs() * 0.3).min(110.0))
+    } else {
+        mid
+    };
+    let u = 1.0 - t;
+    let point = (
+        u * u * a.0 + 2.0 * u * t * c.0 + t * t * b.0,
+        u * u * a.1 + 2.0 * u * t * c.1 + t * t * b.1,
+    );
+    let dir = (
+        2.0 * u * (c.0 - a.0) + 2.0 * t * (b.0 - c.0),
+        2.0 * u * (c.1 - a.1) + 2.0 * t * (b.1 - c.1),
+    );
+    (point, dir)
 }
 
 /// The colour of a paused fraction `f` (0..=1): yellow through orange to dark red.
