@@ -78,8 +78,9 @@ pub struct SimArgs {
     /// and document 002's fc_rdy, fc and mac_tx_state (idle/data/pause).
     #[arg(long, value_name = "FILE")]
     pub vcd: Option<PathBuf>,
-    /// Write an HTML report with SVG plots (throughput per priority, buffer occupancy, pause
-    /// timeline per link, flow completion time CDF) into DIR; it opens with no network.
+    /// Write an HTML report with SVG plots into DIR (opens with no network): the topology with
+    /// links coloured by time paused and the order PFC spread in, throughput per priority,
+    /// buffer occupancy and pauses (heat maps past 8 series), FCT CDF and slowdown by flow size.
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
     /// Print the scenario file of a built-in and exit.
