@@ -37,6 +37,9 @@ const COLORS: [&str; 8] = [
 /// Peak per bin, last bin touched, last value.
 type Series = (Vec<u64>, usize, u64);
 
+/// A named, coloured line through (x, y) points.
+type XySeries = (String, RGBColor, Vec<(f64, f64)>);
+
 /// Per port: the intervals its transmitter was paused (from, to, priorities).
 type Pauses = Vec<Vec<(Instant, Instant, u8)>>;
 

@@ -224,7 +224,7 @@ impl Report {
         } else {
             let mut by_pause: Vec<&(&PortReport, &PrioReport)> =
                 all.iter().filter(|(_, q)| q.paused_ps > 0).collect();
-            by_pause.sort_by(|a, b| b.1.paused_ps.cmp(&a.1.paused_ps));
+            by_pause.sort_by_key(|b| std::cmp::Reverse(b.1.paused_ps));
             let _ = writeln!(
                 s,
                 "top {} port priorities by time paused (of {} paused, {} active; --full lists all)",

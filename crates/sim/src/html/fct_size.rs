@@ -55,7 +55,7 @@ pub fn table(h: &[FctHistogram; 4]) -> Vec<Vec<String>> {
 
 /// The CDF of the slowdown per size bucket (log x axis from 1).
 pub fn chart(h: &[FctHistogram; 4]) -> Drawing {
-    let series: Vec<(String, RGBColor, Vec<(f64, f64)>)> = (0..4)
+    let series: Vec<super::XySeries> = (0..4)
         .filter(|&k| !h[k].is_empty())
         .map(|k| {
             let mut pts = Vec::new();

@@ -127,10 +127,10 @@ impl Topology {
                     xs.iter().sum::<f64>() / xs.len() as f64
                 }
             };
-            for t in 1..tiers {
+            for members in by_tier.iter_mut().skip(1) {
                 let snapshot = order.clone();
-                rank(&mut by_tier[t], &|i| below(i, &snapshot));
-                spread(&by_tier[t].clone(), &mut order);
+                rank(members, &|i| below(i, &snapshot));
+                spread(members, &mut order);
             }
         }
         Topology {
@@ -145,7 +145,7 @@ impl Topology {
     /// Ends of port `p`: its own node and its peer.
     fn ends(&self, p: usize) -> (NodeId, NodeId) {
         let (a, b) = self.links[p / 2];
-        if p % 2 == 0 { (a, b) } else { (b, a) }
+        if p.is_multiple_of(2) { (a, b) } else { (b, a) }
     }
 
     /// The paused link directions, earliest first pause first.
