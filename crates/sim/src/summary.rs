@@ -225,14 +225,18 @@ impl Report {
             let mut by_pause: Vec<&(&PortReport, &PrioReport)> =
                 all.iter().filter(|(_, q)| q.paused_ps > 0).collect();
             by_pause.sort_by_key(|b| std::cmp::Reverse(b.1.paused_ps));
-            let _ = writeln!(
-                s,
-                "top {} port priorities by time paused (of {} paused, {} active; --full lists all)",
-                by_pause.len().min(opts.top),
-                by_pause.len(),
-                all.len()
-            );
-            s.push_str(&ranked_rows(&by_pause[..by_pause.len().min(opts.top)]));
+            if by_pause.is_empty() {
+                let _ = writeln!(s, "no port priority was paused ({} active)", all.len());
+            } else {
+                let _ = writeln!(
+                    s,
+                    "top {} port priorities by time paused (of {} paused, {} active; --full lists all)",
+                    by_pause.len().min(opts.top),
+                    by_pause.len(),
+                    all.len()
+                );
+                s.push_str(&ranked_rows(&by_pause[..by_pause.len().min(opts.top)]));
+            }
             let mut by_buffer: Vec<&(&PortReport, &PrioReport)> =
                 all.iter().filter(|(_, q)| peak_buffer(q) > 0).collect();
             by_buffer.sort_by_key(|b| std::cmp::Reverse(peak_buffer(b.1)));
