@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the reference tools the tests compare lossless against. Needs root. Idempotent.
+# Installs the reference tools the tests compare lossless against (and chromium, the headless
+# browser the HTML report's structure test opens it in). Needs root. Idempotent.
 set -euo pipefail
 need=()
-for pair in tshark:tshark tcpdump:tcpdump lldpad:lldpad lldpd:lldpd ip:iproute2 python3:python3 tcpreplay:tcpreplay; do
+for pair in tshark:tshark tcpdump:tcpdump lldpad:lldpad lldpd:lldpd ip:iproute2 python3:python3 tcpreplay:tcpreplay chromium:chromium; do
   cmd=${pair%%:*}; pkg=${pair#*:}
   command -v "$cmd" >/dev/null 2>&1 || need+=("$pkg")
 done

@@ -1,9 +1,17 @@
 //! A trace sink that writes an HTML report with inline SVG plots (no network, no scripts):
-//! delivered throughput per priority over time, buffer occupancy per (switch, ingress port,
-//! priority) and per host receive backlog, a pause timeline per port, and (when finite flows
-//! completed) the CDF of flow completion times per priority. Plots are drawn by plotters' SVG
-//! backend (text sized by its built-in metrics: no font files, no network); the page is the
-//! askama template `templates/sim-report.html`, which escapes every name it shows.
+//! the topology with links coloured by time paused and numbered arrows in the order PFC
+//! spread (`html/topology.rs`), delivered throughput per priority over time, buffer occupancy per
+//! (switch, ingress port, priority) and per host receive backlog, when each port was paused,
+//! and (when finite flows completed) the CDF of flow completion times per priority and of the
+//! slowdown per flow-size bucket (`html/fct_size.rs`). More than 8 buffers or
+//! paused ports are drawn as a heat map (port × time) rather than one line each, so the page
+//! reads at hundreds of hosts and no legend grows with the fabric. Plots are drawn by
+//! plotters' SVG backend (text sized by its built-in metrics: no font files, no network); the
+//! page is the askama template `templates/sim-report.html`, which escapes every name it shows.
+
+mod fct_size;
+mod heatmap;
+mod topology;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -16,6 +24,7 @@ use crate::config::{NodeKind, SimConfig};
 use crate::frame::{Frame, NodeId, PortId};
 use crate::observer::Observer;
 use crate::report::{FctReport, Report};
+use heatmap::HeatRow;
 use plotters::prelude::*;
 
 /// Time bins across the run.
@@ -28,6 +37,12 @@ const COLORS: [&str; 8] = [
 /// Peak per bin, last bin touched, last value.
 type Series = (Vec<u64>, usize, u64);
 
+/// A named, coloured line through (x, y) points.
+type XySeries = (String, RGBColor, Vec<(f64, f64)>);
+
+/// Per port: the intervals its transmitter was paused (from, to, priorities).
+type Pauses = Vec<Vec<(Instant, Instant, u8)>>;
+
 /// Collects time series during a run and renders them.
 pub struct HtmlReport {
     title: String,
@@ -38,8 +53,9 @@ pub struct HtmlReport {
     delivered: [Vec<u64>; 8],
     /// Per key: peak per bin, last bin touched, last value.
     occupancy: BTreeMap<(NodeId, u32, u8), Series>,
-    pauses: Vec<Vec<(Instant, Instant, u8)>>,
+    pauses: Pauses,
     open: Vec<Option<(Instant, u8)>>,
+    topology: topology::Topology,
 }
 
 impl HtmlReport {
@@ -71,6 +87,7 @@ impl HtmlReport {
             occupancy: BTreeMap::new(),
             pauses: vec![Vec::new(); n],
             open: vec![None; n],
+            topology: topology::Topology::new(config),
         }
     }
 
@@ -88,7 +105,35 @@ impl HtmlReport {
         }
         let span = Duration::from_ps(self.bin_ps * BINS as u128);
         let mut plots = Vec::new();
-        // 1. delivered throughput per priority
+        // 1. the topology and the order PFC spread in
+        let spread = self.topology.spread_list(&self.pauses);
+        let paused_dirs = self.topology.spread(&self.pauses).len();
+        plots.push(Plot {
+            id: "topology",
+            heading: "Topology (hosts at the bottom, switches above by hops from the hosts): links coloured by the time they were paused, arrows the way PFC spread".into(),
+            caption: match paused_dirs {
+                0 => "No link was paused.".into(),
+                n if n > spread.len() => format!(
+                    "{n} link directions paused; the first {} in the order they first paused (the numbers on the arrows):",
+                    spread.len()
+                ),
+                n => format!("{n} link directions paused, in the order they first paused (the numbers on the arrows):"),
+            },
+            list: spread
+                .iter()
+                .map(|s| {
+                    format!(
+                        "{} paused {} at {} ({} in all)",
+                        s.from,
+                        s.to,
+                        s.first.since_epoch(),
+                        s.paused
+                    )
+                })
+                .collect(),
+            ..Plot::new("", self.topology.draw(&self.pauses, span))
+        });
+        // 2. delivered throughput per priority
         let secs = self.bin_ps as f64 / PS_PER_SEC as f64;
         let series: Vec<(String, RGBColor, Vec<f64>)> = (0..8)
             .filter(|&p| self.delivered[p].iter().any(|&b| b > 0))
@@ -100,11 +145,11 @@ impl HtmlReport {
                 (format!("priority {p}"), parse_color(COLORS[p]), v)
             })
             .collect();
-        plots.push(Plot {
-            heading: "Delivered throughput per priority (Gb/s)",
-            drawing: line_chart(&series, span, "Gb/s"),
-        });
-        // 2. buffer occupancy
+        plots.push(
+            Plot::new("throughput", line_chart(&series, span, "Gb/s"))
+                .heading("Delivered throughput per priority (Gb/s)"),
+        );
+        // 3. buffer occupancy: a line per queue, or a heat map of them
         let mut occ: Vec<(String, RGBColor, Vec<f64>)> = Vec::new();
         let end_bin = self.bin(end);
         for (v, last_bin, last) in self.occupancy.values_mut() {
@@ -127,20 +172,61 @@ impl HtmlReport {
                 v.iter().map(|&b| b as f64).collect(),
             ));
         }
-        plots.push(Plot {
-            heading: "Buffer occupancy per ingress port and priority (bytes, peak per bin)",
-            drawing: line_chart(&occ, span, "bytes"),
-        });
-        // 3. pause timeline
-        plots.push(Plot {
-            heading: "Pause timeline: when each port's transmitter was paused by its peer",
-            drawing: self.timeline(span),
-        });
-        // 4. flow completion times, when finite flows completed
-        if report.fct.all.is_some() {
+        if occ.len() <= heatmap::LINES_MAX {
+            plots.push(
+                Plot::new("buffer", line_chart(&occ, span, "bytes"))
+                    .heading("Buffer occupancy per ingress port and priority (bytes, peak per bin)"),
+            );
+        } else {
+            let total = occ.len();
+            let mut rows: Vec<HeatRow> = occ
+                .into_iter()
+                .map(|(name, _, values)| HeatRow { name, values })
+                .collect();
+            let dropped = heatmap::cap_rows(&mut rows);
+            let max = rows
+                .iter()
+                .flat_map(|r| r.values.iter().copied())
+                .fold(0.0, f64::max);
             plots.push(Plot {
-                heading: "Flow completion time (FCT) CDF per priority (completed finite flows)",
-                drawing: fct_cdf_chart(report),
+                caption: heat_caption(total, dropped, "buffer that held bytes"),
+                ..Plot::new(
+                    "buffer",
+                    heatmap::heat_map(&rows, span, max, "bytes", heatmap::blues),
+                )
+                .heading("Buffer occupancy heat map: ingress port and priority × time (bytes, peak per bin)")
+            });
+        }
+        // 4. when ports were paused: a timeline row per port, or a heat map of them
+        let paused_ports = self.pauses.iter().filter(|p| !p.is_empty()).count();
+        if paused_ports <= heatmap::LINES_MAX {
+            plots.push(
+                Plot::new("pause", self.timeline(span))
+                    .heading("Pause timeline: when each port's transmitter was paused by its peer"),
+            );
+        } else {
+            let mut rows = self.pause_rows();
+            let dropped = heatmap::cap_rows(&mut rows);
+            plots.push(Plot {
+                caption: heat_caption(paused_ports, dropped, "port paused"),
+                ..Plot::new(
+                    "pause",
+                    heatmap::heat_map(&rows, span, 1.0, "paused", topology::heat),
+                )
+                .heading("Pause heat map: port × time (fraction of each time bin the port's transmitter was paused by its peer)")
+            });
+        }
+        // 5. flow completion times, when finite flows completed
+        if report.fct.all.is_some() {
+            plots.push(
+                Plot::new("fct", fct_cdf_chart(report))
+                    .heading("Flow completion time (FCT) CDF per priority (completed finite flows)"),
+            );
+            let by_size = fct_size::by_size(&report.flows);
+            plots.push(Plot {
+                table: fct_size::table(&by_size),
+                ..Plot::new("fct-size", fct_size::chart(&by_size))
+                    .heading("FCT slowdown CDF by flow size (completed finite flows; slowdown = FCT / ideal)")
             });
         }
         let page = SimPage {
@@ -150,6 +236,36 @@ impl HtmlReport {
         };
         page.render()
             .unwrap_or_else(|e| format!("<!doctype html><p>report failed: {}</p>", esc(&e.to_string())))
+    }
+
+    /// Per paused port: the fraction of each time bin its transmitter was paused.
+    fn pause_rows(&self) -> Vec<HeatRow> {
+        let bin = self.bin_ps;
+        self.pauses
+            .iter()
+            .enumerate()
+            .filter(|(_, iv)| !iv.is_empty())
+            .map(|(p, iv)| {
+                let mut v = vec![0.0f64; BINS];
+                for &(a, b, _) in iv {
+                    let (a, b) = (a.as_ps(), b.as_ps());
+                    let mut t = a;
+                    while t < b {
+                        let k = (t / bin) as usize;
+                        if k >= BINS {
+                            break;
+                        }
+                        let edge = ((k as u128 + 1) * bin).min(b);
+                        v[k] += (edge - t) as f64 / bin as f64;
+                        t = edge;
+                    }
+                }
+                HeatRow {
+                    name: self.port_names[p].clone(),
+                    values: v.into_iter().map(|x| x.min(1.0)).collect(),
+                }
+            })
+            .collect()
     }
 
     fn timeline(&self, span: Duration) -> Drawing {
@@ -232,8 +348,45 @@ struct SimPage<'a> {
 
 /// One section of the page.
 struct Plot {
-    heading: &'static str,
+    /// The section's `id` (for links and for tests of the page's structure).
+    id: &'static str,
+    heading: String,
     drawing: Drawing,
+    /// Text under the plot (escaped).
+    caption: String,
+    /// An ordered list under the caption (escaped).
+    list: Vec<String>,
+    /// A table under the plot, its first row the header (escaped).
+    table: Vec<Vec<String>>,
+}
+
+impl Plot {
+    fn new(id: &'static str, drawing: Drawing) -> Plot {
+        Plot {
+            id,
+            heading: String::new(),
+            drawing,
+            caption: String::new(),
+            list: Vec::new(),
+            table: Vec::new(),
+        }
+    }
+
+    fn heading(mut self, h: &str) -> Plot {
+        self.heading = h.to_string();
+        self
+    }
+}
+
+/// What a heat map of `total` rows shows when `dropped` of them did not fit.
+fn heat_caption(total: usize, dropped: usize, what: &str) -> String {
+    match dropped {
+        0 => format!("{total} rows, one per {what}; a heat map rather than {total} lines."),
+        d => format!(
+            "The {} rows with the highest peaks of {total} (one per {what}; {d} quieter ones not drawn).",
+            total - d
+        ),
+    }
 }
 
 /// A plot, or why plotters could not draw it.

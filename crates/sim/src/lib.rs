@@ -20,8 +20,8 @@
 //! - [`scenario`]: TOML scenario files and the built-in scenarios (`four-bridge`, `two-chip`,
 //!   `incast`, `ets-7-13-80`, `dcbx-adopt`, `dcbx-disagree`).
 //! - [`dcbx_report`]: the per-port DCBX figures of the report.
-//! - [`report`]: metrics (terminal summary, JSON with units in every key) and the frame
-//!   conservation check.
+//! - [`report`]: metrics (JSON with units in every key) and the frame conservation check;
+//!   [`summary`]: the terminal summary (totals, then the top ports and flows at fabric scale).
 //! - [`observer`]: the trace hook (zero cost when off); sinks [`pcap`] (pcapng per link
 //!   direction), [`vcd`] (waveforms) and [`html`] (report with SVG plots).
 
@@ -39,11 +39,13 @@ pub mod scenario;
 pub mod selection;
 pub mod sim;
 pub mod stats;
+pub mod summary;
 pub mod traffic;
 pub mod vcd;
 
 pub use report::Report;
 pub use sim::{BuildError, Event, Simulator};
+pub use summary::SummaryOptions;
 
 #[cfg(test)]
 mod tests {

@@ -2,7 +2,6 @@
 //! its key, a terminal summary, and the frame conservation check.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use lossless_proto::flow_control::Mode;
 use lossless_proto::units::{Duration, PS_PER_SEC};
@@ -96,6 +95,8 @@ pub struct FlowReport {
     pub priority: u8,
     /// Load the flow offered while active (wire bits).
     pub offered_bps: u64,
+    /// Payload bytes of a finite flow (`None`: endless).
+    pub size_bytes: Option<u64>,
     /// Frames injected.
     pub sent_frames: u64,
     /// Bytes injected.
@@ -373,6 +374,7 @@ impl Report {
                 dst: names[spec.dst as usize].to_string(),
                 priority: spec.priority,
                 offered_bps: spec.offered_bps(line) as u64,
+                size_bytes: spec.size,
                 sent_frames: s.sent_frames,
                 sent_bytes: s.sent_bytes,
                 delivered_frames: s.delivered_frames,
@@ -469,212 +471,6 @@ impl Report {
     /// The flow named `name`.
     pub fn flow(&self, name: &str) -> Option<&FlowReport> {
         self.flows.iter().find(|f| f.name == name)
-    }
-
-    /// The terminal summary.
-    pub fn summary(&self) -> String {
-        let mut s = String::new();
-        let dur = Duration::from_ps(self.duration_ps);
-        let _ = writeln!(
-            s,
-            "scenario {}  seed {}  simulated {}  events {}",
-            self.scenario, self.seed, dur, self.events
-        );
-        let _ = writeln!(s);
-        let _ = writeln!(
-            s,
-            "{:<22} {:>3} {:>9} {:>9} {:>6} {:>6} {:>6} {:>6} {:>11} {:>10} {:>10}  drops",
-            "port → peer",
-            "pri",
-            "tx Gb/s",
-            "rx Gb/s",
-            "xoffTx",
-            "xonTx",
-            "xoffRx",
-            "xonRx",
-            "paused",
-            "peakQ B",
-            "peakIn B"
-        );
-        for p in &self.ports {
-            let head = format!("{}.{} → {}", p.node, p.port, p.peer);
-            let pause = p.pause_xoff_sent_frames
-                + p.pause_xon_sent_frames
-                + p.pause_xoff_received_frames
-                + p.pause_xon_received_frames;
-            if pause > 0 {
-                let _ = writeln!(
-                    s,
-                    "{:<22} {:>3} {:>9} {:>9} {:>6} {:>6} {:>6} {:>6}   (link PAUSE)",
-                    head,
-                    "all",
-                    "",
-                    "",
-                    p.pause_xoff_sent_frames,
-                    p.pause_xon_sent_frames,
-                    p.pause_xoff_received_frames,
-                    p.pause_xon_received_frames
-                );
-            }
-            for q in &p.priorities {
-                let drops: Vec<String> = q.drops_frames.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                let _ = writeln!(
-                    s,
-                    "{:<22} {:>2}{} {:>9.3} {:>9.3} {:>6} {:>6} {:>6} {:>6} {:>11} {:>10} {:>10}  {}",
-                    head,
-                    q.priority,
-                    if q.lossless { "*" } else { " " },
-                    q.tx_throughput_bps as f64 / 1e9,
-                    q.rx_throughput_bps as f64 / 1e9,
-                    q.pfc_xoff_sent_frames,
-                    q.pfc_xon_sent_frames,
-                    q.pfc_xoff_received_frames,
-                    q.pfc_xon_received_frames,
-                    Duration::from_ps(q.paused_ps).to_string(),
-                    q.peak_queue_bytes,
-                    q.peak_ingress_buffer_bytes,
-                    drops.join(" ")
-                );
-            }
-        }
-        let _ = writeln!(
-            s,
-            "(* = lossless priority; paused = time this port's transmitter was paused)"
-        );
-        let _ = writeln!(s);
-        let _ = writeln!(
-            s,
-            "{:<20} {:<10} {:<10} {:>3} {:>10} {:>10} {:>9} {:>12}",
-            "flow", "src", "dst", "pri", "offer Gb/s", "got Gb/s", "dropped", "completion"
-        );
-        let shown = 40;
-        for f in self.flows.iter().take(shown) {
-            let c = f
-                .completion_ps
-                .map(|c| Duration::from_ps(c).to_string())
-                .unwrap_or_else(|| "-".into());
-            let _ = writeln!(
-                s,
-                "{:<20} {:<10} {:<10} {:>3} {:>10.3} {:>10.3} {:>9} {:>12}",
-                f.name,
-                f.src,
-                f.dst,
-                f.priority,
-                f.offered_bps as f64 / 1e9,
-                f.throughput_bps as f64 / 1e9,
-                f.dropped_frames,
-                c
-            );
-        }
-        if self.flows.len() > shown {
-            let done: Vec<u128> = self.flows.iter().filter_map(|f| f.completion_ps).collect();
-            let _ = writeln!(
-                s,
-                "… {} more flows ({} completed)",
-                self.flows.len() - shown,
-                done.len()
-            );
-        }
-        if let Some(all) = &self.fct.all {
-            let _ = writeln!(s);
-            s.push_str(&self.fct_table(all));
-        }
-        let _ = writeln!(s);
-        for sw in &self.switches {
-            let _ = writeln!(
-                s,
-                "switch {:<12} buffer {} B, peak {} B",
-                sw.name, sw.buffer_bytes, sw.peak_buffer_bytes
-            );
-        }
-        if self.ports.iter().any(|p| p.dcbx.is_some()) {
-            let _ = writeln!(
-                s,
-                "DCBX (port → peer: mode, peer seen, willing, operational PFC and since when, ETS, LLDP statistics)"
-            );
-            for p in &self.ports {
-                if let Some(d) = &p.dcbx {
-                    let _ = writeln!(s, "{}", d.line(&format!("{}.{} → {}", p.node, p.port, p.peer)));
-                }
-            }
-            let _ = writeln!(s);
-        }
-        let c = &self.conservation;
-        let drops: Vec<String> = c.dropped_frames.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        let _ = writeln!(
-            s,
-            "frames: injected {} = delivered {} + queued {} + in flight {} + dropped {} [{}]  {}",
-            c.injected_frames,
-            c.delivered_frames,
-            c.queued_frames,
-            c.in_flight_frames,
-            c.dropped_frames.values().sum::<u64>(),
-            drops.join(" "),
-            if c.balanced {
-                "✓ conserved"
-            } else {
-                "✗ NOT CONSERVED"
-            }
-        );
-        let _ = writeln!(s, "lossless frames dropped: {}", self.lossless_drops());
-        let dcbx_lost: u64 = self
-            .ports
-            .iter()
-            .filter_map(|p| p.dcbx.as_ref())
-            .map(|d| d.local_pfc_not_operational_drops_frames)
-            .sum();
-        if dcbx_lost > 0 {
-            let _ = writeln!(
-                s,
-                "frames of locally PFC-enabled priorities dropped where DCBX left PFC not operational: {dcbx_lost}"
-            );
-        }
-        if let Some(f) = &self.engine_fault {
-            let _ = writeln!(s, "ENGINE FAULT (run stopped): {f}");
-        }
-        s
-    }
-
-    /// The FCT table of the terminal summary: one row overall, one per priority.
-    fn fct_table(&self, all: &FctSummary) -> String {
-        let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "{:<8} {:>7} {:>11} {:>11} {:>11} {:>11}  {:>8} {:>8} {:>8} {:>8}",
-            "FCT pri", "flows", "p50", "p99", "p99.9", "max", "slow p50", "p99", "p99.9", "max"
-        );
-        let rows = std::iter::once(("all".to_string(), all)).chain(
-            self.fct
-                .priorities
-                .iter()
-                .map(|p| (p.priority.to_string(), &p.fct)),
-        );
-        for (name, f) in rows {
-            let d = |ps: u64| Duration::from_ps(u128::from(ps)).to_string();
-            let _ = writeln!(
-                s,
-                "{:<8} {:>7} {:>11} {:>11} {:>11} {:>11}  {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
-                name,
-                f.flows_completed_total,
-                d(f.fct_p50_ps),
-                d(f.fct_p99_ps),
-                d(f.fct_p999_ps),
-                d(f.fct_max_ps),
-                f.fct_slowdown_p50_ratio,
-                f.fct_slowdown_p99_ratio,
-                f.fct_slowdown_p999_ratio,
-                f.fct_slowdown_max_ratio
-            );
-        }
-        let _ = writeln!(
-            s,
-            "(FCT = flow start to last delivery; slowdown = FCT / the flow's frames back to back at the sender's line rate{})",
-            match self.fct.flows_unfinished_total {
-                0 => String::new(),
-                n => format!("; {n} finite flows unfinished, not counted"),
-            }
-        );
-        s
     }
 }
 

@@ -263,6 +263,32 @@ impl FctHistogram {
         })
     }
 
+    /// The slowdown at quantile `q` (nearest rank, read from the histogram, never above the
+    /// exact maximum); 0 when no flow was recorded.
+    pub fn slowdown_quantile(&self, q: f64) -> f64 {
+        if self.is_empty() {
+            return 0.0;
+        }
+        (self.slowdown_milli.value_at_quantile(q) as f64 / 1000.0).min(self.max_slowdown)
+    }
+
+    /// The empirical CDF of the slowdown as steps (slowdown, fraction of flows at or below
+    /// it), one per histogram bucket holding flows, the last at the exact maximum.
+    pub fn slowdown_cdf(&self) -> Vec<(f64, f64)> {
+        let n = self.len().max(1) as f64;
+        let mut seen = 0u64;
+        self.slowdown_milli
+            .iter_recorded()
+            .map(|v| {
+                seen += v.count_since_last_iteration();
+                (
+                    (v.value_iterated_to() as f64 / 1000.0).min(self.max_slowdown),
+                    seen as f64 / n,
+                )
+            })
+            .collect()
+    }
+
     /// The empirical CDF of the FCT as steps (FCT in picoseconds, fraction of flows at or
     /// below it), one per histogram bucket holding flows, the last at the exact maximum.
     pub fn fct_cdf(&self) -> Vec<(u64, f64)> {
@@ -321,5 +347,12 @@ mod tests {
         let cdf = h.fct_cdf();
         assert_eq!(cdf.last(), Some(&(1_000_000_000, 1.0)));
         assert!(cdf.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1));
+        // the slowdown's: the same shape, ending at the exact largest slowdown
+        let slow_cdf = h.slowdown_cdf();
+        assert_eq!(slow_cdf.last(), Some(&(1000.0, 1.0)));
+        assert!(slow_cdf.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 < w[1].1));
+        let p95 = h.slowdown_quantile(0.95);
+        assert!((950.0..=950.0 * 1.001).contains(&p95), "{p95}");
+        assert_eq!(FctHistogram::new().slowdown_quantile(0.5), 0.0);
     }
 }

@@ -1,6 +1,8 @@
 //! The HTML report is self-contained (inline SVG, no scripts, no network) and shows the
-//! four-bridge story: pauses on every client uplink, buffers filling, throughput per priority;
-//! with finite flows it adds their completion-time CDF; hostile names are escaped.
+//! four-bridge story: the topology with the order PFC spread in, pauses on every client
+//! uplink, buffers filling, throughput per priority; with finite flows it adds their
+//! completion-time CDF and the slowdown by flow size; hostile names are escaped. (The
+//! 320-host fabric in a headless browser: tests/html_browser.rs.)
 
 mod common;
 
@@ -19,6 +21,14 @@ fn page(c: SimConfig) -> (String, Report) {
     (html, report)
 }
 
+/// The `id`s of the page's sections, in order.
+fn sections(html: &str) -> Vec<&str> {
+    html.split("<section id=\"")
+        .skip(1)
+        .filter_map(|s| s.split('"').next())
+        .collect()
+}
+
 /// No script and no address but the SVG namespace: the page opens with no network.
 fn self_contained(html: &str) -> bool {
     !html.contains("<script")
@@ -30,10 +40,27 @@ fn self_contained(html: &str) -> bool {
 }
 
 #[test]
-fn the_report_has_three_plots_and_a_pause_row_for_every_client_uplink() {
+fn the_report_has_four_plots_a_spread_order_and_a_pause_row_for_every_client_uplink() {
     let c = common::load("four-bridge", &[], Some(Duration::from_us(300)));
     let (html, report) = page(c);
-    assert_eq!(html.matches("<svg").count(), 3);
+    assert_eq!(html.matches("<svg").count(), 4);
+    assert_eq!(sections(&html), ["topology", "throughput", "buffer", "pause"]);
+    // the spreading list: bridge4 (the congested switch) pauses first, then hop by hop back
+    let list = html
+        .split("<section id=\"topology\">")
+        .nth(1)
+        .unwrap()
+        .split("</ol>")
+        .next()
+        .unwrap();
+    let first = list.split("<li>").nth(1).expect("a spread list");
+    assert!(first.starts_with("bridge4 paused bridge"), "{first}");
+    for i in 1..=3 {
+        assert!(
+            list.contains(&format!("bridge{i} paused client{i}")),
+            "client{i}: {list}"
+        );
+    }
     assert!(self_contained(&html));
     for i in 1..=3 {
         assert!(
@@ -48,11 +75,20 @@ fn the_report_has_three_plots_and_a_pause_row_for_every_client_uplink() {
 }
 
 #[test]
-fn completed_flows_add_an_fct_cdf_plot_and_their_fct_table() {
+fn completed_flows_add_an_fct_cdf_plot_a_slowdown_by_size_plot_and_their_fct_table() {
     let c = common::load("incast", &["senders=4"], None);
     let (html, report) = page(c);
     assert_eq!(report.fct.all.as_ref().unwrap().flows_completed_total, 4);
-    assert_eq!(html.matches("<svg").count(), 4);
+    assert_eq!(html.matches("<svg").count(), 6);
+    assert_eq!(
+        sections(&html),
+        ["topology", "throughput", "buffer", "pause", "fct", "fct-size"]
+    );
+    // the incast's flows are all of one size bucket: one row of percentiles under the plot
+    let size = report.flows[0].size_bytes.unwrap();
+    assert!(report.flows.iter().all(|f| f.size_bytes == Some(size)));
+    assert_eq!(html.matches("<tr><th>").count(), 2, "header and one bucket");
+    assert!(html.contains("FCT slowdown CDF by flow size"));
     assert!(self_contained(&html));
     assert!(html.contains("Flow completion time (FCT) CDF per priority"));
     assert!(html.contains("fraction of flows"));

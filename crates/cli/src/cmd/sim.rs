@@ -16,7 +16,7 @@ use lossless_sim::observer::{NoObserver, Observer};
 use lossless_sim::pcap::PcapSink;
 use lossless_sim::scenario::{self, BUILTINS, Builtin, Overrides, ScenarioError};
 use lossless_sim::vcd::VcdSink;
-use lossless_sim::{Report, Simulator};
+use lossless_sim::{Report, Simulator, SummaryOptions};
 
 use super::{Say, Slicer};
 
@@ -34,6 +34,10 @@ Examples:
       the same fabric without PFC: lossless frames are dropped
   lossless sim incast --set 'defaults.interface_delay=\"802.3\"'
       with the PHY delays 802.1Qbb Annex N headroom counts
+  lossless sim fabric.toml --top 20 --report rpt/
+      a large fabric: totals, the 20 port priorities paused longest and with the largest
+      buffers, the 20 slowest flows (--full lists all); the report draws the topology with
+      the order PFC spread in, heat maps of pause and buffer, FCT slowdown by flow size
   lossless sim --show incast > my.toml && lossless sim my.toml
       start your own scenario from a built-in (examples/scenarios/README.md lists every key)
   lossless sim incast --sweep senders=2..=64/2 --sweep seed=1..=3 --json sweep.jsonl
@@ -74,8 +78,9 @@ pub struct SimArgs {
     /// and document 002's fc_rdy, fc and mac_tx_state (idle/data/pause).
     #[arg(long, value_name = "FILE")]
     pub vcd: Option<PathBuf>,
-    /// Write an HTML report with SVG plots (throughput per priority, buffer occupancy, pause
-    /// timeline per link, flow completion time CDF) into DIR; it opens with no network.
+    /// Write an HTML report with SVG plots into DIR (opens with no network): the topology with
+    /// links coloured by time paused and the order PFC spread in, throughput per priority,
+    /// buffer occupancy and pauses (heat maps past 8 series), FCT CDF and slowdown by flow size.
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
     /// Print the scenario file of a built-in and exit.
@@ -84,6 +89,15 @@ pub struct SimArgs {
     /// Do not print the summary.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Rows per summary table when a run is too large to list whole: the top N port
+    /// priorities by time paused and by peak buffer, flows by FCT slowdown, switches by peak
+    /// buffer (a table of at most N rows is shown whole; the JSON always has everything).
+    #[arg(long, value_name = "N", default_value_t = lossless_sim::summary::DEFAULT_TOP as u32,
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub top: u32,
+    /// List every port, flow and switch in the summary, however many.
+    #[arg(long)]
+    pub full: bool,
     /// Run the scenario once per value: PATH=V1,V2,... or PATH=A..=B[/STEP] (integers); repeat
     /// for a cartesian product, e.g. `--sweep senders=2..=64/2 --sweep seed=1..=5`. PATH is
     /// `seed` or any --set path. Prints a table; --json FILE gets one JSON line per point.
@@ -326,7 +340,10 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     }
     // the summary comes after the outputs are in place: a reader of it that goes away
     // (`| head`) loses nothing else
-    say.text(&report.summary())?;
+    say.text(&report.summary_with(&SummaryOptions {
+        top: args.top as usize,
+        full: args.full,
+    }))?;
     say.line(format_args!(
         "wall {:.3} s, {:.2} M events/s, {:.3} ms simulated per wall second",
         ran.wall_s,
