@@ -234,6 +234,10 @@ pub struct Report {
     pub conservation: Conservation,
     /// The first error an engine returned during the run (which stopped it there), if any.
     pub engine_fault: Option<String>,
+    /// Stalls, watchdogs, topology events, deadlocks, storms and victims (only when the
+    /// scenario uses them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pathology: Option<crate::pathology_report::PathologyReport>,
 }
 
 /// A run that must not be trusted: an engine fault or frames unaccounted for.
@@ -405,6 +409,7 @@ impl Report {
         let queued = sim.queued_frames();
         let in_flight = sim.in_flight_frames();
         let dropped: u64 = t.dropped.iter().sum();
+        let pathology = sim.pathology_report(&flows);
         Report {
             scenario: sim.config.name.clone(),
             seed: sim.config.seed,
@@ -424,6 +429,7 @@ impl Report {
                 balanced: t.injected == t.delivered + queued + in_flight + dropped,
             },
             engine_fault: sim.fault.clone(),
+            pathology,
         }
     }
 
@@ -631,6 +637,9 @@ impl Report {
         }
         if let Some(f) = &self.engine_fault {
             let _ = writeln!(s, "ENGINE FAULT (run stopped): {f}");
+        }
+        if let Some(p) = &self.pathology {
+            s.push_str(&p.summary());
         }
         s
     }

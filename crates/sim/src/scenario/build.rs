@@ -433,6 +433,7 @@ pub(super) fn build(
         flows,
         workloads,
         signals,
+        pathology: Default::default(),
     })
 }
 
