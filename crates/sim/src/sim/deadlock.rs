@@ -312,6 +312,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if stop && self.patho.stopped_by_deadlock.is_none() {
             self.patho.stopped_by_deadlock = Some(now);
             self.end = now;
+            self.patho.halted = true;
         }
     }
 

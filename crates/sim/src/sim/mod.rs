@@ -307,6 +307,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.fault = Some(format!("at {} port {p}: {what}: {err}", self.now));
         }
         self.end = self.now;
+        self.patho.halted = true;
     }
 
     /// Queues `frame` at egress port `p` (transmission selection told first); false (and an
@@ -324,7 +325,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         port.queued_bytes[q] += frame.len as u64;
         let st = &mut port.stats.prio[q];
         st.peak_queue_bytes = st.peak_queue_bytes.max(port.queued_bytes[q]);
-        self.victims_enqueued(p, &frame);
+        if self.patho.victims.is_some() {
+            self.victims_enqueued(p, &frame);
+        }
         true
     }
 
@@ -337,7 +340,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// the clock to it. Returns true when the end has been reached.
     pub fn run_until(&mut self, until: Instant) -> bool {
         let until = until.min(self.end);
-        while self.fault.is_none() {
+        // an engine fault or the deadlock detector halts the run (and moves `end` to now)
+        while !self.patho.halted {
             let Some(s) = self.queue.pop_before(until) else {
                 break;
             };
@@ -345,12 +349,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.events += 1;
             self.handle(s.event);
         }
-        if until > self.now && self.fault.is_none() {
+        if until > self.now && !self.patho.halted {
             self.now = until;
         }
         self.now >= self.end
     }
 
+    #[inline(always)]
     fn handle(&mut self, ev: Event) {
         match ev {
             Event::TxEnd(p) => self.on_tx_end(p),
@@ -500,7 +505,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.engine_fault(p, "transmission selection lost track of a queue", &e);
             return;
         }
-        self.victims_dequeued(p, &frame);
+        if self.patho.victims.is_some() {
+            self.victims_dequeued(p, &frame);
+        }
         let port = &mut self.ports[pi];
         port.timer_stale = true;
         port.busy = true;
@@ -643,7 +650,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.drop_frame(p, frame, DropReason::NoRoute);
             return;
         };
-        if self.fault_drop(p, out, frame) {
+        if self.patho.faults && self.fault_drop(p, out, frame) {
             return;
         }
         let local = self.ports[p as usize].local as usize;

@@ -80,6 +80,11 @@ pub(crate) struct PathoState {
     pub(crate) victims: Option<Box<Victims>>,
     /// Set when the detector ended the run on a deadlock.
     pub(crate) stopped_by_deadlock: Option<Instant>,
+    /// The run is halted (an engine fault, or the detector's stop): the run loop ends.
+    pub(crate) halted: bool,
+    /// Some port may drop frames (a link is or was down, pfcwd drop installed): only then
+    /// does a switch look at the ports' fault masks.
+    pub(crate) faults: bool,
 }
 
 impl PathoState {
@@ -94,12 +99,16 @@ impl PathoState {
             detector: None,
             victims: None,
             stopped_by_deadlock: None,
+            halted: false,
+            faults: false,
         }
     }
 }
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
-    /// Handles an [`Event::Pathology`].
+    /// Handles an [`Event::Pathology`] (rare: kept out of the run loop).
+    #[inline(never)]
+    #[cold]
     pub(super) fn on_pathology(&mut self, x: u32) {
         match Timer::decode(x) {
             (Some(Timer::Stall), node) => self.on_stall_edge(node),

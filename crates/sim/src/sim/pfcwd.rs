@@ -176,6 +176,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let bit = 1u8 << q;
         let port = &mut self.ports[p as usize];
         if action == Action::Drop {
+            self.patho.faults = true;
             if on {
                 port.fault.drop_out |= bit;
                 port.fault.drop_in |= bit;

@@ -63,7 +63,7 @@ impl HostStall {
 
     fn edge_time(&self, e: usize) -> Option<Instant> {
         let (start, end) = *self.spans.get(e / 2)?;
-        if e % 2 == 0 { Some(start) } else { end }
+        if e.is_multiple_of(2) { Some(start) } else { end }
     }
 
     /// Time stalled up to `now`, the running stall included.
@@ -97,7 +97,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let Some(s) = h.stall.as_deref_mut() else {
             return;
         };
-        let starting = s.next_edge % 2 == 0;
+        let starting = s.next_edge.is_multiple_of(2);
         s.next_edge += 1;
         if let Some(t) = s.edge_time(s.next_edge) {
             self.queue.push(t, Timer::Stall.event(node));

@@ -95,7 +95,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 self.engine_fault(p, "transmission selection lost track of a discarded frame", &e);
                 return;
             }
-            self.victims_dequeued(p, &frame);
+            if self.patho.victims.is_some() {
+                self.victims_dequeued(p, &frame);
+            }
             if reason == DropReason::Pfcwd {
                 self.wd_count_drop(p, q, true);
             }
@@ -187,6 +189,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     }
                     port.fault.down = true;
                     port.fault.drop_out = 0xFF;
+                    self.patho.faults = true;
                     port.fault.lost = port.inflight.len() as u32;
                     for q in 0..8u8 {
                         self.discard_queue(p, q, DropReason::LinkDown);

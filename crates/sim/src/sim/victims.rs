@@ -200,9 +200,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             .rx_pause_duration(self.now, frame.priority)
             .saturating_sub(s.clock_at);
         if delta > Duration::ZERO {
-            classify(v, i, port.peer, frame.flow, frame.priority, delta, |s| {
-                &mut s.slots
-            });
+            classify(v, i, port.peer, frame.flow, frame.priority, delta);
         }
     }
 
@@ -266,9 +264,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     .rx_pause_duration(self.now, prio)
                     .saturating_sub(s.clock_at);
                 if delta > Duration::ZERO {
-                    classify(&mut view, i, port.peer, f as FlowId, prio, delta, |s| {
-                        &mut s.slots
-                    });
+                    classify(&mut view, i, port.peer, f as FlowId, prio, delta);
                 }
             }
         }
@@ -278,21 +274,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
 /// Adds `delta` of blocked time to slot `i` (of `flow`, paused by `pauser`): off path when
 /// the cause recorded at `pauser` is not the flow's next hop.
-fn classify(
-    v: &mut Victims,
-    i: usize,
-    pauser: PortId,
-    flow: FlowId,
-    prio: u8,
-    delta: Duration,
-    slots: impl Fn(&mut Victims) -> &mut Vec<Slot>,
-) {
+fn classify(v: &mut Victims, i: usize, pauser: PortId, flow: FlowId, prio: u8, delta: Duration) {
     let (start, len) = v.flows[flow as usize];
     let last = i + 1 >= (start + len) as usize;
     let cause = v.cause[pauser as usize][prio as usize & 7];
-    let slots = slots(v);
-    let next = if last { RECEIVER } else { slots[i + 1].port };
-    let s = &mut slots[i];
+    let next = if last { RECEIVER } else { v.slots[i + 1].port };
+    let s = &mut v.slots[i];
     s.blocked += delta;
     if cause != NO_PORT && cause != next {
         s.off_path += delta;
