@@ -175,7 +175,8 @@ impl Scope<'_> {
                                 "rx_stall",
                                 format!(
                                     "found end {} ≤ start {}, allowed [start, end] with end later",
-                                    b, a
+                                    b.since_epoch(),
+                                    a.since_epoch()
                                 ),
                             );
                         }
@@ -189,8 +190,9 @@ impl Scope<'_> {
                             from.span(),
                             "rx_stall",
                             format!(
-                                "found a stall from {a} that overlaps the one before (to {}); allowed stalls in time order, not overlapping",
-                                last.map_or("forever".to_string(), |t| t.to_string())
+                                "found a stall from {} that overlaps the one before (to {}); allowed stalls in time order, not overlapping",
+                                a.since_epoch(),
+                                last.map_or("forever".to_string(), |t| t.since_epoch().to_string())
                             ),
                         );
                     }
