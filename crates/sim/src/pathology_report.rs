@@ -56,6 +56,9 @@ pub struct StormSpan {
     /// Since when the detector saw the queue blocked without a break, when it runs (its
     /// ground truth, to within one scan).
     pub blocked_since_ps: Option<u128>,
+    /// With the detector: whether the queue had really been blocked for the detection time
+    /// (to within one scan) when pfcwd declared the storm; `false` is a false positive.
+    pub confirmed: Option<bool>,
 }
 
 /// One queue pfcwd watched.
@@ -91,6 +94,9 @@ pub struct PfcwdQueueReport {
     pub rx_dropped_frames: u64,
     /// Each storm.
     pub storms: Vec<StormSpan>,
+    /// With the detector: times the queue stayed blocked for detection + poll without being
+    /// declared stormed (false negatives; `None` without the detector).
+    pub missed_storms_total: Option<u64>,
 }
 
 /// A topology event.

@@ -78,6 +78,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             });
         }
         let mut pfcwd = Vec::new();
+        let interval = self.patho.detector.as_deref().map(|d| d.cfg.interval);
         for sw in &self.patho.pfcwd {
             for q in &sw.queues {
                 let port = &self.ports[q.port as usize];
@@ -115,8 +116,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                             detected_at_ps: ps(det),
                             restored_at_ps: res.map(ps),
                             blocked_since_ps: truth.map(ps),
+                            confirmed: interval.map(|i| {
+                                truth
+                                    .is_some_and(|t| det.saturating_duration_since(t) + i >= sw.cfg.detection)
+                            }),
                         })
                         .collect(),
+                    missed_storms_total: interval.map(|_| q.missed),
                 });
             }
         }

@@ -18,7 +18,7 @@
 
 use lossless_proto::flow_control::Mode;
 use lossless_proto::units::{Duration, Instant};
-use lossless_proto::watchdog::pfcwd::{Action, Config, QueueSample, QueueWatch, Verdict};
+use lossless_proto::watchdog::pfcwd::{Action, Config, QueueSample, QueueWatch, Status, Verdict};
 
 use super::pathology::Timer;
 use super::{Event, Simulator};
@@ -40,6 +40,10 @@ pub(crate) struct WdQueue {
     pub(crate) storms: Vec<(Instant, Option<Instant>, Option<Instant>)>,
     /// The drop or forward action installed now.
     active: Option<Action>,
+    /// Blocked runs (per the detector) that lasted detection + poll without a storm.
+    pub(crate) missed: u64,
+    /// The blocked run last counted as missed (its start).
+    missed_run: Option<Instant>,
 }
 
 /// A switch's watchdog.
@@ -65,6 +69,8 @@ impl SwitchWd {
                     rx_dropped: 0,
                     storms: Vec::new(),
                     active: None,
+                    missed: 0,
+                    missed_run: None,
                 })
                 .collect(),
             last_poll: Instant::ZERO,
@@ -141,6 +147,16 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     self.wd_install(si, qi, false);
                 }
                 None => {}
+            }
+            // the detector's ground truth: blocked for detection + poll, yet not stormed
+            let wq = &mut self.patho.pfcwd[si].queues[qi];
+            if let Some(since) = truth
+                && wq.watch.status() == Status::Operational
+                && now.saturating_duration_since(since) >= cfg.detection + poll
+                && wq.missed_run != Some(since)
+            {
+                wq.missed_run = Some(since);
+                wq.missed += 1;
             }
         }
         self.queue.push(now + poll, Timer::PfcwdPoll.event(si as u32));
