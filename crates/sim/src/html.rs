@@ -18,6 +18,9 @@ use crate::observer::Observer;
 use crate::report::{FctReport, Report};
 use plotters::prelude::*;
 
+mod pathology;
+mod victims;
+
 /// Time bins across the run.
 pub const BINS: usize = 200;
 
@@ -40,6 +43,8 @@ pub struct HtmlReport {
     occupancy: BTreeMap<(NodeId, u32, u8), Series>,
     pauses: Vec<Vec<(Instant, Instant, u8)>>,
     open: Vec<Option<(Instant, u8)>>,
+    /// Receiver stalls of the scenario's hosts, for the pathology timeline.
+    stalls: pathology::Stalls,
 }
 
 impl HtmlReport {
@@ -71,6 +76,13 @@ impl HtmlReport {
             occupancy: BTreeMap::new(),
             pauses: vec![Vec::new(); n],
             open: vec![None; n],
+            stalls: config
+                .pathology
+                .hosts
+                .iter()
+                .filter(|h| !h.rx_stall.is_empty())
+                .map(|h| (config.nodes[h.node as usize].name.clone(), h.rx_stall.clone()))
+                .collect(),
         }
     }
 
@@ -101,7 +113,7 @@ impl HtmlReport {
             })
             .collect();
         plots.push(Plot {
-            heading: "Delivered throughput per priority (Gb/s)",
+            heading: "Delivered throughput per priority (Gb/s)".into(),
             drawing: line_chart(&series, span, "Gb/s"),
         });
         // 2. buffer occupancy
@@ -128,20 +140,50 @@ impl HtmlReport {
             ));
         }
         plots.push(Plot {
-            heading: "Buffer occupancy per ingress port and priority (bytes, peak per bin)",
+            heading: "Buffer occupancy per ingress port and priority (bytes, peak per bin)".into(),
             drawing: line_chart(&occ, span, "bytes"),
         });
         // 3. pause timeline
         plots.push(Plot {
-            heading: "Pause timeline: when each port's transmitter was paused by its peer",
+            heading: "Pause timeline: when each port's transmitter was paused by its peer".into(),
             drawing: self.timeline(span),
         });
         // 4. flow completion times, when finite flows completed
         if report.fct.all.is_some() {
             plots.push(Plot {
-                heading: "Flow completion time (FCT) CDF per priority (completed finite flows)",
+                heading: "Flow completion time (FCT) CDF per priority (completed finite flows)".into(),
                 drawing: fct_cdf_chart(report),
             });
+        }
+        if let Some(p) = &report.pathology {
+            if let Some(drawing) = pathology::timeline(p, &self.stalls, end) {
+                plots.push(Plot {
+                    heading: "Storms and deadlocks: receiver stalls, the detector's findings, pfcwd's stormed queues".into(),
+                    drawing,
+                });
+            }
+            for f in p
+                .detector
+                .iter()
+                .flatten()
+                .filter(|f| f.kind == "deadlock")
+                .take(4)
+            {
+                plots.push(Plot {
+                    heading: format!(
+                        "Deadlock cycle of {} queues (found at {})",
+                        f.cycle.len(),
+                        Duration::from_ps(f.detected_at_ps)
+                    ),
+                    drawing: pathology::cycle_diagram(f),
+                });
+            }
+            if let Some(v) = &p.victims {
+                plots.push(Plot {
+                    heading: "Victims: time each flow was held by PFC, on its own path and off it".into(),
+                    drawing: victims::victims_chart(v),
+                });
+            }
         }
         let page = SimPage {
             title: &self.title,
@@ -232,7 +274,7 @@ struct SimPage<'a> {
 
 /// One section of the page.
 struct Plot {
-    heading: &'static str,
+    heading: String,
     drawing: Drawing,
 }
 
