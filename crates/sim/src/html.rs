@@ -188,6 +188,11 @@ impl HtmlReport {
         let page = SimPage {
             title: &self.title,
             plots: &plots,
+            verdict: report
+                .pathology
+                .as_ref()
+                .and_then(|p| p.verdict.as_ref())
+                .map(|v| v.text.as_str()),
             summary: &report.summary(),
         };
         page.render()
@@ -269,6 +274,8 @@ impl HtmlReport {
 struct SimPage<'a> {
     title: &'a str,
     plots: &'a [Plot],
+    /// The detector's verdict, when it ran.
+    verdict: Option<&'a str>,
     summary: &'a str,
 }
 

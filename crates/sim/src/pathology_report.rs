@@ -21,6 +21,8 @@ pub struct PathologyReport {
     pub events: Vec<TopologyEventReport>,
     /// The detector's findings (`None`: no `[deadlock]` detector ran).
     pub detector: Option<Vec<FindingReport>>,
+    /// The detector's verdict on the run (`None`: no `[deadlock]` detector ran).
+    pub verdict: Option<VerdictReport>,
     /// Victim accounting (`None`: no `[victims]`).
     pub victims: Option<VictimsReport>,
 }
@@ -130,10 +132,91 @@ pub struct FindingReport {
     pub detected_at_ps: u128,
     /// When it went away, if it did.
     pub resolved_at_ps: Option<u128>,
+    /// What acted in the scan interval before it went away, if something did: `pfcwd drop
+    /// on switch.port:prio, …` (pfcwd declared members stormed, action drop or forward),
+    /// `NIC storm prevention of host`, `receiver of host resumed`, or a topology event.
+    pub resolved_by: Option<String>,
+    /// Hosts whose NIC queue is a member: servers paused by the storm or the deadlock.
+    pub hosts_blocked: Vec<String>,
     /// Flows with frames stuck in the members when found (at most 64 named).
     pub stuck_flows: Vec<String>,
     /// How many flows.
     pub stuck_flows_total: u64,
+}
+
+/// The detector's verdict: whether the run deadlocked or stormed, and how it ended.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct VerdictReport {
+    /// `deadlock`, `storm`, `deadlock and storm`, or `none`.
+    pub kind: &'static str,
+    /// Deadlocks found.
+    pub deadlocks_total: u64,
+    /// Storms found.
+    pub storms_total: u64,
+    /// Findings still there when the run ended.
+    pub unresolved_total: u64,
+    /// The verdict in words, as the summary prints it.
+    pub text: String,
+}
+
+impl VerdictReport {
+    /// The verdict on `findings`, for a detector reporting what persists for `threshold`.
+    pub fn new(findings: &[FindingReport], threshold: Duration) -> Self {
+        let dl: Vec<&FindingReport> = findings.iter().filter(|f| f.kind == "deadlock").collect();
+        let st: Vec<&FindingReport> = findings.iter().filter(|f| f.kind == "storm").collect();
+        let kind = match (dl.is_empty(), st.is_empty()) {
+            (true, true) => "none",
+            (false, true) => "deadlock",
+            (true, false) => "storm",
+            (false, false) => "deadlock and storm",
+        };
+        let ending = |f: &FindingReport| match (f.resolved_at_ps, &f.resolved_by) {
+            (None, _) => "still there when the run ended".to_string(),
+            (Some(t), Some(by)) => format!("gone at {} ({by})", d(t)),
+            (Some(t), None) => format!("gone at {} (drained)", d(t)),
+        };
+        let mut parts = Vec::new();
+        if let Some(first) = dl.first() {
+            parts.push(format!(
+                "DEADLOCK: {} found; the first, cycle {} formed at {}, {}",
+                if dl.len() == 1 {
+                    "1 cycle".to_string()
+                } else {
+                    format!("{} cycles", dl.len())
+                },
+                first.cycle.join(" → "),
+                d(first.formed_at_ps),
+                ending(first)
+            ));
+        }
+        for f in &st {
+            parts.push(format!(
+                "STORM from {}: formed at {}, {} queues blocked{}, {}",
+                f.sink.as_deref().unwrap_or("?"),
+                d(f.formed_at_ps),
+                f.members_total,
+                if f.hosts_blocked.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (the NICs of {} hosts among them)", f.hosts_blocked.len())
+                },
+                ending(f)
+            ));
+        }
+        if parts.is_empty() {
+            parts.push(format!(
+                "no deadlock and no storm (nothing stayed blocked for {})",
+                threshold
+            ));
+        }
+        VerdictReport {
+            kind,
+            deadlocks_total: dl.len() as u64,
+            storms_total: st.len() as u64,
+            unresolved_total: findings.iter().filter(|f| f.resolved_at_ps.is_none()).count() as u64,
+            text: parts.join("; "),
+        }
+    }
 }
 
 /// Victim accounting.
@@ -212,6 +295,9 @@ impl PathologyReport {
         let mut s = String::new();
         if let Some(t) = self.ended_by_deadlock_at_ps {
             let _ = writeln!(s, "RUN ENDED BY THE DEADLOCK DETECTOR at {}", d(t));
+        }
+        if let Some(v) = &self.verdict {
+            let _ = writeln!(s, "verdict: {}", v.text);
         }
         for e in &self.events {
             let _ = writeln!(s, "event at {}: {}", d(e.at_ps), e.what);
@@ -295,8 +381,11 @@ impl PathologyReport {
                     "detector: {what}; formed {}, found {}, {}; {} flows stuck{}",
                     d(f.formed_at_ps),
                     d(f.detected_at_ps),
-                    f.resolved_at_ps
-                        .map_or("still there at the end".into(), |t| format!("gone at {}", d(t))),
+                    match (f.resolved_at_ps, &f.resolved_by) {
+                        (None, _) => "still there at the end".into(),
+                        (Some(t), Some(by)) => format!("gone at {} ({by})", d(t)),
+                        (Some(t), None) => format!("gone at {}", d(t)),
+                    },
                     f.stuck_flows_total,
                     if f.stuck_flows.is_empty() {
                         String::new()
@@ -333,6 +422,23 @@ impl PathologyReport {
                         .map_or("-".into(), |b| format!("{:.3}", b as f64 / 1e9)),
                     f.paused_by.join(" ")
                 );
+                if f.victim {
+                    for h in f.hops.iter().filter(|h| h.blocked_ps > 0) {
+                        let _ = writeln!(
+                            s,
+                            "    at {}: blocked {}, off path {}{}{}",
+                            h.egress,
+                            d(h.blocked_ps),
+                            d(h.off_path_blocked_ps),
+                            h.paused_by
+                                .as_ref()
+                                .map_or(String::new(), |p| format!(", paused by {p}")),
+                            h.off_path_cause
+                                .as_ref()
+                                .map_or(String::new(), |c| format!(" for {c}"))
+                        );
+                    }
+                }
             }
             for p in &v.priorities {
                 let _ = writeln!(

@@ -62,6 +62,22 @@ fn the_ring_deadlocks_and_the_run_ends_with_its_cycle_members_and_stuck_flows() 
         "the run stops at the finding, not at 100 ms"
     );
     assert!(d["resolved_at_ps"].is_null());
+    // deadlocks are not storms: no host's NIC is in the cycle
+    assert_eq!(d["hosts_blocked"], json!([]));
+    let v = &r["pathology"]["verdict"];
+    assert_eq!(
+        (
+            v["kind"].as_str(),
+            v["deadlocks_total"].as_u64(),
+            v["storms_total"].as_u64()
+        ),
+        (Some("deadlock"), Some(1), Some(0))
+    );
+    assert_eq!(v["unresolved_total"], 1);
+    assert!(
+        v["text"].as_str().unwrap().starts_with("DEADLOCK: 1 cycle found"),
+        "{v}"
+    );
     // nothing is lost: the frames are stuck in the cycle
     assert_eq!(r["conservation"]["balanced"], true);
     assert!(
@@ -80,6 +96,7 @@ fn the_ring_without_its_static_routes_does_not_deadlock() {
     c.pathology.routes.clear();
     let r = report(c);
     assert!(findings(&r).is_empty(), "{:?}", findings(&r));
+    assert_eq!(r["pathology"]["verdict"]["kind"], "none");
     assert_eq!(r["duration_ps"], 5 * MS);
     for f in r["flows"].as_array().unwrap() {
         // each flow has its own link at line rate: 9.87 Gb/s of frame bits
@@ -123,6 +140,16 @@ fn pfcwd_drop_on_the_cycles_queues_breaks_the_ring_deadlock() {
     assert_eq!(
         first["resolved_at_ps"], first_storm,
         "pfcwd's drop broke the cycle"
+    );
+    let by = first["resolved_by"].as_str().unwrap();
+    assert!(by.starts_with("pfcwd drop on "), "{by}");
+    assert!(
+        first["cycle"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|q| by.contains(q.as_str().unwrap())),
+        "{by} names the cycle's queues"
     );
     for name in ["swA", "swB", "swC"] {
         assert!(

@@ -54,8 +54,8 @@ fn the_report_has_four_plots_a_pause_row_for_every_client_uplink_and_the_victim(
         assert!(victims.contains(&text(&format!("lossless:client{i}"))));
         assert!(!victims.contains(&format!("lossy:client{i}")));
     }
-    // four-bridge has no stall, detector, pfcwd or event: no timeline
-    assert!(!html.contains("Storms and deadlocks"));
+    // four-bridge has no stall, detector, pfcwd or event: no timeline, no verdict
+    assert!(!html.contains("Storms and deadlocks") && !html.contains("Verdict"));
 }
 
 /// A text element of plotters' SVG as it writes it (the text on a line of its own).
@@ -79,6 +79,8 @@ fn a_deadlock_adds_its_timeline_and_its_cycle_drawn_queue_by_queue() {
     assert!(self_contained(&html));
     let found = &report.pathology.as_ref().unwrap().detector.as_ref().unwrap()[0];
     assert_eq!(found.kind, "deadlock");
+    // the detector's verdict under the title
+    assert!(html.contains("</h1>\n<p><b>Verdict:</b> DEADLOCK: 1 cycle found; the first, cycle "));
     // 3 usual plots (no victims in the ring), the timeline, the cycle
     assert_eq!(html.matches("<svg").count(), 5);
     let timeline = section(&html, "Storms and deadlocks");

@@ -117,6 +117,57 @@ fn without_a_watchdog_the_storm_reaches_every_tier_and_stops_the_unrelated_flows
     let host = &r["pathology"]["hosts"][0];
     assert_eq!(host["host"], "stalled");
     assert_eq!(host["rx_stalled_ps"], 490 * MS as u64);
+    // every host but the stalled one is paused by it: all seven NICs are in the storm
+    let servers: Vec<String> = (1..=7).map(|i| format!("server{i}")).collect();
+    assert_eq!(storm["hosts_blocked"], serde_json::json!(servers));
+    assert!(storm["resolved_by"].is_null());
+    let v = &r["pathology"]["verdict"];
+    assert_eq!(
+        (
+            v["kind"].as_str(),
+            v["storms_total"].as_u64(),
+            v["deadlocks_total"].as_u64()
+        ),
+        (Some("storm"), Some(1), Some(0))
+    );
+    assert_eq!(v["unresolved_total"], 1);
+    assert!(
+        v["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("STORM from stalled: formed at 11 ms, 15 queues blocked (the NICs of 7 hosts among them), still there"),
+        "{v}"
+    );
+}
+
+#[test]
+fn a_stall_that_ends_ends_the_storm_and_the_detector_says_the_receiver_resumed() {
+    // the stall of `storm` lasting 50 ms instead of forever
+    let mut c = load("storm", &[], Some(Duration::from_ms(200)));
+    let stalled = &mut c.pathology.hosts[0];
+    let (from, _) = stalled.rx_stall[0];
+    stalled.rx_stall = vec![(from, Some(from + Duration::from_ms(50)))];
+    let r = serde_json::to_value(run(c)).unwrap();
+    let storm = the_storm(&r);
+    let gone = storm["resolved_at_ps"].as_u64().expect("the storm ended") as u128;
+    // the receiver drains from 60 ms; the ToR's queue moves at the next 1 ms scan
+    assert!((60 * MS..=61 * MS).contains(&gone), "{gone}");
+    assert_eq!(storm["resolved_by"], "receiver of stalled resumed");
+    assert_eq!(r["pathology"]["verdict"]["unresolved_total"], 0);
+    // a lossless recovery: nothing dropped, every unrelated flow delivering again
+    assert!(
+        r["conservation"]["dropped_frames"]
+            .as_object()
+            .unwrap()
+            .is_empty()
+    );
+    let at_60 = json("storm", Some(60));
+    for f in UNRELATED {
+        assert!(
+            delivered(&r, f) > delivered(&at_60, f) + 2000,
+            "{f} did not recover"
+        );
+    }
 }
 
 #[test]
@@ -147,6 +198,8 @@ fn nic_storm_prevention_stops_pausing_after_its_timeout_and_the_fabric_recovers(
     let storm = the_storm(&r);
     let gone = storm["resolved_at_ps"].as_u64().expect("the storm went away") as u128;
     assert!((110 * MS..=112 * MS).contains(&gone), "{gone}");
+    assert_eq!(storm["resolved_by"], "NIC storm prevention of stalled");
+    assert_eq!(r["pathology"]["verdict"]["unresolved_total"], 0);
     // the price: the stalled host's frames are dropped at its full buffer, nothing else
     assert!(host["rx_dropped_frames"].as_u64().unwrap() > 30_000);
     assert_eq!(
@@ -211,8 +264,10 @@ fn pfcwd_detects_within_detection_plus_poll_drops_and_restores_all_but_the_stall
         let restored = s["restored_at_ps"].as_u64().unwrap();
         assert!(restored - s["detected_at_ps"].as_u64().unwrap() >= 200 * MS as u64);
     }
-    // the detector's storm ended when pfcwd dropped the stalled queue
+    // the detector's storm ended when pfcwd dropped the stalled queue, which it names first
     assert_eq!(the_storm(&r)["resolved_at_ps"], at);
+    let by = the_storm(&r)["resolved_by"].as_str().unwrap();
+    assert!(by.starts_with("pfcwd drop on leaf1.0:3, "), "{by}");
     // what stays alive: the unrelated flows deliver again once the collateral queues are
     // restored (by 800 ms), at their 2 Gb/s for the last 200 ms
     let at_800 = json("storm-pfcwd", Some(800));

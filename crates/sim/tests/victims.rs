@@ -105,6 +105,25 @@ fn the_summary_names_the_victim_and_who_paused_it() {
         .find(|l| l.starts_with("victim "))
         .unwrap_or_else(|| panic!("{text}"));
     assert!(line.contains("yes") && line.contains("bridge4.0"), "{line}");
+    // and under it the hops that held it: its own uplink for its own congestion, bridge1's
+    // uplink for the red link's
+    let hops: Vec<&str> = table
+        .lines()
+        .skip_while(|l| !l.starts_with("victim "))
+        .skip(1)
+        .take_while(|l| l.starts_with("    at "))
+        .collect();
+    assert_eq!(hops.len(), 2, "{text}");
+    assert!(
+        hops[0].starts_with("    at client1.0 → bridge1: blocked ")
+            && hops[0].contains("off path 0 ps, paused by bridge1.0")
+    );
+    assert!(
+        hops[1].starts_with("    at bridge1.1 → bridge4: blocked ")
+            && hops[1].ends_with("paused by bridge4.0 for bridge4.3 → sink"),
+        "{}",
+        hops[1]
+    );
     assert!(text.contains("victims of priority 3: 1 of 4 flows"), "{text}");
 }
 

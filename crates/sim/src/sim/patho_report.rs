@@ -12,7 +12,7 @@ use crate::frame::{DropReason, NO_PORT, PortId};
 use crate::observer::Observer;
 use crate::pathology_report::{
     FindingReport, FlowVictimReport, HopVictimReport, HostPathologyReport, PathologyReport, PfcwdQueueReport,
-    PrioVictimReport, StormSpan, TopologyEventReport, VictimsReport,
+    PrioVictimReport, StormSpan, TopologyEventReport, VerdictReport, VictimsReport,
 };
 use crate::report::FlowReport;
 use crate::traffic::frame_len;
@@ -126,7 +126,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 });
             }
         }
-        let events = self
+        let events: Vec<TopologyEventReport> = self
             .patho
             .log
             .iter()
@@ -135,7 +135,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 what: e.what.clone(),
             })
             .collect();
-        let detector = self.patho.detector.as_deref().map(|d| {
+        let mut detector: Option<Vec<FindingReport>> = self.patho.detector.as_deref().map(|d| {
             d.findings
                 .iter()
                 .map(|f| {
@@ -152,6 +152,14 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                         formed_at_ps: ps(f.formed_at),
                         detected_at_ps: ps(f.detected_at),
                         resolved_at_ps: f.resolved_at.map(ps),
+                        resolved_by: None,
+                        hosts_blocked: f
+                            .members
+                            .iter()
+                            .map(|&(p, _)| self.ports[p as usize].node)
+                            .filter(|&n| matches!(self.nodes[n as usize], Node::Host(_)))
+                            .map(|n| self.config.nodes[n as usize].name.clone())
+                            .collect(),
                         stuck_flows: f
                             .flows
                             .iter()
@@ -162,14 +170,86 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 })
                 .collect()
         });
+        let verdict = match (&mut detector, interval) {
+            (Some(found), Some(i)) => {
+                for f in found.iter_mut() {
+                    f.resolved_by = f.resolved_at_ps.and_then(|r| {
+                        self.resolved_by(f, r.saturating_sub(i.as_ps()), r, &pfcwd, &hosts, &events)
+                    });
+                }
+                self.patho
+                    .detector
+                    .as_deref()
+                    .map(|d| VerdictReport::new(found, d.cfg.threshold))
+            }
+            _ => None,
+        };
         Some(PathologyReport {
             ended_by_deadlock_at_ps: self.patho.stopped_by_deadlock.map(ps),
             hosts,
             pfcwd,
             events,
             detector,
+            verdict,
             victims: self.victims_report(flows),
         })
+    }
+
+    /// What acted in `[from, to]` that can have ended `f`: pfcwd declaring its members
+    /// stormed (drop or forward), its sink's NIC storm prevention, its sink's receiver
+    /// resuming, a topology event.
+    fn resolved_by(
+        &self,
+        f: &FindingReport,
+        from: u128,
+        to: u128,
+        pfcwd: &[PfcwdQueueReport],
+        hosts: &[HostPathologyReport],
+        events: &[TopologyEventReport],
+    ) -> Option<String> {
+        let within = |t: u128| from <= t && t <= to;
+        let mut acts = Vec::new();
+        let mut dropped: Vec<(String, &str)> = pfcwd
+            .iter()
+            .filter(|q| q.action != "alert")
+            .filter(|q| q.storms.iter().any(|s| within(s.detected_at_ps)))
+            .map(|q| (format!("{}.{}:{}", q.switch, q.port, q.priority), q.action))
+            .filter(|(name, _)| f.members.contains(name) || f.cycle.contains(name))
+            .collect();
+        // the cycle (a storm's queue facing its sink) first: the drop that broke it
+        dropped.sort_by_key(|(name, _)| !f.cycle.contains(name));
+        if let Some(&(_, action)) = dropped.first() {
+            let names: Vec<&str> = dropped.iter().take(4).map(|(n, _)| n.as_str()).collect();
+            acts.push(format!(
+                "pfcwd {action} on {}{}",
+                names.join(", "),
+                if dropped.len() > 4 {
+                    format!(" and {} more", dropped.len() - 4)
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        if let Some(sink) = &f.sink {
+            if let Some(h) = hosts.iter().find(|h| &h.host == sink) {
+                if h.pause_stopped_at_ps.iter().any(|&t| within(t)) {
+                    acts.push(format!("NIC storm prevention of {sink}"));
+                }
+            }
+            let resumed = self.config.pathology.hosts.iter().any(|h| {
+                &self.config.nodes[h.node as usize].name == sink
+                    && h.rx_stall
+                        .iter()
+                        .any(|(_, until)| until.is_some_and(|u| within(u.as_ps())))
+            });
+            if resumed {
+                acts.push(format!("receiver of {sink} resumed"));
+            }
+        }
+        for e in events.iter().filter(|e| within(e.at_ps)) {
+            acts.push(e.what.clone());
+        }
+        (!acts.is_empty()).then(|| acts.join("; "))
     }
 
     fn victims_report(&self, flows: &[FlowReport]) -> Option<VictimsReport> {
