@@ -231,10 +231,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             ));
         }
         if let Some(sink) = &f.sink {
-            if let Some(h) = hosts.iter().find(|h| &h.host == sink) {
-                if h.pause_stopped_at_ps.iter().any(|&t| within(t)) {
-                    acts.push(format!("NIC storm prevention of {sink}"));
-                }
+            if hosts
+                .iter()
+                .any(|h| &h.host == sink && h.pause_stopped_at_ps.iter().any(|&t| within(t)))
+            {
+                acts.push(format!("NIC storm prevention of {sink}"));
             }
             let resumed = self.config.pathology.hosts.iter().any(|h| {
                 &self.config.nodes[h.node as usize].name == sink
