@@ -5,6 +5,9 @@
 use crate::units::{Duration, Instant};
 use serde::Serialize;
 
+pub mod nic;
+pub mod pfcwd;
+
 /// SONiC's default detection and restoration time.
 pub const DEFAULT_TIME: Duration = Duration::from_ms(200);
 

@@ -31,6 +31,8 @@ pub struct SimConfig {
     pub workloads: Vec<Workload>,
     /// Scripted flow-control request changes (document 002's `fc_rdy` driven by hand).
     pub signals: Vec<Signal>,
+    /// Stalls, watchdogs, static routes, link events, the deadlock detector, victims.
+    pub pathology: crate::pathology::PathologyConfig,
 }
 
 /// A host or a switch.

@@ -28,6 +28,9 @@ pub struct Frame {
     pub src: NodeId,
     /// Destination host.
     pub dst: NodeId,
+    /// Switches the frame has entered so far (its hop limit counter; the index of its hop
+    /// on its flow's path: 0 in the source NIC, 1 at the first switch).
+    pub hops: u8,
 }
 
 /// Why a frame was dropped. Every drop has one.
@@ -43,16 +46,26 @@ pub enum DropReason {
     ReceiverOverflow,
     /// A switch had no route to the destination.
     NoRoute,
+    /// The frame entered more switches than the hop limit allows (a routing loop).
+    HopLimit,
+    /// The frame was on a link that went down, queued at one of its ports, or routed to it.
+    LinkDown,
+    /// A PFC watchdog's drop action discarded it (its queue or ingress priority group was
+    /// in a storm).
+    Pfcwd,
 }
 
 impl DropReason {
     /// All reasons, in reporting order.
-    pub const ALL: [DropReason; 5] = [
+    pub const ALL: [DropReason; 8] = [
         DropReason::TailDrop,
         DropReason::HeadroomOverflow,
         DropReason::BufferFull,
         DropReason::ReceiverOverflow,
         DropReason::NoRoute,
+        DropReason::HopLimit,
+        DropReason::LinkDown,
+        DropReason::Pfcwd,
     ];
     /// The name used in reports and JSON keys.
     pub const fn name(self) -> &'static str {
@@ -62,6 +75,9 @@ impl DropReason {
             DropReason::BufferFull => "buffer_full",
             DropReason::ReceiverOverflow => "receiver_overflow",
             DropReason::NoRoute => "no_route",
+            DropReason::HopLimit => "hop_limit",
+            DropReason::LinkDown => "link_down",
+            DropReason::Pfcwd => "pfcwd",
         }
     }
     /// Index into per-reason counter arrays.

@@ -27,6 +27,9 @@ use crate::report::{FctReport, Report};
 use heatmap::HeatRow;
 use plotters::prelude::*;
 
+mod pathology;
+mod victims;
+
 /// Time bins across the run.
 pub const BINS: usize = 200;
 
@@ -56,6 +59,8 @@ pub struct HtmlReport {
     pauses: Pauses,
     open: Vec<Option<(Instant, u8)>>,
     topology: topology::Topology,
+    /// Receiver stalls of the scenario's hosts, for the pathology timeline.
+    stalls: pathology::Stalls,
 }
 
 impl HtmlReport {
@@ -88,6 +93,13 @@ impl HtmlReport {
             pauses: vec![Vec::new(); n],
             open: vec![None; n],
             topology: topology::Topology::new(config),
+            stalls: config
+                .pathology
+                .hosts
+                .iter()
+                .filter(|h| !h.rx_stall.is_empty())
+                .map(|h| (config.nodes[h.node as usize].name.clone(), h.rx_stall.clone()))
+                .collect(),
         }
     }
 
@@ -229,9 +241,36 @@ impl HtmlReport {
                     .heading("FCT slowdown CDF by flow size (completed finite flows; slowdown = FCT / ideal)")
             });
         }
+        if let Some(p) = &report.pathology {
+            if let Some(drawing) = pathology::timeline(p, &self.stalls, end) {
+                plots.push(Plot::new("pathology", drawing).heading(
+                    "Storms and deadlocks: receiver stalls, the detector's findings, pfcwd's stormed queues",
+                ));
+            }
+            const CYCLE_IDS: [&str; 4] = ["deadlock-1", "deadlock-2", "deadlock-3", "deadlock-4"];
+            let deadlocks = p.detector.iter().flatten().filter(|f| f.kind == "deadlock");
+            for (id, f) in CYCLE_IDS.into_iter().zip(deadlocks) {
+                plots.push(Plot::new(id, pathology::cycle_diagram(f)).heading(&format!(
+                    "Deadlock cycle of {} queues (found at {})",
+                    f.cycle.len(),
+                    Duration::from_ps(f.detected_at_ps)
+                )));
+            }
+            if let Some(v) = &p.victims {
+                plots.push(
+                    Plot::new("victims", victims::victims_chart(v))
+                        .heading("Victims: time each flow was held by PFC, on its own path and off it"),
+                );
+            }
+        }
         let page = SimPage {
             title: &self.title,
             plots: &plots,
+            verdict: report
+                .pathology
+                .as_ref()
+                .and_then(|p| p.verdict.as_ref())
+                .map(|v| v.text.as_str()),
             summary: &report.summary(),
         };
         page.render()
@@ -343,6 +382,8 @@ impl HtmlReport {
 struct SimPage<'a> {
     title: &'a str,
     plots: &'a [Plot],
+    /// The detector's verdict, when it ran.
+    verdict: Option<&'a str>,
     summary: &'a str,
 }
 

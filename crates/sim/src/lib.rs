@@ -33,6 +33,8 @@ pub mod frame;
 pub mod headroom;
 pub mod html;
 pub mod observer;
+pub mod pathology;
+pub mod pathology_report;
 pub mod pcap;
 pub mod report;
 pub mod scenario;

@@ -235,6 +235,10 @@ pub struct Report {
     pub conservation: Conservation,
     /// The first error an engine returned during the run (which stopped it there), if any.
     pub engine_fault: Option<String>,
+    /// Stalls, watchdogs, topology events, deadlocks, storms and victims (only when the
+    /// scenario uses them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pathology: Option<crate::pathology_report::PathologyReport>,
 }
 
 /// A run that must not be trusted: an engine fault or frames unaccounted for.
@@ -407,6 +411,7 @@ impl Report {
         let queued = sim.queued_frames();
         let in_flight = sim.in_flight_frames();
         let dropped: u64 = t.dropped.iter().sum();
+        let pathology = sim.pathology_report(&flows);
         Report {
             scenario: sim.config.name.clone(),
             seed: sim.config.seed,
@@ -426,6 +431,7 @@ impl Report {
                 balanced: t.injected == t.delivered + queued + in_flight + dropped,
             },
             engine_fault: sim.fault.clone(),
+            pathology,
         }
     }
 

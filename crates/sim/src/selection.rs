@@ -20,6 +20,11 @@ pub trait TransmissionSelection {
     fn next_eligible(&self, _now: Instant) -> Option<Instant> {
         None
     }
+    /// The oldest frame of `priority` (`bytes` long) left the queue without being sent (a
+    /// flushed queue, a watchdog's drop).
+    fn discarded(&mut self, _now: Instant, _priority: u8, _bytes: u32) -> Result<(), SchedulerError> {
+        Ok(())
+    }
 }
 
 /// 802.1Q strict priority: the highest ready priority always goes first.
@@ -67,6 +72,9 @@ impl TransmissionSelection for Ets {
     fn next_eligible(&self, now: Instant) -> Option<Instant> {
         self.0.next_eligible(now)
     }
+    fn discarded(&mut self, now: Instant, priority: u8, bytes: u32) -> Result<(), SchedulerError> {
+        self.0.discard(now, priority, bytes)
+    }
 }
 
 /// The transmission selection of one simulated port: a closed set, dispatched by `match` so
@@ -106,6 +114,12 @@ impl TransmissionSelection for PortSelection {
         match self {
             PortSelection::Strict(s) => s.next_eligible(now),
             PortSelection::Ets(e) => e.next_eligible(now),
+        }
+    }
+    fn discarded(&mut self, now: Instant, priority: u8, bytes: u32) -> Result<(), SchedulerError> {
+        match self {
+            PortSelection::Strict(s) => s.discarded(now, priority, bytes),
+            PortSelection::Ets(e) => e.discarded(now, priority, bytes),
         }
     }
 }

@@ -144,6 +144,9 @@ impl Report {
         if let Some(f) = &self.engine_fault {
             let _ = writeln!(s, "ENGINE FAULT (run stopped): {f}");
         }
+        if let Some(p) = &self.pathology {
+            s.push_str(&p.summary());
+        }
         s
     }
 

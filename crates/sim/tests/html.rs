@@ -1,8 +1,9 @@
 //! The HTML report is self-contained (inline SVG, no scripts, no network) and shows the
 //! four-bridge story: the topology with the order PFC spread in, pauses on every client
-//! uplink, buffers filling, throughput per priority; with finite flows it adds their
-//! completion-time CDF and the slowdown by flow size; hostile names are escaped. (The
-//! 320-host fabric in a headless browser: tests/html_browser.rs.)
+//! uplink, buffers filling, throughput per priority, its victim; with finite flows it adds
+//! their completion-time CDF and the slowdown by flow size; with the pathology parts, a
+//! timeline of stalls, storms, deadlocks and pfcwd, and each deadlock's cycle; hostile names
+//! are escaped. (The 320-host fabric in a headless browser: tests/html_browser.rs.)
 
 mod common;
 
@@ -40,11 +41,14 @@ fn self_contained(html: &str) -> bool {
 }
 
 #[test]
-fn the_report_has_four_plots_a_spread_order_and_a_pause_row_for_every_client_uplink() {
+fn the_report_has_five_plots_a_spread_order_a_pause_row_for_every_client_uplink_and_the_victim() {
     let c = common::load("four-bridge", &[], Some(Duration::from_us(300)));
     let (html, report) = page(c);
-    assert_eq!(html.matches("<svg").count(), 4);
-    assert_eq!(sections(&html), ["topology", "throughput", "buffer", "pause"]);
+    assert_eq!(html.matches("<svg").count(), 5);
+    assert_eq!(
+        sections(&html),
+        ["topology", "throughput", "buffer", "pause", "victims"]
+    );
     // the spreading list: bridge4 (the congested switch) pauses first, then hop by hop back
     let list = html
         .split("<section id=\"topology\">")
@@ -72,6 +76,98 @@ fn the_report_has_four_plots_a_spread_order_and_a_pause_row_for_every_client_upl
     assert!(html.contains("lossless frames dropped: 0"));
     // endless flows: no FCT plot
     assert!(report.fct.all.is_none() && !html.contains("Flow completion time"));
+    // the victims plot: one bar per blocked flow, the victim marked, the lossy flows absent
+    let victims = section(&html, "Victims:");
+    assert!(victims.contains(&text("victim (victim)")), "{victims}");
+    for i in 1..=3 {
+        assert!(victims.contains(&text(&format!("lossless:client{i}"))));
+        assert!(!victims.contains(&format!("lossy:client{i}")));
+    }
+    // four-bridge has no stall, detector, pfcwd or event: no timeline, no verdict
+    assert!(!html.contains("Storms and deadlocks") && !html.contains("Verdict"));
+}
+
+/// A text element of plotters' SVG as it writes it (the text on a line of its own).
+fn text(s: &str) -> String {
+    format!("\n{s}\n")
+}
+
+/// The section of the page under the heading that starts with `heading`.
+fn section<'a>(html: &'a str, heading: &str) -> &'a str {
+    let from = html
+        .find(&format!("<h2>{heading}"))
+        .unwrap_or_else(|| panic!("no section {heading}"));
+    let rest = &html[from + 4..];
+    &rest[..rest.find("<h2>").unwrap_or(rest.len())]
+}
+
+#[test]
+fn a_deadlock_adds_its_timeline_and_its_cycle_drawn_queue_by_queue() {
+    let c = common::load("deadlock-ring", &[], None);
+    let (html, report) = page(c);
+    assert!(self_contained(&html));
+    let found = &report.pathology.as_ref().unwrap().detector.as_ref().unwrap()[0];
+    assert_eq!(found.kind, "deadlock");
+    // the detector's verdict under the title
+    assert!(html.contains("</h1>\n<p><b>Verdict:</b> DEADLOCK: 1 cycle found; the first, cycle "));
+    // 4 usual plots (no victims in the ring), the timeline, the cycle
+    assert_eq!(html.matches("<svg").count(), 6);
+    assert_eq!(
+        sections(&html),
+        [
+            "topology",
+            "throughput",
+            "buffer",
+            "pause",
+            "pathology",
+            "deadlock-1"
+        ]
+    );
+    let timeline = section(&html, "Storms and deadlocks");
+    assert!(timeline.contains(&text("deadlock of 3 queues")), "{timeline}");
+    assert!(timeline.contains(&text("deadlock: formed → gone")));
+    // the run ended at the finding: the timeline's axis is in µs, not the 100 ms configured
+    assert!(timeline.contains("time (µs)"));
+    let cycle = section(&html, "Deadlock cycle of 3 queues (found at 610 µs)");
+    for q in ["swA.1:3", "swB.2:3", "swC.2:3"] {
+        assert_eq!(cycle.matches(&text(q)).count(), 1, "{q} in {cycle}");
+    }
+    // one arrow head per queue, one circle per queue
+    assert_eq!(cycle.matches("<polygon").count(), 3);
+    assert_eq!(cycle.matches("<circle").count(), 3);
+    assert!(cycle.contains("formed 410 µs, found 610 µs, still there at the end; 3 flows stuck: a, b, c"));
+}
+
+#[test]
+fn a_storm_under_pfcwd_shows_the_stall_the_storm_and_each_stormed_queue() {
+    let c = common::load("storm-pfcwd", &[], Some(Duration::from_ms(450)));
+    let (html, report) = page(c);
+    assert!(self_contained(&html));
+    let p = report.pathology.as_ref().unwrap();
+    let timeline = section(&html, "Storms and deadlocks");
+    assert!(timeline.contains(&text("stalled rx stalled")), "{timeline}");
+    assert!(timeline.contains(&text("storm from stalled")));
+    // one row per queue pfcwd declared stormed, and no other
+    let stormed: Vec<String> = p
+        .pfcwd
+        .iter()
+        .filter(|q| !q.storms.is_empty())
+        .map(|q| {
+            text(&format!(
+                "pfcwd {}.{}:{} → {}",
+                q.switch, q.port, q.priority, q.peer
+            ))
+        })
+        .collect();
+    assert!(stormed.len() >= 6, "{stormed:?}");
+    assert!(stormed.contains(&text("pfcwd leaf1.0:3 → stalled")));
+    for s in &stormed {
+        assert!(timeline.contains(s.as_str()), "{s}");
+    }
+    assert_eq!(timeline.matches("\npfcwd ").count(), stormed.len());
+    assert!(timeline.contains(&text("pfcwd: stormed → restored")) && timeline.contains("time (ms)"));
+    // a storm is no cycle: no cycle diagram
+    assert!(!html.contains("Deadlock cycle"));
 }
 
 #[test]

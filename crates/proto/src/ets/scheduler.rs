@@ -420,6 +420,30 @@ impl Scheduler {
         Ok(())
     }
 
+    /// Tells the scheduler that a queued frame of `priority`, `bytes` long, left the queue at
+    /// `now` without being transmitted (a flushed queue, a watchdog's drop): removed from the
+    /// queue like [`Scheduler::on_transmitted`] but charged to no class or shaper and not
+    /// counted as sent.
+    pub fn discard(&mut self, now: Instant, priority: u8, bytes: u32) -> Result<(), SchedulerError> {
+        let p = Self::check_priority(priority)?;
+        if self.queued_frames[p] == 0 || u64::from(bytes) > self.queued_bytes[p] || bytes == 0 {
+            return Err(SchedulerError::NotQueued {
+                priority,
+                bytes,
+                queued: self.queued_bytes[p],
+                frames: self.queued_frames[p],
+            });
+        }
+        self.queued_frames[p] -= 1;
+        self.queued_bytes[p] -= u64::from(bytes);
+        if self.queued_frames[p] == 0 {
+            self.queued_bytes[p] = 0;
+            self.backlogged &= !(1 << p);
+        }
+        self.refresh(now);
+        Ok(())
+    }
+
     /// The earliest instant at which a shaper now holding back a waiting class lets it send,
     /// or `None` if no class is held; a driver with nothing else to send sleeps until then.
     pub fn next_eligible(&self, now: Instant) -> Option<Instant> {
@@ -485,6 +509,30 @@ mod tests {
     #[test]
     fn bits_iterates_set_bits() {
         assert_eq!(bits(0b1010_0101).collect::<Vec<_>>(), vec![0, 2, 5, 7]);
+    }
+
+    #[test]
+    fn a_discarded_frame_leaves_the_queue_unsent() {
+        let cfg =
+            EtsConfig::from_lldptool_args("tsa=0:ets,1:ets up2tc=0:0,1:0,2:0,3:1,4:0,5:0,6:0,7:0 tcbw=50,50")
+                .unwrap();
+        let mut s = Scheduler::ieee(&cfg, &PortParams::new(Rate::from_gbps(100))).unwrap();
+        let t = Instant::ZERO;
+        s.enqueue(t, 3, 1000).unwrap();
+        s.enqueue(t, 3, 1000).unwrap();
+        s.enqueue(t, 0, 1000).unwrap();
+        s.discard(t, 3, 1000).unwrap();
+        s.discard(t, 3, 1000).unwrap();
+        assert_eq!(
+            (s.queued_frames(3), s.queued_bytes(3), s.sent_frames(3)),
+            (0, 0, 0)
+        );
+        assert_eq!(s.backlogged(), 1);
+        assert_eq!(s.select(t, 0).map(|x| x.priority), Some(0));
+        assert!(matches!(
+            s.discard(t, 3, 1000),
+            Err(SchedulerError::NotQueued { .. })
+        ));
     }
 
     #[test]

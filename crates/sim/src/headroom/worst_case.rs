@@ -384,6 +384,7 @@ pub fn config(setup: &Setup, plan: &Plan, headroom: u64) -> SimConfig {
             at: Instant::ZERO,
             on: true,
         }],
+        pathology: Default::default(),
     }
 }
 

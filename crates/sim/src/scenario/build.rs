@@ -423,6 +423,15 @@ pub(super) fn build(
     let flows = traffic.flows(&raw.flow, &mut size)?;
     let workloads = traffic.workloads(&raw.workload, &mut size)?;
     let signals = traffic.signals(&raw.signal, &mut size)?;
+    let pathology = super::pathology::Scope {
+        ctx,
+        names: &names,
+        nodes: &nodes,
+        links: &links,
+        duration,
+        duration_overridden: ov.duration.is_some(),
+    }
+    .build(&raw)?;
     Ok(SimConfig {
         name: raw.name,
         description: raw.description,
@@ -433,6 +442,7 @@ pub(super) fn build(
         flows,
         workloads,
         signals,
+        pathology,
     })
 }
 

@@ -15,6 +15,7 @@ use crate::config::SimConfig;
 mod build;
 mod flows;
 mod link;
+mod pathology;
 mod raw;
 mod set;
 mod topology;
@@ -38,7 +39,7 @@ pub struct Builtin {
 }
 
 /// The built-in scenarios; the first is the default.
-pub const BUILTINS: [Builtin; 6] = [
+pub const BUILTINS: [Builtin; 11] = [
     Builtin {
         name: "four-bridge",
         summary: "document 003 §3.2: congestion spreading from an oversubscribed link back to three clients",
@@ -68,6 +69,31 @@ pub const BUILTINS: [Builtin; 6] = [
         name: "dcbx-disagree",
         summary: "DCBX: both ends unwilling with different PFC vectors; PFC not operational, drops",
         text: include_str!("../../../../examples/scenarios/dcbx-disagree.toml"),
+    },
+    Builtin {
+        name: "storm",
+        summary: "a stalled NIC's endless XOFF spreads through a 2-spine, 4-leaf Clos to every host; no watchdog",
+        text: include_str!("../../../../examples/scenarios/storm.toml"),
+    },
+    Builtin {
+        name: "storm-nic",
+        summary: "the storm with mlx5 NIC storm prevention (100 ms) on the stalled host: contained",
+        text: include_str!("../../../../examples/scenarios/storm-nic.toml"),
+    },
+    Builtin {
+        name: "storm-pfcwd",
+        summary: "the storm with SONiC pfcwd (200 ms, drop) on every switch: contained",
+        text: include_str!("../../../../examples/scenarios/storm-pfcwd.toml"),
+    },
+    Builtin {
+        name: "deadlock-ring",
+        summary: "three switches in a ring with routes that close the loop: a PFC deadlock, found as a cycle",
+        text: include_str!("../../../../examples/scenarios/deadlock-ring.toml"),
+    },
+    Builtin {
+        name: "deadlock-bounce",
+        summary: "leaf-spine, one failed link, traffic bounced off a leaf that has not reconverged: a loop that deadlocks",
+        text: include_str!("../../../../examples/scenarios/deadlock-bounce.toml"),
     },
 ];
 

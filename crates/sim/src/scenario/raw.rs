@@ -30,6 +30,67 @@ pub(super) struct RawScenario {
     pub(super) workload: Vec<RawWorkload>,
     #[serde(default)]
     pub(super) signal: Vec<RawSignal>,
+    /// Switches a frame may enter before it is dropped (a routing loop's frames die).
+    pub(super) hop_limit: Option<Spanned<i64>>,
+    /// SONiC pfcwd settings of every switch (a switch's `pfcwd` overrides them).
+    pub(super) pfcwd: Option<Spanned<RawPfcwd>>,
+    #[serde(default)]
+    pub(super) route: Vec<RawRoute>,
+    #[serde(default)]
+    pub(super) event: Vec<RawEvent>,
+    pub(super) deadlock: Option<Spanned<RawDeadlock>>,
+    pub(super) victims: Option<Spanned<RawVictims>>,
+}
+
+/// `[pfcwd]` or a switch's `pfcwd = { ... }`.
+#[derive(Deserialize, Default, Clone)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawPfcwd {
+    pub(super) detection: Option<Spanned<String>>,
+    pub(super) restoration: Option<Spanned<String>>,
+    pub(super) poll: Option<Spanned<String>>,
+    pub(super) action: Option<Spanned<String>>,
+    pub(super) rule: Option<Spanned<String>>,
+    /// `[pfcwd]` only: the big red switch on from the start.
+    pub(super) big_red_switch: Option<bool>,
+}
+
+/// `[[route]]`: at `switch`, frames to `dst` leave towards `via`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawRoute {
+    pub(super) switch: Spanned<String>,
+    pub(super) dst: Spanned<String>,
+    pub(super) via: Spanned<Vec<Spanned<String>>>,
+    pub(super) at: Option<Spanned<String>>,
+}
+
+/// `[[event]]`: one of `link_down`, `link_up`, `big_red_switch` at `at`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawEvent {
+    pub(super) at: Spanned<String>,
+    pub(super) link_down: Option<Spanned<Vec<Spanned<String>>>>,
+    pub(super) link_up: Option<Spanned<Vec<Spanned<String>>>>,
+    pub(super) reroute: Option<bool>,
+    pub(super) big_red_switch: Option<Spanned<String>>,
+}
+
+/// `[deadlock]`: the wait-for-graph detector.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawDeadlock {
+    pub(super) interval: Option<Spanned<String>>,
+    pub(super) threshold: Option<Spanned<String>>,
+    /// "stop" (the default) or "continue".
+    pub(super) on_deadlock: Option<Spanned<String>>,
+}
+
+/// `[victims]`: per-flow blocking accounting.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawVictims {
+    pub(super) min_blocked_ratio: Option<Spanned<f64>>,
 }
 
 #[derive(Deserialize, Default, Clone)]
@@ -68,6 +129,10 @@ pub(super) struct RawHost {
     pub(super) nic_queue_frames: Option<usize>,
     /// Local DCBX configuration of the host's port (802.1Qaz vocabulary).
     pub(super) dcbx: Option<toml::Value>,
+    /// Spans during which the receiver processes nothing: `[["1ms", "forever"], ...]`.
+    pub(super) rx_stall: Option<Vec<(Spanned<String>, Spanned<String>)>>,
+    /// mlx5 NIC storm prevention: "off", "auto" or 80..8000 ms.
+    pub(super) pfc_prevention_tout: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -84,6 +149,8 @@ pub(super) struct RawSwitch {
     pub(super) mtu: Option<Spanned<u64>>,
     /// Local DCBX configuration of every port of the switch.
     pub(super) dcbx: Option<toml::Value>,
+    /// pfcwd: true/false, or a table over `[pfcwd]`.
+    pub(super) pfcwd: Option<Spanned<toml::Value>>,
 }
 
 fn default_threshold() -> Spanned<String> {

@@ -37,8 +37,9 @@ fn struct_fields<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
 }
 
 /// Top-level keys that hold tables or arrays of tables (not settable by a path).
-const TABLES: [&str; 8] = [
-    "params", "defaults", "host", "switch", "link", "flow", "workload", "signal",
+const TABLES: [&str; 13] = [
+    "params", "defaults", "host", "switch", "link", "flow", "workload", "signal", "pfcwd", "route", "event",
+    "deadlock", "victims",
 ];
 
 /// What `--set`/`--sweep` paths may name in one scenario (read from its TOML table).
@@ -125,7 +126,7 @@ mod tests {
         assert!(struct_fields::<RawLinkParams>().contains(&"pfc_priorities"));
         assert_eq!(
             SetPaths::top().collect::<Vec<_>>(),
-            ["name", "description", "seed", "duration"]
+            ["name", "description", "seed", "duration", "hop_limit"]
         );
     }
 

@@ -132,6 +132,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     xoff_pairs: 0,
                     paused_seen: 0,
                     stats: PortStats::default(),
+                    fault: Default::default(),
                     dcbx,
                     lldp_tx: VecDeque::new(),
                     lldp_wire: VecDeque::new(),
@@ -166,6 +167,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                         rx_peak: 0,
                         rx_busy: false,
                         rx_xoff_on: false,
+                        stall: config
+                            .pathology
+                            .hosts
+                            .iter()
+                            .find(|hp| hp.node as usize == i)
+                            .map(|hp| Box::new(super::storm::HostStall::new(hp))),
                     }));
                 }
                 NodeKind::Switch(s) => {
@@ -241,6 +248,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             queue.push(t, Event::NewFlow(i as u32));
         }
         let end = Instant::ZERO + config.duration;
+        let hop_limit = config.pathology.hop_limit;
         let mut sim = Simulator {
             config,
             now: Instant::ZERO,
@@ -255,6 +263,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             events: 0,
             observer,
             fault: None,
+            patho: super::pathology::PathoState::new(hop_limit),
         };
         for p in 0..sim.ports.len() {
             sim.arm_timer(p as PortId);
@@ -263,6 +272,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             f.scheduled = true;
         }
         sim.start_dcbx();
+        sim.build_pathology()?;
+        sim.start_pathology();
         Ok(sim)
     }
 }

@@ -16,10 +16,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let Node::Host(h) = &mut self.nodes[node as usize] else {
             return;
         };
-        let Some(rate) = h.rx_rate else {
+        let stalled = h.stall.as_ref().is_some_and(|s| s.stalled);
+        if h.rx_rate.is_none() && !stalled {
             self.deliver(node, frame);
             return;
-        };
+        }
         if h.rx_backlog + frame.len as u64 > h.rx_buffer {
             let p = h.port;
             self.drop_frame(p, frame, DropReason::ReceiverOverflow);
@@ -30,7 +31,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         h.rx_queue.push_back(frame);
         self.observer
             .buffer_changed(node, 0, frame.priority, h.rx_backlog, now);
-        if !h.rx_busy {
+        if !h.rx_busy
+            && !stalled
+            && let Some(rate) = h.rx_rate
+        {
             h.rx_busy = true;
             self.queue
                 .push(now + rate.time_for_bytes(frame.len as u64), Event::RxDone(node));
@@ -47,6 +51,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// while PFC is off (or a priority not in the vector) goes out when DCBX enables it;
     /// `set_pair_xoff` asks the engine only for what the port's mode obeys.
     pub(super) fn host_request(&mut self, p: PortId, on: bool) {
+        if self.prevention_gate(p, on) {
+            return;
+        }
+        if on {
+            self.victims_receiver_xoff(p);
+        }
         for q in 0..8u8 {
             self.set_pair_xoff(p, q, on);
         }
@@ -57,6 +67,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let Node::Host(h) = &mut self.nodes[node as usize] else {
             return;
         };
+        if h.stall.as_ref().is_some_and(|s| s.stalled) {
+            // the pipeline stalled while processing: the frame stays, to be processed again
+            h.rx_busy = false;
+            return;
+        }
         let Some(frame) = h.rx_queue.pop_front() else {
             h.rx_busy = false;
             return;
@@ -154,6 +169,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             ingress: NO_PORT,
             src: src as NodeId,
             dst: fs.spec.dst,
+            hops: 0,
         };
         self.next_frame_id += 1;
         self.totals.injected += 1;
@@ -204,6 +220,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             let mut fs = FlowState::new(spec);
             fs.scheduled = true;
             self.flows.push(fs);
+            self.victims_add_flow(id);
             self.queue.push(now, Event::Emit(id));
         }
         let w: &Workload = &self.config.workloads[wi as usize];

@@ -10,10 +10,17 @@ use rand_pcg::Pcg64;
 
 mod build;
 mod dcbx;
+mod deadlock;
 mod host;
+mod patho_report;
+mod pathology;
+mod pfcwd;
 mod routes;
+mod storm;
 #[cfg(test)]
 mod tests;
+mod topo;
+mod victims;
 
 pub(crate) use dcbx::PortDcbx;
 
@@ -47,6 +54,9 @@ pub enum Event {
     Eligible(PortId),
     /// A port's DCBX agent has a deadline.
     DcbxTimer(PortId),
+    /// A timer of the pathology parts (stalls, storm prevention, pfcwd polls, the deadlock
+    /// detector, topology events): kind and index, see `sim/pathology.rs`.
+    Pathology(u32),
 }
 
 /// One port: egress queues, transmitter, flow-control engine, the wire towards its peer.
@@ -84,6 +94,8 @@ pub(crate) struct Port {
     /// Last paused mask reported to the observer (only with `Observer::PAUSE_STATE`).
     paused_seen: u8,
     pub(crate) stats: PortStats,
+    /// Link down, pfcwd drops (`sim/topo.rs`, `sim/pfcwd.rs`).
+    pub(crate) fault: topo::PortFault,
     /// The DCBX agent of a DCBX-managed port.
     pub(crate) dcbx: Option<Box<PortDcbx>>,
     /// LLDPDUs waiting for the transmitter.
@@ -106,6 +118,8 @@ pub(crate) struct Host {
     pub(crate) rx_peak: u64,
     rx_busy: bool,
     rx_xoff_on: bool,
+    /// Receiver stalls and NIC storm prevention (`sim/storm.rs`).
+    pub(crate) stall: Option<Box<storm::HostStall>>,
 }
 
 pub(crate) struct Switch {
@@ -147,6 +161,8 @@ pub struct Simulator<O: Observer = NoObserver, Q: EventQueue<Event> = CalendarQu
     /// The first error an engine returned on the hot path; it stops the run (see
     /// [`Simulator::fault`]).
     pub(crate) fault: Option<String>,
+    /// Pathology state: pfcwd, routes and link events, the detector, victims.
+    pub(crate) patho: pathology::PathoState,
 }
 
 /// Error building a simulator from a configuration. A variant with a `source` names only
@@ -205,6 +221,14 @@ pub enum BuildError {
     Signal {
         /// The host's name.
         host: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A pathology setting (pfcwd, static route, ...) cannot be applied.
+    #[error("{what}: {problem}")]
+    Pathology {
+        /// Where (e.g. `switch s1 pfcwd`).
+        what: String,
         /// What is wrong.
         problem: String,
     },
@@ -283,6 +307,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.fault = Some(format!("at {} port {p}: {what}: {err}", self.now));
         }
         self.end = self.now;
+        self.patho.halted = true;
     }
 
     /// Queues `frame` at egress port `p` (transmission selection told first); false (and an
@@ -300,6 +325,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         port.queued_bytes[q] += frame.len as u64;
         let st = &mut port.stats.prio[q];
         st.peak_queue_bytes = st.peak_queue_bytes.max(port.queued_bytes[q]);
+        if self.patho.victims.is_some() {
+            self.victims_enqueued(p, &frame);
+        }
         true
     }
 
@@ -312,7 +340,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// the clock to it. Returns true when the end has been reached.
     pub fn run_until(&mut self, until: Instant) -> bool {
         let until = until.min(self.end);
-        while self.fault.is_none() {
+        // an engine fault or the deadlock detector halts the run (and moves `end` to now)
+        while !self.patho.halted {
             let Some(s) = self.queue.pop_before(until) else {
                 break;
             };
@@ -320,12 +349,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.events += 1;
             self.handle(s.event);
         }
-        if until > self.now && self.fault.is_none() {
+        if until > self.now && !self.patho.halted {
             self.now = until;
         }
         self.now >= self.end
     }
 
+    #[inline(always)]
     fn handle(&mut self, ev: Event) {
         match ev {
             Event::TxEnd(p) => self.on_tx_end(p),
@@ -337,6 +367,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             Event::Signal(i) => self.on_signal(i),
             Event::Eligible(p) => self.try_transmit(p),
             Event::DcbxTimer(p) => self.on_dcbx_timer(p),
+            Event::Pathology(x) => self.on_pathology(x),
         }
     }
 
@@ -388,7 +419,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     fn try_transmit(&mut self, p: PortId) {
         let now = self.now;
         let pi = p as usize;
-        if self.ports[pi].busy {
+        if self.ports[pi].busy || self.ports[pi].fault.down {
             return;
         }
         let port = &mut self.ports[pi];
@@ -474,6 +505,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.engine_fault(p, "transmission selection lost track of a queue", &e);
             return;
         }
+        if self.patho.victims.is_some() {
+            self.victims_dequeued(p, &frame);
+        }
         let port = &mut self.ports[pi];
         port.timer_stale = true;
         port.busy = true;
@@ -551,6 +585,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     fn on_arrive(&mut self, p: PortId) {
         let now = self.now;
         let peer = self.ports[p as usize].peer;
+        if self.ports[peer as usize].fault.lost > 0 {
+            self.lost_arrival(p);
+            return;
+        }
         let Some(w) = self.ports[peer as usize].inflight.pop_front() else {
             return;
         };
@@ -593,25 +631,33 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         self.totals.dropped[reason.index()] += 1;
     }
 
-    fn switch_receive(&mut self, node: NodeId, p: PortId, frame: Frame) {
+    /// The egress port of switch `node` for `frame` (ECMP by flow hash), if it has a route.
+    #[inline]
+    pub(crate) fn route(&self, node: NodeId, frame: &Frame) -> Option<PortId> {
+        let Node::Switch(sw) = &self.nodes[node as usize] else {
+            return None;
+        };
+        topo::pick(&sw.routes, node, frame.flow, frame.dst, self.config.seed)
+    }
+
+    fn switch_receive(&mut self, node: NodeId, p: PortId, mut frame: Frame) {
+        frame.hops = frame.hops.saturating_add(1);
+        if frame.hops > self.patho.hop_limit {
+            self.drop_frame(p, frame, DropReason::HopLimit);
+            return;
+        }
+        let Some(out) = self.route(node, &frame) else {
+            self.drop_frame(p, frame, DropReason::NoRoute);
+            return;
+        };
+        if self.patho.faults && self.fault_drop(p, out, frame) {
+            return;
+        }
+        let local = self.ports[p as usize].local as usize;
+        let lossless = self.ports[p as usize].lossless & (1 << frame.priority) != 0;
         let Node::Switch(sw) = &mut self.nodes[node as usize] else {
             return;
         };
-        let dst = frame.dst as usize;
-        let cands = sw.routes.get(dst);
-        let out = match cands.len() {
-            0 => {
-                self.drop_frame(p, frame, DropReason::NoRoute);
-                return;
-            }
-            1 => cands[0],
-            n => {
-                let h = splitmix64(frame.flow as u64 ^ ((node as u64) << 32) ^ self.config.seed);
-                cands[(h % n as u64) as usize]
-            }
-        };
-        let local = self.ports[p as usize].local as usize;
-        let lossless = self.ports[p as usize].lossless & (1 << frame.priority) != 0;
         match sw.buffer.admit(local, frame.priority, frame.len as u64, lossless) {
             Admission::Dropped(reason) => self.drop_frame(p, frame, reason),
             Admission::Admitted { xoff } => {
@@ -622,6 +668,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     return;
                 }
                 if xoff {
+                    self.victims_xoff(node, p, frame.priority);
                     self.set_pair_xoff(p, frame.priority, true);
                 }
                 self.try_transmit(out);

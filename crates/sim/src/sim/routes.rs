@@ -24,6 +24,13 @@ impl Routes {
         let (start, len) = self.entry[dst];
         &self.ports[start as usize..(start + len) as usize]
     }
+
+    /// Makes `ports` the candidates towards node `dst` (a static route).
+    pub(crate) fn set(&mut self, dst: usize, ports: &[PortId]) {
+        let start = self.ports.len() as u32;
+        self.ports.extend_from_slice(ports);
+        self.entry[dst] = (start, ports.len() as u32);
+    }
 }
 
 /// Routes of every switch (`None` for hosts). Every host has exactly one port.

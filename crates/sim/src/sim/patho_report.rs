@@ -1,0 +1,421 @@
+//! Collects the report's `pathology` section from the simulator's state.
+
+use lossless_proto::flow_control::Mode;
+use lossless_proto::units::Instant;
+use lossless_proto::watchdog::pfcwd::{Action, Rule, Status};
+
+use super::deadlock::Kind;
+use super::victims::RECEIVER;
+use super::{Event, Node, Simulator};
+use crate::event::EventQueue;
+use crate::frame::{DropReason, NO_PORT, PortId};
+use crate::observer::Observer;
+use crate::pathology_report::{
+    FindingReport, FlowVictimReport, HopVictimReport, HostPathologyReport, PathologyReport, PfcwdQueueReport,
+    PrioVictimReport, StormSpan, TopologyEventReport, VerdictReport, VictimsReport,
+};
+use crate::report::FlowReport;
+use crate::traffic::frame_len;
+
+fn ps(t: Instant) -> u128 {
+    t.as_ps()
+}
+
+impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
+    /// `node.local`, a port's short name.
+    fn port_short(&self, p: PortId) -> String {
+        let port = &self.ports[p as usize];
+        format!("{}.{}", self.config.nodes[port.node as usize].name, port.local)
+    }
+    /// `node.local → peer`.
+    fn port_long(&self, p: PortId) -> String {
+        let port = &self.ports[p as usize];
+        let peer = self.ports[port.peer as usize].node;
+        format!(
+            "{} → {}",
+            self.port_short(p),
+            self.config.nodes[peer as usize].name
+        )
+    }
+
+    /// The section, or `None` when the scenario uses none of the pathology parts.
+    pub(crate) fn pathology_report(&self, flows: &[FlowReport]) -> Option<PathologyReport> {
+        if self.config.pathology.is_off() {
+            return None;
+        }
+        let now = self.now;
+        let mut hosts = Vec::new();
+        for (i, n) in self.nodes.iter().enumerate() {
+            let Node::Host(h) = n else {
+                continue;
+            };
+            let Some(s) = h.stall.as_deref() else {
+                continue;
+            };
+            let port = &self.ports[h.port as usize];
+            let c = s.prevention.as_ref().map(|p| p.counters()).unwrap_or_default();
+            let requested = match port.mac.config().mode {
+                Mode::Off => 0,
+                _ => (0..8u8)
+                    .map(|q| port.mac.tx_pause_duration(now, q).as_ps())
+                    .max()
+                    .unwrap_or(0),
+            };
+            hosts.push(HostPathologyReport {
+                host: self.config.nodes[i].name.clone(),
+                rx_stalled_ps: s.stalled_until(now).as_ps(),
+                pfc_prevention_tout_ps: s.prevention.as_ref().map(|p| p.critical().as_ps()),
+                tx_pause_storm_warning_events_total: c.tx_pause_storm_warning_events,
+                tx_pause_storm_error_events_total: c.tx_pause_storm_error_events,
+                pause_stopped_at_ps: s.pause_stopped_at.iter().map(|&t| ps(t)).collect(),
+                rx_dropped_frames: port
+                    .stats
+                    .prio
+                    .iter()
+                    .map(|st| st.drops[DropReason::ReceiverOverflow.index()])
+                    .sum(),
+                pause_requested_ps: requested,
+            });
+        }
+        let mut pfcwd = Vec::new();
+        let interval = self.patho.detector.as_deref().map(|d| d.cfg.interval);
+        for sw in &self.patho.pfcwd {
+            for q in &sw.queues {
+                let port = &self.ports[q.port as usize];
+                let peer = self.ports[port.peer as usize].node;
+                pfcwd.push(PfcwdQueueReport {
+                    switch: self.config.nodes[sw.node as usize].name.clone(),
+                    port: port.local,
+                    peer: self.config.nodes[peer as usize].name.clone(),
+                    priority: q.prio,
+                    action: match sw.cfg.action {
+                        Action::Drop => "drop",
+                        Action::Forward => "forward",
+                        Action::Alert => "alert",
+                    },
+                    rule: match sw.cfg.rule {
+                        Rule::Mellanox => "mellanox",
+                        Rule::MellanoxLegacy => "mellanox_legacy",
+                        Rule::Broadcom => "broadcom",
+                    },
+                    detection_time_ps: sw.cfg.detection.as_ps(),
+                    restoration_time_ps: sw.cfg.restoration.as_ps(),
+                    poll_interval_ps: sw.cfg.poll.as_ps(),
+                    status: match q.watch.status() {
+                        Status::Operational => "operational",
+                        Status::Stormed => "stormed",
+                    },
+                    storms_detected_total: q.watch.detected(),
+                    storms_restored_total: q.watch.restored(),
+                    tx_dropped_frames: q.tx_dropped,
+                    rx_dropped_frames: q.rx_dropped,
+                    storms: q
+                        .storms
+                        .iter()
+                        .map(|&(det, res, truth)| StormSpan {
+                            detected_at_ps: ps(det),
+                            restored_at_ps: res.map(ps),
+                            blocked_since_ps: truth.map(ps),
+                            confirmed: interval.map(|i| {
+                                truth
+                                    .is_some_and(|t| det.saturating_duration_since(t) + i >= sw.cfg.detection)
+                            }),
+                        })
+                        .collect(),
+                    missed_storms_total: interval.map(|_| q.missed),
+                });
+            }
+        }
+        let events: Vec<TopologyEventReport> = self
+            .patho
+            .log
+            .iter()
+            .map(|e| TopologyEventReport {
+                at_ps: ps(e.at),
+                what: e.what.clone(),
+            })
+            .collect();
+        let mut detector: Option<Vec<FindingReport>> = self.patho.detector.as_deref().map(|d| {
+            d.findings
+                .iter()
+                .map(|f| {
+                    let name = |&(p, q): &(PortId, u8)| self.queue_name(p, q);
+                    FindingReport {
+                        kind: match f.kind {
+                            Kind::Deadlock => "deadlock",
+                            Kind::Storm => "storm",
+                        },
+                        cycle: f.cycle.iter().map(name).collect(),
+                        sink: f.sink.map(|h| self.config.nodes[h as usize].name.clone()),
+                        members: f.members.iter().take(64).map(name).collect(),
+                        members_total: f.members.len() as u64,
+                        formed_at_ps: ps(f.formed_at),
+                        detected_at_ps: ps(f.detected_at),
+                        resolved_at_ps: f.resolved_at.map(ps),
+                        resolved_by: None,
+                        hosts_blocked: f
+                            .members
+                            .iter()
+                            .map(|&(p, _)| self.ports[p as usize].node)
+                            .filter(|&n| matches!(self.nodes[n as usize], Node::Host(_)))
+                            .map(|n| self.config.nodes[n as usize].name.clone())
+                            .collect(),
+                        stuck_flows: f
+                            .flows
+                            .iter()
+                            .map(|&fl| self.flows[fl as usize].spec.name.clone())
+                            .collect(),
+                        stuck_flows_total: f.flows_total as u64,
+                    }
+                })
+                .collect()
+        });
+        let verdict = match (&mut detector, interval) {
+            (Some(found), Some(i)) => {
+                for f in found.iter_mut() {
+                    f.resolved_by = f.resolved_at_ps.and_then(|r| {
+                        self.resolved_by(f, r.saturating_sub(i.as_ps()), r, &pfcwd, &hosts, &events)
+                    });
+                }
+                self.patho
+                    .detector
+                    .as_deref()
+                    .map(|d| VerdictReport::new(found, d.cfg.threshold))
+            }
+            _ => None,
+        };
+        Some(PathologyReport {
+            ended_by_deadlock_at_ps: self.patho.stopped_by_deadlock.map(ps),
+            hosts,
+            pfcwd,
+            events,
+            detector,
+            verdict,
+            victims: self.victims_report(flows),
+        })
+    }
+
+    /// What acted in `[from, to]` that can have ended `f`: pfcwd declaring its members
+    /// stormed (drop or forward), its sink's NIC storm prevention, its sink's receiver
+    /// resuming, a topology event.
+    fn resolved_by(
+        &self,
+        f: &FindingReport,
+        from: u128,
+        to: u128,
+        pfcwd: &[PfcwdQueueReport],
+        hosts: &[HostPathologyReport],
+        events: &[TopologyEventReport],
+    ) -> Option<String> {
+        let within = |t: u128| from <= t && t <= to;
+        let mut acts = Vec::new();
+        let mut dropped: Vec<(String, &str)> = pfcwd
+            .iter()
+            .filter(|q| q.action != "alert")
+            .filter(|q| q.storms.iter().any(|s| within(s.detected_at_ps)))
+            .map(|q| (format!("{}.{}:{}", q.switch, q.port, q.priority), q.action))
+            .filter(|(name, _)| f.members.contains(name) || f.cycle.contains(name))
+            .collect();
+        // the cycle (a storm's queue facing its sink) first: the drop that broke it
+        dropped.sort_by_key(|(name, _)| !f.cycle.contains(name));
+        if let Some(&(_, action)) = dropped.first() {
+            let names: Vec<&str> = dropped.iter().take(4).map(|(n, _)| n.as_str()).collect();
+            acts.push(format!(
+                "pfcwd {action} on {}{}",
+                names.join(", "),
+                if dropped.len() > 4 {
+                    format!(" and {} more", dropped.len() - 4)
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        if let Some(sink) = &f.sink {
+            if hosts
+                .iter()
+                .any(|h| &h.host == sink && h.pause_stopped_at_ps.iter().any(|&t| within(t)))
+            {
+                acts.push(format!("NIC storm prevention of {sink}"));
+            }
+            let resumed = self.config.pathology.hosts.iter().any(|h| {
+                &self.config.nodes[h.node as usize].name == sink
+                    && h.rx_stall
+                        .iter()
+                        .any(|(_, until)| until.is_some_and(|u| within(u.as_ps())))
+            });
+            if resumed {
+                acts.push(format!("receiver of {sink} resumed"));
+            }
+        }
+        for e in events.iter().filter(|e| within(e.at_ps)) {
+            acts.push(e.what.clone());
+        }
+        (!acts.is_empty()).then(|| acts.join("; "))
+    }
+
+    fn victims_report(&self, flows: &[FlowReport]) -> Option<VictimsReport> {
+        let v = self.patho.victims.as_deref()?;
+        let slots = self.victims_settled()?;
+        let fair = self.fair_shares();
+        let mut out = Vec::new();
+        let mut prio = [(0u64, 0u64, 0u64); 8];
+        for (f, fr) in flows.iter().enumerate() {
+            let &(start, len) = v.flows.get(f).unwrap_or(&(0, 0));
+            let spec = &self.flows[f].spec;
+            let mut hops = Vec::new();
+            let (mut blocked, mut off) = (0u128, 0u128);
+            let mut paused_by: Vec<String> = Vec::new();
+            for i in start..start + len {
+                let s = &slots[i as usize];
+                blocked += s.blocked.as_ps();
+                off += s.off_path.as_ps();
+                let pauser = self.ports[s.port as usize].peer;
+                let pauser_name = if matches!(
+                    self.nodes[self.ports[pauser as usize].node as usize],
+                    Node::Host(_)
+                ) {
+                    self.config.nodes[self.ports[pauser as usize].node as usize]
+                        .name
+                        .clone()
+                } else {
+                    self.port_short(pauser)
+                };
+                if s.off_path.as_ps() > 0 && !paused_by.contains(&pauser_name) {
+                    paused_by.push(pauser_name.clone());
+                }
+                hops.push(HopVictimReport {
+                    egress: self.port_long(s.port),
+                    blocked_ps: s.blocked.as_ps(),
+                    off_path_blocked_ps: s.off_path.as_ps(),
+                    paused_by: (s.blocked.as_ps() > 0).then_some(pauser_name),
+                    off_path_cause: (s.off_cause != NO_PORT && s.off_cause != RECEIVER)
+                        .then(|| self.port_long(s.off_cause)),
+                });
+            }
+            let until = match (spec.size, self.flows[f].stats.completed) {
+                (Some(_), Some(c)) => c,
+                _ => spec.stop.min(self.now),
+            };
+            let active = until.saturating_duration_since(spec.start).as_ps();
+            let ratio = if active == 0 {
+                0.0
+            } else {
+                off as f64 / active as f64
+            };
+            let victim = off > 0 && ratio >= v.cfg.min_blocked_ratio;
+            let share = fair.get(f).copied().flatten();
+            let line = self.ports[self.host_port(spec.src) as usize].rate;
+            let frame = frame_len(spec.mtu) as f64;
+            let to_frame = frame / (frame + 20.0);
+            let lost = share.map(|s| {
+                let expect = s.min(spec.offered_bps(line)) * to_frame;
+                if victim {
+                    (expect - fr.throughput_bps as f64).max(0.0) as u64
+                } else {
+                    0
+                }
+            });
+            let pr = &mut prio[spec.priority as usize & 7];
+            pr.0 += 1;
+            if victim {
+                pr.1 += 1;
+                pr.2 += lost.unwrap_or(0);
+            }
+            out.push(FlowVictimReport {
+                flow: fr.name.clone(),
+                priority: spec.priority,
+                victim,
+                blocked_ps: blocked,
+                off_path_blocked_ps: off,
+                off_path_blocked_ratio: ratio,
+                paused_by,
+                fair_share_bps: share.map(|s| (s * to_frame) as u64),
+                throughput_lost_bps: lost,
+                hops,
+            });
+        }
+        Some(VictimsReport {
+            min_blocked_ratio: v.cfg.min_blocked_ratio,
+            flows: out,
+            priorities: (0..8u8)
+                .filter(|&p| prio[p as usize].0 > 0)
+                .map(|p| {
+                    let (n, vi, lost) = prio[p as usize];
+                    PrioVictimReport {
+                        priority: p,
+                        flows_total: n,
+                        victims_total: vi,
+                        throughput_lost_bps: lost,
+                    }
+                })
+                .collect(),
+        })
+    }
+
+    /// Max-min fair shares (wire bits per second) of the scenario's fixed flows, all active
+    /// at once, each capped by its offered load, over their egress ports at line rate
+    /// (progressive filling). `None` for workload flows.
+    fn fair_shares(&self) -> Vec<Option<f64>> {
+        let Some(v) = self.patho.victims.as_deref() else {
+            return Vec::new();
+        };
+        let fixed = self.config.flows.len().min(self.flows.len());
+        let demand: Vec<f64> = (0..fixed)
+            .map(|f| {
+                let spec = &self.flows[f].spec;
+                spec.offered_bps(self.ports[self.host_port(spec.src) as usize].rate)
+            })
+            .collect();
+        let path = |f: usize| -> &[_] {
+            let &(start, len) = v.flows.get(f).unwrap_or(&(0, 0));
+            &v.slots[start as usize..(start + len) as usize]
+        };
+        let mut rate = vec![0.0f64; fixed];
+        let mut frozen = vec![false; fixed];
+        let mut cap: Vec<f64> = self.ports.iter().map(|p| p.rate.bps() as f64).collect();
+        loop {
+            // flows still growing on each port
+            let mut users = vec![0u32; self.ports.len()];
+            for f in (0..fixed).filter(|&f| !frozen[f]) {
+                for s in path(f) {
+                    users[s.port as usize] += 1;
+                }
+            }
+            let mut inc = f64::INFINITY;
+            for f in (0..fixed).filter(|&f| !frozen[f]) {
+                inc = inc.min(demand[f] - rate[f]);
+                for s in path(f) {
+                    inc = inc.min(cap[s.port as usize] / f64::from(users[s.port as usize]));
+                }
+            }
+            if !inc.is_finite() {
+                break;
+            }
+            for f in (0..fixed).filter(|&f| !frozen[f]) {
+                rate[f] += inc;
+                for s in path(f) {
+                    cap[s.port as usize] -= inc;
+                }
+            }
+            let mut any = false;
+            for f in 0..fixed {
+                if frozen[f] {
+                    continue;
+                }
+                let full = path(f)
+                    .iter()
+                    .any(|s| cap[s.port as usize] <= 1e-6 * self.ports[s.port as usize].rate.bps() as f64);
+                if full || rate[f] >= demand[f] - 1e-6 {
+                    frozen[f] = true;
+                    any = true;
+                }
+            }
+            if !any {
+                break;
+            }
+        }
+        (0..self.flows.len())
+            .map(|f| (f < fixed).then(|| rate[f]))
+            .collect()
+    }
+}

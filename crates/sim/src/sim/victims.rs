@@ -1,0 +1,288 @@
+//! Victim accounting (`[victims]`): per flow and per hop of its path, the time the hop's
+//! queue was paused by PFC while it held a frame of the flow, and whether the congestion
+//! behind that pause was on the flow's own path.
+//!
+//! Cost: a flow's hops are slots in one flat array, indexed by the frame's hop counter, so a
+//! frame entering or leaving a queue touches one slot; the pause clock (the port engine's
+//! running paused-time total for the priority) is read only when the flow's first frame
+//! enters the queue or its last one leaves. Nothing walks a path per frame and nothing
+//! allocates per event (a flow's slots are made when the flow is, its path found once by
+//! the same routing the frames take).
+//!
+//! The cause of a pause: when a switch raises XOFF for (ingress port, priority), the egress
+//! queue of that switch holding most of the ingress's bytes at that priority is recorded
+//! (one scan of the switch's queues of that priority, per XOFF raised); a host's own request
+//! records its receiver. A hop's blocked time is **off path** when the recorded cause is not
+//! the flow's next hop (its frames are held for congestion of frames going elsewhere:
+//! head-of-line blocking); a flow blocked off its path for at least `min_blocked_ratio` of
+//! its active time is a **victim**, paused by the ports that sent those pauses.
+
+use lossless_proto::units::Duration;
+
+use super::{Event, Node, Simulator};
+use crate::event::EventQueue;
+use crate::frame::{FlowId, Frame, NO_PORT, NodeId, PortId};
+use crate::observer::Observer;
+use crate::pathology::VictimConfig;
+
+/// The cause recorded for a host's own pause request: its receiver.
+pub(crate) const RECEIVER: PortId = u32::MAX - 1;
+
+/// One hop of one flow.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Slot {
+    /// The egress port of this hop (the source NIC's port at hop 0).
+    pub(crate) port: PortId,
+    /// Frames of the flow in that queue now.
+    present: u32,
+    /// The pause clock when the flow's first frame entered.
+    clock_at: Duration,
+    /// Time the queue was paused while holding a frame of the flow.
+    pub(crate) blocked: Duration,
+    /// Of that, time whose pause was caused off the flow's path.
+    pub(crate) off_path: Duration,
+    /// The egress that caused the last off-path pause (at the switch behind this hop).
+    pub(crate) off_cause: PortId,
+}
+
+impl Slot {
+    fn new(port: PortId) -> Self {
+        Slot {
+            port,
+            present: 0,
+            clock_at: Duration::ZERO,
+            blocked: Duration::ZERO,
+            off_path: Duration::ZERO,
+            off_cause: NO_PORT,
+        }
+    }
+}
+
+/// Victim accounting state.
+pub(crate) struct Victims {
+    pub(crate) cfg: VictimConfig,
+    /// Per flow: first slot and number of hops.
+    pub(crate) flows: Vec<(u32, u32)>,
+    pub(crate) slots: Vec<Slot>,
+    /// Per port x, per priority: the egress (at x's node) whose backlog from x raised x's
+    /// latest XOFF, [`RECEIVER`] for a host, [`NO_PORT`] before any.
+    pub(crate) cause: Vec<[PortId; 8]>,
+}
+
+impl Victims {
+    pub(crate) fn new(cfg: VictimConfig, ports: usize) -> Self {
+        Victims {
+            cfg,
+            flows: Vec::new(),
+            slots: Vec::new(),
+            cause: vec![[NO_PORT; 8]; ports],
+        }
+    }
+
+    /// The slot of `frame` at port `p`, if the flow's path has it there.
+    #[inline]
+    fn slot(&mut self, p: PortId, frame: &Frame) -> Option<usize> {
+        let &(start, len) = self.flows.get(frame.flow as usize)?;
+        let h = u32::from(frame.hops);
+        if h >= len {
+            return None;
+        }
+        let i = (start + h) as usize;
+        (self.slots[i].port == p).then_some(i)
+    }
+}
+
+impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
+    /// The ports flow `f`'s frames leave by, from its source NIC to the last switch.
+    fn flow_path(&self, f: FlowId) -> Vec<PortId> {
+        let spec = &self.flows[f as usize].spec;
+        let first = self.host_port(spec.src);
+        let mut path = vec![first];
+        let mut node = self.ports[self.ports[first as usize].peer as usize].node;
+        while matches!(self.nodes[node as usize], Node::Switch(_))
+            && path.len() <= usize::from(self.patho.hop_limit)
+        {
+            let Some(out) = self.route_of(node, f, spec.dst) else {
+                break;
+            };
+            path.push(out);
+            node = self.ports[self.ports[out as usize].peer as usize].node;
+        }
+        path
+    }
+
+    /// Gives flow `f` its slots (a new flow, or a path that changed).
+    pub(super) fn victims_add_flow(&mut self, f: FlowId) {
+        if self.patho.victims.is_none() {
+            return;
+        }
+        let path = self.flow_path(f);
+        let Some(v) = self.patho.victims.as_deref_mut() else {
+            return;
+        };
+        let fi = f as usize;
+        if v.flows.len() <= fi {
+            v.flows.resize(fi + 1, (0, 0));
+        }
+        let (start, len) = v.flows[fi];
+        let same = len as usize == path.len()
+            && path
+                .iter()
+                .enumerate()
+                .all(|(i, &p)| v.slots[start as usize + i].port == p);
+        if same {
+            return;
+        }
+        if len as usize == path.len() {
+            // the same number of hops: changed ports start afresh (frames still queued on
+            // the old path are not counted there)
+            for (i, &p) in path.iter().enumerate() {
+                let s = &mut v.slots[start as usize + i];
+                if s.port != p {
+                    *s = Slot::new(p);
+                }
+            }
+            return;
+        }
+        let start = v.slots.len() as u32;
+        v.slots.extend(path.iter().map(|&p| Slot::new(p)));
+        v.flows[fi] = (start, path.len() as u32);
+    }
+
+    /// Every flow's path again (routes changed).
+    pub(super) fn victims_paths_changed(&mut self) {
+        if self.patho.victims.is_none() {
+            return;
+        }
+        for f in 0..self.flows.len() {
+            self.victims_add_flow(f as FlowId);
+        }
+    }
+
+    /// A frame joined the queue of port `p`.
+    #[inline]
+    pub(super) fn victims_enqueued(&mut self, p: PortId, frame: &Frame) {
+        let Some(v) = self.patho.victims.as_deref_mut() else {
+            return;
+        };
+        let Some(i) = v.slot(p, frame) else {
+            return;
+        };
+        let s = &mut v.slots[i];
+        s.present += 1;
+        if s.present == 1 {
+            s.clock_at = self.ports[p as usize]
+                .mac
+                .rx_pause_duration(self.now, frame.priority);
+        }
+    }
+
+    /// A frame left the queue of port `p` (sent or discarded).
+    #[inline]
+    pub(super) fn victims_dequeued(&mut self, p: PortId, frame: &Frame) {
+        let Some(v) = self.patho.victims.as_deref_mut() else {
+            return;
+        };
+        let Some(i) = v.slot(p, frame) else {
+            return;
+        };
+        let s = &mut v.slots[i];
+        if s.present == 0 {
+            return;
+        }
+        s.present -= 1;
+        if s.present > 0 {
+            return;
+        }
+        let port = &self.ports[p as usize];
+        let delta = port
+            .mac
+            .rx_pause_duration(self.now, frame.priority)
+            .saturating_sub(s.clock_at);
+        if delta > Duration::ZERO {
+            classify(v, i, port.peer, frame.flow, frame.priority, delta);
+        }
+    }
+
+    /// Switch `node` raised XOFF for (`x`, `prio`): records the egress holding most of `x`'s
+    /// bytes at `prio` as the cause.
+    pub(super) fn victims_xoff(&mut self, node: NodeId, x: PortId, prio: u8) {
+        if self.patho.victims.is_none() {
+            return;
+        }
+        let Node::Switch(sw) = &self.nodes[node as usize] else {
+            return;
+        };
+        let mut best = (0u64, NO_PORT);
+        for &o in &sw.ports {
+            let port = &self.ports[o as usize];
+            if port.queued_bytes[prio as usize] <= best.0 {
+                continue;
+            }
+            let bytes: u64 = port.queues[prio as usize]
+                .iter()
+                .filter(|f| f.ingress == x)
+                .map(|f| f.len as u64)
+                .sum();
+            if bytes > best.0 {
+                best = (bytes, o);
+            }
+        }
+        if let Some(v) = self.patho.victims.as_deref_mut() {
+            v.cause[x as usize][prio as usize & 7] = best.1;
+        }
+    }
+
+    /// Host NIC port `p` raised its own request: its receiver is the cause.
+    pub(super) fn victims_receiver_xoff(&mut self, p: PortId) {
+        if let Some(v) = self.patho.victims.as_deref_mut() {
+            v.cause[p as usize] = [RECEIVER; 8];
+        }
+    }
+
+    /// The slots with the blocked time of intervals still open at `now` added (for a
+    /// report; the running state is not changed).
+    pub(crate) fn victims_settled(&self) -> Option<Vec<Slot>> {
+        let v = self.patho.victims.as_deref()?;
+        let mut view = Victims {
+            cfg: v.cfg,
+            flows: v.flows.clone(),
+            slots: v.slots.clone(),
+            cause: v.cause.clone(),
+        };
+        for (f, &(start, len)) in v.flows.iter().enumerate() {
+            let prio = self.flows[f].spec.priority;
+            for h in 0..len {
+                let i = (start + h) as usize;
+                let s = view.slots[i];
+                if s.present == 0 {
+                    continue;
+                }
+                let port = &self.ports[s.port as usize];
+                let delta = port
+                    .mac
+                    .rx_pause_duration(self.now, prio)
+                    .saturating_sub(s.clock_at);
+                if delta > Duration::ZERO {
+                    classify(&mut view, i, port.peer, f as FlowId, prio, delta);
+                }
+            }
+        }
+        Some(view.slots)
+    }
+}
+
+/// Adds `delta` of blocked time to slot `i` (of `flow`, paused by `pauser`): off path when
+/// the cause recorded at `pauser` is not the flow's next hop.
+fn classify(v: &mut Victims, i: usize, pauser: PortId, flow: FlowId, prio: u8, delta: Duration) {
+    let (start, len) = v.flows[flow as usize];
+    let last = i + 1 >= (start + len) as usize;
+    let cause = v.cause[pauser as usize][prio as usize & 7];
+    let next = if last { RECEIVER } else { v.slots[i + 1].port };
+    let s = &mut v.slots[i];
+    s.blocked += delta;
+    if cause != NO_PORT && cause != next {
+        s.off_path += delta;
+        s.off_cause = cause;
+    }
+}
