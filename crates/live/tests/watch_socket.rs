@@ -130,6 +130,7 @@ fn send_batch_and_the_generator_deliver_exact_counts_to_the_watcher() {
         duration: Some(Duration::from_secs(5)),
         batch: 64,
         tx_ring: true,
+        prevention: None,
     };
     let run = generator::run(std::slice::from_ref(&tx), &spec, &pacing, &|| false).unwrap();
     assert!(run.error.is_none(), "{:?}", run.error);
