@@ -186,10 +186,12 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     let mut next_print = start + interval;
     let tty = std::io::stdout().is_terminal();
     errln!(
-        "watching {} at {} both ways (pfcwd {:?} rule: detection {} ms, restoration {} ms, poll {} ms; deadlock suspicion after {} ms)",
+        "watching {} at {} both ways (pfcwd {} rule: detection {} ms, restoration {} ms, poll {} ms; deadlock suspicion after {} ms)",
         args.iface,
         w.speed(),
-        args.rule,
+        clap::ValueEnum::to_possible_value(&args.rule)
+            .map(|v| v.get_name().to_owned())
+            .unwrap_or_default(),
         args.detection_ms,
         args.restoration_ms,
         args.poll_ms,
