@@ -70,8 +70,8 @@ pub struct SimArgs {
     /// Write one pcapng per link direction into DIR (PFC/PAUSE as MAC Control frames).
     #[arg(long, value_name = "DIR")]
     pub pcap: Option<PathBuf>,
-    /// Write a VCD waveform (GTKWave) of every port: tx state, request (fc_rdy), paused (fc),
-    /// received pause time.
+    /// Write a VCD waveform (GTKWave) of every port: tx, request, paused, received pause time,
+    /// and document 002's fc_rdy, fc and mac_tx_state (idle/data/pause).
     #[arg(long, value_name = "FILE")]
     pub vcd: Option<PathBuf>,
     /// Write an HTML report with SVG plots (throughput per priority, buffer occupancy, pause
