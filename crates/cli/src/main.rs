@@ -62,9 +62,9 @@ enum Command {
     Decode(cmd::decode::DecodeArgs),
     /// Run the LLDP/DCBX agent on an interface, or show a running agent's state.
     Dcbx(cmd::dcbx::DcbxArgs),
-    /// Send PAUSE or PFC frames on interfaces (pfc_gen.py and more: rates, storms).
+    /// Send PAUSE or PFC frames on interfaces (pfc_gen.py and more: rates, a stuck NIC with mlx5 storm prevention).
     Gen(cmd::r#gen::GenArgs),
-    /// Watch PAUSE/PFC frames on an interface: counters, paused time, PFC storms.
+    /// Watch PAUSE/PFC frames both ways on an interface: counters, SONiC pfcwd storms, deadlock suspicion.
     Watch(cmd::watch::WatchArgs),
     /// Analyze PAUSE/PFC and DCBX in a capture: totals, paused time, storms, agreement.
     Analyze(cmd::analyze::AnalyzeArgs),

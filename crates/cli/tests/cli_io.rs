@@ -104,7 +104,7 @@ fn the_live_commands_end_quietly_on_a_closed_output_and_report_a_full_one() {
 
 #[test]
 fn float_and_period_options_out_of_range_are_refused_with_the_range() {
-    let cases: [(&[&str], &str); 11] = [
+    let cases: [(&[&str], &str); 16] = [
         (
             &["gen", "-i", "lo", "-p", "8", "-r", "1e-20", "-n", "2"],
             "allowed 1e-3..=1e10",
@@ -134,6 +134,35 @@ fn float_and_period_options_out_of_range_are_refused_with_the_range() {
         (&["watch", "-i", "lo", "--interval", "1e300"], "0.01..=1e9"),
         (&["watch", "-i", "lo", "--duration", "1e300"], "0..=1e9"),
         (&["watch", "-i", "lo", "--poll-ms", "0"], "1..=1000"),
+        (
+            &[
+                "gen",
+                "-i",
+                "lo",
+                "-p",
+                "8",
+                "--storm",
+                "--speed",
+                "10G",
+                "--prevention-tout",
+                "79",
+            ],
+            "80..=8000 ms, auto (100 ms) or off",
+        ),
+        // SONiC's pfcwd ranges, refused before the interface is opened
+        (
+            &["watch", "-i", "lo", "--detection-ms", "50"],
+            "detection 50 ms: allowed 100 ms ..= 5000 ms",
+        ),
+        (
+            &["watch", "-i", "lo", "--restoration-ms", "60001"],
+            "allowed 100 ms ..= 60000 ms",
+        ),
+        (
+            &["watch", "-i", "lo", "--poll-ms", "300"],
+            "poll 300 ms is longer than the detection time 200 ms",
+        ),
+        (&["watch", "-i", "lo", "--deadlock-ms", "0"], "1..=60000"),
         (
             &["analyze", "--speed", "10G", "--bucket-ms", "0", "x.pcap"],
             "1..=86400000",

@@ -308,7 +308,7 @@ fn gen_on_an_interface_that_goes_down_or_is_deleted_says_so_once_with_the_frames
         return;
     }
     for (change, says) in [("down", "went down"), ("deleted", "was deleted")] {
-        let mut p = Pair::new("gd");
+        let mut p = Pair::new("ge");
         let (a, ia) = (p.a.clone(), p.ia.clone());
         let log = format!("gen-{change}.log");
         let g = p.spawn(

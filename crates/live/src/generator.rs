@@ -3,10 +3,16 @@
 //! source/destination MAC, rate control, a duration, and the storm rate that keeps a priority
 //! paused. Frames are built by the codec ([`emit_frame`]) and sent in `sendmmsg` batches or
 //! through a PACKET_MMAP TX ring, bypassing the qdisc layer.
+//!
+//! A stuck NIC: sent without end (`--storm`), the frames keep the peer paused as a NIC whose
+//! receive pipeline stalled does; with [`Pacing::prevention`] the run stops as mlx5's
+//! `pfc_prevention_tout` stops such a NIC's pause ([`StallPrevention`]: the warning at the
+//! minor watermark, the error and the end of pause at the timeout, counted as mlx5 counts them).
 
 use std::time::{Duration, Instant};
 
-use lossless_proto::units::{BITS_PER_QUANTUM, Rate};
+use lossless_proto::units::{self, BITS_PER_QUANTUM, Rate};
+use lossless_proto::watchdog::nic::{StallCounters, StallPrevention};
 use lossless_wire::ethernet::EthernetAddress;
 use lossless_wire::fcs::FcsMode;
 use lossless_wire::mac_control::{MacControlRepr, emit_frame};
@@ -60,6 +66,38 @@ pub struct Pacing {
     pub batch: usize,
     /// Send through a PACKET_MMAP TX ring instead of `sendmmsg`.
     pub tx_ring: bool,
+    /// Emulate mlx5's storm prevention with this critical timeout (80–8000 ms): the pause
+    /// request counts as raised from the first frame on, never falling (a stalled receive
+    /// pipeline); the run stops sending at the timeout.
+    pub prevention: Option<units::Duration>,
+}
+
+/// A watermark the emulated storm prevention passed.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PreventionEvent {
+    /// `tx_pause_storm_warning` (the minor watermark) or `tx_pause_storm_error` (the
+    /// timeout: pause stops).
+    pub event: &'static str,
+    /// When it fell due, seconds after the first frame (exact).
+    pub at_s: f64,
+    /// When the generator noticed, seconds after the first frame.
+    pub observed_s: f64,
+}
+
+/// What the emulated storm prevention did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PreventionReport {
+    /// The critical timeout (`pfc_prevention_tout`), ms.
+    pub timeout_ms: f64,
+    /// The minor watermark: max(80 ms, 85 % of the timeout), ms.
+    pub warning_ms: f64,
+    /// mlx5's counters (`ethtool -S`).
+    #[serde(flatten)]
+    pub counters: StallCounters,
+    /// The watermarks passed, in order.
+    pub events: Vec<PreventionEvent>,
+    /// Whether the timeout stopped the pause (the run ended there).
+    pub stopped: bool,
 }
 
 /// The frame rate that keeps a priority paused on a link of `speed`: `oversubscription` frames
@@ -90,6 +128,9 @@ pub struct GenReport {
     pub rate_fps: f64,
     /// Whether a stop request (Ctrl-C) ended the run early.
     pub interrupted: bool,
+    /// The emulated NIC storm prevention, with [`Pacing::prevention`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prevention: Option<PreventionReport>,
     /// Why sending stopped before the count or duration (the interface went down or was
     /// deleted), if it did; the counts above are what was handed to the kernel before.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -126,6 +167,16 @@ pub fn run(
             iface: socks.first().map(|s| s.iface().to_owned()).unwrap_or_default(),
             source: std::io::Error::other(e.to_string()),
         })?;
+    let mut prevention = match pacing.prevention {
+        Some(t) => Some(StallPrevention::new(t).map_err(|e| LiveError::Io {
+            op: "setting up storm prevention",
+            iface: socks.first().map(|s| s.iface().to_owned()).unwrap_or_default(),
+            source: std::io::Error::other(e.to_string()),
+        })?),
+        None => None,
+    };
+    let mut prevention_events = Vec::new();
+    let mut stopped = false;
     let batch = pacing.batch.clamp(1, 1024);
     let batches: Vec<Vec<&[u8]>> = frames.iter().map(|f| vec![&f[..]; batch]).collect();
     let mut rings = Vec::new();
@@ -135,6 +186,10 @@ pub fn run(
         }
     }
     let start = Instant::now();
+    // the stall begins with the first frame and never ends by itself
+    if let Some(p) = &mut prevention {
+        p.on_request(units::Instant::ZERO, true);
+    }
     let mut sent = 0u64;
     let mut interrupted = false;
     let mut error = None;
@@ -145,6 +200,38 @@ pub fn run(
         }
         let now = Instant::now();
         let elapsed = now - start;
+        let mut next_watermark = None;
+        if let Some(p) = &mut prevention {
+            let v = units::Instant::ZERO + units::Duration::from_std(elapsed);
+            while let Some(due) = p.poll_timeout().filter(|t| *t <= v) {
+                let before = p.counters();
+                p.handle_timeout(due);
+                let after = p.counters();
+                let at_s = due.since_epoch().as_secs_f64();
+                let observed_s = elapsed.as_secs_f64();
+                if after.tx_pause_storm_warning_events > before.tx_pause_storm_warning_events {
+                    prevention_events.push(PreventionEvent {
+                        event: "tx_pause_storm_warning",
+                        at_s,
+                        observed_s,
+                    });
+                }
+                if after.tx_pause_storm_error_events > before.tx_pause_storm_error_events {
+                    prevention_events.push(PreventionEvent {
+                        event: "tx_pause_storm_error",
+                        at_s,
+                        observed_s,
+                    });
+                    stopped = true;
+                }
+            }
+            if stopped {
+                break;
+            }
+            next_watermark = p
+                .poll_timeout()
+                .map(|t| Duration::from_nanos(t.since_epoch().as_ns() as u64));
+        }
         if pacing.duration.is_some_and(|d| elapsed >= d) {
             break;
         }
@@ -160,7 +247,10 @@ pub fn run(
             if due <= sent {
                 // Sleep until the next frame's slot (bounded, so stop requests are seen).
                 let next = Duration::try_from_secs_f64(sent as f64 / rate).unwrap_or(Duration::MAX);
-                let wait = next.saturating_sub(elapsed).min(Duration::from_millis(50));
+                let wait = next
+                    .min(next_watermark.unwrap_or(Duration::MAX))
+                    .saturating_sub(elapsed)
+                    .min(Duration::from_millis(50));
                 std::thread::sleep(wait);
                 continue;
             }
@@ -218,6 +308,13 @@ pub fn run(
             0.0
         },
         interrupted,
+        prevention: prevention.map(|p| PreventionReport {
+            timeout_ms: p.critical().as_secs_f64() * 1e3,
+            warning_ms: p.minor().as_secs_f64() * 1e3,
+            counters: p.counters(),
+            events: prevention_events,
+            stopped,
+        }),
         error: error.as_ref().map(ToString::to_string),
     };
     Ok(GenRun { report, error })

@@ -5,6 +5,7 @@
 
 pub mod dcbx;
 pub mod generator;
+pub mod link;
 pub mod prometheus;
 pub mod raw;
 pub mod signals;

@@ -1,4 +1,4 @@
-//! Prometheus text exposition of a [`Snapshot`], served over HTTP by a plain thread.
+//! Prometheus text exposition of a [`LinkSnapshot`], served over HTTP by a plain thread.
 
 use std::fmt::Write as _;
 use std::io::{Read, Write};
@@ -8,96 +8,165 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::monitor::Snapshot;
+use crate::link::{LinkSnapshot, PfcwdStats, SlotJudgement, SlotVerdict};
+use crate::monitor::{SlotSnapshot, Snapshot};
+use crate::watchdog::pfcwd::Status;
 
-/// The exposition text (format 0.0.4) of `s` for interface `iface`.
-pub fn render(s: &Snapshot, iface: &str) -> String {
+/// The exposition text (format 0.0.4) of `s` for interface `iface`: per direction (`rx`:
+/// frames received, the peer pausing this interface; `tx`: frames sent) and slot the monitor's
+/// counters; SONiC's pfcwd counters under their SONiC names (`pfc_wd_status`,
+/// `pfc_wd_queue_stats_deadlock_detected`, `_restored`); the deadlock suspicion.
+pub fn render(s: &LinkSnapshot, iface: &str) -> String {
     let mut o = String::new();
-    let mut metric = |name: &str, kind: &str, help: &str, rows: &mut dyn Iterator<Item = (String, f64)>| {
+    let mut metric = |name: &str, kind: &str, help: &str, rows: Vec<(String, f64)>| {
         let _ = writeln!(o, "# HELP lossless_{name} {help}\n# TYPE lossless_{name} {kind}");
         for (labels, v) in rows {
             let _ = writeln!(o, "lossless_{name}{{iface=\"{iface}\"{labels}}} {v}");
         }
     };
-    let one = |v: u64| std::iter::once((String::new(), v as f64));
+    let dirs = [("rx", &s.rx), ("tx", &s.tx)];
+    let link = |f: &dyn Fn(&Snapshot) -> u64| {
+        dirs.iter()
+            .map(|(d, x)| (format!(",direction=\"{d}\""), f(x) as f64))
+            .collect::<Vec<_>>()
+    };
     metric(
         "mac_control_frames_total",
         "counter",
-        "MAC Control frames received.",
-        &mut one(s.frames),
+        "MAC Control frames received (rx) or sent (tx).",
+        link(&|x| x.frames),
     );
     metric(
         "mac_control_malformed_total",
         "counter",
         "Undecodable MAC Control frames.",
-        &mut one(s.malformed),
+        link(&|x| x.malformed),
     );
-    let per = |f: &dyn Fn(&crate::monitor::SlotSnapshot) -> f64| {
-        s.slots
-            .iter()
-            .map(|x| (format!(",slot=\"{}\"", x.slot), f(x)))
+    let per = |f: &dyn Fn(&SlotSnapshot) -> f64| {
+        dirs.iter()
+            .flat_map(|(d, x)| {
+                x.slots
+                    .iter()
+                    .map(move |y| (format!(",direction=\"{d}\",slot=\"{}\"", y.slot), f(y)))
+            })
             .collect::<Vec<_>>()
-            .into_iter()
     };
     metric(
         "pause_frames_total",
         "counter",
         "Frames addressing the priority (or link PAUSE).",
-        &mut per(&|x| x.counters.frames as f64),
+        per(&|x| x.counters.frames as f64),
     );
     metric(
         "xoff_frames_total",
         "counter",
         "XOFF requests.",
-        &mut per(&|x| x.counters.xoff_frames as f64),
+        per(&|x| x.counters.xoff_frames as f64),
     );
     metric(
         "xon_frames_total",
         "counter",
         "XON requests.",
-        &mut per(&|x| x.counters.xon_frames as f64),
+        per(&|x| x.counters.xon_frames as f64),
     );
     metric(
         "xoff_transitions_total",
         "counter",
         "Changes from running to paused.",
-        &mut per(&|x| x.counters.xoff_transitions as f64),
+        per(&|x| x.counters.xoff_transitions as f64),
     );
     metric(
         "xon_transitions_total",
         "counter",
         "Changes from paused to running.",
-        &mut per(&|x| x.counters.xon_transitions as f64),
+        per(&|x| x.counters.xon_transitions as f64),
     );
     metric(
         "paused_seconds_total",
         "counter",
         "Estimated time paused at the link speed.",
-        &mut per(&|x| x.paused_s),
+        per(&|x| x.paused_s),
     );
     metric(
         "paused",
         "gauge",
         "1 while paused.",
-        &mut per(&|x| f64::from(u8::from(x.paused_now))),
+        per(&|x| f64::from(u8::from(x.paused_now))),
     );
     metric(
         "storm",
         "gauge",
-        "1 while in a PFC storm (watchdog).",
-        &mut per(&|x| f64::from(u8::from(x.stormed))),
+        "1 while paused without a break for the detection time or longer (exact, as analyze).",
+        per(&|x| f64::from(u8::from(x.stormed))),
     );
     metric(
         "storms_detected_total",
         "counter",
-        "Storms detected.",
-        &mut per(&|x| x.storms_detected as f64),
+        "Pauses that lasted the detection time (exact, as analyze).",
+        per(&|x| x.storms_detected as f64),
     );
     metric(
         "storms_restored_total",
         "counter",
-        "Storms restored.",
-        &mut per(&|x| x.storms_restored as f64),
+        "Of those, ended a restoration time ago (exact, as analyze).",
+        per(&|x| x.storms_restored as f64),
+    );
+    let wd = |f: &dyn Fn(&PfcwdStats) -> f64| {
+        s.verdicts
+            .iter()
+            .flat_map(|j| {
+                [("rx", &j.rx), ("tx", &j.tx)]
+                    .map(|(d, st)| (format!(",direction=\"{d}\",slot=\"{}\"", j.slot), f(st)))
+            })
+            .collect::<Vec<_>>()
+    };
+    metric(
+        "pfc_wd_status",
+        "gauge",
+        "SONiC PFC_WD_STATUS: 1 stormed, 0 operational (pfcwd's poll rule on what this interface sees).",
+        wd(&|x| f64::from(u8::from(x.pfc_wd_status == Status::Stormed))),
+    );
+    metric(
+        "pfc_wd_queue_stats_deadlock_detected",
+        "counter",
+        "SONiC PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED: storms pfcwd declared (SONiC calls them deadlocks).",
+        wd(&|x| x.pfc_wd_queue_stats_deadlock_detected as f64),
+    );
+    metric(
+        "pfc_wd_queue_stats_deadlock_restored",
+        "counter",
+        "SONiC PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED: storms pfcwd restored.",
+        wd(&|x| x.pfc_wd_queue_stats_deadlock_restored as f64),
+    );
+    let slot = |f: &dyn Fn(&SlotJudgement) -> f64| {
+        s.verdicts
+            .iter()
+            .map(|j| (format!(",slot=\"{}\"", j.slot), f(j)))
+            .collect::<Vec<_>>()
+    };
+    metric(
+        "deadlock_suspected",
+        "gauge",
+        "1 while both directions have been paused at once for the deadlock time.",
+        slot(&|j| f64::from(u8::from(j.verdict == SlotVerdict::DeadlockSuspected))),
+    );
+    metric(
+        "deadlock_suspected_total",
+        "counter",
+        "Deadlock suspicions raised.",
+        slot(&|j| j.deadlock_suspected_total as f64),
+    );
+    metric(
+        "data_frames_total",
+        "counter",
+        "Tagged data frames of the priority (slot pause: all), with --count-data.",
+        s.verdicts
+            .iter()
+            .flat_map(|j| {
+                [("rx", j.data_frames_rx_total), ("tx", j.data_frames_tx_total)]
+                    .map(|(d, n)| (format!(",direction=\"{d}\",slot=\"{}\"", j.slot), n as f64))
+            })
+            .collect(),
     );
     o
 }

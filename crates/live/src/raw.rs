@@ -114,7 +114,24 @@ pub struct RawSocket {
 }
 
 const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
-const PACKET_OUTGOING: u8 = 4;
+const PACKET_AUXDATA: libc::c_int = 8;
+/// The kernel's packet type of a frame this host sent.
+pub const PACKET_OUTGOING: u8 = 4;
+const ETH_P_ALL: u16 = 0x0003;
+
+/// A frame from a tap socket ([`RawSocket::recv_tapped`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tapped {
+    /// Bytes of the frame in the buffer (the filter may have cut it short).
+    pub len: usize,
+    /// Whether this host sent it.
+    pub outgoing: bool,
+    /// The 802.1Q tag the device took off (or will put on), from the kernel's auxiliary data;
+    /// a tag still in the frame is in the buffer.
+    pub vlan_tci: Option<u16>,
+    /// The kernel's timestamp (wall clock), with [`RawSocket::enable_timestamps`].
+    pub stamp: Option<std::time::SystemTime>,
+}
 
 /// An `ifreq` carrying `name`.
 fn ifreq(name: &str) -> libc::ifreq {
@@ -149,6 +166,18 @@ impl RawSocket {
     /// [`LiveError::NeedCapNetRaw`] without the capability, [`LiveError::NoSuchInterface`]
     /// or [`LiveError::InterfaceDown`] when the interface is missing or down.
     pub fn open(iface: &str, ethertype: u16) -> Result<Self, LiveError> {
+        Self::open_with(iface, ethertype, false)
+    }
+
+    /// Opens a socket on `iface` that sees every frame the interface receives and every frame
+    /// this host sends through it (ETH_P_ALL, outgoing kept: what tcpdump sees); attach a
+    /// filter ([`RawSocket::attach_filter`]) to keep the rest out. Frames sent with
+    /// PACKET_QDISC_BYPASS (`lossless gen`'s default) skip the taps and are not seen.
+    pub fn open_tap(iface: &str) -> Result<Self, LiveError> {
+        Self::open_with(iface, ETH_P_ALL, true)
+    }
+
+    fn open_with(iface: &str, ethertype: u16, outgoing: bool) -> Result<Self, LiveError> {
         let cname = CString::new(iface).map_err(|_| LiveError::BadName {
             iface: iface.to_owned(),
         })?;
@@ -220,8 +249,11 @@ impl RawSocket {
                 io::Error::last_os_error(),
             ));
         }
-        // Frames this host sends are not looped back to us (Linux 4.20+; checked on receive too).
-        let _ = setsockopt(fd, libc::SOL_PACKET, PACKET_IGNORE_OUTGOING, &1 as &libc::c_int);
+        if !outgoing {
+            // Frames this host sends are not looped back to us (Linux 4.20+; checked on receive
+            // too).
+            let _ = setsockopt(fd, libc::SOL_PACKET, PACKET_IGNORE_OUTGOING, &1 as &libc::c_int);
+        }
         sock.set_nonblocking(true)
             .map_err(|e| LiveError::io("setting non-blocking", iface, e))?;
         Ok(RawSocket {
@@ -374,6 +406,31 @@ impl RawSocket {
         buf: &mut [u8],
         timeout: Duration,
     ) -> Result<Option<(Received, Option<std::time::SystemTime>)>, LiveError> {
+        Ok(self
+            .recv_msg(buf, timeout)?
+            .and_then(|(t, pkttype)| (!t.outgoing).then_some((Received { len: t.len, pkttype }, t.stamp))))
+    }
+
+    /// Waits up to `timeout` for one frame of a tap socket ([`RawSocket::open_tap`]), sent or
+    /// received, with its direction, VLAN tag (after [`RawSocket::enable_auxdata`]) and
+    /// timestamp; `None` when none came.
+    pub fn recv_tapped(&self, buf: &mut [u8], timeout: Duration) -> Result<Option<Tapped>, LiveError> {
+        Ok(self.recv_msg(buf, timeout)?.map(|(t, _)| t))
+    }
+
+    /// Asks for each frame's auxiliary data (PACKET_AUXDATA): the VLAN tag a device offload
+    /// took out of the frame, which [`RawSocket::recv_tapped`] returns.
+    pub fn enable_auxdata(&self) -> Result<(), LiveError> {
+        setsockopt(
+            self.sock.as_raw_fd(),
+            libc::SOL_PACKET,
+            PACKET_AUXDATA,
+            &(1 as libc::c_int),
+        )
+        .map_err(|e| LiveError::io("enabling PACKET_AUXDATA", &self.iface, e))
+    }
+
+    fn recv_msg(&self, buf: &mut [u8], timeout: Duration) -> Result<Option<(Tapped, u8)>, LiveError> {
         let fd = self.sock.as_raw_fd();
         let mut pfd = libc::pollfd {
             fd,
@@ -414,12 +471,11 @@ impl RawSocket {
             }
             return Err(LiveError::io("receiving frame", &self.iface, e));
         }
-        if from.sll_pkttype == PACKET_OUTGOING {
-            return Ok(None);
-        }
         let mut stamp = None;
+        let mut vlan_tci = None;
         // SAFETY: the CMSG macros walk the control buffer the kernel filled, within
-        // msg_controllen; SCM_TIMESTAMPNS data is one timespec (read unaligned).
+        // msg_controllen; SCM_TIMESTAMPNS data is one timespec and PACKET_AUXDATA one
+        // tpacket_auxdata (both read unaligned).
         unsafe {
             let mut c = libc::CMSG_FIRSTHDR(&msg);
             while !c.is_null() {
@@ -429,16 +485,23 @@ impl RawSocket {
                         stamp =
                             Some(std::time::UNIX_EPOCH + Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32));
                     }
+                } else if (*c).cmsg_level == libc::SOL_PACKET && (*c).cmsg_type == PACKET_AUXDATA {
+                    let aux: libc::tpacket_auxdata = std::ptr::read_unaligned(libc::CMSG_DATA(c).cast());
+                    if aux.tp_status & libc::TP_STATUS_VLAN_VALID != 0 {
+                        vlan_tci = Some(aux.tp_vlan_tci);
+                    }
                 }
                 c = libc::CMSG_NXTHDR(&msg, c);
             }
         }
         Ok(Some((
-            Received {
+            Tapped {
                 len: (n as usize).min(buf.len()),
-                pkttype: from.sll_pkttype,
+                outgoing: from.sll_pkttype == PACKET_OUTGOING,
+                vlan_tci,
+                stamp,
             },
-            stamp,
+            from.sll_pkttype,
         )))
     }
 
@@ -525,7 +588,12 @@ impl RawSocket {
     /// Attaches a classic BPF program that accepts only untagged frames of EtherType
     /// `ethertype` (the kernel drops the rest before they are queued to this socket).
     pub fn attach_ethertype_filter(&self, ethertype: u16) -> Result<(), LiveError> {
-        let mut prog = ethertype_filter(ethertype);
+        self.attach_filter(&ethertype_filter(ethertype))
+    }
+
+    /// Attaches the classic BPF program `prog` (e.g. [`watch_filter`]).
+    pub fn attach_filter(&self, prog: &[libc::sock_filter]) -> Result<(), LiveError> {
+        let mut prog = prog.to_vec();
         let fprog = libc::sock_fprog {
             len: prog.len() as u16,
             filter: prog.as_mut_ptr(),
@@ -600,6 +668,40 @@ pub fn ethertype_filter(ethertype: u16) -> [libc::sock_filter; 4] {
         ),
         op(libc::BPF_RET | libc::BPF_K, 0, 0, 0x40000),
         op(libc::BPF_RET | libc::BPF_K, 0, 0, 0),
+    ]
+}
+
+/// Bytes of a data frame a tap socket keeps: the Ethernet header and one 802.1Q tag.
+pub const DATA_SNAP: u32 = 18;
+
+/// Classic BPF for `lossless watch`'s tap: untagged MAC Control frames (EtherType 0x8808)
+/// whole; with `data`, also the first [`DATA_SNAP`] bytes of VLAN-tagged frames (tag taken
+/// off by the device, or 0x8100/0x88a8 in the frame), so their priority can be counted.
+pub fn watch_filter(data: bool) -> Vec<libc::sock_filter> {
+    let op = |code: u32, jt: u8, jf: u8, k: u32| libc::sock_filter {
+        code: code as u16,
+        jt,
+        jf,
+        k,
+    };
+    let ld_h12 = op(libc::BPF_LD | libc::BPF_H | libc::BPF_ABS, 0, 0, 12);
+    let ret = |k: u32| op(libc::BPF_RET | libc::BPF_K, 0, 0, k);
+    let jeq = |k: u32, jt: u8, jf: u8| op(libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K, jt, jf, k);
+    if !data {
+        return ethertype_filter(0x8808).to_vec();
+    }
+    let vlan_present = (libc::SKF_AD_OFF + libc::SKF_AD_VLAN_TAG_PRESENT) as u32;
+    // jump offsets count from the next instruction: CTRL is 7, DATA 8, DROP 6
+    vec![
+        /* 0 */ ld_h12,
+        /* 1 */ jeq(0x8808, 5, 0),
+        /* 2 */ jeq(0x8100, 5, 0),
+        /* 3 */ jeq(0x88a8, 4, 0),
+        /* 4 */ op(libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, 0, 0, vlan_present),
+        /* 5 */ jeq(0, 0, 2),
+        /* 6 DROP */ ret(0),
+        /* 7 CTRL */ ret(0x40000),
+        /* 8 DATA */ ret(DATA_SNAP),
     ]
 }
 

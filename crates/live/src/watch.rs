@@ -1,16 +1,15 @@
-//! `lossless watch`: MAC Control frames received on an interface (kernel BPF filter on
-//! EtherType 0x8808) fed to a [`Monitor`] with its storm [`Watchdog`], timed by the monotonic
-//! clock from the moment the watcher opened.
+//! `lossless watch`: MAC Control frames received on an interface and sent through it (a tap
+//! socket with a kernel BPF filter on EtherType 0x8808; optionally tagged data frames too)
+//! fed to a [`LinkWatch`] (per direction a [`Monitor`](crate::monitor::Monitor), SONiC's pfcwd, deadlock suspicion),
+//! timed by the kernel's stamps on the wall clock from the moment the watcher opened.
 
 use std::time::Duration as StdDuration;
 
 use lossless_proto::units::{Duration, Instant, Rate};
-use lossless_wire::ethernet::EtherType;
-use lossless_wire::fcs::FcsMode;
 
-use crate::monitor::Monitor;
-use crate::raw::{LiveError, RawSocket};
-use crate::watchdog::Watchdog;
+use crate::link::{Direction, LinkConfig, LinkWatch};
+use crate::raw::{LiveError, RawSocket, watch_filter};
+use crate::watchdog::pfcwd;
 
 /// Why `watch` could not start.
 #[derive(Debug, thiserror::Error)]
@@ -51,17 +50,24 @@ pub const RECV_BUFFER: usize = 16 << 20;
 #[derive(Debug)]
 pub struct Watcher {
     sock: RawSocket,
-    monitor: Monitor,
+    link: LinkWatch,
     epoch: std::time::SystemTime,
     buf: Vec<u8>,
     speed: Rate,
 }
 
 impl Watcher {
-    /// Opens `iface` for MAC Control frames; `speed` overrides the speed sysfs reports (and is
+    /// Opens `iface` for MAC Control frames in both directions (and, with `count_data`, the
+    /// priority of tagged data frames); `speed` overrides the speed sysfs reports (and is
     /// required when it reports none).
-    pub fn open(iface: &str, speed: Option<Rate>, watchdog: Watchdog) -> Result<Self, WatchError> {
-        let sock = RawSocket::open(iface, EtherType::MAC_CONTROL.0)?;
+    pub fn open(
+        iface: &str,
+        speed: Option<Rate>,
+        pfcwd: pfcwd::Config,
+        deadlock_time: Duration,
+        count_data: bool,
+    ) -> Result<Self, WatchError> {
+        let sock = RawSocket::open_tap(iface)?;
         let speed = match speed.or_else(|| link_speed(iface)) {
             Some(s) => s,
             None => {
@@ -70,14 +76,21 @@ impl Watcher {
                 });
             }
         };
-        sock.attach_ethertype_filter(EtherType::MAC_CONTROL.0)?;
+        sock.attach_filter(&watch_filter(count_data))?;
         sock.enable_timestamps()?;
+        if count_data {
+            sock.enable_auxdata()?;
+        }
         sock.set_recv_buffer(RECV_BUFFER)?;
         // MAC Control frames go to 01:80:c2:00:00:01; a NIC may filter it without membership.
         sock.join_multicast([0x01, 0x80, 0xc2, 0x00, 0x00, 0x01])?;
         Ok(Watcher {
             sock,
-            monitor: Monitor::new(speed, watchdog),
+            link: LinkWatch::new(LinkConfig {
+                pfcwd,
+                deadlock_time,
+                speed,
+            }),
             epoch: std::time::SystemTime::now(),
             buf: vec![0u8; 2048],
             speed,
@@ -87,6 +100,11 @@ impl Watcher {
     /// The link speed in use.
     pub fn speed(&self) -> Rate {
         self.speed
+    }
+
+    /// The wall-clock instant the watcher's time counts from.
+    pub fn epoch(&self) -> std::time::SystemTime {
+        self.epoch
     }
 
     /// Time since the watcher opened, as the monitor counts it (the wall clock, which the
@@ -114,37 +132,65 @@ impl Watcher {
             let wait = (end - now).min(StdDuration::from_millis(50));
             let got = self
                 .sock
-                .recv_timed(&mut self.buf, wait)
+                .recv_tapped(&mut self.buf, wait)
                 .map_err(|e| self.sock.in_use_error("receiving frames", e))?;
-            if let Some((r, stamp)) = got {
+            if let Some(f) = got {
                 // The kernel's arrival time, not when this process got around to reading it.
-                let t = match stamp {
+                let t = match f.stamp {
                     Some(s) => self.since_epoch(s),
                     None => self.now(),
                 };
-                self.monitor.on_frame(t, &self.buf[..r.len], FcsMode::Absent);
+                let d = if f.outgoing { Direction::Tx } else { Direction::Rx };
+                let frame = &self.buf[..f.len];
+                match classify(frame, f.vlan_tci) {
+                    Some(Frame::Control) => self.link.on_control(t, d, frame),
+                    Some(Frame::Data(p)) => self.link.on_data(t, d, p),
+                    None => {}
+                }
                 n += 1;
             }
         }
         // Time passes up to a little before now: a frame that arrived just before the tick but
         // is read after it keeps its own arrival time instead of being moved to the tick's.
         let t = Instant::from_ps(self.now().as_ps().saturating_sub(TICK_LAG.as_ps()));
-        self.monitor.tick(t);
+        self.link.tick(t);
         Ok(n)
     }
 
-    /// The monitor.
-    pub fn monitor(&self) -> &Monitor {
-        &self.monitor
+    /// The watch: monitors, pfcwd, deadlock suspicion.
+    pub fn link(&self) -> &LinkWatch {
+        &self.link
     }
-    /// The monitor, mutably (to drain events).
-    pub fn monitor_mut(&mut self) -> &mut Monitor {
-        &mut self.monitor
+    /// The watch, mutably (to drain events).
+    pub fn link_mut(&mut self) -> &mut LinkWatch {
+        &mut self.link
     }
     /// Frames the kernel dropped because the watcher fell behind, since the last call.
     pub fn take_drops(&self) -> Result<u32, LiveError> {
         self.sock
             .take_drops()
             .map_err(|e| self.sock.in_use_error("reading the drop counter", e))
+    }
+}
+
+/// What a tapped frame is to the watcher.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Frame {
+    /// A MAC Control frame (EtherType 0x8808 after the tag the device took off, if any).
+    Control,
+    /// A data frame of this 802.1Q priority.
+    Data(u8),
+}
+
+/// Sorts a frame the tap's filter let through: `vlan_tci` is the tag the device took off.
+/// A MAC Control frame with its tag still in it is neither (a strict receiver drops it, and
+/// the watcher counts untagged MAC Control only).
+pub fn classify(frame: &[u8], vlan_tci: Option<u16>) -> Option<Frame> {
+    let word = |i: usize| frame.get(i..i + 2).map(|b| u16::from_be_bytes([b[0], b[1]]));
+    match word(12)? {
+        0x8808 => Some(Frame::Control),
+        0x8100 | 0x88a8 if word(16)? != 0x8808 => Some(Frame::Data((word(14)? >> 13) as u8)),
+        0x8100 | 0x88a8 => None,
+        _ => vlan_tci.map(|tci| Frame::Data((tci >> 13) as u8)),
     }
 }

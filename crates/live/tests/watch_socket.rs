@@ -9,9 +9,10 @@ use std::time::{Duration, SystemTime};
 
 use lossless_live::RawSocket;
 use lossless_live::generator::{self, FrameSpec, Pacing};
+use lossless_live::link::Direction;
 use lossless_live::prometheus::{Exporter, render};
 use lossless_live::watch::Watcher;
-use lossless_live::watchdog::{DEFAULT_TIME, Watchdog};
+use lossless_live::watchdog::{DEFAULT_TIME, pfcwd};
 use lossless_proto::units::Rate;
 use lossless_wire::mac_control::MacControlRepr;
 
@@ -103,7 +104,9 @@ fn send_batch_and_the_generator_deliver_exact_counts_to_the_watcher() {
     let mut w = Watcher::open(
         &v.b,
         Some(Rate::from_gbps(100)),
-        Watchdog::new(DEFAULT_TIME, DEFAULT_TIME),
+        pfcwd::Config::default(),
+        DEFAULT_TIME,
+        false,
     )
     .unwrap();
     let tx = RawSocket::open(&v.a, 0).unwrap();
@@ -127,6 +130,7 @@ fn send_batch_and_the_generator_deliver_exact_counts_to_the_watcher() {
         duration: Some(Duration::from_secs(5)),
         batch: 64,
         tx_ring: true,
+        prevention: None,
     };
     let run = generator::run(std::slice::from_ref(&tx), &spec, &pacing, &|| false).unwrap();
     assert!(run.error.is_none(), "{:?}", run.error);
@@ -140,7 +144,7 @@ fn send_batch_and_the_generator_deliver_exact_counts_to_the_watcher() {
     for _ in 0..20 {
         w.step(Duration::from_millis(50), &|| false).unwrap();
     }
-    let m = w.monitor();
+    let m = w.link().monitor(Direction::Rx);
     assert_eq!(m.counters(0).xoff_frames, 37);
     assert_eq!(m.counters(6).xoff_frames, 500);
     assert_eq!(
@@ -150,7 +154,7 @@ fn send_batch_and_the_generator_deliver_exact_counts_to_the_watcher() {
         m.top_talkers(5)
     );
     let exporter = Exporter::start("127.0.0.1:0".parse().unwrap()).unwrap();
-    exporter.publish(render(&m.snapshot(w.now()), &v.b));
+    exporter.publish(render(&w.link().snapshot(w.now()), &v.b));
     let mut c = std::net::TcpStream::connect(exporter.addr()).unwrap();
     c.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
     c.write_all(b"GET /metrics HTTP/1.0\r\n\r\n").unwrap();
@@ -159,7 +163,7 @@ fn send_batch_and_the_generator_deliver_exact_counts_to_the_watcher() {
     assert!(text.starts_with("HTTP/1.0 200 OK"), "{text}");
     assert!(
         text.contains(&format!(
-            "lossless_xoff_frames_total{{iface=\"{}\",slot=\"p6\"}} 500",
+            "lossless_xoff_frames_total{{iface=\"{}\",direction=\"rx\",slot=\"p6\"}} 500",
             v.b
         )),
         "{text}"

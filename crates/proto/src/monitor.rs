@@ -271,6 +271,14 @@ impl Monitor {
         self.slots.get(slot).map(|s| s.paused_at(now)).unwrap_or_default()
     }
 
+    /// The pause of `slot` as last applied, `(start, until)`: `until` is when the last XOFF's
+    /// time runs out, which may already be past (the pause then ended at `until` and is
+    /// settled at the next frame or [`Monitor::tick`]); `None` when not paused.
+    pub fn current_pause(&self, slot: usize) -> Option<(Instant, Instant)> {
+        let s = self.slots.get(slot)?;
+        s.since.map(|since| (since, s.until))
+    }
+
     /// The watchdog.
     pub fn watchdog(&self) -> &Watchdog {
         &self.watchdog

@@ -23,11 +23,24 @@ Examples:
       a storm on two interfaces: 2 frames per longest pause time at 100 Gb/s (5960 frames/s)
   lossless gen -i veth0 -p 255 -t 65535 -n 10000000
       as fast as possible (PACKET_MMAP TX ring, qdisc bypass; --sendmmsg for sendmmsg batches)
+  lossless gen -i eth1 --prio 3=65535 --storm
+      a stuck NIC: priority 3 paused until Ctrl-C (speed from sysfs), to test the switch's pfcwd
+  lossless gen -i eth1 --prio 3=65535 --storm --prevention-tout auto
+      the same NIC with mlx5's storm prevention at 100 ms: tx_pause_storm_warning at 85 ms,
+      tx_pause_storm_error at 100 ms, where pause stops (pfcwd should then see no storm)
+
+A stuck NIC (--storm): its receive pipeline stalled, it keeps requesting XOFF forever (until
+--duration or Ctrl-C). With --prevention-tout the stall is timed as mlx5 times it (ethtool
+--set-tunable DEV pfc-prevention-tout N|auto): from the first frame, a warning at max(80 ms,
+85 %) of the timeout, an error at the timeout, and the NIC stops sending pause there (the run
+ends; the last frame's pause then runs out at the peer). Events and mlx5's counters
+tx_pause_storm_warning_events/_error_events are printed (and in --json).
 
 Needs CAP_NET_RAW. Ctrl-C stops and prints what was sent.
 
 Ranges: --rate 0.001..=1e10 frames/s (also the rate --storm computes), --duration 0..=1e9 s,
---oversubscription above 0 up to 1e6, --batch 1..=1024.
+--oversubscription above 0 up to 1e6, --batch 1..=1024, --prevention-tout 80..=8000 ms, auto
+(100) or off.
 
 Exit status: 0 when the frames were sent (also when stopped by Ctrl-C); 1 when the interface
 went down or was deleted while sending (the frames sent before are printed); 2 when sending
@@ -57,12 +70,17 @@ pub struct GenArgs {
     /// Stop after this many seconds, 0..=1e9.
     #[arg(short = 'd', long = "duration", value_name = "SECS", value_parser = parse_secs)]
     pub duration: Option<f64>,
-    /// Storm mode: rate = oversubscription / (65535·512 / speed), which keeps the priority paused.
-    #[arg(long, requires = "speed")]
+    /// Storm mode, a stuck NIC: rate = oversubscription / (65535·512 / speed), which keeps
+    /// the priorities paused, until --duration, --prevention-tout or Ctrl-C.
+    #[arg(long)]
     pub storm: bool,
-    /// Link speed for --storm (e.g. 100G, 25G, 10G).
+    /// Link speed for --storm (e.g. 100G, 25G, 10G); default: the fastest the interfaces'
+    /// sysfs reports.
     #[arg(long)]
     pub speed: Option<Rate>,
+    /// mlx5's PFC storm prevention for --storm: ms (80..=8000), `auto` (100 ms) or `off`.
+    #[arg(long, value_name = "MS|auto|off", requires = "storm", value_parser = parse_prevention)]
+    pub prevention_tout: Option<Prevention>,
     /// Frames per longest pause time in --storm mode (above 0, at most 1e6).
     #[arg(long, default_value_t = 2.0, value_parser = parse_oversubscription)]
     pub oversubscription: f64,
@@ -143,6 +161,25 @@ fn parse_oversubscription(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `--prevention-tout`: a timeout, or off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Prevention(pub Option<u64>);
+
+fn parse_prevention(s: &str) -> Result<Prevention, String> {
+    use lossless_proto::watchdog::nic::{AUTO_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS};
+    match s.trim() {
+        "auto" => Ok(Prevention(Some(AUTO_TIMEOUT_MS))),
+        "off" => Ok(Prevention(None)),
+        t => match t.parse::<u64>() {
+            Ok(ms) if (MIN_TIMEOUT_MS..=MAX_TIMEOUT_MS).contains(&ms) => Ok(Prevention(Some(ms))),
+            Ok(ms) => Err(format!(
+                "{ms} ms is out of range: allowed {MIN_TIMEOUT_MS}..={MAX_TIMEOUT_MS} ms, auto ({AUTO_TIMEOUT_MS} ms) or off"
+            )),
+            Err(_) => Err(format!("{s:?}: expected milliseconds, auto or off")),
+        },
+    }
+}
+
 fn parse_u8(s: &str) -> Result<u8, String> {
     let v = match s.strip_prefix("0x") {
         Some(h) => u16::from_str_radix(h, 16),
@@ -216,7 +253,24 @@ fn control(args: &GenArgs) -> anyhow::Result<MacControlRepr> {
 /// Runs `lossless gen`.
 pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
     let control = control(&args)?;
-    let rate = match (args.storm, args.speed) {
+    let speed = match (args.storm, args.speed) {
+        (true, None) => {
+            let fastest = args
+                .iface
+                .iter()
+                .filter_map(|i| lossless_live::watch::link_speed(i))
+                .max_by_key(|r| r.bps());
+            match fastest {
+                Some(s) => Some(s),
+                None => bail!(
+                    "--storm needs the link speed to keep the priority paused: /sys/class/net/{}/speed reports none; give --speed (e.g. 100G)",
+                    args.iface.join(",")
+                ),
+            }
+        }
+        (_, s) => s,
+    };
+    let rate = match (args.storm, speed) {
         (true, Some(speed)) => {
             let r = generator::storm_rate(speed, args.oversubscription);
             if !RATE_RANGE.contains(&r) {
@@ -256,7 +310,22 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
         duration,
         batch: usize::from(args.batch),
         tx_ring: !args.sendmmsg,
+        prevention: args
+            .prevention_tout
+            .and_then(|p| p.0)
+            .map(lossless_proto::units::Duration::from_ms),
     };
+    if args.storm && !args.json {
+        errln!(
+            "storm on {} at {:.1} frames/s{}",
+            args.iface.join(","),
+            rate.unwrap_or_default(),
+            match pacing.prevention {
+                Some(t) => format!(" until the storm prevention timeout {t}"),
+                None => " until Ctrl-C".to_owned(),
+            }
+        );
+    }
     let GenRun { report, error } = generator::run(&socks, &spec, &pacing, &signals::stop_requested)?;
     // what was sent is always reported, also when the interface failed midway
     if args.json {
@@ -271,6 +340,27 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
             report.rate_fps,
             if report.interrupted { " (interrupted)" } else { "" }
         )?;
+        if let Some(p) = &report.prevention {
+            for e in &p.events {
+                outln!(
+                    "{:.3} s  {}{}",
+                    e.at_s,
+                    e.event,
+                    if e.event == "tx_pause_storm_error" {
+                        ": pause stopped (the timeout)"
+                    } else {
+                        ": stalled past the warning watermark"
+                    }
+                )?;
+            }
+            outln!(
+                "storm prevention (timeout {} ms, warning at {} ms): tx_pause_storm_warning_events {}, tx_pause_storm_error_events {}",
+                p.timeout_ms,
+                p.warning_ms,
+                p.counters.tx_pause_storm_warning_events,
+                p.counters.tx_pause_storm_error_events
+            )?;
+        }
     }
     if let Some(e) = error {
         errln!("error: {e}");
