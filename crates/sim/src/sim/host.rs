@@ -6,7 +6,7 @@ use lossless_proto::units::Instant;
 
 use super::{Event, FlowState, Node, Simulator};
 use crate::event::EventQueue;
-use crate::frame::{DropReason, FlowId, Frame, NO_PORT, NodeId, PortId};
+use crate::frame::{DropReason, Ecn, FlowId, Frame, FrameKind, NO_PORT, NodeId, PortId};
 use crate::observer::Observer;
 use crate::traffic::{FlowSpec, Pattern, Workload, frame_len};
 
@@ -132,6 +132,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             ingress: NO_PORT,
             src: src as NodeId,
             dst: fs.spec.dst,
+            kind: FrameKind::Plain,
+            ecn: Ecn::NotEct,
+            flags: 0,
         };
         self.next_frame_id += 1;
         self.totals.injected += 1;
