@@ -8,6 +8,8 @@ use lossless_proto::units::{Duration, Instant, Rate};
 
 use crate::buffer::Threshold;
 use crate::frame::NodeId;
+use crate::headroom::propagation;
+use crate::model::ModelConfig;
 use crate::traffic::{FlowSpec, Workload};
 
 /// A whole simulation.
@@ -31,6 +33,8 @@ pub struct SimConfig {
     pub workloads: Vec<Workload>,
     /// Scripted flow-control request changes (document 002's `fc_rdy` driven by hand).
     pub signals: Vec<Signal>,
+    /// Modelling choices (802.3-exact by default; the HPCC ns-3 reference's on request).
+    pub model: ModelConfig,
 }
 
 /// A host or a switch.
@@ -108,6 +112,8 @@ pub struct LinkConfig {
     pub rate: Rate,
     /// Cable length in metres (5 ns/m).
     pub length_m: u64,
+    /// One-way propagation delay given as a time; replaces the cable's 5 ns/m when set.
+    pub delay: Option<Duration>,
     /// One-way delay of the PHYs in each direction (the sender's transmit and the receiver's
     /// receive path), added to the cable's; zero unless the scenario asks for it.
     pub interface_delay: Duration,
@@ -124,6 +130,13 @@ pub struct LinkConfig {
     pub dcbx_a: Option<DcbxConfig>,
     /// DCBX agent of the port at `b`.
     pub dcbx_b: Option<DcbxConfig>,
+}
+
+impl LinkConfig {
+    /// The one-way propagation delay: `delay` if given, else the cable's 5 ns per metre.
+    pub fn propagation(&self) -> Duration {
+        self.delay.unwrap_or_else(|| propagation(self.length_m))
+    }
 }
 
 /// A scripted change of a host port's flow-control request.

@@ -43,8 +43,14 @@ pub const fn interface_delay_bit_times(rate: Rate) -> u64 {
 /// Headroom in bytes for one lossless priority of a port at `rate` on `cable_m` metres of
 /// cable carrying payloads of up to `mtu` bytes (Annex N sum, rounded up to whole bytes).
 pub fn headroom_bytes(rate: Rate, cable_m: u64, mtu: u64) -> u64 {
+    headroom_bytes_for_delay(rate, propagation(cable_m), mtu)
+}
+
+/// [`headroom_bytes`] for a link whose one-way propagation delay is `delay` (a link given
+/// by its delay rather than its length).
+pub fn headroom_bytes_for_delay(rate: Rate, delay: Duration, mtu: u64) -> u64 {
     let max_frame_bits = (mtu + FRAME_OVERHEAD_BYTES + PREAMBLE_SFD_BYTES + IFG_BYTES) * 8;
-    let cable_ps = 2 * propagation(cable_m).as_ps();
+    let cable_ps = 2 * delay.as_ps();
     let cable_bits = (cable_ps * rate.bps() as u128).div_ceil(1_000_000_000_000) as u64;
     let bits = max_frame_bits
         + PAUSE_FRAME_BIT_TIMES

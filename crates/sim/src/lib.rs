@@ -32,6 +32,7 @@ pub mod event;
 pub mod frame;
 pub mod headroom;
 pub mod html;
+pub mod model;
 pub mod observer;
 pub mod pcap;
 pub mod report;

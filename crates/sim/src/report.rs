@@ -1,7 +1,7 @@
 //! Metrics at the end of a run: a serializable report whose every figure names its unit in
 //! its key, a terminal summary, and the frame conservation check.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 use lossless_proto::flow_control::Mode;
@@ -11,6 +11,7 @@ use serde::Serialize;
 pub use crate::dcbx_report::DcbxReport;
 use crate::event::EventQueue;
 use crate::frame::DropReason;
+use crate::model::{Hop, IdealFct, ns3_standalone_fct};
 use crate::observer::Observer;
 use crate::sim::{Event, Node, Simulator};
 use crate::stats::{FctHistogram, FctSummary, ideal_fct};
@@ -357,6 +358,7 @@ impl Report {
             });
         }
         let mut flows = Vec::new();
+        let mut paths: HashMap<(u32, u32), Vec<Hop>> = HashMap::new();
         for (spec, s) in sim.flow_views() {
             let line = sim.ports[sim.host_port(spec.src) as usize].rate;
             let start = spec.start;
@@ -366,7 +368,15 @@ impl Report {
             };
             let active_ps = until.saturating_duration_since(start).as_ps();
             let completion = s.completed.map(|c| c.saturating_duration_since(start));
-            let ideal = spec.size.map(|size| ideal_fct(size, spec.mtu, line));
+            let ideal = spec.size.map(|size| match sim.config.model.ideal_fct {
+                IdealFct::Wire => ideal_fct(size, spec.mtu, line),
+                IdealFct::Ns3 => {
+                    let hops = paths
+                        .entry((spec.src, spec.dst))
+                        .or_insert_with(|| sim.ns3_path(spec.src, spec.dst));
+                    ns3_standalone_fct(size, spec.mtu, hops)
+                }
+            });
             flows.push(FlowReport {
                 name: spec.name.clone(),
                 src: names[spec.src as usize].to_string(),

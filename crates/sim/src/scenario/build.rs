@@ -12,12 +12,13 @@ use lossless_wire::lldp::Tsa;
 use serde::Deserialize as _;
 use toml::Spanned;
 
-use super::raw::{RawEnd, RawLinkParams, RawScenario};
+use super::raw::{RawEnd, RawLinkParams, RawModel, RawScenario};
 use super::{Overrides, ScenarioError, parse_duration};
 use crate::buffer::Threshold;
 use crate::config::{HostConfig, LinkConfig, NodeConfig, NodeKind, Signal, SimConfig, SwitchConfig};
 use crate::frame::NodeId;
 use crate::headroom::interface_delay_bit_times;
+use crate::model::{Ecmp, Framing, IdealFct, ModelConfig, ReplyQueue};
 use crate::traffic::{FlowSpec, Pattern, SizeCdf, Workload};
 
 pub(super) struct Ctx<'a> {
@@ -136,6 +137,7 @@ pub(super) fn merge(base: &RawLinkParams, over: &RawLinkParams) -> RawLinkParams
     RawLinkParams {
         rate: over.rate.clone().or_else(|| base.rate.clone()),
         length_m: over.length_m.or(base.length_m),
+        delay: over.delay.clone().or_else(|| base.delay.clone()),
         interface_delay: over
             .interface_delay
             .clone()
@@ -524,6 +526,21 @@ pub(super) fn build(
                 e
             })
         };
+        if l.length_m.is_some() && l.delay.is_some()
+            || raw.defaults.length_m.is_some() && raw.defaults.delay.is_some()
+        {
+            return ctx.err(
+                l.a.span(),
+                "delay",
+                "found both `length_m` and `delay` in one table; allowed one of them (`delay` is the one-way propagation time, `length_m` the cable at 5 ns/m)".into(),
+            );
+        }
+        // the more specific table wins: a link's `length_m` over a default `delay`
+        let delay = match (&l.length_m, &p.delay) {
+            (Some(_), _) if l.delay.is_none() => None,
+            (_, Some(d)) => Some(ctx.duration(d, "delay")?),
+            (_, None) => None,
+        };
         let fc_a = end_fc(&l.a_end)?;
         let fc_b = end_fc(&l.b_end)?;
         let ets = link_ets(ctx, &p, ctx.line_of(l.a.span().start))?;
@@ -576,6 +593,7 @@ pub(super) fn build(
                     b: y,
                     rate,
                     length_m: p.length_m.unwrap_or(1),
+                    delay,
                     interface_delay,
                     fc_a,
                     fc_b,
@@ -782,7 +800,9 @@ pub(super) fn build(
             }
         }
     }
+    let model = model_config(ctx, &raw.model)?;
     Ok(SimConfig {
+        model,
         name: raw.name,
         description: raw.description,
         seed: ov.seed.unwrap_or(raw.seed),
@@ -793,4 +813,75 @@ pub(super) fn build(
         workloads,
         signals,
     })
+}
+
+/// The `[model]` table: a preset, then each choice it names overriding it.
+fn model_config(ctx: &Ctx<'_>, m: &RawModel) -> Result<ModelConfig, ScenarioError> {
+    let mut c = match &m.preset {
+        None => ModelConfig::default(),
+        Some(p) => match ModelConfig::preset(p.get_ref()) {
+            Some(c) => c,
+            None => {
+                return ctx.err(
+                    p.span(),
+                    "preset",
+                    format!("found {:?}, allowed \"exact\" or \"hpcc-ns3\"", p.get_ref()),
+                );
+            }
+        },
+    };
+    fn pick<T: Copy>(
+        ctx: &Ctx<'_>,
+        v: &Option<Spanned<String>>,
+        key: &str,
+        choices: &[(&str, T)],
+        out: &mut T,
+    ) -> Result<(), ScenarioError> {
+        let Some(v) = v else {
+            return Ok(());
+        };
+        match choices.iter().find(|(n, _)| *n == v.get_ref()) {
+            Some((_, x)) => {
+                *out = *x;
+                Ok(())
+            }
+            None => {
+                let names: Vec<String> = choices.iter().map(|(n, _)| format!("{n:?}")).collect();
+                ctx.err(
+                    v.span(),
+                    key,
+                    format!("found {:?}, allowed {}", v.get_ref(), names.join(", ")),
+                )
+            }
+        }
+    }
+    pick(
+        ctx,
+        &m.framing,
+        "framing",
+        &[("ieee", Framing::Ieee8023), ("ns3", Framing::Ns3)],
+        &mut c.framing,
+    )?;
+    pick(
+        ctx,
+        &m.ideal_fct,
+        "ideal_fct",
+        &[("wire", IdealFct::Wire), ("ns3", IdealFct::Ns3)],
+        &mut c.ideal_fct,
+    )?;
+    pick(
+        ctx,
+        &m.replies,
+        "replies",
+        &[("queued", ReplyQueue::Queued), ("first", ReplyQueue::First)],
+        &mut c.replies,
+    )?;
+    pick(
+        ctx,
+        &m.ecmp,
+        "ecmp",
+        &[("flow", Ecmp::FlowHash), ("ns3", Ecmp::Ns3)],
+        &mut c.ecmp,
+    )?;
+    Ok(c)
 }

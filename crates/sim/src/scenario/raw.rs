@@ -30,6 +30,20 @@ pub(super) struct RawScenario {
     pub(super) workload: Vec<RawWorkload>,
     #[serde(default)]
     pub(super) signal: Vec<RawSignal>,
+    /// Modelling choices: `preset` ("exact", "hpcc-ns3") and per-choice overrides.
+    #[serde(default)]
+    pub(super) model: RawModel,
+}
+
+/// The `[model]` table.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawModel {
+    pub(super) preset: Option<Spanned<String>>,
+    pub(super) framing: Option<Spanned<String>>,
+    pub(super) ideal_fct: Option<Spanned<String>>,
+    pub(super) replies: Option<Spanned<String>>,
+    pub(super) ecmp: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize, Default, Clone)]
@@ -37,6 +51,8 @@ pub(super) struct RawScenario {
 pub(super) struct RawLinkParams {
     pub(super) rate: Option<Spanned<String>>,
     pub(super) length_m: Option<u64>,
+    /// One-way propagation delay as a time (instead of `length_m`).
+    pub(super) delay: Option<Spanned<String>>,
     /// One-way PHY delay of each direction: "none", "802.3" or a duration.
     pub(super) interface_delay: Option<Spanned<String>>,
     pub(super) mtu: Option<u64>,
@@ -97,6 +113,7 @@ pub(super) struct RawLink {
     pub(super) b: Spanned<String>,
     pub(super) rate: Option<Spanned<String>>,
     pub(super) length_m: Option<u64>,
+    pub(super) delay: Option<Spanned<String>>,
     pub(super) interface_delay: Option<Spanned<String>>,
     pub(super) mtu: Option<u64>,
     pub(super) flow_control: Option<Spanned<String>>,
@@ -156,6 +173,7 @@ impl RawLink {
         RawLinkParams {
             rate: self.rate.clone(),
             length_m: self.length_m,
+            delay: self.delay.clone(),
             interface_delay: self.interface_delay.clone(),
             mtu: self.mtu,
             flow_control: self.flow_control.clone(),

@@ -1,7 +1,7 @@
 //! Building a simulator from a configuration: ports and their engines, switch buffers with
 //! headroom, shortest-path routes with ECMP candidates, flows and the first events.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use lossless_proto::dcbx::Agent;
 use lossless_proto::ets::{PortParams, Scheduler};
@@ -15,8 +15,9 @@ use super::{BuildError, Event, FlowState, Host, Node, Port, PortDcbx, Simulator,
 use crate::buffer::SharedBuffer;
 use crate::config::{NodeKind, Signal, SimConfig};
 use crate::event::EventQueue;
-use crate::frame::{FlowId, PortId};
-use crate::headroom::{headroom_bytes, propagation};
+use crate::frame::{FlowId, NodeId, PortId};
+use crate::headroom::headroom_bytes_for_delay;
+use crate::model::Ecmp;
 use crate::observer::Observer;
 use crate::selection::{Ets, PortSelection, StrictPriority};
 use crate::stats::{FlowStats, PortStats, Totals};
@@ -68,6 +69,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 };
                 let mut fc = fc;
                 fc.rate = link.rate;
+                fc.framing = config.model.framing;
                 fc.station_address = station_address(me);
                 let template = fc;
                 let dcbx = match dcbx_cfg {
@@ -110,7 +112,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     peer,
                     rate: link.rate,
                     prop: Duration::from_ps(
-                        propagation(link.length_m)
+                        link.propagation()
                             .as_ps()
                             .saturating_add(link.interface_delay.as_ps()),
                     ),
@@ -171,9 +173,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     for &p in &node_ports[i] {
                         let port = &ports[p as usize];
                         let link = &config.links[(p / 2) as usize];
-                        let h = s
-                            .headroom_bytes
-                            .unwrap_or_else(|| headroom_bytes(port.rate, link.length_m, s.mtu));
+                        let h = s.headroom_bytes.unwrap_or_else(|| {
+                            headroom_bytes_for_delay(port.rate, link.propagation(), s.mtu)
+                        });
                         if port.mac.config().mode == Mode::Pause {
                             reserve.push([0; 8]);
                             port_reserve.push(h);
@@ -194,7 +196,14 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                         switch: nd.name.clone(),
                         source,
                     })?;
-                    let routes = compute_routes(i, &node_ports[i], &ports, &is_host, n);
+                    let routes = compute_routes(
+                        i,
+                        &node_ports[i],
+                        &ports,
+                        &is_host,
+                        n,
+                        config.model.ecmp == Ecmp::Ns3,
+                    );
                     nodes.push(Node::Switch(Switch {
                         ports: node_ports[i].clone(),
                         buffer,
@@ -204,9 +213,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             }
         }
         let mut flows = Vec::with_capacity(config.flows.len());
+        let mut pair_flows = HashMap::new();
         for f in &config.flows {
             check_flow(f, &is_host)?;
-            flows.push(FlowState::new(f.clone()));
+            flows.push(FlowState::new(f.clone(), &mut pair_flows));
         }
         for w in &config.workloads {
             let f = w.src.iter().chain(&w.dst).find(|&&x| !is_host[x as usize]);
@@ -238,6 +248,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             ports,
             nodes,
             flows,
+            pair_flows,
             rng,
             next_frame_id: 0,
             totals: Totals::default(),
@@ -302,18 +313,28 @@ fn check_flow(f: &FlowSpec, is_host: &[bool]) -> Result<(), BuildError> {
     Ok(())
 }
 
-/// Shortest-path next hops from switch `me` to every host (hosts do not forward).
+/// Shortest-path next hops from switch `me` to every host (hosts do not forward), in the
+/// switch's port order; with `ns3_order`, in the order the HPCC ns-3 simulator's routing BFS
+/// (rooted at the destination, neighbours by ascending node id, only switches expanded) finds
+/// the next-hop nodes, which its ECMP hash indexes into.
 fn compute_routes(
     me: usize,
     my_ports: &[PortId],
     ports: &[Port],
     is_host: &[bool],
     n: usize,
+    ns3_order: bool,
 ) -> Vec<Vec<PortId>> {
     // adjacency: node → neighbour nodes
     let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
     for p in ports {
         adj[p.node as usize].push(ports[p.peer as usize].node as usize);
+    }
+    if ns3_order {
+        for a in &mut adj {
+            a.sort_unstable();
+            a.dedup();
+        }
     }
     let mut routes = vec![Vec::new(); n];
     for d in 0..n {
@@ -321,12 +342,17 @@ fn compute_routes(
             continue;
         }
         let mut dist = vec![usize::MAX; n];
+        // position of each expanded node in the BFS queue
+        let mut order = vec![usize::MAX; n];
         dist[d] = 0;
         let mut bfs = VecDeque::from([d]);
+        let mut popped = 0;
         while let Some(x) = bfs.pop_front() {
             if x != d && is_host[x] {
                 continue; // hosts do not forward
             }
+            order[x] = popped;
+            popped += 1;
             for &y in &adj[x] {
                 if dist[y] == usize::MAX {
                     dist[y] = dist[x] + 1;
@@ -343,13 +369,27 @@ fn compute_routes(
                 routes[d].push(p);
             }
         }
+        if ns3_order {
+            let node_of = |p: &PortId| ports[ports[*p as usize].peer as usize].node as usize;
+            routes[d].sort_by_key(|p| order[node_of(p)]);
+        }
     }
     routes
 }
 
+/// UDP destination port of RoCEv2.
+pub(crate) const ROCE_UDP_PORT: u16 = 4791;
+
 impl FlowState {
-    pub(super) fn new(spec: FlowSpec) -> Self {
+    /// A flow's state; `pair_flows` counts the flows of each (source, destination) pair so
+    /// far (the flow's UDP source port is 10000 + that count, as the ns-3 reference does).
+    pub(super) fn new(spec: FlowSpec, pair_flows: &mut HashMap<(NodeId, NodeId), u16>) -> Self {
+        let n = pair_flows.entry((spec.src, spec.dst)).or_insert(0);
+        let sport = 10_000u16.wrapping_add(*n);
+        *n = n.wrapping_add(1);
         FlowState {
+            sport,
+            dport: ROCE_UDP_PORT,
             remaining: spec.size.unwrap_or(u64::MAX),
             next_at: spec.start,
             scheduled: false,

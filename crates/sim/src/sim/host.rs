@@ -147,7 +147,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             let gap = fs
                 .spec
                 .gap(len)
-                .unwrap_or_else(|| self.ports[hp as usize].rate.wire_time(len));
+                .unwrap_or_else(|| self.config.model.wire_time(self.ports[hp as usize].rate, len));
             fs.next_at = now + gap;
             fs.scheduled = true;
             self.queue.push(fs.next_at, Event::Emit(f));
@@ -182,7 +182,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 size: Some(size),
             };
             let id = self.flows.len() as FlowId;
-            let mut fs = FlowState::new(spec);
+            let mut fs = FlowState::new(spec, &mut self.pair_flows);
             fs.scheduled = true;
             self.flows.push(fs);
             self.queue.push(now, Event::Emit(id));

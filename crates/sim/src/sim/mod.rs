@@ -20,6 +20,7 @@ use crate::buffer::{Admission, SharedBuffer};
 use crate::config::SimConfig;
 use crate::event::{CalendarQueue, EventQueue};
 use crate::frame::{DropReason, FlowId, Frame, NO_PORT, NodeId, PortId};
+use crate::model::{Ecmp, Hop, ns3_ecmp_hash};
 use crate::observer::{NoObserver, Observer, WireFrame};
 use crate::selection::{PortSelection, TransmissionSelection};
 use crate::stats::{FlowStats, PortStats, Totals};
@@ -125,6 +126,11 @@ struct FlowState {
     scheduled: bool,
     done_emitting: bool,
     stats: FlowStats,
+    /// UDP source port: 10000 + the flow's index among the flows of its (source,
+    /// destination) pair, as the HPCC ns-3 simulator numbers them (its ECMP hashes it).
+    sport: u16,
+    /// UDP destination port.
+    dport: u16,
 }
 
 /// The simulator, generic over its event queue and its observer.
@@ -136,6 +142,8 @@ pub struct Simulator<O: Observer = NoObserver, Q: EventQueue<Event> = CalendarQu
     pub(crate) ports: Vec<Port>,
     pub(crate) nodes: Vec<Node>,
     flows: Vec<FlowState>,
+    /// Flows created so far per (source, destination) pair (UDP source ports).
+    pair_flows: std::collections::HashMap<(NodeId, NodeId), u16>,
     rng: Pcg64,
     next_frame_id: u64,
     pub(crate) totals: Totals,
@@ -224,6 +232,9 @@ fn station_address(port: PortId) -> [u8; 6] {
     let p = port.to_be_bytes();
     [0x02, 0x00, p[0], p[1], p[2], p[3]]
 }
+
+/// Mixed into the ECMP key of frames that travel from a flow's receiver to its sender.
+const REVERSE_HASH: u64 = 0x5245_5645_5253_4500;
 
 fn splitmix64(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -608,10 +619,24 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 return;
             }
             1 => cands[0],
-            n => {
-                let h = splitmix64(frame.flow as u64 ^ ((node as u64) << 32) ^ self.config.seed);
-                cands[(h % n as u64) as usize]
-            }
+            n => match self.config.model.ecmp {
+                Ecmp::FlowHash => {
+                    // a flow's replies and CNPs hash apart from its data
+                    let dir = if frame.kind.is_reverse() { REVERSE_HASH } else { 0 };
+                    let h = splitmix64(frame.flow as u64 ^ ((node as u64) << 32) ^ self.config.seed ^ dir);
+                    cands[(h % n as u64) as usize]
+                }
+                Ecmp::Ns3 => {
+                    let f = &self.flows[frame.flow as usize];
+                    let (sport, dport) = if frame.kind.is_reverse() {
+                        (f.dport, f.sport)
+                    } else {
+                        (f.sport, f.dport)
+                    };
+                    let h = ns3_ecmp_hash(frame.src, frame.dst, sport, dport, node);
+                    cands[(h % n as u32) as usize]
+                }
+            },
         };
         let local = self.ports[p as usize].local as usize;
         let lossless = self.ports[p as usize].lossless & (1 << frame.priority) != 0;
@@ -665,6 +690,50 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
     pub(crate) fn flow_views(&self) -> impl Iterator<Item = (&FlowSpec, &FlowStats)> {
         self.flows.iter().map(|f| (&f.spec, &f.stats))
+    }
+    /// The hops from host `src` to host `dst` along the HPCC ns-3 simulator's routing BFS
+    /// tree (rooted at `dst`, neighbours by ascending node id, only switches expanded; the
+    /// first path found): what its ideal FCT is computed over. Empty when unreachable.
+    pub(crate) fn ns3_path(&self, src: NodeId, dst: NodeId) -> Vec<Hop> {
+        let n = self.nodes.len();
+        // per node: (neighbour, the port leading to it), by ascending neighbour id
+        let mut adj: Vec<Vec<(usize, PortId)>> = vec![Vec::new(); n];
+        for (i, p) in self.ports.iter().enumerate() {
+            adj[p.node as usize].push((self.ports[p.peer as usize].node as usize, i as PortId));
+        }
+        for a in &mut adj {
+            a.sort_by_key(|&(nb, p)| (nb, p));
+        }
+        let mut parent: Vec<Option<PortId>> = vec![None; n];
+        let mut seen = vec![false; n];
+        seen[dst as usize] = true;
+        let mut q = VecDeque::from([dst as usize]);
+        while let Some(x) = q.pop_front() {
+            for &(y, p) in &adj[x] {
+                if !seen[y] {
+                    seen[y] = true;
+                    // the port at y towards x
+                    parent[y] = Some(self.ports[p as usize].peer);
+                    if matches!(self.nodes[y], Node::Switch(_)) {
+                        q.push_back(y);
+                    }
+                }
+            }
+        }
+        let mut hops = Vec::new();
+        let mut at = src as usize;
+        while at != dst as usize {
+            let Some(p) = parent[at] else {
+                return Vec::new();
+            };
+            let port = &self.ports[p as usize];
+            hops.push(Hop {
+                rate: port.rate,
+                delay: port.prop,
+            });
+            at = self.ports[port.peer as usize].node as usize;
+        }
+        hops
     }
     /// The NIC port of host `node`.
     pub(crate) fn host_port(&self, node: NodeId) -> PortId {
