@@ -2,9 +2,12 @@
 //! input and hands back what to do; it never reads a clock, a socket or a file.
 
 pub mod dcbx;
+pub mod dcqcn;
+pub mod ecn;
 pub mod ets;
 pub mod flow_control;
 pub mod lldp_agent;
 pub mod monitor;
+pub mod qcn;
 pub mod units;
 pub mod watchdog;
