@@ -9,5 +9,6 @@ pub mod flow_control;
 pub mod lldp_agent;
 pub mod monitor;
 pub mod qcn;
+pub mod rocev2;
 pub mod units;
 pub mod watchdog;
