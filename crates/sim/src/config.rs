@@ -11,6 +11,7 @@ use crate::frame::NodeId;
 use crate::headroom::propagation;
 use crate::model::ModelConfig;
 use crate::traffic::{FlowSpec, Workload};
+use crate::transport::{EcnSpec, QcnSpec};
 
 /// A whole simulation.
 #[derive(Clone, Debug)]
@@ -99,6 +100,10 @@ pub struct SwitchConfig {
     pub headroom_bytes: Option<u64>,
     /// Largest payload, for the headroom formula.
     pub mtu: u64,
+    /// ECN marking at the egress queues (`None`: no marking).
+    pub ecn: Option<EcnSpec>,
+    /// QCN congestion points at the egress queues (`None`: none).
+    pub qcn: Option<QcnSpec>,
 }
 
 /// A full-duplex link between port ends `a` and `b`.

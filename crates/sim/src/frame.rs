@@ -124,7 +124,7 @@ pub const PSN_MASK: u32 = 0x00FF_FFFF;
 pub struct Frame {
     /// Plain frames: unique, increasing with injection order (it only feeds the pcap
     /// payload). Other kinds: their fields, read through the accessors ([`Frame::psn`],
-    /// [`Frame::offset`], [`Frame::msn`], [`Frame::sack_psn`], [`Frame::cnm_feedback`]).
+    /// [`Frame::packet_index`], [`Frame::msn`], [`Frame::sack_psn`], [`Frame::cnm_feedback`]).
     pub id: u64,
     /// The flow this frame belongs to (replies, CNPs and CNMs: the flow they are about).
     pub flow: FlowId,
@@ -147,7 +147,8 @@ pub struct Frame {
 }
 
 impl Frame {
-    /// A RoCEv2 data packet: `psn` (24 bits) at byte `offset` (40 bits) of the message.
+    /// A RoCEv2 data packet: `psn` (24 bits), the `index`-th packet of its message (40 bits;
+    /// its byte offset is `index` × the QP's MTU).
     #[allow(clippy::too_many_arguments)]
     pub fn roce_data(
         flow: FlowId,
@@ -156,12 +157,12 @@ impl Frame {
         len: u32,
         priority: u8,
         psn: u32,
-        offset: u64,
+        index: u64,
         flags: u8,
         ecn: Ecn,
     ) -> Frame {
         Frame {
-            id: u64::from(psn & PSN_MASK) | (offset & ((1 << 40) - 1)) << 24,
+            id: u64::from(psn & PSN_MASK) | (index & ((1 << 40) - 1)) << 24,
             flow,
             len,
             ingress: NO_PORT,
@@ -241,8 +242,8 @@ impl Frame {
     pub const fn psn(&self) -> u32 {
         (self.id & PSN_MASK as u64) as u32
     }
-    /// The byte offset of a RoCEv2 data packet in its message.
-    pub const fn offset(&self) -> u64 {
+    /// The index of a RoCEv2 data packet in its message (0 for the first).
+    pub const fn packet_index(&self) -> u64 {
         self.id >> 24
     }
     /// The selectively acknowledged PSN of a SACK.
@@ -326,7 +327,7 @@ mod tests {
             Ecn::Ect0,
         );
         assert_eq!(
-            (d.psn(), d.offset(), d.kind),
+            (d.psn(), d.packet_index(), d.kind),
             (0xABCDEF, 123_456_789_012, FrameKind::RoceData)
         );
         assert!(d.has(flags::LAST) && !d.has(flags::FIRST));

@@ -26,6 +26,7 @@
 //!   direction), [`vcd`] (waveforms) and [`html`] (report with SVG plots).
 
 pub mod buffer;
+pub mod cn_report;
 pub mod config;
 pub mod dcbx_report;
 pub mod event;
@@ -38,9 +39,11 @@ pub mod pcap;
 pub mod report;
 pub mod scenario;
 pub mod selection;
+pub mod series;
 pub mod sim;
 pub mod stats;
 pub mod traffic;
+pub mod transport;
 pub mod vcd;
 
 pub use report::Report;

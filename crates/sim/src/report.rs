@@ -8,6 +8,7 @@ use lossless_proto::flow_control::Mode;
 use lossless_proto::units::{Duration, PS_PER_SEC};
 use serde::Serialize;
 
+use crate::cn_report::{CnEffect, CnTotals, PortCnReport, PrioCnReport, QpReport};
 pub use crate::dcbx_report::DcbxReport;
 use crate::event::EventQueue;
 use crate::frame::DropReason;
@@ -82,6 +83,9 @@ pub struct PortReport {
     pub dcbx: Option<DcbxReport>,
     /// LLDP frames received and dropped: no DCBX agent on this port, or not one it accepts.
     pub lldp_ignored_frames: u64,
+    /// ECN marking and QCN congestion points (switch ports that run them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cn: Option<PortCnReport>,
 }
 
 /// One flow.
@@ -117,6 +121,12 @@ pub struct FlowReport {
     pub fct_ideal_ps: Option<u128>,
     /// FCT divided by the ideal completion time, for finished finite flows.
     pub fct_slowdown_ratio: Option<f64>,
+    /// The QP's transport and congestion control (flows with `transport = "rocev2"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qp: Option<QpReport>,
+    /// Throughput of the same flow in the twin run without congestion notification.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throughput_without_cn_bps: Option<u64>,
 }
 
 /// Flow completion times of one priority.
@@ -235,6 +245,13 @@ pub struct Report {
     pub conservation: Conservation,
     /// The first error an engine returned during the run (which stopped it there), if any.
     pub engine_fault: Option<String>,
+    /// Congestion notification totals (runs with QPs or ECN/QCN at switches).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cn: Option<CnTotals>,
+    /// How much less PFC fired than in the twin run without congestion notification
+    /// ([`Report::compare_with_cn_off`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cn_effect: Option<CnEffect>,
 }
 
 /// A run that must not be trusted: an engine fault or frames unaccounted for.
@@ -246,6 +263,9 @@ pub enum CheckError {
     /// Frames were created or lost without a reason.
     #[error(transparent)]
     Conservation(#[from] ConservationError),
+    /// A finished QP's responder did not deliver exactly the message, each byte once.
+    #[error("transport: a finished QP's responder did not deliver its message exactly once ({0})")]
+    Transport(String),
 }
 
 /// The conservation check failed: frames were created or lost without a reason.
@@ -264,6 +284,29 @@ pub struct ConservationError {
     pub in_flight: u64,
     /// Dropped frames.
     pub dropped: u64,
+}
+
+/// A switch port's ECN and QCN counters, per priority with activity.
+fn port_cn_report(cn: &crate::sim::PortCn) -> PortCnReport {
+    let priorities = (0..8u8)
+        .filter_map(|q| {
+            let i = q as usize;
+            let e = cn.markers[i].as_ref().map(|m| m.counters());
+            let c = cn.cps[i].as_ref().map(|c| c.counters());
+            if e.is_none() && c.is_none() {
+                return None;
+            }
+            let r = PrioCnReport {
+                priority: q,
+                ecn_marked_frames: e.map_or(0, |e| e.marked),
+                ecn_not_marked_frames: e.map_or(0, |e| e.not_marked),
+                cp_sampled_frames: c.map_or(0, |c| c.sampled_frames),
+                cnms_sent_total: cn.cnms_sent[i],
+            };
+            (r.ecn_marked_frames + r.ecn_not_marked_frames + r.cp_sampled_frames > 0).then_some(r)
+        })
+        .collect();
+    PortCnReport { priorities }
 }
 
 fn bps(bytes: u64, span_ps: u128) -> u64 {
@@ -355,11 +398,17 @@ impl Report {
                 priorities: prios,
                 dcbx: port.dcbx.as_deref().map(|d| DcbxReport::of(d, st)),
                 lldp_ignored_frames: st.lldp_rx_ignored,
+                cn: port.cn.as_deref().map(port_cn_report),
             });
         }
         let mut flows = Vec::new();
         let mut paths: HashMap<(u32, u32), Vec<Hop>> = HashMap::new();
-        for (spec, s) in sim.flow_views() {
+        let mut totals = CnTotals {
+            every_byte_once: true,
+            ..CnTotals::default()
+        };
+        let mut any_cn = sim.ports.iter().any(|p| p.cn.is_some());
+        for (spec, s, qp) in sim.flow_views() {
             let line = sim.ports[sim.host_port(spec.src) as usize].rate;
             let start = spec.start;
             let until = match (spec.size, s.completed) {
@@ -394,6 +443,21 @@ impl Report {
                 fct_slowdown_ratio: completion
                     .zip(ideal)
                     .map(|(c, i)| c.as_ps() as f64 / i.as_ps().max(1) as f64),
+                qp: qp.map(|q| {
+                    let cc = spec.transport.as_ref().map_or("none", |t| t.cc.name());
+                    let r = q.report(cc, s.dropped_control_frames);
+                    any_cn = true;
+                    totals.qps_total += 1;
+                    totals.retransmitted_frames += r.retransmitted_frames;
+                    totals.timeouts_total += r.timeouts_total;
+                    totals.rate_decreases_total += r.rate_decreases_total;
+                    totals.cnps_sent_total += r.cnps_sent_total;
+                    if s.completed.is_some() && !q.delivered_exactly() {
+                        totals.every_byte_once = false;
+                    }
+                    r
+                }),
+                throughput_without_cn_bps: None,
             });
         }
         let mut switches = Vec::new();
@@ -409,6 +473,12 @@ impl Report {
                     name: names[i].to_string(),
                     peak_rx_backlog_bytes: h.rx_peak,
                 }),
+            }
+        }
+        for p in &ports {
+            for q in p.cn.iter().flat_map(|c| &c.priorities) {
+                totals.ecn_marked_frames += q.ecn_marked_frames;
+                totals.cnms_sent_total += q.cnms_sent_total;
             }
         }
         let t = &sim.totals;
@@ -434,6 +504,8 @@ impl Report {
                 balanced: t.injected == t.delivered + queued + in_flight + dropped,
             },
             engine_fault: sim.fault.clone(),
+            cn: any_cn.then_some(totals),
+            cn_effect: None,
         }
     }
 
@@ -442,7 +514,13 @@ impl Report {
         if let Some(f) = &self.engine_fault {
             return Err(CheckError::EngineFault(f.clone()));
         }
-        Ok(self.check_conservation()?)
+        self.check_conservation()?;
+        if self.cn.as_ref().is_some_and(|c| !c.every_byte_once) {
+            return Err(CheckError::Transport(
+                "compare each QP's qp.transport_delivered_bytes with its size".into(),
+            ));
+        }
+        Ok(())
     }
 
     /// `Ok` when every injected frame is accounted for.
@@ -585,6 +663,7 @@ impl Report {
                 done.len()
             );
         }
+        s.push_str(&self.cn_summary());
         if let Some(all) = &self.fct.all {
             let _ = writeln!(s);
             s.push_str(&self.fct_table(all));

@@ -12,6 +12,7 @@ use lossless_wire::lldp::Tsa;
 use serde::Deserialize as _;
 use toml::Spanned;
 
+use super::qp::{RawQp, ecn_spec, qcn_spec, qp_spec};
 use super::raw::{RawEnd, RawLinkParams, RawModel, RawScenario};
 use super::{Overrides, ScenarioError, parse_duration};
 use crate::buffer::Threshold;
@@ -20,6 +21,7 @@ use crate::frame::NodeId;
 use crate::headroom::interface_delay_bit_times;
 use crate::model::{Ecmp, Framing, IdealFct, ModelConfig, ReplyQueue};
 use crate::traffic::{FlowSpec, Pattern, SizeCdf, Workload};
+use crate::transport::QpSpec;
 
 pub(super) struct Ctx<'a> {
     pub(super) file: &'a str,
@@ -27,7 +29,7 @@ pub(super) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn line_of(&self, offset: usize) -> usize {
+    pub(super) fn line_of(&self, offset: usize) -> usize {
         match self.text {
             Some(t) if offset <= t.len() => t[..offset].matches('\n').count() + 1,
             _ => 0,
@@ -466,6 +468,18 @@ pub(super) fn build(
             xon_offset_bytes: s.xon_offset_bytes.unwrap_or(2 * (mtu + 22)),
             headroom_bytes: s.headroom_bytes,
             mtu,
+            ecn: ecn_spec(
+                ctx,
+                s.ecn.as_ref(),
+                raw.ecn.as_ref(),
+                ctx.line_of(s.name.span().start),
+            )?,
+            qcn: qcn_spec(
+                ctx,
+                s.qcn.as_ref(),
+                raw.qcn.as_ref(),
+                ctx.line_of(s.name.span().start),
+            )?,
         };
         add(
             ctx,
@@ -612,6 +626,44 @@ pub(super) fn build(
                 None => Ok(default),
             }
         };
+    // a host's line rate (its one link), for checking QP parameters against it
+    let line_of_host = |n: NodeId| {
+        links
+            .iter()
+            .find(|l: &&LinkConfig| l.a == n || l.b == n)
+            .map(|l| l.rate)
+    };
+    let transport = |t: &Option<Spanned<String>>,
+                     keys: RawQp,
+                     stray: Option<&'static str>,
+                     priority: u8,
+                     srcs: &[NodeId],
+                     span: std::ops::Range<usize>|
+     -> Result<Option<Box<QpSpec>>, ScenarioError> {
+        match t {
+            None => match stray {
+                None => Ok(None),
+                Some(k) => ctx.err(
+                    span,
+                    k,
+                    "a QP key without `transport = \"rocev2\"` (the flow would be plain frames)".into(),
+                ),
+            },
+            Some(t) if t.get_ref() == "rocev2" => {
+                let lines: Vec<Rate> = srcs.iter().filter_map(|&n| line_of_host(n)).collect();
+                let q = keys.over(&raw.qp);
+                qp_spec(ctx, &q, priority, &lines, ctx.line_of(span.start)).map(|q| Some(Box::new(q)))
+            }
+            Some(t) => ctx.err(
+                t.span(),
+                "transport",
+                format!(
+                    "found {:?}, allowed \"rocev2\" (or no key: plain frames)",
+                    t.get_ref()
+                ),
+            ),
+        }
+    };
     let mut flows = Vec::new();
     for f in &raw.flow {
         if f.priority > 7 {
@@ -670,6 +722,14 @@ pub(super) fn build(
         let stop = span_of(&f.stop, "stop", Instant::MAX)?;
         let srcs = resolve(&f.src, "src")?;
         let dsts = resolve(&f.dst, "dst")?;
+        let qp = transport(
+            &f.transport,
+            f.qp_keys(),
+            f.stray_qp_key(),
+            f.priority,
+            &srcs,
+            f.src.span(),
+        )?;
         for &s in &srcs {
             for &d in &dsts {
                 let name = if srcs.len() * dsts.len() > 1 {
@@ -695,6 +755,7 @@ pub(super) fn build(
                     start,
                     stop,
                     size: f.size_bytes,
+                    transport: qp.clone(),
                 });
             }
         }
@@ -749,6 +810,14 @@ pub(super) fn build(
             .map(|r| ctx.rate(r, "rate"))
             .transpose()?
             .unwrap_or(Rate::from_gbps(100));
+        let qp = transport(
+            &w.transport,
+            w.qp_keys(),
+            w.stray_qp_key(),
+            w.priority,
+            &src,
+            w.cdf_file.span(),
+        )?;
         workloads.push(Workload {
             name: w.name.clone(),
             mean_interarrival: Workload::interarrival_for(&cdf, w.load, line, src.len()),
@@ -759,6 +828,7 @@ pub(super) fn build(
             cdf,
             start: span_of(&w.start, "start", Instant::ZERO)?,
             stop: span_of(&w.stop, "stop", Instant::MAX)?,
+            transport: qp,
         });
     }
     let mut signals = Vec::new();

@@ -13,6 +13,7 @@ use lossless_proto::units::Duration;
 use crate::config::SimConfig;
 
 mod build;
+mod qp;
 mod raw;
 
 use build::{Ctx, build};

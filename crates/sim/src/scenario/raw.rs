@@ -5,6 +5,8 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::qp::{RawEcn, RawQcn, RawQp};
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawScenario {
@@ -33,6 +35,13 @@ pub(super) struct RawScenario {
     /// Modelling choices: `preset` ("exact", "hpcc-ns3") and per-choice overrides.
     #[serde(default)]
     pub(super) model: RawModel,
+    /// Defaults of every QP (a flow or workload with `transport = "rocev2"`).
+    #[serde(default)]
+    pub(super) qp: RawQp,
+    /// Default ECN marking of every switch (a switch's `ecn` overrides it key by key).
+    pub(super) ecn: Option<RawEcn>,
+    /// Default QCN congestion points of every switch.
+    pub(super) qcn: Option<RawQcn>,
 }
 
 /// The `[model]` table.
@@ -100,6 +109,10 @@ pub(super) struct RawSwitch {
     pub(super) mtu: Option<u64>,
     /// Local DCBX configuration of every port of the switch.
     pub(super) dcbx: Option<toml::Value>,
+    /// ECN marking at its egress queues: a table, or true/false for the `[ecn]` default.
+    pub(super) ecn: Option<toml::Value>,
+    /// QCN congestion points at its egress queues: a table, or true/false.
+    pub(super) qcn: Option<toml::Value>,
 }
 
 fn default_threshold() -> Spanned<String> {
@@ -208,6 +221,16 @@ pub(super) struct RawFlow {
     pub(super) stop: Option<Spanned<String>>,
     pub(super) size_bytes: Option<u64>,
     pub(super) mtu: Option<u64>,
+    /// "rocev2": the flow is a RoCEv2 QP (keys below, defaults in `[qp]`).
+    pub(super) transport: Option<Spanned<String>>,
+    pub(super) cc: Option<Spanned<String>>,
+    pub(super) preset: Option<Spanned<String>>,
+    pub(super) ack_priority: Option<u8>,
+    pub(super) cnp_priority: Option<u8>,
+    pub(super) udp_dport: Option<u16>,
+    pub(super) dcqcn: Option<toml::Table>,
+    pub(super) qcn: Option<toml::Table>,
+    pub(super) rocev2: Option<toml::Table>,
 }
 
 fn default_pattern() -> Spanned<String> {
@@ -226,6 +249,16 @@ pub(super) struct RawWorkload {
     pub(super) start: Option<Spanned<String>>,
     pub(super) stop: Option<Spanned<String>>,
     pub(super) mtu: Option<u64>,
+    /// "rocev2": the flow is a RoCEv2 QP (keys below, defaults in `[qp]`).
+    pub(super) transport: Option<Spanned<String>>,
+    pub(super) cc: Option<Spanned<String>>,
+    pub(super) preset: Option<Spanned<String>>,
+    pub(super) ack_priority: Option<u8>,
+    pub(super) cnp_priority: Option<u8>,
+    pub(super) udp_dport: Option<u16>,
+    pub(super) dcqcn: Option<toml::Table>,
+    pub(super) qcn: Option<toml::Table>,
+    pub(super) rocev2: Option<toml::Table>,
 }
 
 #[derive(Deserialize)]
@@ -236,3 +269,41 @@ pub(super) struct RawSignal {
     pub(super) priority: u8,
     pub(super) fc_rdy: Vec<(Spanned<String>, Spanned<String>)>,
 }
+
+/// The QP keys of a flow or workload.
+macro_rules! qp_keys {
+    ($t:ty) => {
+        impl $t {
+            pub(super) fn qp_keys(&self) -> RawQp {
+                RawQp {
+                    cc: self.cc.clone(),
+                    preset: self.preset.clone(),
+                    ack_priority: self.ack_priority,
+                    cnp_priority: self.cnp_priority,
+                    udp_dport: self.udp_dport,
+                    dcqcn: self.dcqcn.clone(),
+                    qcn: self.qcn.clone(),
+                    rocev2: self.rocev2.clone(),
+                }
+            }
+            /// Whether any QP key is set without `transport`.
+            pub(super) fn stray_qp_key(&self) -> Option<&'static str> {
+                [
+                    ("cc", self.cc.is_some()),
+                    ("preset", self.preset.is_some()),
+                    ("ack_priority", self.ack_priority.is_some()),
+                    ("cnp_priority", self.cnp_priority.is_some()),
+                    ("udp_dport", self.udp_dport.is_some()),
+                    ("dcqcn", self.dcqcn.is_some()),
+                    ("qcn", self.qcn.is_some()),
+                    ("rocev2", self.rocev2.is_some()),
+                ]
+                .into_iter()
+                .find(|(_, set)| *set)
+                .map(|(k, _)| k)
+            }
+        }
+    };
+}
+qp_keys!(RawFlow);
+qp_keys!(RawWorkload);

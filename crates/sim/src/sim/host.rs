@@ -84,6 +84,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     pub(super) fn deliver(&mut self, node: NodeId, frame: Frame) {
         let now = self.now;
         self.totals.delivered += 1;
+        if frame.kind != FrameKind::Plain {
+            self.roce_receive(node, frame);
+            self.observer.delivered(node, &frame, now);
+            return;
+        }
         let fs = &mut self.flows[frame.flow as usize];
         fs.stats.delivered_frames += 1;
         fs.stats.delivered_bytes += frame.len as u64;
@@ -97,6 +102,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     pub(super) fn on_emit(&mut self, f: FlowId) {
         let now = self.now;
         let fs = &mut self.flows[f as usize];
+        if fs.qp.is_some() {
+            self.qp_on_emit(f);
+            return;
+        }
         fs.scheduled = false;
         if fs.done_emitting {
             return;
@@ -180,9 +189,18 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 start: now,
                 stop: Instant::MAX,
                 size: Some(size),
+                transport: w.transport.clone(),
             };
             let id = self.flows.len() as FlowId;
-            let mut fs = FlowState::new(spec, &mut self.pair_flows);
+            let line = self.ports[self.host_port(src) as usize].rate;
+            let mut fs = match FlowState::new(spec, &mut self.pair_flows, line) {
+                Ok(fs) => fs,
+                Err(e) => {
+                    let p = self.host_port(src);
+                    self.engine_fault(p, "a workload's QP could not be created", &e);
+                    return;
+                }
+            };
             fs.scheduled = true;
             self.flows.push(fs);
             self.queue.push(now, Event::Emit(id));

@@ -4,22 +4,26 @@
 
 use std::collections::VecDeque;
 
-use lossless_proto::flow_control::{FlowControl, Mode, ReceivedControl};
+use lossless_proto::flow_control::{FlowControl, Mode, ReceivedControl, TxSlot};
 use lossless_proto::units::{Duration, Instant, Rate};
 use rand_pcg::Pcg64;
 
 mod build;
+mod cn;
 mod dcbx;
 mod host;
+mod qp;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use cn::PortCn;
 pub(crate) use dcbx::PortDcbx;
+pub(crate) use qp::Qp;
 
 use crate::buffer::{Admission, SharedBuffer};
 use crate::config::SimConfig;
 use crate::event::{CalendarQueue, EventQueue};
-use crate::frame::{DropReason, FlowId, Frame, NO_PORT, NodeId, PortId};
+use crate::frame::{DropReason, Ecn, FlowId, Frame, FrameKind, NO_PORT, NodeId, PortId};
 use crate::model::{Ecmp, Hop, ns3_ecmp_hash};
 use crate::observer::{NoObserver, Observer, WireFrame};
 use crate::selection::{PortSelection, TransmissionSelection};
@@ -47,6 +51,9 @@ pub enum Event {
     Eligible(PortId),
     /// A port's DCBX agent has a deadline.
     DcbxTimer(PortId),
+    /// A QP's engines have a deadline (the earliest of its reaction point's, its
+    /// retransmission timer's and its notification point's).
+    QpTimer(FlowId),
 }
 
 /// One port: egress queues, transmitter, flow-control engine, the wire towards its peer.
@@ -90,6 +97,17 @@ pub(crate) struct Port {
     lldp_tx: VecDeque<Vec<u8>>,
     /// LLDPDUs on the wire towards `peer`, in the order of their `WireFrame::Lldp` entries.
     lldp_wire: VecDeque<Vec<u8>>,
+    /// Host ports: bit q set while the host has QPs of priority q ready to send (their next
+    /// packet is pulled into queue q when that queue holds none of theirs).
+    pull: u8,
+    /// Host ports: the NIC's reply queue ([`crate::model::ReplyQueue::First`]) holds frames.
+    reply_first: bool,
+    /// Switch ports: bit q set when queue q's frames are ECN-marked.
+    ecn_mask: u8,
+    /// Switch ports: bit q set when queue q is a QCN congestion point.
+    cp_mask: u8,
+    /// Switch ports: the ECN markers and QCN congestion points.
+    pub(crate) cn: Option<Box<PortCn>>,
 }
 
 pub(crate) struct Host {
@@ -105,6 +123,20 @@ pub(crate) struct Host {
     pub(crate) rx_peak: u64,
     rx_busy: bool,
     rx_xoff_on: bool,
+    /// The NIC's QP state (hosts of a scenario with QPs).
+    nic: Option<Box<Nic>>,
+}
+
+/// What a host NIC keeps for QPs.
+pub(crate) struct Nic {
+    /// QPs of each priority ready to send now, in the order they became ready (the NIC
+    /// serves them round robin).
+    qp_ready: [VecDeque<FlowId>; 8],
+    /// Bit q set while queue q of the NIC holds a frame pulled from a QP.
+    staged: u8,
+    /// Replies (ACK/NAK/SACK/CNP) waiting in the NIC's reply queue
+    /// ([`crate::model::ReplyQueue::First`]).
+    replies: VecDeque<Frame>,
 }
 
 pub(crate) struct Switch {
@@ -131,6 +163,8 @@ struct FlowState {
     sport: u16,
     /// UDP destination port.
     dport: u16,
+    /// The QP's engines and state, for a flow with a transport.
+    qp: Option<Box<Qp>>,
 }
 
 /// The simulator, generic over its event queue and its observer.
@@ -208,6 +242,14 @@ pub enum BuildError {
     Signal {
         /// The host's name.
         host: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A switch's congestion notification (ECN marking, QCN) cannot be set up.
+    #[error("switch {switch}: {problem}")]
+    Cn {
+        /// The switch's name.
+        switch: String,
         /// What is wrong.
         problem: String,
     },
@@ -293,10 +335,17 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// Queues `frame` at egress port `p` (transmission selection told first); false (and an
     /// engine fault) when the selection refuses it.
-    pub(crate) fn enqueue(&mut self, p: PortId, frame: Frame) -> bool {
+    pub(crate) fn enqueue(&mut self, p: PortId, mut frame: Frame) -> bool {
         let now = self.now;
         let port = &mut self.ports[p as usize];
         let q = frame.priority as usize;
+        if port.ecn_mask & (1 << q) != 0
+            && frame.ecn.is_capable()
+            && let Some(cn) = port.cn.as_deref_mut()
+            && cn.mark_at_enqueue(q, port.queued_bytes[q])
+        {
+            frame.ecn = Ecn::Ce;
+        }
         if let Err(e) = port.sel.enqueued(now, frame.priority, frame.len) {
             self.engine_fault(p, "transmission selection refused a frame", &e);
             return false;
@@ -343,6 +392,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             Event::Signal(i) => self.on_signal(i),
             Event::Eligible(p) => self.try_transmit(p),
             Event::DcbxTimer(p) => self.on_dcbx_timer(p),
+            Event::QpTimer(f) => self.on_qp_timer(f),
         }
     }
 
@@ -420,6 +470,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if !port.lldp_tx.is_empty() && self.start_lldp(p) {
             return;
         }
+        let port = &self.ports[pi];
+        if (port.pull != 0 || port.reply_first) && self.nic_service(p) {
+            return;
+        }
         let port = &mut self.ports[pi];
         let mut ready = 0u8;
         let mut pending = port.nonempty;
@@ -455,7 +509,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.arm_timer(p);
             return;
         };
-        let Some(frame) = port.queues[q as usize].pop_front() else {
+        let Some(mut frame) = port.queues[q as usize].pop_front() else {
             port.nonempty &= !(1 << q);
             self.arm_timer(p);
             return;
@@ -463,6 +517,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         port.queued_bytes[q as usize] -= frame.len as u64;
         if port.queues[q as usize].is_empty() {
             port.nonempty &= !(1 << q);
+        }
+        if port.ecn_mask & (1 << q) != 0
+            && frame.ecn.is_capable()
+            && let Some(cn) = port.cn.as_deref_mut()
+            && cn.mark_at_dequeue(q as usize, port.queued_bytes[q as usize])
+        {
+            frame.ecn = Ecn::Ce;
         }
         let slot = match port.mac.on_tx_start(now, frame.len as u64, q) {
             Ok(slot) => slot,
@@ -480,23 +541,15 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.engine_fault(p, "transmission selection lost track of a queue", &e);
             return;
         }
-        let port = &mut self.ports[pi];
-        port.timer_stale = true;
-        port.busy = true;
-        port.current = Some(frame);
-        let w = WireFrame::Data(frame);
-        port.inflight.push_back(w);
-        let st = &mut port.stats.prio[q as usize];
-        st.tx_frames += 1;
-        st.tx_bytes += frame.len as u64;
-        let arrive = slot.last_bit + port.prop;
-        let peer = port.peer;
-        let node = port.node;
-        self.queue.push(slot.free_at, Event::TxEnd(p));
-        self.queue.push(arrive, Event::Arrive(peer));
-        self.observer.tx_start(p, &w, slot.start, slot.last_bit);
+        self.start_frame(p, frame, slot);
+        let node = self.ports[pi].node;
         // a host's blocked flows of this class may fill the freed queue slot
         if let Node::Host(h) = &mut self.nodes[node as usize] {
+            if frame.kind == FrameKind::RoceData
+                && let Some(nic) = h.nic.as_deref_mut()
+            {
+                nic.staged &= !(1 << q);
+            }
             for f in h.waiting[q as usize].drain(..) {
                 let fs = &mut self.flows[f as usize];
                 if !fs.scheduled {
@@ -506,6 +559,26 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 }
             }
         }
+    }
+
+    /// Puts `frame` on the wire of `p` in the engine's `slot`: the transmitter is busy until
+    /// the slot's end, the frame arrives at the peer a propagation delay after its last bit.
+    #[inline(always)]
+    pub(crate) fn start_frame(&mut self, p: PortId, frame: Frame, slot: TxSlot) {
+        let port = &mut self.ports[p as usize];
+        port.timer_stale = true;
+        port.busy = true;
+        port.current = Some(frame);
+        let w = WireFrame::Data(frame);
+        port.inflight.push_back(w);
+        let st = &mut port.stats.prio[frame.priority as usize];
+        st.tx_frames += 1;
+        st.tx_bytes += frame.len as u64;
+        let arrive = slot.last_bit + port.prop;
+        let peer = port.peer;
+        self.queue.push(slot.free_at, Event::TxEnd(p));
+        self.queue.push(arrive, Event::Arrive(peer));
+        self.observer.tx_start(p, &w, slot.start, slot.last_bit);
     }
 
     fn on_tx_end(&mut self, p: PortId) {
@@ -601,25 +674,29 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
     }
 
-    fn drop_frame(&mut self, p: PortId, frame: Frame, reason: DropReason) {
+    pub(crate) fn drop_frame(&mut self, p: PortId, frame: Frame, reason: DropReason) {
         self.ports[p as usize].stats.prio[frame.priority as usize].drops[reason.index()] += 1;
-        self.flows[frame.flow as usize].stats.dropped_frames += 1;
+        let st = &mut self.flows[frame.flow as usize].stats;
+        if frame.kind.is_data() {
+            st.dropped_frames += 1;
+        } else {
+            st.dropped_control_frames += 1;
+        }
         self.totals.dropped[reason.index()] += 1;
     }
 
-    fn switch_receive(&mut self, node: NodeId, p: PortId, frame: Frame) {
-        let Node::Switch(sw) = &mut self.nodes[node as usize] else {
-            return;
+    /// The egress port of switch `node` towards `frame`'s destination (ECMP among equal-cost
+    /// next hops), or `None` without a route.
+    #[inline]
+    pub(crate) fn route(&self, node: NodeId, frame: &Frame) -> Option<PortId> {
+        let Node::Switch(sw) = &self.nodes[node as usize] else {
+            return None;
         };
-        let dst = frame.dst as usize;
-        let cands = &sw.routes[dst];
-        let out = match cands.len() {
-            0 => {
-                self.drop_frame(p, frame, DropReason::NoRoute);
-                return;
-            }
-            1 => cands[0],
-            n => match self.config.model.ecmp {
+        let cands = &sw.routes[frame.dst as usize];
+        match cands.len() {
+            0 => None,
+            1 => Some(cands[0]),
+            n => Some(match self.config.model.ecmp {
                 Ecmp::FlowHash => {
                     // a flow's replies and CNPs hash apart from its data
                     let dir = if frame.kind.is_reverse() { REVERSE_HASH } else { 0 };
@@ -636,10 +713,20 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     let h = ns3_ecmp_hash(frame.src, frame.dst, sport, dport, node);
                     cands[(h % n as u32) as usize]
                 }
-            },
+            }),
+        }
+    }
+
+    fn switch_receive(&mut self, node: NodeId, p: PortId, frame: Frame) {
+        let Some(out) = self.route(node, &frame) else {
+            self.drop_frame(p, frame, DropReason::NoRoute);
+            return;
         };
         let local = self.ports[p as usize].local as usize;
         let lossless = self.ports[p as usize].lossless & (1 << frame.priority) != 0;
+        let Node::Switch(sw) = &mut self.nodes[node as usize] else {
+            return;
+        };
         match sw.buffer.admit(local, frame.priority, frame.len as u64, lossless) {
             Admission::Dropped(reason) => self.drop_frame(p, frame, reason),
             Admission::Admitted { xoff } => {
@@ -648,6 +735,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     .buffer_changed(node, local as u32, frame.priority, occ, self.now);
                 if !self.enqueue(out, frame) {
                     return;
+                }
+                if self.ports[out as usize].cp_mask & (1 << frame.priority) != 0 {
+                    self.cp_enqueued(node, out, frame);
                 }
                 if xoff {
                     self.set_pair_xoff(p, frame.priority, true);
@@ -672,7 +762,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             .iter()
             .map(|n| {
                 if let Node::Host(h) = n {
-                    h.rx_queue.len()
+                    h.rx_queue.len() + h.nic.as_ref().map_or(0, |n| n.replies.len())
                 } else {
                     0
                 }
@@ -688,8 +778,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             .filter(|w| matches!(w, WireFrame::Data(_)))
             .count() as u64
     }
-    pub(crate) fn flow_views(&self) -> impl Iterator<Item = (&FlowSpec, &FlowStats)> {
-        self.flows.iter().map(|f| (&f.spec, &f.stats))
+    pub(crate) fn flow_views(&self) -> impl Iterator<Item = (&FlowSpec, &FlowStats, Option<&Qp>)> {
+        self.flows.iter().map(|f| (&f.spec, &f.stats, f.qp.as_deref()))
     }
     /// The hops from host `src` to host `dst` along the HPCC ns-3 simulator's routing BFS
     /// tree (rooted at `dst`, neighbours by ascending node id, only switches expanded; the
