@@ -34,6 +34,7 @@ pub mod frame;
 pub mod headroom;
 pub mod html;
 pub mod model;
+pub mod ns3;
 pub mod observer;
 pub mod pcap;
 pub mod report;

@@ -7,8 +7,7 @@
 //! keys.
 
 pub use lossless_proto::flow_control::Framing;
-use lossless_proto::flow_control::ns3_tx_time;
-use lossless_proto::units::{Duration, Rate};
+use lossless_proto::units::{Duration, PS_PER_SEC, Rate};
 
 use crate::frame::NodeId;
 
@@ -50,7 +49,12 @@ impl ModelConfig {
     pub fn wire_time(&self, rate: Rate, len: u64) -> Duration {
         match self.framing {
             Framing::Ieee8023 => rate.wire_time(len),
-            Framing::Ns3 => ns3_tx_time(rate.time_for_bytes(1), len),
+            Framing::Ns3 => {
+                // floor(len × 8 / rate) to the nanosecond, exactly at any rate (a reaction
+                // point's rate is rarely byte-exact)
+                let ps = u128::from(len) * 8 * PS_PER_SEC / u128::from(rate.bps());
+                Duration::from_ps(ps - ps % 1_000)
+            }
         }
     }
 
@@ -275,5 +279,10 @@ mod tests {
         let r = Rate::from_gbps(100);
         assert_eq!(exact.wire_time(r, 1066), Duration::from_ps(1086 * 80));
         assert_eq!(ns3.wire_time(r, 1048), Duration::from_ns(83));
+        // a pacing rate that is not byte-exact: 1048 B at 37.5 Gb/s take 223.57 ns → 223 ns
+        assert_eq!(
+            ns3.wire_time(Rate::from_mbps(37_500), 1048),
+            Duration::from_ns(223)
+        );
     }
 }

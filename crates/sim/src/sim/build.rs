@@ -196,7 +196,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                         rx_xoff_on: false,
                         nic: has_qps.then(|| {
                             Box::new(Nic {
-                                qp_ready: std::array::from_fn(|_| VecDeque::new()),
+                                qp_ready: std::array::from_fn(|_| Vec::with_capacity(16)),
+                                last_served: [FlowId::MAX; 8],
                                 staged: 0,
                                 replies: VecDeque::new(),
                             })
@@ -355,6 +356,18 @@ fn check_flow(f: &FlowSpec, is_host: &[bool]) -> Result<(), BuildError> {
     Ok(())
 }
 
+/// Where the HPCC ns-3 simulator's maps keyed by node pointer put node `id`: its hosts are
+/// small heap objects allocated in id order (ascending addresses), its switches carry 2 MB of
+/// counters each and are mapped one by one below the previous one (descending addresses), so
+/// hosts come first by ascending id, then switches by descending id.
+pub(crate) fn ns3_node_order(id: usize, host: bool) -> (bool, std::cmp::Reverse<usize>, usize) {
+    if host {
+        (false, std::cmp::Reverse(0), id)
+    } else {
+        (true, std::cmp::Reverse(id), 0)
+    }
+}
+
 /// Shortest-path next hops from switch `me` to every host (hosts do not forward), in the
 /// switch's port order; with `ns3_order`, in the order the HPCC ns-3 simulator's routing BFS
 /// (rooted at the destination, neighbours by ascending node id, only switches expanded) finds
@@ -374,7 +387,7 @@ fn compute_routes(
     }
     if ns3_order {
         for a in &mut adj {
-            a.sort_unstable();
+            a.sort_unstable_by_key(|&x| ns3_node_order(x, is_host[x]));
             a.dedup();
         }
     }

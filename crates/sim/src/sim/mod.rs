@@ -127,11 +127,34 @@ pub(crate) struct Host {
     nic: Option<Box<Nic>>,
 }
 
+impl Nic {
+    /// The ready QP of priority `q` the NIC serves next, taken out of the ready set: round
+    /// robin over the QPs in the order they were created (flow ids increase with creation),
+    /// continuing after the one served last, as the HPCC ns-3 NIC scans its QP list.
+    fn take_next(&mut self, q: usize) -> Option<FlowId> {
+        let ready = &mut self.qp_ready[q];
+        let last = self.last_served[q];
+        let mut best: Option<(usize, FlowId)> = None;
+        for (i, &f) in ready.iter().enumerate() {
+            // after `last` first (wrapping): compare (f <= last, f)
+            let key = (f <= last, f);
+            if best.is_none_or(|(_, b)| key < (b <= last, b)) {
+                best = Some((i, f));
+            }
+        }
+        let (i, f) = best?;
+        ready.swap_remove(i);
+        self.last_served[q] = f;
+        Some(f)
+    }
+}
+
 /// What a host NIC keeps for QPs.
 pub(crate) struct Nic {
-    /// QPs of each priority ready to send now, in the order they became ready (the NIC
-    /// serves them round robin).
-    qp_ready: [VecDeque<FlowId>; 8],
+    /// QPs of each priority ready to send now (unordered; see [`Nic::take_next`]).
+    qp_ready: [Vec<FlowId>; 8],
+    /// The QP of each priority served last (round robin continues after it).
+    last_served: [FlowId; 8],
     /// Bit q set while queue q of the NIC holds a frame pulled from a QP.
     staged: u8,
     /// Replies (ACK/NAK/SACK/CNP) waiting in the NIC's reply queue

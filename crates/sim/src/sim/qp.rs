@@ -6,7 +6,7 @@
 //!   host's ready list of its priority; when the host port's transmitter is idle and the
 //!   priority is not paused, the first ready QP is asked for a packet (`poll_transmit`), which
 //!   takes the NIC queue slot of that priority and goes out as soon as transmission selection
-//!   picks it. Ready QPs are served in the order they became ready (round robin). After a
+//!   picks it. Ready QPs are served round robin in the order they were created. After a
 //!   packet, the QP may send again `wire_time(packet)` later at its reaction point's rate
 //!   (and no sooner than its pattern allows): `Event::Emit` puts it back in the list.
 //! - Receiving: the responder answers (ACK/NAK/SACK); a CE mark goes to the notification
@@ -335,7 +335,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             return;
         };
         qp.ready = true;
-        nic.qp_ready[prio as usize].push_back(f);
+        nic.qp_ready[prio as usize].push(f);
         let p = h.port;
         self.ports[p as usize].pull |= 1 << prio;
         self.try_transmit(p);
@@ -358,7 +358,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             let Node::Host(h) = &mut self.nodes[node as usize] else {
                 return None;
             };
-            let f = h.nic.as_deref_mut()?.qp_ready[q as usize].pop_front()?;
+            let f = h.nic.as_deref_mut()?.take_next(q as usize)?;
             let fs = &mut self.flows[f as usize];
             let Some(qp) = fs.qp.as_deref_mut() else {
                 continue;
