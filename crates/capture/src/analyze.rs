@@ -17,12 +17,14 @@ use lossless_wire::fcs::FcsMode;
 use lossless_wire::lldp::LldpduRepr;
 use serde::Serialize;
 
-use crate::decode::has_fcs;
+use crate::decode::{Framing, framing};
 use crate::model::mac_text;
-use crate::reader::{CaptureReader, LINKTYPE_ETHERNET};
+use crate::reader::CaptureReader;
 
 /// Timeline buckets kept at most (a longer capture keeps the first ones and says so).
 pub const MAX_BUCKETS: usize = 100_000;
+/// Reading errors kept word for word at most (all are counted).
+pub const MAX_READ_ERRORS: usize = 10;
 /// LLDP sources remembered at most.
 pub const MAX_LLDP_SOURCES: usize = 64;
 
@@ -91,9 +93,9 @@ pub struct Agreement {
 pub struct Analysis {
     /// Frames in the file.
     pub frames: u64,
-    /// MAC Control (0x8808) frames.
+    /// MAC Control (0x8808) frames, VLAN-tagged or not.
     pub mac_control_frames: u64,
-    /// LLDP frames.
+    /// LLDP (0x88cc) frames, VLAN-tagged or not.
     pub lldp_frames: u64,
     /// Frames not of link type Ethernet (not analyzed).
     pub skipped_frames: u64,
@@ -101,8 +103,12 @@ pub struct Analysis {
     pub untimed_frames: u64,
     /// Seconds from the first to the last frame.
     pub span_s: f64,
-    /// Where reading stopped early, if it did.
+    /// Where reading stopped early, if it did (the file's framing was lost there).
     pub read_error: Option<String>,
+    /// Blocks that could not be read and were skipped, reading going on after them.
+    pub read_errors_total: u64,
+    /// The first [`MAX_READ_ERRORS`] of those, with their byte offsets.
+    pub read_errors: Vec<String>,
     /// Counters, paused time and top talkers at the end of the capture.
     pub totals: Snapshot,
     /// Storms, in order of detection.
@@ -178,17 +184,29 @@ pub fn analyze<R: Read>(reader: CaptureReader<R>, opts: Options) -> Analysis {
     };
     let (mut frames, mut macc, mut lldp, mut skipped, mut untimed) = (0, 0, 0, 0, 0);
     let mut read_error = None;
+    let mut read_errors = Vec::new();
+    let mut read_errors_total = 0;
     let mut remotes: BTreeMap<[u8; 6], Remote> = BTreeMap::new();
+    // Read to the end as `decode` does: the reader skips a bad block and goes on, and ends
+    // by itself after an error that loses the file's framing.
     for f in reader {
         let f = match f {
             Ok(f) => f,
             Err(e) => {
-                read_error = Some(e.to_string());
-                break;
+                if e.fatal {
+                    read_error = Some(e.to_string());
+                } else {
+                    read_errors_total += 1;
+                    if read_errors.len() < MAX_READ_ERRORS {
+                        read_errors.push(e.to_string());
+                    }
+                }
+                continue;
             }
         };
         frames += 1;
-        if f.link_type != LINKTYPE_ETHERNET {
+        let framing = framing(&f);
+        if framing == Framing::Skipped {
             skipped += 1;
             continue;
         }
@@ -205,18 +223,16 @@ pub fn analyze<R: Read>(reader: CaptureReader<R>, opts: Options) -> Analysis {
         }
         run.advance(t);
         run.last = t;
-        let ethertype = f.data.get(12..14).map(|b| u16::from_be_bytes([b[0], b[1]]));
-        if ethertype == Some(EtherType::MAC_CONTROL.0) {
+        let Framing::Ethernet { eth, payload, fcs } = framing else {
+            continue;
+        };
+        if eth.ethertype == EtherType::MAC_CONTROL {
             macc += 1;
-            let fcs = if has_fcs(&f.data, f.orig_len) {
-                FcsMode::Present
-            } else {
-                FcsMode::Absent
-            };
-            run.m.on_frame(t, &f.data, fcs);
-        } else if let Some((src, pdu)) = lossless_proto::dcbx::split_lldp_frame(&f.data) {
+            run.m.on_frame(t, &f.data, FcsMode::from_present(fcs));
+        } else if eth.ethertype == EtherType::LLDP {
             lldp += 1;
-            let tlvs = LldpduRepr::parse(pdu).tlvs;
+            let src = eth.src.0;
+            let tlvs = LldpduRepr::parse(&f.data[payload]).tlvs;
             let r = Remote::from_tlvs(src, &tlvs);
             if remotes.len() < MAX_LLDP_SOURCES || remotes.contains_key(&src) {
                 remotes.insert(src, r);
@@ -272,6 +288,8 @@ pub fn analyze<R: Read>(reader: CaptureReader<R>, opts: Options) -> Analysis {
         untimed_frames: untimed,
         span_s: run.secs(end),
         read_error,
+        read_errors_total,
+        read_errors,
         totals,
         storms,
         bucket_s: opts.bucket.as_secs_f64(),

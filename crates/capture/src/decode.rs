@@ -1,5 +1,7 @@
 //! Decoding one captured frame into a [`FrameRecord`] with the `lossless-wire` codecs.
 
+use std::ops::Range;
+
 use lossless_wire::ethernet::{EtherType, EthernetRepr, VlanTags};
 use lossless_wire::fcs::{self, FcsMode};
 use lossless_wire::mac_control::{self, MacControlRepr, Warnings};
@@ -16,6 +18,48 @@ pub fn has_fcs(data: &[u8], orig_len: u32) -> bool {
     data.len() == orig_len as usize
         && data.len() >= fcs::MIN_FRAME_LEN_WITH_FCS
         && fcs::verify(data).unwrap_or(false)
+}
+
+/// How a captured frame is read before any of its fields is decoded. [`decode_frame`] and
+/// `analyze` both start from it, so they agree on which frames are Ethernet, where the FCS is,
+/// which VLAN tags there are and where the payload begins.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Framing {
+    /// The link type is not Ethernet: not decoded.
+    Skipped,
+    /// Too short for an Ethernet header: why, with the byte offset.
+    Malformed(String),
+    /// An Ethernet frame.
+    Ethernet {
+        /// The header: addresses, up to two VLAN tags, the EtherType after them.
+        eth: EthernetRepr,
+        /// The bytes after the header, up to the FCS when the capture kept one.
+        payload: Range<usize>,
+        /// Whether the frame ends with its (valid) FCS.
+        fcs: bool,
+    },
+}
+
+/// Reads `frame`'s framing: link type, FCS, Ethernet header and tags. Allocates only for a
+/// malformed frame's message.
+pub fn framing(frame: &Frame) -> Framing {
+    if frame.link_type != LINKTYPE_ETHERNET {
+        return Framing::Skipped;
+    }
+    let fcs = has_fcs(&frame.data, frame.orig_len);
+    let body = if fcs {
+        &frame.data[..frame.data.len() - fcs::FCS_LEN]
+    } else {
+        &frame.data[..]
+    };
+    match EthernetRepr::parse_bytes(body) {
+        Ok((eth, at)) => Framing::Ethernet {
+            eth,
+            payload: at..body.len(),
+            fcs,
+        },
+        Err(e) => Framing::Malformed(e.to_string()),
+    }
 }
 
 /// Decodes one frame. Never fails: problems become `errors` and `warnings` of the record.
@@ -35,7 +79,8 @@ pub fn decode_frame(frame: &Frame) -> FrameRecord {
         warnings: frame.notes.clone(),
         errors: Vec::new(),
     };
-    if frame.link_type != LINKTYPE_ETHERNET {
+    let framing = framing(frame);
+    if framing == Framing::Skipped {
         rec.warnings.push(format!(
             "skipped: link type {} is not decoded (only LINKTYPE_ETHERNET (1) is)",
             link_type_name(frame.link_type)
@@ -50,20 +95,16 @@ pub fn decode_frame(frame: &Frame) -> FrameRecord {
             frame.orig_len
         ));
     }
-    let fcs_present = has_fcs(&frame.data, frame.orig_len);
-    let body = if fcs_present {
-        &frame.data[..frame.data.len() - fcs::FCS_LEN]
-    } else {
-        &frame.data[..]
-    };
-    let (eth, at) = match EthernetRepr::parse_bytes(body) {
-        Ok(x) => x,
-        Err(e) => {
+    let (eth, payload, fcs_present) = match framing {
+        Framing::Ethernet { eth, payload, fcs } => (eth, payload, fcs),
+        Framing::Skipped => return rec,
+        Framing::Malformed(e) => {
             rec.protocol = Protocol::Malformed;
-            rec.errors.push(e.to_string());
+            rec.errors.push(e);
             return rec;
         }
     };
+    let (body, at) = (&frame.data[..payload.end], payload.start);
     let fcs_value = fcs_present.then(|| {
         let n = frame.data.len();
         u32::from_be_bytes([

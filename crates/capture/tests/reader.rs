@@ -341,3 +341,50 @@ proptest! {
         prop_assert!(frames.len() + errors.len() <= 16);
     }
 }
+
+#[test]
+fn a_pcap_link_type_field_carrying_fcs_bits_is_still_ethernet_as_tshark_reads_it() {
+    use lossless_capture::decode_frame;
+    use lossless_capture::model::Protocol;
+    let mut pfc = vec![
+        0x01, 0x80, 0xc2, 0, 0, 0x01, 0x02, 0, 0, 0, 0, 0x01, 0x88, 0x08, 0x01, 0x01, 0, 0xff,
+    ];
+    pfc.resize(60, 0);
+    let with_fcs = [pfc.clone(), lossless_wire::fcs::compute_bytes(&pfc).to_vec()].concat();
+    // The pcap header's LinkType field: FCS length (bits 28-31, in 16-bit units), F bit (26).
+    for (field, data) in [(0x2400_0001u32, with_fcs), (0x0400_0001, pfc)] {
+        let mut bytes = 0xa1b2_c3d4u32.to_le_bytes().to_vec();
+        bytes.extend_from_slice(&2u16.to_le_bytes());
+        bytes.extend_from_slice(&4u16.to_le_bytes());
+        for w in [
+            0u32,
+            0,
+            65535,
+            field,
+            5000,
+            0,
+            data.len() as u32,
+            data.len() as u32,
+        ] {
+            bytes.extend_from_slice(&w.to_le_bytes());
+        }
+        bytes.extend_from_slice(&data);
+        let (frames, errors) = read_all(&bytes);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(frames[0].link_type, 1, "{field:#x}");
+        let rec = decode_frame(&frames[0]);
+        assert_eq!(rec.protocol, Protocol::Pfc, "{field:#x}: {rec:?}");
+        assert_eq!(rec.eth.unwrap().fcs.is_some(), field >> 28 == 2);
+        if let Some(tshark) = lossless_testkit::require(
+            "tshark",
+            "a_pcap_link_type_field_carrying_fcs_bits_is_still_ethernet_as_tshark_reads_it",
+        ) {
+            let dir = lossless_testkit::temp_dir("pcap-fcs-bits");
+            let path = dir.join("fcs-bits.pcap");
+            std::fs::write(&path, &bytes).unwrap();
+            let rows = lossless_testkit::tshark_fields(&tshark, &path, &["eth.type", "macc.opcode"], &[]);
+            assert_eq!(rows, [["0x8808", "0x0101"]], "{field:#x}");
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+    }
+}

@@ -351,3 +351,181 @@ fn auto_host_falls_back_to_cee_against_a_cee_switch_and_adopts_its_pfc() {
     assert_eq!(v["remote"]["cee"]["pfc"]["willing"], false);
     assert!(p.log("host.log").contains("mode changed: Cee"));
 }
+
+/// Runs `lossless ARGS` with at most 1 GiB of address space (so an unbounded read fails fast
+/// instead of eating the machine's memory).
+fn lossless_bounded(args: &[&str]) -> std::process::Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 1048576; exec \"$0\" \"$@\"")
+        .arg(lossless())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn config_and_state_that_are_devices_or_too_large_are_refused_before_reading() {
+    let dir = lossless_testkit::temp_dir("dcbx-bounded");
+    let big = dir.join("big.toml");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(lossless_live::dcbx::CONFIG_LIMIT + 1)
+        .unwrap();
+    let big_state = dir.join("big.json");
+    std::fs::File::create(&big_state)
+        .unwrap()
+        .set_len(lossless_live::dcbx::STATE_LIMIT + 1)
+        .unwrap();
+    let big = big.to_str().unwrap();
+    let big_state = big_state.to_str().unwrap();
+    for (args, want) in [
+        (
+            vec!["dcbx", "run", "--iface", "lo", "--config", "/dev/zero"],
+            "dcbx config /dev/zero: is a character device, not a regular file".to_owned(),
+        ),
+        (
+            vec!["dcbx", "run", "--iface", "lo", "--config", big],
+            format!("dcbx config {big}: larger than the 1048576 bytes allowed"),
+        ),
+        (
+            vec!["dcbx", "show", "--iface", "lo", "--state", "/dev/zero"],
+            "state file /dev/zero: is a character device, not a regular file".to_owned(),
+        ),
+        (
+            vec!["dcbx", "show", "--iface", "lo", "--state", big_state],
+            format!("state file {big_state}: larger than the 4194304 bytes allowed"),
+        ),
+    ] {
+        let out = lossless_bounded(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim(), format!("error: {want}"), "{args:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn every_dcbx_config_error_says_its_text_once() {
+    let dir = lossless_testkit::temp_dir("dcbx-error-once");
+    let cases = [
+        (
+            "type.toml",
+            "[dcbx.pfc]\nenable = 3\n",
+            "invalid type: integer `3`, expected a sequence",
+        ),
+        ("syntax.toml", "[dcbx.pfc\n", "TOML parse error at line 1"),
+        (
+            "field.toml",
+            "[dcbx.pfc]\nenabled = [3]\n",
+            "unknown field `enabled`",
+        ),
+        (
+            "value.toml",
+            "[dcbx.pfc]\nenable = [9]\n",
+            "priority 9 is not 0..=7",
+        ),
+        ("timer.toml", "[lldp]\ntx_credit_max = 0\n", "txCreditMax"),
+    ];
+    for (name, text, what) in cases {
+        let f = dir.join(name);
+        std::fs::write(&f, text).unwrap();
+        let out = Command::new(lossless())
+            .args(["dcbx", "run", "--iface", "lo", "--config"])
+            .arg(&f)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert_eq!(err.matches(what).count(), 1, "{name}: said once: {err}");
+        assert_eq!(err.matches(name).count(), 1, "{name}: file named once: {err}");
+    }
+    let missing = dir.join("missing.toml");
+    let out = Command::new(lossless())
+        .args(["dcbx", "run", "--iface", "lo", "--config"])
+        .arg(&missing)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn without_config_the_agent_runs_as_a_willing_host_and_says_so() {
+    let test = "without_config_the_agent_runs_as_a_willing_host_and_says_so";
+    if !ready(test, &["ip"]) {
+        return;
+    }
+    let mut p = Pair::new("nc");
+    let (a, b, ia, ib) = (p.a.clone(), p.b.clone(), p.ia.clone(), p.ib.clone());
+    let sw = example("switch-pfc3.toml");
+    let sw_state = p.dir.join("sw.json");
+    spawn_agent(&mut p, &a, &ia, &sw, &sw_state, "sw.log");
+    let state = p.dir.join("host.json");
+    let state_arg = state.to_str().unwrap().to_owned();
+    p.spawn(
+        &b,
+        &[lossless(), "dcbx", "run", "--iface", &ib, "--state", &state_arg],
+        "host.log",
+    );
+    let v: serde_json::Value = p.wait_for(Duration::from_secs(10), "host to adopt PFC priority 3", || {
+        let out = p.exec(
+            &b,
+            &[
+                lossless(),
+                "dcbx",
+                "show",
+                "--json",
+                "--iface",
+                &ib,
+                "--state",
+                &state_arg,
+            ],
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
+        (v["operational"]["pfc"]["params"]["enable"] == 8).then_some(v)
+    });
+    assert_eq!(v["operational"]["pfc"]["source"], "peer");
+    assert_eq!(v["operational"]["ets"]["source"], "peer");
+    assert_eq!(v["local"]["pfc"]["willing"], true);
+    assert_eq!(v["local"]["ets"]["willing"], true);
+    let log = p.log("host.log");
+    assert!(
+        log.contains("no --config: running as a willing host with nothing configured"),
+        "{log}"
+    );
+}
+
+#[test]
+fn a_second_agent_on_the_same_state_file_refuses_to_start_and_names_the_first() {
+    let test = "a_second_agent_on_the_same_state_file_refuses_to_start_and_names_the_first";
+    if !ready(test, &["ip"]) {
+        return;
+    }
+    let mut p = Pair::new("lk");
+    let (a, ia) = (p.a.clone(), p.ia.clone());
+    let state = p.dir.join("a.json");
+    let state_arg = state.to_str().unwrap().to_owned();
+    let args = [lossless(), "dcbx", "run", "--iface", &ia, "--state", &state_arg];
+    let first = p.spawn(&a, &args, "first.log");
+    p.wait_for(Duration::from_secs(10), "the first agent's state file", || {
+        state.exists().then_some(())
+    });
+    let out = p.exec(&a, &args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let pid = p.pid(first);
+    assert!(
+        err.contains(&format!(
+            "in use by another `lossless dcbx run` (pid {pid} on {ia}"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("shutdown LLDPDU"), "the second never ran: {err}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(state.exists(), "the first agent's state file is left alone");
+    let st = p.terminate(first);
+    assert!(st.success(), "{}", p.log("first.log"));
+    assert!(!state.exists(), "removed by its own agent on exit");
+}

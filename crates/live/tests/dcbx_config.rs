@@ -1,5 +1,5 @@
-//! The agent configuration files: every example parses and validates, and mistakes are named
-//! with the file and the field.
+//! The agent configuration files: every example parses and validates, mistakes are named
+//! with the file and the field, and the default without a file is the willing-host example.
 
 use std::path::{Path, PathBuf};
 
@@ -73,4 +73,27 @@ fn mistakes_name_the_file_and_the_field() {
     );
     let e = load_text("mode.toml", "[dcbx]\nmode = \"cin\"\n");
     assert!(e.contains("mode.toml") && e.contains("cin"), "{e}");
+}
+
+#[test]
+fn the_default_without_config_is_the_willing_host_example() {
+    let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/dcbx/host-willing.toml");
+    let mut example = FileConfig::load(&f).unwrap();
+    assert_eq!(example.lldp.system_name.as_deref(), Some("host"));
+    example.lldp.system_name = None;
+    assert_eq!(FileConfig::willing_host(), example);
+}
+
+#[test]
+fn errors_carry_no_cause_that_repeats_their_text() {
+    use std::error::Error;
+    let dir = lossless_testkit::temp_dir("dcbx-config-source");
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "[dcbx.pfc]\nenable = 3\n").unwrap();
+    for path in [bad.clone(), dir.join("missing.toml"), PathBuf::from("/dev/zero")] {
+        let e = FileConfig::load(&path).unwrap_err();
+        assert!(e.source().is_none(), "{}: {e}", path.display());
+        assert!(e.to_string().contains(path.to_str().unwrap()), "{e}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

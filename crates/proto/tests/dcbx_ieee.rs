@@ -243,7 +243,7 @@ fn invalid_configuration_is_rejected_with_the_field_named() {
 }
 
 #[test]
-fn two_neighbours_on_one_port_fall_back_to_local_configuration() {
+fn a_second_neighbour_neither_replaces_the_established_peer_nor_switches_dcbx_off() {
     use lossless_proto::dcbx::Agent;
     use lossless_proto::lldp_agent::AgentConfig;
     use lossless_proto::units::Instant;
@@ -254,10 +254,60 @@ fn two_neighbours_on_one_port_fall_back_to_local_configuration() {
     let f1 = s1.poll_transmit(t).unwrap();
     assert!(host.handle_ethernet(t, &f1));
     assert_eq!(host.operational().pfc.enable(), 1 << 3, "one peer: adopted");
+    let peer = host.peer().cloned().expect("the only neighbour is the peer");
     let f2 = s2.poll_transmit(t).unwrap();
     assert!(host.handle_ethernet(t, &f2));
     assert_eq!(host.neighbours().len(), 2);
-    assert!(host.remote().is_none(), "DCBX needs a single peer");
+    assert_eq!(host.peer(), Some(&peer), "the established peer is kept");
+    assert_eq!(host.remote().unwrap().src_mac, dcbx_support::mac(1));
+    assert_eq!(host.operational().pfc.enable(), 1 << 3);
+    let events: Vec<Event> = std::iter::from_fn(|| host.poll_event()).collect();
+    assert!(
+        events.contains(&Event::MultiplePeers {
+            neighbours: 2,
+            kept: Some(peer)
+        }),
+        "{events:?}"
+    );
+    // The second neighbour's frames change nothing; the peer's do.
+    let t = t + secs(1);
+    s2.set_config(t, pfc(false, &[6])).unwrap();
+    while let Some(f) = s2.poll_transmit(t) {
+        host.handle_ethernet(t, &f);
+    }
+    assert_eq!(host.operational().pfc.enable(), 1 << 3);
+    s1.set_config(t, pfc(false, &[5])).unwrap();
+    while let Some(f) = s1.poll_transmit(t) {
+        host.handle_ethernet(t, &f);
+    }
+    assert_eq!(host.operational().pfc.enable(), 1 << 5, "the peer is followed");
+}
+
+#[test]
+fn without_an_established_peer_several_neighbours_mean_no_peer_until_one_is_left() {
+    use lossless_proto::dcbx::Agent;
+    use lossless_proto::lldp_agent::AgentConfig;
+    use lossless_proto::units::Instant;
+    let mut host = Agent::new(AgentConfig::new(dcbx_support::mac(9)), pfc(true, &[])).unwrap();
+    let mut s =
+        [1, 2, 3].map(|n| Agent::new(AgentConfig::new(dcbx_support::mac(n)), pfc(false, &[n + 2])).unwrap());
+    let t = Instant::ZERO;
+    for a in &mut s {
+        let f = a.poll_transmit(t).unwrap();
+        assert!(host.handle_ethernet(t, &f));
+    }
+    assert_eq!(
+        host.operational().pfc.enable(),
+        1 << 3,
+        "the first one is the peer"
+    );
+    // The peer leaves: two neighbours are left, neither is established.
+    s[0].shutdown(t);
+    let f = s[0].poll_transmit(t).unwrap();
+    host.handle_ethernet(t, &f);
+    let _ = std::iter::from_fn(|| host.poll_event()).count();
+    assert_eq!(host.neighbours().len(), 2);
+    assert!(host.peer().is_none() && host.remote().is_none());
     assert!(matches!(
         host.operational().pfc,
         OperPfc::Operational {
@@ -266,8 +316,12 @@ fn two_neighbours_on_one_port_fall_back_to_local_configuration() {
         }
     ));
     assert_eq!(host.operational().pfc.enable(), 0);
-    let events: Vec<Event> = std::iter::from_fn(|| host.poll_event()).collect();
-    assert!(events.contains(&Event::MultiplePeers(2)), "{events:?}");
+    // One more leaves: the last one is the peer.
+    s[1].shutdown(t);
+    let f = s[1].poll_transmit(t).unwrap();
+    host.handle_ethernet(t, &f);
+    assert_eq!(host.remote().unwrap().src_mac, dcbx_support::mac(3));
+    assert_eq!(host.operational().pfc.enable(), 1 << 5);
 }
 
 #[test]

@@ -1,8 +1,9 @@
-//! Reading pcap and pcapng files (with pcap-file) frame by frame, as far as the file is sound.
+//! Reading pcap and pcapng files frame by frame, as far as the file is sound.
 //!
 //! [`CaptureReader`] streams any [`Read`]: it reads one record (pcap) or one block (pcapng)
 //! at a time, checks the length the record declares against a fixed cap before it reads the
-//! bytes, and hands the record to pcap-file's parsers. Memory is therefore bounded by
+//! bytes, and parses the record (pcap with pcap-file's parser; pcapng blocks by hand, as tshark
+//! reads them, for the reasons given in the pcapng module's comment). Memory is therefore bounded by
 //! [`MAX_RECORD_LEN`] whatever the file says. When the file's framing breaks (a record runs
 //! past the end of the file, a length is absurd, a magic number is wrong) the reader yields one
 //! [`ReadError`] that names the byte offset (and for pcapng the block number) and then ends.
@@ -13,7 +14,6 @@ use std::io::{self, Read};
 
 use lossless_proto::units::Instant;
 use pcap_file::pcap::PcapParser;
-use pcap_file::pcapng::PcapNgParser;
 use pcap_file::{DataLink, Endianness, TsResolution};
 
 /// Largest captured frame accepted (bytes), as tcpdump's and Wireshark's maximum snapshot length.
@@ -107,8 +107,9 @@ pub struct ReadError {
     pub kind: ReadErrorKind,
 }
 
+mod options;
 mod pcapng;
-use pcapng::Interface;
+use pcapng::Section;
 
 /// Where the reader is: before the header, inside a pcap or pcapng file, or finished.
 enum State {
@@ -120,9 +121,9 @@ enum State {
         snaplen: u32,
     },
     PcapNg {
-        parser: Option<PcapNgParser>,
+        /// Byte order of the current section.
         big_endian: bool,
-        interfaces: Vec<Interface>,
+        section: Section,
     },
     Done,
 }
@@ -191,6 +192,33 @@ impl<R: Read> CaptureReader<R> {
         Ok(())
     }
 
+    /// Reads and discards `n` more bytes without holding them.
+    fn skip(&mut self, n: u64) -> Result<(), ReadErrorKind> {
+        let got = io::copy(&mut (&mut self.input).take(n), &mut io::sink())?;
+        if got < n {
+            return Err(ReadErrorKind::Truncated {
+                what: "",
+                needed: n,
+                available: got,
+            });
+        }
+        Ok(())
+    }
+
+    /// A short read of a pcapng block, `before` bytes into it and `after` bytes before its end.
+    fn truncated_by(kind: ReadErrorKind, before: u64, after: u64) -> ReadErrorKind {
+        match kind {
+            ReadErrorKind::Truncated {
+                needed, available, ..
+            } => ReadErrorKind::Truncated {
+                what: "pcapng block",
+                needed: before + needed + after,
+                available: before + available,
+            },
+            other => other,
+        }
+    }
+
     fn err(&self, fatal: bool, kind: ReadErrorKind) -> ReadError {
         let block = matches!(self.state, State::PcapNg { .. }).then_some(self.blocks);
         ReadError {
@@ -238,7 +266,7 @@ impl<R: Read> CaptureReader<R> {
                     .map_err(|e| self.err(true, ReadErrorKind::Pcap(e.to_string())))?;
                 let h = parser.header();
                 self.state = State::Pcap {
-                    link_type: u32::from(h.datalink),
+                    link_type: pcap_link_type(u32::from(h.datalink)),
                     nanos: h.ts_resolution == TsResolution::NanoSecond,
                     snaplen: h.snaplen,
                     parser,
@@ -248,9 +276,8 @@ impl<R: Read> CaptureReader<R> {
             }
             0x0A0D_0D0A => {
                 self.state = State::PcapNg {
-                    parser: None,
                     big_endian: true,
-                    interfaces: Vec::new(),
+                    section: Section::Missing,
                 };
                 // The magic number stays in the buffer: it is the first block's type.
                 Ok(())
@@ -370,6 +397,18 @@ impl<R: Read> Iterator for CaptureReader<R> {
                 Some(Err(e))
             }
         }
+    }
+}
+
+/// The link type in a pcap header's LinkType field. Its upper bits may say how long the
+/// frames' FCS is (bit 26 set, length in bits 28-31, as libpcap and tshark read them): the link
+/// type is then the low 16 bits. A field with its reserved bits 16-25 set is kept whole, an
+/// unknown link type whose frames are skipped and named.
+fn pcap_link_type(field: u32) -> u32 {
+    if field & 0x03FF_0000 == 0 {
+        field & 0xFFFF
+    } else {
+        field
     }
 }
 

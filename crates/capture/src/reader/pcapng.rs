@@ -1,22 +1,80 @@
-//! The pcapng half of [`CaptureReader`]: sections, interfaces (link type, `if_tsresol`,
-//! `if_tsoffset`) and the Enhanced, Simple and obsolete Packet Blocks.
+//! The pcapng half of [`CaptureReader`]: block framing, sections (byte order, version) and
+//! the packet blocks (Enhanced, Simple and the obsolete Packet Block).
+//!
+//! The block bodies are read here rather than by pcap-file's `PcapNgParser`, which refuses
+//! blocks that tshark and the pcapng specification accept and so loses their packets: an option
+//! list without `opt_endofopt` (readers "SHOULD treat" it as if it had one), options of zero
+//! length, an `if_tsresol` of the wrong length (tshark ignores it), an `if_tzone` of four bytes,
+//! a comment that is not UTF-8, a non-zero reserved field; it also keeps `if_tsoffset`
+//! unsigned and gives a Simple Packet Block its padding as data. Options a frame does not need
+//! are not read at all; the interface options are in [`options`](super::options).
 
 use std::io::Read;
 
-use lossless_proto::units::Instant;
-use pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionOption;
-use pcap_file::pcapng::{Block, PcapNgParser};
-
+use super::options::{Interface, interface};
 use super::{CaptureReader, Frame, MAX_RECORD_LEN, ReadError, ReadErrorKind, State};
 
-/// Per-interface facts a pcapng reader needs for the packets that refer to it.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Interface {
-    pub(super) link_type: u32,
-    /// if_tsresol: bit 7 clear = 10^-n seconds, set = 2^-n seconds.
-    pub(super) tsresol: u8,
-    /// if_tsoffset in seconds.
-    pub(super) tsoffset: u64,
+/// Block types (pcapng specification, section 11.1).
+const SHB: u32 = 0x0A0D_0D0A;
+const IDB: u32 = 1;
+const PB: u32 = 2;
+const SPB: u32 = 3;
+const EPB: u32 = 6;
+/// Blocks tshark numbers as records although they hold no packet: systemd Journal Export and
+/// the two Custom Blocks. Counted so that frame numbers stay tshark's.
+const NUMBERED: [u32; 3] = [0x0000_0009, 0x0000_0BAD, 0x4000_0BAD];
+
+/// The current section of a pcapng file.
+#[derive(Debug)]
+pub(super) enum Section {
+    /// No usable Section Header Block yet.
+    Missing,
+    /// A section of a version this reader does not know: its blocks are skipped (reported once).
+    Skipped,
+    /// A section being read, with the interfaces described so far.
+    Open(Vec<Interface>),
+}
+
+/// Fixed-width fields of a block body in the section's byte order.
+pub(super) struct Fields<'a> {
+    pub(super) b: &'a [u8],
+    pub(super) big: bool,
+}
+
+impl Fields<'_> {
+    pub(super) fn u16(&self, at: usize) -> u16 {
+        let w = [self.b[at], self.b[at + 1]];
+        if self.big {
+            u16::from_be_bytes(w)
+        } else {
+            u16::from_le_bytes(w)
+        }
+    }
+    pub(super) fn u32(&self, at: usize) -> u32 {
+        let w = [self.b[at], self.b[at + 1], self.b[at + 2], self.b[at + 3]];
+        if self.big {
+            u32::from_be_bytes(w)
+        } else {
+            u32::from_le_bytes(w)
+        }
+    }
+    pub(super) fn u64(&self, at: usize) -> u64 {
+        let mut w = [0; 8];
+        w.copy_from_slice(&self.b[at..at + 8]);
+        if self.big {
+            u64::from_be_bytes(w)
+        } else {
+            u64::from_le_bytes(w)
+        }
+    }
+}
+
+fn too_short(block: &'static str, body: usize, needed: usize) -> ReadErrorKind {
+    ReadErrorKind::BadLength {
+        field: block,
+        found: body as u64,
+        allowed: format!("a body of at least {needed} bytes"),
+    }
 }
 
 impl<R: Read> CaptureReader<R> {
@@ -25,8 +83,7 @@ impl<R: Read> CaptureReader<R> {
             let State::PcapNg { big_endian, .. } = self.state else {
                 return Ok(None);
             };
-            let first = self.offset == 0;
-            if !first {
+            if self.offset != 0 {
                 self.buf.clear();
                 match self.fill(8) {
                     Ok(()) => {}
@@ -38,51 +95,74 @@ impl<R: Read> CaptureReader<R> {
                 self.fill(4)
                     .map_err(|k| self.err(true, Self::truncated(k, "pcapng block header", 4)))?;
             }
-            let b = &self.buf;
-            let block_type = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
             let mut big = big_endian;
-            if block_type == 0x0A0D_0D0A {
-                // A Section Header Block: its byte-order magic decides the byte order.
+            if self.buf[..4] == SHB.to_be_bytes() {
+                // A Section Header Block (its type reads the same in both byte orders): its
+                // byte-order magic decides the byte order of its length and of the section.
                 self.fill(4)
                     .map_err(|k| self.err(true, Self::truncated(k, "pcapng section header", 8)))?;
-                let b = &self.buf;
-                big = match [b[8], b[9], b[10], b[11]] {
+                big = match self.buf[8..12] {
                     [0x1A, 0x2B, 0x3C, 0x4D] => true,
                     [0x4D, 0x3C, 0x2B, 0x1A] => false,
-                    m => {
+                    _ => {
+                        let m = &self.buf[8..12];
                         return Err(self.err(
                             true,
                             ReadErrorKind::BadLength {
                                 field: "pcapng byte-order magic",
-                                found: u32::from_be_bytes(m).into(),
+                                found: u32::from_be_bytes([m[0], m[1], m[2], m[3]]).into(),
                                 allowed: "0x1a2b3c4d in either byte order".into(),
                             },
                         ));
                     }
                 };
             }
-            let b = &self.buf;
-            let len_bytes = [b[4], b[5], b[6], b[7]];
-            let len = if big {
-                u32::from_be_bytes(len_bytes)
-            } else {
-                u32::from_le_bytes(len_bytes)
-            };
-            if len < 12 || len % 4 != 0 || len > MAX_RECORD_LEN {
+            let head = Fields { b: &self.buf, big };
+            let (block_type, len) = (head.u32(0), head.u32(4));
+            // Blocks that are read are held in memory, so their length is capped; the others
+            // (statistics, name resolution, custom, unknown) are stepped over whatever their size.
+            let held = matches!(block_type, SHB | IDB | EPB | PB | SPB);
+            if len < 12 || len % 4 != 0 || (held && len > MAX_RECORD_LEN) {
+                let allowed = if held {
+                    format!("a multiple of 4 from 12 to {MAX_RECORD_LEN}")
+                } else {
+                    "a multiple of 4, at least 12".into()
+                };
                 return Err(self.err(
                     true,
                     ReadErrorKind::BadLength {
                         field: "pcapng block total length",
                         found: len.into(),
-                        allowed: format!("a multiple of 4 from 12 to {MAX_RECORD_LEN}"),
+                        allowed,
                     },
                 ));
             }
             let have = self.buf.len();
-            let rest = (len as usize).saturating_sub(have);
-            self.fill(rest)
-                .map_err(|k| self.err(true, Self::truncated(k, "pcapng block", have)))?;
-            let result = self.parse_block(block_type, big);
+            if held {
+                self.fill(len as usize - have)
+                    .map_err(|k| self.err(true, Self::truncated(k, "pcapng block", have)))?;
+            } else {
+                // Only the header and the trailer stay in the buffer.
+                let (have, body) = (have as u64, u64::from(len) - have as u64 - 4);
+                self.skip(body)
+                    .map_err(|k| self.err(true, Self::truncated_by(k, have, 4)))?;
+                self.fill(4)
+                    .map_err(|k| self.err(true, Self::truncated_by(k, have + body, 0)))?;
+            }
+            let trailer = Fields { b: &self.buf, big }.u32(self.buf.len() - 4);
+            let result = if trailer != len {
+                // A refused packet keeps its number, as everywhere else.
+                if matches!(block_type, EPB | PB | SPB) {
+                    self.frames += 1;
+                }
+                Err(ReadErrorKind::BadLength {
+                    field: "pcapng trailing block total length",
+                    found: trailer.into(),
+                    allowed: format!("{len}, the block's leading total length"),
+                })
+            } else {
+                self.parse_block(block_type, big)
+            };
             let block_offset = self.offset;
             let block_number = self.blocks;
             self.offset += u64::from(len);
@@ -106,65 +186,102 @@ impl<R: Read> CaptureReader<R> {
         }
     }
 
-    /// Parses the whole block in `self.buf`; a packet block becomes a frame.
+    /// Reads the whole block in `self.buf` (header, body, trailer); a packet block becomes a
+    /// frame.
     fn parse_block(&mut self, block_type: u32, big: bool) -> Result<Option<Frame>, ReadErrorKind> {
-        let State::PcapNg {
-            parser,
-            big_endian,
-            interfaces,
-        } = &mut self.state
-        else {
+        let State::PcapNg { big_endian, section } = &mut self.state else {
             return Ok(None);
         };
-        let pcap = |e: pcap_file::PcapError| ReadErrorKind::Pcap(e.to_string());
-        if block_type == 0x0A0D_0D0A {
-            let (_, p) = PcapNgParser::new(&self.buf).map_err(pcap)?;
-            *parser = Some(p);
+        let body = Fields {
+            b: &self.buf[8..self.buf.len() - 4],
+            big,
+        };
+        if block_type == SHB {
             *big_endian = big;
-            interfaces.clear();
+            if body.b.len() < 16 {
+                *section = Section::Skipped;
+                return Err(too_short(
+                    "pcapng Section Header Block (the section is skipped)",
+                    body.b.len(),
+                    16,
+                ));
+            }
+            let (major, minor) = (body.u16(4), body.u16(6));
+            if major != 1 {
+                *section = Section::Skipped;
+                return Err(ReadErrorKind::BadLength {
+                    field: "pcapng section major version",
+                    found: major.into(),
+                    allowed: format!("1 (version {major}.{minor} is not known; the section is skipped)"),
+                });
+            }
+            *section = Section::Open(Vec::new());
             return Ok(None);
         }
-        let Some(p) = parser.as_mut() else {
-            return Err(ReadErrorKind::Pcap(
-                "block before the first Section Header Block".into(),
-            ));
+        let interfaces = match section {
+            Section::Open(interfaces) => interfaces,
+            Section::Skipped => return Ok(None),
+            Section::Missing => {
+                return Err(ReadErrorKind::Pcap(
+                    "block outside a section: no valid Section Header Block before it".into(),
+                ));
+            }
         };
-        let (_, block) = p.next_block(&self.buf).map_err(pcap)?;
-        let (interface_id, raw_ts, orig_len, data) = match block {
-            Block::InterfaceDescription(idb) => {
-                let mut itf = Interface {
-                    link_type: u32::from(idb.linktype),
-                    tsresol: 6,
-                    tsoffset: 0,
-                };
-                for o in &idb.options {
-                    match o {
-                        InterfaceDescriptionOption::IfTsResol(r) => itf.tsresol = *r,
-                        InterfaceDescriptionOption::IfTsOffset(s) => itf.tsoffset = *s,
-                        _ => {}
-                    }
+        let (interface_id, raw_ts, caplen, orig_len, data_at) = match block_type {
+            IDB => {
+                if body.b.len() < 8 {
+                    return Err(too_short("pcapng Interface Description Block", body.b.len(), 8));
                 }
-                interfaces.push(itf);
+                interfaces.push(interface(&body, interfaces.len()));
                 return Ok(None);
             }
-            // pcap-file stores the raw timestamp units in `as_nanos()`.
-            Block::EnhancedPacket(epb) => (
-                epb.interface_id,
-                Some(epb.timestamp.as_nanos()),
-                epb.original_len,
-                epb.data.into_owned(),
-            ),
-            Block::SimplePacket(spb) => (0, None, spb.original_len, spb.data.into_owned()),
-            Block::Packet(pb) => (
-                u32::from(pb.interface_id),
-                Some(u128::from(pb.timestamp)),
-                pb.original_len,
-                pb.data.into_owned(),
-            ),
+            EPB => {
+                if body.b.len() < 20 {
+                    return Err(too_short("pcapng Enhanced Packet Block", body.b.len(), 20));
+                }
+                let ts = u64::from(body.u32(4)) << 32 | u64::from(body.u32(8));
+                (body.u32(0), Some(ts), body.u32(12), body.u32(16), 20)
+            }
+            PB => {
+                if body.b.len() < 20 {
+                    return Err(too_short("pcapng Packet Block", body.b.len(), 20));
+                }
+                let ts = u64::from(body.u32(4)) << 32 | u64::from(body.u32(8));
+                (u32::from(body.u16(0)), Some(ts), body.u32(12), body.u32(16), 20)
+            }
+            SPB => {
+                if body.b.len() < 4 {
+                    return Err(too_short("pcapng Simple Packet Block", body.b.len(), 4));
+                }
+                let orig_len = body.u32(0);
+                // No captured length: the original length cut at interface 0's snapshot
+                // length, and at what the block holds (the rest is padding).
+                let snaplen = interfaces.first().map_or(0, |i| i.snaplen);
+                let mut caplen = orig_len.min(body.b.len() as u32 - 4);
+                if snaplen != 0 {
+                    caplen = caplen.min(snaplen);
+                }
+                (0, None, caplen, orig_len, 4)
+            }
+            t if NUMBERED.contains(&t) => {
+                self.frames += 1;
+                return Ok(None);
+            }
+            // Statistics, name resolution, secrets, local and unknown blocks: nothing to read.
             _ => return Ok(None),
         };
         self.frames += 1;
-        let Some(itf) = interfaces.get(interface_id as usize).copied() else {
+        if caplen as usize > body.b.len() - data_at {
+            return Err(ReadErrorKind::BadLength {
+                field: "packet captured length",
+                found: caplen.into(),
+                allowed: format!(
+                    "at most the {} bytes the block holds after its fields",
+                    body.b.len() - data_at
+                ),
+            });
+        }
+        let Some(itf) = interfaces.get(interface_id as usize) else {
             return Err(ReadErrorKind::BadLength {
                 field: "packet interface_id",
                 found: interface_id.into(),
@@ -174,16 +291,23 @@ impl<R: Read> CaptureReader<R> {
                 ),
             });
         };
-        let mut notes = Vec::new();
-        if data.len() as u64 > u64::from(orig_len) {
+        let data = body.b[data_at..data_at + caplen as usize].to_vec();
+        let mut notes = itf.notes.clone();
+        if caplen > orig_len {
             notes.push(format!(
-                "captured length {} exceeds the original length {orig_len}",
-                data.len()
+                "captured length {caplen} exceeds the original length {orig_len}"
             ));
         }
+        if itf.snaplen != 0 && caplen > itf.snaplen {
+            notes.push(format!(
+                "captured length {caplen} exceeds the interface's snapshot length {}",
+                itf.snaplen
+            ));
+        }
+        let timestamp = raw_ts.map(|units| itf.timestamp(units, &mut notes));
         Ok(Some(Frame {
             number: self.frames,
-            timestamp: raw_ts.map(|t| Instant::from_ps(to_ps(t, itf.tsresol, itf.tsoffset))),
+            timestamp,
             link_type: itf.link_type,
             data,
             orig_len,
@@ -191,48 +315,5 @@ impl<R: Read> CaptureReader<R> {
             block: None,
             notes,
         }))
-    }
-}
-
-/// Converts a pcapng timestamp in `if_tsresol` units plus `if_tsoffset` seconds to picoseconds,
-/// saturating on absurd values.
-fn to_ps(units: u128, tsresol: u8, tsoffset: u64) -> u128 {
-    const PS: u128 = 1_000_000_000_000;
-    let n = u32::from(tsresol & 0x7F);
-    let ps = if tsresol & 0x80 == 0 {
-        if n <= 12 {
-            units.saturating_mul(10u128.pow(12 - n))
-        } else {
-            units / 10u128.checked_pow(n - 12).unwrap_or(u128::MAX)
-        }
-    } else if n < 128 {
-        units.saturating_mul(PS) >> n
-    } else {
-        0
-    };
-    ps.saturating_add(u128::from(tsoffset).saturating_mul(PS))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::to_ps;
-
-    #[test]
-    fn timestamps_follow_if_tsresol_and_if_tsoffset() {
-        assert_eq!(to_ps(1, 6, 0), 1_000_000, "default: microseconds");
-        assert_eq!(to_ps(1, 9, 0), 1_000, "nanoseconds");
-        assert_eq!(to_ps(1, 12, 0), 1, "picoseconds");
-        assert_eq!(to_ps(1_000, 15, 0), 1, "femtoseconds round down to picoseconds");
-        assert_eq!(to_ps(1, 0x80 | 1, 0), 500_000_000_000, "2^-1 s");
-        assert_eq!(to_ps(3, 0x80 | 10, 0), 3 * 1_000_000_000_000 / 1024, "2^-10 s");
-        assert_eq!(
-            to_ps(1, 6, 2),
-            2_000_000_000_000 + 1_000_000,
-            "if_tsoffset adds seconds"
-        );
-        assert_eq!(
-            to_ps(u128::from(u64::MAX), 0, u64::MAX),
-            u128::from(u64::MAX) * 1_000_000_000_000 * 2
-        );
     }
 }

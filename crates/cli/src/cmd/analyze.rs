@@ -28,7 +28,13 @@ Examples:
       out/index.html with SVG plots of paused time per priority over time
 
 Captures carry no link speed: give the speed the capture was taken at. Storms follow SONiC
-pfcwd (detection and restoration times, default 200 ms), timed by the capture's timestamps.")]
+pfcwd (detection and restoration times, default 200 ms), timed by the capture's timestamps.
+Frames are read and decoded as `lossless decode` reads them (VLAN-tagged and QinQ frames
+included); an unreadable pcapng block is skipped and named, and reading goes on.
+
+Exit status: 0 when the whole file was read; 1 when a block was skipped or the file is
+damaged (the analysis of what could be read is still printed); 2 when the command line is
+wrong or the file cannot be opened.")]
 pub struct AnalyzeArgs {
     /// The capture (pcap or pcapng).
     #[arg(value_name = "FILE")]
@@ -73,8 +79,20 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("writing the report to {}", dir.display()))?;
         eprintln!("report: {}", dir.join("index.html").display());
     }
+    for e in &a.read_errors {
+        eprintln!("error: {}: block skipped: {e}", args.file.display());
+    }
+    if a.read_errors_total > a.read_errors.len() as u64 {
+        eprintln!(
+            "error: {}: {} more blocks skipped",
+            args.file.display(),
+            a.read_errors_total - a.read_errors.len() as u64
+        );
+    }
     if let Some(e) = &a.read_error {
         eprintln!("error: reading stopped early: {e}");
+    }
+    if a.read_error.is_some() || a.read_errors_total > 0 {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
@@ -148,6 +166,13 @@ fn text(a: &Analysis) -> String {
                 (Some(_), Some(_)) => "DISAGREES",
                 _ => "not compared (one end sent no ETS)",
             }
+        );
+    }
+    if a.read_errors_total > 0 {
+        let _ = writeln!(
+            o,
+            "{} unreadable blocks skipped, reading went on after each",
+            a.read_errors_total
         );
     }
     if let Some(e) = &a.read_error {

@@ -4,8 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
-use lossless_live::dcbx::{ETHERTYPE_LLDP, FileConfig, default_state_path};
+use anyhow::{Context, anyhow, bail};
+use lossless_live::dcbx::{
+    ETHERTYPE_LLDP, FileConfig, InputError, StateLock, default_state_path, read_state as read_state_text,
+};
 use lossless_live::{RawSocket, signals};
 use lossless_proto::dcbx::Agent;
 use serde_json::Value;
@@ -23,17 +25,27 @@ enum DcbxCommand {
     /// LLDPDU). Needs CAP_NET_RAW.
     #[command(after_help = "\
 Examples:
+  lossless dcbx run --iface eth1                  # a willing host, nothing configured
   lossless dcbx run --iface eth1 --config examples/dcbx/host-willing.toml
   lossless dcbx run --iface eth1 --config examples/dcbx/switch-pfc3.toml --state /tmp/sw.json
 
-Every change of Remote and Operational is logged to stderr as one line with JSON.")]
+Every change of Remote and Operational is logged to stderr as one line with JSON; at most 10
+lines of one kind per 10 s, then a count of those suppressed. A peer TLV our own configuration
+could not hold (e.g. ETS bandwidths not summing to 100) is refused, logged and counted, and
+Operational keeps its last valid state. One agent per state file: a second one refuses to start
+and names the first one's PID.
+
+Exit status: 0 after SIGTERM/SIGINT, 2 on an error (configuration, interface, capability,
+state file in use).")]
     Run {
         /// The interface.
         #[arg(long)]
         iface: String,
-        /// The agent configuration (TOML: `[lldp]` timers, `[dcbx]` ETS/PFC/App; see examples/dcbx/).
+        /// The agent configuration (TOML: `[lldp]` timers, `[dcbx]` ETS/PFC/App; see
+        /// examples/dcbx/) [default: a willing host with nothing configured, as
+        /// examples/dcbx/host-willing.toml].
         #[arg(long)]
-        config: PathBuf,
+        config: Option<PathBuf>,
         /// Where to write the state `dcbx show` reads [default: /run/lossless/dcbx-IFACE.json].
         #[arg(long)]
         state: Option<PathBuf>,
@@ -56,12 +68,22 @@ Every change of Remote and Operational is logged to stderr as one line with JSON
 pub fn run(args: DcbxArgs) -> anyhow::Result<ExitCode> {
     match args.command {
         DcbxCommand::Run { iface, config, state } => {
-            let cfg = FileConfig::load(&config)?;
+            let cfg = match &config {
+                Some(path) => FileConfig::load(path)?,
+                None => FileConfig::willing_host(),
+            };
             let sock = RawSocket::open(&iface, ETHERTYPE_LLDP)?;
             let agent_cfg = cfg.agent_config(sock.mac(), &iface).map_err(anyhow::Error::msg)?;
             let mut agent = Agent::new(agent_cfg, cfg.dcbx.clone())?;
-            signals::install_stop_handlers().context("installing SIGTERM handler")?;
             let state = state.unwrap_or_else(|| default_state_path(&iface));
+            let lock = StateLock::acquire(&state, &iface)?;
+            signals::install_stop_handlers().context("installing SIGTERM handler")?;
+            if config.is_none() {
+                eprintln!(
+                    "dcbx: no --config: running as a willing host with nothing configured (ETS and PFC \
+                     willing, no PFC priority, every priority in TC 0; as examples/dcbx/host-willing.toml)"
+                );
+            }
             eprintln!(
                 "dcbx: agent on {iface} ({}), mode {:?}, state in {}",
                 lossless_proto::lldp_agent::mac_text(&sock.mac()),
@@ -71,13 +93,7 @@ pub fn run(args: DcbxArgs) -> anyhow::Result<ExitCode> {
             let start = std::time::Instant::now();
             let mut log =
                 |line: &str| eprintln!("dcbx {:>9.3}s {iface}: {line}", start.elapsed().as_secs_f64());
-            lossless_live::dcbx::run(
-                &sock,
-                &mut agent,
-                Some(&state),
-                &signals::stop_requested,
-                &mut log,
-            )?;
+            lossless_live::dcbx::run(&sock, &mut agent, Some(&lock), &signals::stop_requested, &mut log)?;
             Ok(ExitCode::SUCCESS)
         }
         DcbxCommand::Show { iface, json, state } => {
@@ -93,13 +109,16 @@ pub fn run(args: DcbxArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Reads the state file, checking the agent that wrote it still runs.
+/// Reads the state file (a regular file of bounded size), checking the agent that wrote it
+/// still runs.
 fn read_state(path: &Path, iface: &str) -> anyhow::Result<Value> {
-    let text = std::fs::read_to_string(path).with_context(|| {
-        format!(
+    let text = read_state_text(path).map_err(|e| match e {
+        InputError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => anyhow!(
             "no DCBX agent state for {iface} at {} (is `lossless dcbx run` running?)",
             path.display()
-        )
+        ),
+        // The error's own text, once (not again as a cause).
+        e => anyhow!("{e}"),
     })?;
     let v: Value =
         serde_json::from_str(&text).with_context(|| format!("{} is not agent state JSON", path.display()))?;
@@ -175,6 +194,25 @@ fn human(v: &Value) -> String {
             }
         }
         s += "\n";
+        for x in r["rejected"].as_array().map_or(&[][..], Vec::as_slice) {
+            s += &format!(
+                "refused:     peer's {}: {} (operational keeps the last valid value)\n",
+                x["tlv"].as_str().unwrap_or("?"),
+                x["reason"].as_str().unwrap_or("?")
+            );
+        }
+    }
+    let others = v["neighbours"].as_array().map_or(0, Vec::len).saturating_sub(1);
+    if others > 0 {
+        s += &format!(
+            "neighbours:  {} on the port; DCBX {}\n",
+            others + 1,
+            if r.is_null() {
+                "has no established peer and uses the local configuration"
+            } else {
+                "keeps its established peer and ignores the others"
+            }
+        );
     }
     match o["pfc"]["state"].as_str() {
         Some("operational") => {
@@ -200,14 +238,15 @@ fn human(v: &Value) -> String {
     );
     let st = &v["statistics"];
     s += &format!(
-        "statistics:  out {} in {} discarded {} errors {} tlvs discarded {} unrecognized {} ageouts {}\n",
+        "statistics:  out {} in {} discarded {} errors {} tlvs discarded {} unrecognized {} ageouts {} dcbx tlvs refused {}\n",
         st["frames_out_total"],
         st["frames_in_total"],
         st["frames_discarded_total"],
         st["frames_in_errors_total"],
         st["tlvs_discarded_total"],
         st["tlvs_unrecognized_total"],
-        st["ageouts_total"]
+        st["ageouts_total"],
+        st["dcbx_tlvs_rejected_total"]
     );
     s
 }

@@ -111,18 +111,22 @@ impl EtsParams {
     }
     /// Checks up2tc < 8 and, when any TC uses ETS, that the bandwidths sum to 100.
     pub fn validate(&self, what: &'static str) -> Result<(), DcbxConfigError> {
+        self.check()
+            .map_err(|detail| DcbxConfigError::Value { field: what, detail })
+    }
+
+    /// [`EtsParams::validate`] without a field name: what is wrong, found and allowed. The
+    /// same rule judges our configuration and the tables a peer sends.
+    pub fn check(&self) -> Result<(), String> {
         if let Some(p) = self.up2tc.iter().position(|&tc| tc > 7) {
-            return Err(DcbxConfigError::Value {
-                field: what,
-                detail: format!("up2tc[{p}] = {} is not a traffic class 0..=7", self.up2tc[p]),
-            });
+            return Err(format!(
+                "up2tc[{p}] = {} is not a traffic class 0..=7",
+                self.up2tc[p]
+            ));
         }
         let sum: u32 = self.tcbw.iter().map(|&b| u32::from(b)).sum();
         if self.tsa.contains(&TsaName::Ets) && sum != 100 {
-            return Err(DcbxConfigError::Value {
-                field: what,
-                detail: format!("tcbw sums to {sum}%, ETS needs 100%"),
-            });
+            return Err(format!("tcbw sums to {sum}%, ETS needs 100%"));
         }
         Ok(())
     }
@@ -184,6 +188,37 @@ impl PfcParams {
     /// The enabled priorities, ascending.
     pub fn priorities(&self) -> Vec<u8> {
         (0..8).filter(|p| self.enable & (1 << p) != 0).collect()
+    }
+    /// Checks the capability (0..=8) and that the enabled priorities fit it: 802.1Qaz's PFC
+    /// capability is how many traffic classes may have PFC at once, so the enabled priorities
+    /// may span at most `cap` traffic classes of `up2tc` (the sender's priority table; when
+    /// it is unknown they span at least one). The same rule judges our configuration and a
+    /// peer's PFC TLV.
+    pub fn check(&self, up2tc: Option<&[u8; 8]>) -> Result<(), String> {
+        if self.cap > 8 {
+            return Err(format!("capability {} is not 0..=8", self.cap));
+        }
+        if self.enable == 0 {
+            return Ok(());
+        }
+        let prios = self.priorities();
+        let tcs = match up2tc {
+            Some(map) => {
+                let mut seen = 0u16;
+                for &p in &prios {
+                    seen |= 1 << (map[usize::from(p)] & 0x0f);
+                }
+                seen.count_ones()
+            }
+            None => 1,
+        };
+        if tcs > u32::from(self.cap) {
+            return Err(format!(
+                "priorities {prios:?} enabled in {tcs} traffic class(es), more than the capability {}",
+                self.cap
+            ));
+        }
+        Ok(())
     }
     /// From a received PFC Configuration TLV.
     pub fn from_wire(p: &PfcConfiguration) -> Self {
@@ -318,6 +353,13 @@ impl DcbxConfig {
                 detail: format!("priority {p} is not 0..=7"),
             });
         }
+        self.pfc
+            .params()
+            .check(Some(&self.ets.params.up2tc))
+            .map_err(|detail| DcbxConfigError::Value {
+                field: "pfc.cap",
+                detail,
+            })?;
         for a in &self.app {
             if !(1..=5).contains(&a.selector) || a.priority > 7 {
                 return Err(DcbxConfigError::Value {

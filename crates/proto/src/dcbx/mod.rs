@@ -26,12 +26,35 @@
 //! the ETS scheduler. With the default timers the first LLDPDUs go out at time 0, so
 //! negotiation completes within one round trip.
 //!
-//! DCBX needs exactly one neighbour on the link: with none, or several (802.1Qaz 38.2: a
-//! multi-peer link), the operational configuration is the local one.
+//! # The peer
+//!
+//! DCBX runs point to point. The peer is the neighbour that was alone on the port when the
+//! agent chose it; it stays the peer for as long as the neighbour table holds it (it keeps
+//! refreshing its TTL and sends no shutdown), whatever other neighbours appear meanwhile: they
+//! are reported ([`Event::MultiplePeers`]) but neither replace it nor switch DCBX off, and the
+//! LLDP table never evicts it to make room for them. A flood of LLDPDUs with ever new chassis
+//! IDs (a faulty or hostile station) therefore cannot lock the real peer out. Without an
+//! established peer, several neighbours mean no peer (the DCBX MIB's multiple-peers rule:
+//! behave as if no DCBX TLV had been received) until one is left.
+//!
+//! # What is adopted from the peer
+//!
+//! Each of the peer's DCBX TLVs is checked as strictly as our own configuration
+//! ([`peer`]). A refused TLV is listed in [`Remote::rejected`] with the reason, counted in
+//! [`Statistics::dcbx_tlvs_rejected_total`] for every LLDPDU that carries it, and reported once
+//! as [`Event::PeerTlvRejected`]; negotiation then uses the last valid value of that feature
+//! from the same peer, so Operational keeps its last valid state (from a clean state, as if
+//! the TLV had not been sent). In CEE mode the feature's Error flag is set in our TLV.
+//!
+//! A change of DCBX version (IEEE to CEE or back) starts that version's negotiation afresh:
+//! while the CEE handshake waits for the peer's acknowledgement, Operational is the local
+//! configuration (`no_peer`), whatever IEEE had negotiated before.
 
 pub mod cee;
 pub mod config;
 pub mod negotiate;
+mod operational;
+pub mod peer;
 pub mod remote;
 
 use std::collections::VecDeque;
@@ -48,11 +71,14 @@ pub use config::{
     TsaName,
 };
 pub use negotiate::{OperEts, OperPfc, Source};
+pub use peer::{PeerTlv, Rejected};
 pub use remote::{Remote, RemoteCee, RemoteEts, RemoteFeature};
 
-use crate::lldp_agent::{AgentConfig, ConfigError, LldpAgent, LldpEvent, Msap, NeighbourTable, Statistics};
+use crate::lldp_agent::{
+    AgentConfig, ConfigError, LldpAgent, LldpEvent, Msap, NeighbourTable, RxOutcome, Statistics,
+};
 use crate::units::Instant;
-use negotiate::PeerValue;
+use operational::{initial_operational, keep_last_valid};
 
 /// The operational configuration: what the MAC and the scheduler use.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -89,9 +115,18 @@ pub enum Event {
     },
     /// An LLDPDU was malformed: counted and dropped.
     Malformed(Error),
-    /// More than one neighbour is on the port: DCBX ignores them all and runs on the local
-    /// configuration until one is left.
-    MultiplePeers(usize),
+    /// More than one neighbour is on the port (see the module docs, "The peer").
+    MultiplePeers {
+        /// How many neighbours the table holds.
+        neighbours: usize,
+        /// The established peer DCBX keeps following; `None`: DCBX runs on the local
+        /// configuration until one neighbour is left.
+        kept: Option<Msap>,
+    },
+    /// One of the peer's DCBX TLVs was refused (reported when it first appears or its
+    /// reason changes, not for every LLDPDU); Operational keeps that feature's last valid
+    /// value.
+    PeerTlvRejected(Rejected),
 }
 
 /// Why an agent cannot be built.
@@ -115,9 +150,14 @@ pub struct Agent {
     cee_flags: cee::Flags,
     cee_features: Vec<CeeSubTlv>,
     remote: Option<Remote>,
+    /// What negotiation uses: `remote` with each refused TLV replaced by its last valid value.
+    effective: Option<Remote>,
+    /// The established DCBX peer.
+    peer: Option<Msap>,
     oper: Operational,
     events: VecDeque<Event>,
     multiple_peers: bool,
+    rejected_total: u64,
 }
 
 /// Upper bound of queued events.
@@ -132,16 +172,7 @@ impl Agent {
             ModeSetting::Cee => Mode::Cee,
             _ => Mode::Ieee,
         };
-        let oper = Operational {
-            mode,
-            ets: negotiate::ets_ieee(dcbx.ets.params, dcbx.ets.willing, None, false),
-            pfc: OperPfc::Operational {
-                params: dcbx.pfc.params(),
-                source: Source::NoPeer,
-            },
-            app: dcbx.app.clone(),
-            cee_synced: false,
-        };
+        let oper = initial_operational(&dcbx, mode);
         let mut a = Agent {
             lldp,
             cee_features: cee::features(&dcbx, cee::Flags::default()),
@@ -150,9 +181,12 @@ impl Agent {
             hs: cee::Handshake::new(),
             cee_flags: cee::Flags::default(),
             remote: None,
+            effective: None,
+            peer: None,
             oper,
             events: VecDeque::new(),
             multiple_peers: false,
+            rejected_total: 0,
         };
         a.rebuild_tlvs(Instant::ZERO);
         Ok(a)
@@ -160,8 +194,11 @@ impl Agent {
 
     /// Handles a received LLDPDU (the Ethernet payload after EtherType 0x88CC) from `src_mac`.
     pub fn handle_frame(&mut self, now: Instant, src_mac: [u8; 6], lldpdu: &[u8]) {
-        self.lldp.handle_lldpdu(now, src_mac, lldpdu);
-        self.after_lldp(now, true);
+        let stored = match self.lldp.handle_lldpdu(now, src_mac, lldpdu) {
+            RxOutcome::Stored { msap, .. } => Some(msap),
+            RxOutcome::Shutdown(..) | RxOutcome::Discarded => None,
+        };
+        self.after_lldp(now, stored);
     }
 
     /// Handles a whole received Ethernet frame (no FCS); frames that are not untagged LLDP to
@@ -195,25 +232,25 @@ impl Agent {
     /// Advances the timers to `now` (credit refill, neighbour ageing).
     pub fn handle_timeout(&mut self, now: Instant) {
         self.lldp.handle_timeout(now);
-        self.after_lldp(now, false);
+        self.after_lldp(now, None);
     }
 
     /// Stops the agent: the next [`Agent::poll_transmit`] returns the shutdown LLDPDU (TTL 0).
     pub fn shutdown(&mut self, now: Instant) {
         self.lldp.shutdown(now);
-        self.after_lldp(now, false);
+        self.after_lldp(now, None);
     }
 
     /// The port's link went down: nothing is sent and the peer's information is deleted.
     pub fn link_down(&mut self, now: Instant) {
         self.lldp.link_down(now);
-        self.after_lldp(now, false);
+        self.after_lldp(now, None);
     }
 
     /// The port's link came up: LLDPDUs go out at once, then fast (txFastInit at msgFastTx).
     pub fn link_up(&mut self, now: Instant) {
         self.lldp.link_up(now);
-        self.after_lldp(now, false);
+        self.after_lldp(now, None);
     }
 
     /// Replaces the local DCBX configuration (a local change: fast transmission follows).
@@ -225,7 +262,7 @@ impl Agent {
         } else if self.cfg.mode == ModeSetting::Ieee {
             self.mode = Mode::Ieee;
         }
-        self.refresh(now, false);
+        self.refresh(now, None);
         Ok(())
     }
 
@@ -234,9 +271,15 @@ impl Agent {
         &self.cfg
     }
 
-    /// The peer's DCBX information, when there is exactly one neighbour.
+    /// The peer's DCBX information (see the module docs for which neighbour is the peer);
+    /// refused TLVs are listed in [`Remote::rejected`].
     pub fn remote(&self) -> Option<&Remote> {
         self.remote.as_ref()
+    }
+
+    /// The neighbour DCBX follows, if any.
+    pub fn peer(&self) -> Option<&Msap> {
+        self.peer.as_ref()
     }
 
     /// The operational configuration.
@@ -254,9 +297,12 @@ impl Agent {
         self.hs
     }
 
-    /// The 802.1AB statistics.
+    /// The 802.1AB statistics, with the count of refused peer DCBX TLVs.
     pub fn statistics(&self) -> Statistics {
-        self.lldp.statistics()
+        Statistics {
+            dcbx_tlvs_rejected_total: self.rejected_total,
+            ..self.lldp.statistics()
+        }
     }
 
     /// The neighbour table.
@@ -281,7 +327,7 @@ impl Agent {
         self.events.push_back(e);
     }
 
-    fn after_lldp(&mut self, now: Instant, received: bool) {
+    fn after_lldp(&mut self, now: Instant, received: Option<Msap>) {
         while let Some(e) = self.lldp.poll_event() {
             match e {
                 LldpEvent::NeighbourAgedOut(m) => self.push(Event::NeighbourAgedOut(m)),
@@ -294,22 +340,41 @@ impl Agent {
         self.refresh(now, received);
     }
 
-    /// Recomputes Remote, the mode, the CEE handshake and Operational, then our TLVs.
-    fn refresh(&mut self, now: Instant, received: bool) {
-        let count = self.lldp.neighbours().len();
+    /// Recomputes the peer, Remote, the mode, the CEE handshake and Operational, then our
+    /// TLVs. `received` is the neighbour whose LLDPDU was just stored, if any.
+    fn refresh(&mut self, now: Instant, received: Option<Msap>) {
+        let table = self.lldp.neighbours();
+        let count = table.len();
+        let peer = match &self.peer {
+            Some(m) if table.get(m).is_some() => Some(m.clone()),
+            _ if count == 1 => table.iter().next().map(|n| n.msap.clone()),
+            _ => None,
+        };
+        if peer != self.peer {
+            // Nothing adopted from one peer carries over to another.
+            self.effective = None;
+            self.peer = peer;
+            self.lldp.set_protected(self.peer.clone());
+        }
         if (count > 1) != self.multiple_peers {
             self.multiple_peers = count > 1;
             if count > 1 {
-                self.push(Event::MultiplePeers(count));
+                self.push(Event::MultiplePeers {
+                    neighbours: count,
+                    kept: self.peer.clone(),
+                });
             }
         }
-        let table = self.lldp.neighbours();
-        let remote = if table.len() == 1 {
-            table.iter().next().map(|n| Remote::from_tlvs(n.src_mac, &n.tlvs))
-        } else {
-            None
-        };
-        if received
+        let remote = self
+            .peer
+            .as_ref()
+            .and_then(|m| self.lldp.neighbours().get(m))
+            .map(|n| Remote::from_tlvs(n.src_mac, &n.tlvs));
+        let from_peer = received.is_some() && received == self.peer;
+        if from_peer && let Some(r) = &remote {
+            self.rejected_total += r.rejected.len() as u64;
+        }
+        if from_peer
             && self.cfg.mode == ModeSetting::Auto
             && let Some(r) = &remote
         {
@@ -332,9 +397,24 @@ impl Agent {
             self.hs.receive(&c.control);
         }
         if remote != self.remote {
+            let before = self.remote.as_ref().map_or(&[][..], |r| &r.rejected[..]);
+            let new: Vec<Rejected> = remote
+                .as_ref()
+                .map_or(&[][..], |r| &r.rejected[..])
+                .iter()
+                .filter(|x| !before.contains(x))
+                .cloned()
+                .collect();
             self.remote = remote;
+            for x in new {
+                self.push(Event::PeerTlvRejected(x));
+            }
             self.push(Event::RemoteChanged(self.remote.clone().map(Box::new)));
         }
+        self.effective = self
+            .remote
+            .as_ref()
+            .map(|r| keep_last_valid(r, self.effective.as_ref()));
         let oper = self.compute_operational();
         if oper != self.oper {
             self.oper = oper;
@@ -343,101 +423,17 @@ impl Agent {
         self.rebuild_tlvs(now);
     }
 
-    fn compute_operational(&self) -> Operational {
-        let mac = self.lldp.config().mac;
-        let local_pfc = self.cfg.pfc.params();
-        let r = self.remote.as_ref();
-        let peer_mac = r.map_or([0; 6], |r| r.src_mac);
-        match self.mode {
-            Mode::Ieee => {
-                let pfc_peer = r.and_then(|r| r.pfc.as_ref()).map(|p| PeerValue {
-                    value: p.value,
-                    willing: p.willing,
-                });
-                let rec = r.and_then(|r| r.ets_recommendation);
-                let has_peer = r.is_some_and(Remote::has_ieee);
-                Operational {
-                    mode: Mode::Ieee,
-                    ets: negotiate::ets_ieee(self.cfg.ets.params, self.cfg.ets.willing, rec, has_peer),
-                    pfc: negotiate::pfc(local_pfc, self.cfg.pfc.willing, mac, pfc_peer, peer_mac),
-                    app: negotiate::app_merge(&self.cfg.app, r.and_then(|r| r.app.as_deref()).unwrap_or(&[])),
-                    cee_synced: false,
-                }
-            }
-            Mode::Cee => {
-                let c = r.and_then(|r| r.cee.as_ref());
-                if c.is_some() && !self.hs.synced() {
-                    // The peer has not yet seen our current features: keep what we had.
-                    let mut o = self.oper.clone();
-                    o.mode = Mode::Cee;
-                    o.cee_synced = false;
-                    return o;
-                }
-                let pg_peer = c
-                    .and_then(|c| c.pg.as_ref())
-                    .filter(|f| f.enabled)
-                    .map(|f| PeerValue {
-                        value: f.value,
-                        willing: f.willing,
-                    });
-                let pfc_peer = c
-                    .and_then(|c| c.pfc.as_ref())
-                    .filter(|f| f.enabled)
-                    .map(|f| PeerValue {
-                        value: f.value,
-                        willing: f.willing,
-                    });
-                let local_ets = self.cfg.ets.params;
-                let ets = match negotiate::symmetric(
-                    local_ets,
-                    self.cfg.ets.willing,
-                    mac,
-                    pg_peer,
-                    peer_mac,
-                    |a, b| cee::ets_to_pg(a) == cee::ets_to_pg(b),
-                ) {
-                    negotiate::Resolution::NoPeer => negotiate::ets_ieee(local_ets, false, None, false),
-                    negotiate::Resolution::Local => OperEts {
-                        params: local_ets,
-                        source: Source::Local,
-                        error: false,
-                    },
-                    negotiate::Resolution::Adopt(p) => OperEts {
-                        params: p,
-                        source: Source::Peer,
-                        error: false,
-                    },
-                    negotiate::Resolution::Disagree(_) => OperEts {
-                        params: local_ets,
-                        source: Source::Local,
-                        error: true,
-                    },
-                };
-                let peer_app = c
-                    .and_then(|c| c.app.as_ref())
-                    .filter(|f| f.enabled)
-                    .map(|f| f.value.as_slice())
-                    .unwrap_or(&[]);
-                Operational {
-                    mode: Mode::Cee,
-                    ets,
-                    pfc: negotiate::pfc(local_pfc, self.cfg.pfc.willing, mac, pfc_peer, peer_mac),
-                    app: negotiate::app_merge(&self.cfg.app, peer_app),
-                    cee_synced: c.is_some() && self.hs.synced(),
-                }
-            }
-        }
-    }
-
     /// Rebuilds the DCBX TLVs for the current mode and hands them to the LLDP agent.
     fn rebuild_tlvs(&mut self, now: Instant) {
         let tlvs = match self.mode {
             Mode::Ieee => self.ieee_tlvs(),
             Mode::Cee => {
+                let refused = |t| self.remote.as_ref().is_some_and(|r| r.is_rejected(t));
                 let flags = cee::Flags {
-                    pg_error: self.oper.ets.error,
-                    pfc_error: self.oper.mode == Mode::Cee && !self.oper.pfc.is_operational(),
-                    app_error: false,
+                    pg_error: self.oper.ets.error || refused(PeerTlv::CeePriorityGroups),
+                    pfc_error: (self.oper.mode == Mode::Cee && !self.oper.pfc.is_operational())
+                        || refused(PeerTlv::CeePfc),
+                    app_error: refused(PeerTlv::CeeApplication),
                 };
                 let features = cee::features(&self.cfg, flags);
                 if features != self.cee_features {

@@ -1,10 +1,12 @@
-//! The peer's DCBX information, read from its LLDP TLVs (IEEE 802.1Qaz and CEE).
+//! The peer's DCBX information, read from its LLDP TLVs (IEEE 802.1Qaz and CEE). Every TLV is
+//! checked as strictly as our own configuration ([`super::peer`]): one that fails is left out
+//! and listed in [`Remote::rejected`] with the reason.
 
 use lossless_wire::lldp::{CeeControl, CeeSubTlv, CeeTlv, Ieee8021Tlv, OrgTlv, Tlv};
 use serde::Serialize;
 
-use super::cee;
 use super::config::{AppPriority, EtsParams, PfcParams};
+use super::peer::{self, PeerTlv, Rejected};
 
 /// The peer's IEEE ETS Configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -72,6 +74,9 @@ pub struct Remote {
     pub app: Option<Vec<AppPriority>>,
     /// CEE DCBX TLV.
     pub cee: Option<RemoteCee>,
+    /// The DCBX TLVs the peer sent that were refused (their fields above are `None`), in the
+    /// order sent.
+    pub rejected: Vec<Rejected>,
 }
 
 fn ser_mac<S: serde::Serializer>(m: &[u8; 6], s: S) -> Result<S::Ok, S::Error> {
@@ -79,39 +84,72 @@ fn ser_mac<S: serde::Serializer>(m: &[u8; 6], s: S) -> Result<S::Ok, S::Error> {
 }
 
 impl Remote {
-    /// Reads the DCBX TLVs among a neighbour's TLVs; the first of each kind counts.
+    /// Reads the DCBX TLVs among a neighbour's TLVs; the first of each kind counts. A TLV
+    /// whose values our own configuration could not have is refused: its field stays `None`
+    /// and [`Remote::rejected`] says why.
     pub fn from_tlvs(src_mac: [u8; 6], tlvs: &[Tlv]) -> Self {
         let mut r = Remote {
             src_mac,
             ..Remote::default()
         };
+        let mut seen = Vec::new();
+        let mut first = |kind: PeerTlv| {
+            let new = !seen.contains(&kind);
+            seen.push(kind);
+            new
+        };
+        // The peer's priority table, for its PFC capability: read before the PFC TLV wherever
+        // it is in the LLDPDU.
+        let up2tc = tlvs.iter().find_map(|t| match t {
+            Tlv::Org(OrgTlv::Ieee8021(Ieee8021Tlv::EtsConfiguration(e))) => Some(e.tables),
+            _ => None,
+        });
+        let up2tc = up2tc.and_then(|t| peer::ets_tables(&t).ok()).map(|p| p.up2tc);
         for t in tlvs {
             let Tlv::Org(org) = t else { continue };
             match org {
-                OrgTlv::Ieee8021(Ieee8021Tlv::EtsConfiguration(e)) if r.ets.is_none() => {
-                    r.ets = Some(RemoteEts {
-                        willing: e.willing,
-                        cbs: e.cbs,
-                        max_tcs: e.max_tcs_count(),
-                        params: EtsParams::from_tables(&e.tables),
-                    });
+                OrgTlv::Ieee8021(Ieee8021Tlv::EtsConfiguration(e)) if first(PeerTlv::EtsConfiguration) => {
+                    match peer::ets_tables(&e.tables) {
+                        Ok(params) => {
+                            r.ets = Some(RemoteEts {
+                                willing: e.willing,
+                                cbs: e.cbs,
+                                max_tcs: e.max_tcs_count(),
+                                params,
+                            })
+                        }
+                        Err(reason) => r.reject(PeerTlv::EtsConfiguration, reason),
+                    }
                 }
-                OrgTlv::Ieee8021(Ieee8021Tlv::EtsRecommendation(e)) if r.ets_recommendation.is_none() => {
-                    r.ets_recommendation = Some(EtsParams::from_tables(&e.tables));
+                OrgTlv::Ieee8021(Ieee8021Tlv::EtsRecommendation(e)) if first(PeerTlv::EtsRecommendation) => {
+                    match peer::ets_tables(&e.tables) {
+                        Ok(params) => r.ets_recommendation = Some(params),
+                        Err(reason) => r.reject(PeerTlv::EtsRecommendation, reason),
+                    }
                 }
-                OrgTlv::Ieee8021(Ieee8021Tlv::PfcConfiguration(p)) if r.pfc.is_none() => {
-                    r.pfc = Some(RemoteFeature {
-                        enabled: true,
-                        willing: p.willing,
-                        error: false,
-                        value: PfcParams::from_wire(p),
-                    });
+                OrgTlv::Ieee8021(Ieee8021Tlv::PfcConfiguration(p)) if first(PeerTlv::PfcConfiguration) => {
+                    match peer::pfc(PfcParams::from_wire(p), up2tc.as_ref()) {
+                        Ok(value) => {
+                            r.pfc = Some(RemoteFeature {
+                                enabled: true,
+                                willing: p.willing,
+                                error: false,
+                                value,
+                            })
+                        }
+                        Err(reason) => r.reject(PeerTlv::PfcConfiguration, reason),
+                    }
                 }
-                OrgTlv::Ieee8021(Ieee8021Tlv::ApplicationPriority(a)) if r.app.is_none() => {
-                    r.app = Some(a.entries().map(|e| AppPriority::from_wire(&e)).collect());
+                OrgTlv::Ieee8021(Ieee8021Tlv::ApplicationPriority(a))
+                    if first(PeerTlv::ApplicationPriority) =>
+                {
+                    match peer::ieee_app(a.entries()) {
+                        Ok(v) => r.app = Some(v),
+                        Err(reason) => r.reject(PeerTlv::ApplicationPriority, reason),
+                    }
                 }
                 OrgTlv::Cee(CeeTlv::Dcbx(d)) if r.cee.is_none() => {
-                    r.cee = read_cee(&d.sub_tlvs);
+                    r.cee = read_cee(&d.sub_tlvs, &mut r.rejected);
                 }
                 _ => {}
             }
@@ -119,14 +157,28 @@ impl Remote {
         r
     }
 
-    /// Whether the peer sent any IEEE DCBX TLV.
+    fn reject(&mut self, tlv: PeerTlv, reason: String) {
+        self.rejected.push(Rejected { tlv, reason });
+    }
+
+    /// Whether the peer sent any IEEE DCBX TLV (refused ones included).
     pub fn has_ieee(&self) -> bool {
-        self.ets.is_some() || self.ets_recommendation.is_some() || self.pfc.is_some() || self.app.is_some()
+        self.ets.is_some()
+            || self.ets_recommendation.is_some()
+            || self.pfc.is_some()
+            || self.app.is_some()
+            || self.rejected.iter().any(|x| x.tlv.is_ieee())
+    }
+
+    /// Whether the peer's `tlv` was refused.
+    pub fn is_rejected(&self, tlv: PeerTlv) -> bool {
+        self.rejected.iter().any(|x| x.tlv == tlv)
     }
 }
 
 /// Reads a CEE DCBX TLV; `None` without a Control sub-TLV (the CEE spec requires it first).
-fn read_cee(subs: &[CeeSubTlv]) -> Option<RemoteCee> {
+/// Refused feature sub-TLVs go to `rejected`.
+fn read_cee(subs: &[CeeSubTlv], rejected: &mut Vec<Rejected>) -> Option<RemoteCee> {
     let control = match subs.first() {
         Some(CeeSubTlv::Control(c)) => *c,
         _ => return None,
@@ -137,35 +189,55 @@ fn read_cee(subs: &[CeeSubTlv]) -> Option<RemoteCee> {
         pfc: None,
         app: None,
     };
+    let (mut pg_seen, mut pfc_seen, mut app_seen) = (false, false, false);
+    let mut reject = |tlv, reason| rejected.push(Rejected { tlv, reason });
+    let up2tc = subs[1..].iter().find_map(|s| match s {
+        CeeSubTlv::PriorityGroups(pg) => peer::cee_pg(pg).ok().map(|e| e.up2tc),
+        _ => None,
+    });
     for s in &subs[1..] {
         match s {
-            CeeSubTlv::PriorityGroups(pg) if r.pg.is_none() => {
-                r.pg = Some(RemoteFeature {
-                    enabled: pg.header.enabled,
-                    willing: pg.header.willing,
-                    error: pg.header.error,
-                    value: cee::pg_to_ets(pg),
-                });
+            CeeSubTlv::PriorityGroups(pg) if !pg_seen => {
+                pg_seen = true;
+                match peer::cee_pg(pg) {
+                    Ok(value) => {
+                        r.pg = Some(RemoteFeature {
+                            enabled: pg.header.enabled,
+                            willing: pg.header.willing,
+                            error: pg.header.error,
+                            value,
+                        })
+                    }
+                    Err(reason) => reject(PeerTlv::CeePriorityGroups, reason),
+                }
             }
-            CeeSubTlv::Pfc(p) if r.pfc.is_none() => {
-                r.pfc = Some(RemoteFeature {
-                    enabled: p.header.enabled,
-                    willing: p.header.willing,
-                    error: p.header.error,
-                    value: PfcParams {
-                        enable: p.admin_map,
-                        mbc: false,
-                        cap: p.num_tcs,
-                    },
-                });
+            CeeSubTlv::Pfc(p) if !pfc_seen => {
+                pfc_seen = true;
+                match peer::cee_pfc(p, up2tc.as_ref()) {
+                    Ok(value) => {
+                        r.pfc = Some(RemoteFeature {
+                            enabled: p.header.enabled,
+                            willing: p.header.willing,
+                            error: p.header.error,
+                            value,
+                        })
+                    }
+                    Err(reason) => reject(PeerTlv::CeePfc, reason),
+                }
             }
-            CeeSubTlv::Application(a) if r.app.is_none() => {
-                r.app = Some(RemoteFeature {
-                    enabled: a.header.enabled,
-                    willing: a.header.willing,
-                    error: a.header.error,
-                    value: a.entries().filter_map(|e| cee::app_from_cee(&e)).collect(),
-                });
+            CeeSubTlv::Application(a) if !app_seen => {
+                app_seen = true;
+                match peer::cee_app(a.entries()) {
+                    Ok(value) => {
+                        r.app = Some(RemoteFeature {
+                            enabled: a.header.enabled,
+                            willing: a.header.willing,
+                            error: a.header.error,
+                            value,
+                        })
+                    }
+                    Err(reason) => reject(PeerTlv::CeeApplication, reason),
+                }
             }
             _ => {}
         }

@@ -93,6 +93,8 @@ pub struct LldpAgent {
     shutdown_pending: bool,
     last_now: Instant,
     neighbours: NeighbourTable,
+    /// The neighbour `ReplaceEarliestExpiry` never evicts (the DCBX peer).
+    protected: Option<Msap>,
     stats: Statistics,
     events: VecDeque<LldpEvent>,
 }
@@ -139,6 +141,7 @@ impl LldpAgent {
             next_credit: None,
             shutdown_pending: false,
             last_now: Instant::ZERO,
+            protected: None,
             stats: Statistics::default(),
             events: VecDeque::new(),
         })
@@ -186,6 +189,13 @@ impl LldpAgent {
         self.local_tlvs = tlvs;
         self.something_changed_local(now);
         Ok(())
+    }
+
+    /// Marks the neighbour a full table must never evict to make room for a new one (under
+    /// [`TooManyNeighbours::ReplaceEarliestExpiry`]); `None` protects none. The DCBX agent
+    /// protects its peer this way.
+    pub fn set_protected(&mut self, msap: Option<Msap>) {
+        self.protected = msap;
     }
 
     /// The optional TLVs the agent sends.
@@ -438,8 +448,18 @@ impl LldpAgent {
                     return RxOutcome::Discarded;
                 }
                 TooManyNeighbours::ReplaceEarliestExpiry => {
-                    let evicted = self.neighbours.remove_earliest_expiry().map(|n| n.msap);
-                    self.push_event(LldpEvent::TooManyNeighbours { evicted });
+                    let evicted = self
+                        .neighbours
+                        .remove_earliest_expiry_except(self.protected.as_ref())
+                        .map(|n| n.msap);
+                    self.push_event(LldpEvent::TooManyNeighbours {
+                        evicted: evicted.clone(),
+                    });
+                    if evicted.is_none() {
+                        // Only the protected neighbour is left: the new one is discarded.
+                        self.stats.frames_discarded_total += 1;
+                        return RxOutcome::Discarded;
+                    }
                 }
             }
         }

@@ -138,7 +138,13 @@ impl NeighbourTable {
     }
     /// Removes and returns the neighbour that expires first.
     pub fn remove_earliest_expiry(&mut self) -> Option<Neighbour> {
-        let i = (0..self.entries.len()).min_by_key(|&i| self.entries[i].expires)?;
+        self.remove_earliest_expiry_except(None)
+    }
+    /// Removes and returns the neighbour that expires first, `keep` excepted.
+    pub fn remove_earliest_expiry_except(&mut self, keep: Option<&Msap>) -> Option<Neighbour> {
+        let i = (0..self.entries.len())
+            .filter(|&i| Some(&self.entries[i].msap) != keep)
+            .min_by_key(|&i| self.entries[i].expires)?;
         Some(self.entries.remove(i))
     }
     /// Removes and returns every neighbour whose information expired at `now`.

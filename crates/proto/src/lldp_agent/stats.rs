@@ -19,4 +19,7 @@ pub struct Statistics {
     pub tlvs_unrecognized_total: u64,
     /// statsAgeoutsTotal: neighbours deleted because their TTL ran out.
     pub ageouts_total: u64,
+    /// DCBX TLVs of the peer refused because a value is out of range, counted for every
+    /// LLDPDU that carries one (filled by the DCBX agent; 0 from a bare LLDP agent).
+    pub dcbx_tlvs_rejected_total: u64,
 }
