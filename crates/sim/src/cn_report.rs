@@ -145,6 +145,15 @@ pub fn cn_off(config: &SimConfig) -> Option<SimConfig> {
     any.then_some(c)
 }
 
+/// Runs the twin of `config` without congestion notification ([`cn_off`]) to its end, or
+/// `None` when `config` has none (or the twin does not build).
+pub fn run_without_cn(config: &SimConfig) -> Option<Report> {
+    let twin = cn_off(config)?;
+    let mut sim = crate::Simulator::new(twin).ok()?;
+    sim.run();
+    Some(Report::collect(&sim))
+}
+
 fn ratio(with: f64, without: f64) -> f64 {
     if without > 0.0 { 1.0 - with / without } else { 0.0 }
 }

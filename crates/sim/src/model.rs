@@ -22,6 +22,8 @@ pub struct ModelConfig {
     pub replies: ReplyQueue,
     /// How a switch picks one of several equal-cost next hops.
     pub ecmp: Ecmp,
+    /// When a QP's new rate takes effect on its pacing.
+    pub pacing: Pacing,
 }
 
 impl ModelConfig {
@@ -32,6 +34,7 @@ impl ModelConfig {
         ideal_fct: IdealFct::Ns3,
         replies: ReplyQueue::First,
         ecmp: Ecmp::Ns3,
+        pacing: Pacing::NextPacket,
     };
 
     /// A preset by name: `"exact"` (the default) or `"hpcc-ns3"`.
@@ -147,6 +150,19 @@ pub enum Ecmp {
     /// addresses and the UDP ports, seeded with the switch's node id, over the next hops in
     /// the order its routing BFS found them ([`ns3_ecmp_hash`]).
     Ns3,
+}
+
+/// When a QP's rate change takes effect on its pacing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Pacing {
+    /// At once: the wait after the last packet is recomputed at the new rate (a rate limiter
+    /// whose rate is raised lets the next packet go sooner; the HPCC ns-3 `ChangeRate`).
+    #[default]
+    Reschedule,
+    /// From the next packet on: the packet already scheduled keeps its time (the HPCC ns-3
+    /// DCQCN, which sets the rate without `ChangeRate`, MODEL.md §3.6). A QP cut to a very
+    /// low rate then waits one long gap even if its rate recovers meanwhile.
+    NextPacket,
 }
 
 /// The IPv4 address the HPCC ns-3 simulator gives node `n` (`node_id_to_ip`).

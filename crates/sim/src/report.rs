@@ -630,10 +630,19 @@ impl Report {
             "(* = lossless priority; paused = time this port's transmitter was paused)"
         );
         let _ = writeln!(s);
+        let twin = self.flows.iter().any(|f| f.throughput_without_cn_bps.is_some());
         let _ = writeln!(
             s,
-            "{:<20} {:<10} {:<10} {:>3} {:>10} {:>10} {:>9} {:>12}",
-            "flow", "src", "dst", "pri", "offer Gb/s", "got Gb/s", "dropped", "completion"
+            "{:<20} {:<10} {:<10} {:>3} {:>10} {:>10} {:>9} {:>12}{}",
+            "flow",
+            "src",
+            "dst",
+            "pri",
+            "offer Gb/s",
+            "got Gb/s",
+            "dropped",
+            "completion",
+            if twin { "  w/o CN Gb/s" } else { "" }
         );
         let shown = 40;
         for f in self.flows.iter().take(shown) {
@@ -641,9 +650,13 @@ impl Report {
                 .completion_ps
                 .map(|c| Duration::from_ps(c).to_string())
                 .unwrap_or_else(|| "-".into());
+            let without = f
+                .throughput_without_cn_bps
+                .map(|b| format!("  {:>11.3}", b as f64 / 1e9))
+                .unwrap_or_default();
             let _ = writeln!(
                 s,
-                "{:<20} {:<10} {:<10} {:>3} {:>10.3} {:>10.3} {:>9} {:>12}",
+                "{:<20} {:<10} {:<10} {:>3} {:>10.3} {:>10.3} {:>9} {:>12}{}",
                 f.name,
                 f.src,
                 f.dst,
@@ -651,7 +664,8 @@ impl Report {
                 f.offered_bps as f64 / 1e9,
                 f.throughput_bps as f64 / 1e9,
                 f.dropped_frames,
-                c
+                c,
+                without
             );
         }
         if self.flows.len() > shown {

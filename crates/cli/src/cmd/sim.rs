@@ -33,6 +33,13 @@ Examples:
       start your own scenario from a built-in (examples/scenarios/README.md lists every key)
   lossless sim incast --sweep senders=2..=64/2 --sweep seed=1..=3 --json sweep.jsonl
       a sweep on every CPU, one JSON line per point; add --shard I/N to split it over machines
+  lossless sim incast-dcqcn --report rpt/
+      8 RoCEv2 QPs under DCQCN converge to fair shares; the report plots each QP's rate
+  lossless sim four-bridge-cn
+      document 003 §3.3: the four-bridge fabric with congestion notification, run side by side
+      with a twin without it: how much less PFC fired, what the victim flow gained
+  lossless sim incast --set senders=4 --set 'flow.0.transport=\"rocev2\"'
+      (any [[flow]] becomes a RoCEv2 QP with transport = \"rocev2\"; [qp], [ecn], [qcn] set CN)
 
 Exit status: 0 when the run conserved every frame, 1 when the conservation check or an engine
 failed, 2 for a scenario that does not load (the message names file, line and key).")]
@@ -71,6 +78,11 @@ pub struct SimArgs {
     /// Do not print the summary.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Do not run the twin without congestion notification. By default a scenario with ECN
+    /// marking, QCN or DCQCN/QCN QPs is also run with all of it off (in parallel), and the
+    /// summary and JSON say how much less PFC fired and what each flow got without it.
+    #[arg(long)]
+    pub no_twin: bool,
     /// Run the scenario once per value: PATH=V1,V2,... or PATH=A..=B[/STEP] (integers); repeat
     /// for a cartesian product, e.g. `--sweep senders=2..=64/2 --sweep seed=1..=5`. PATH is
     /// `seed` or any --set path. Prints a table; --json FILE gets one JSON line per point.
@@ -126,6 +138,20 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     if !args.quiet && !config.description.is_empty() {
         println!("{}: {}\n", config.name, config.description);
     }
+    // the twin without congestion notification runs on another thread meanwhile
+    let twin_config = if args.no_twin {
+        None
+    } else {
+        lossless_sim::cn_report::cn_off(&config)
+    };
+    let mut twin = twin_config.map(|c| {
+        std::thread::spawn(move || {
+            let mut sim = Simulator::new(c).ok()?;
+            sim.run();
+            Some(Report::collect(&sim))
+        })
+    });
+    let mut twin_report = || twin.take().and_then(|h| h.join().ok().flatten());
     let pcap = match &args.pcap {
         Some(dir) => Some(PcapSink::create(dir, &config)?),
         None => None,
@@ -134,7 +160,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     let html = args.report.as_ref().map(|_| HtmlReport::new(&config));
     let report = if pcap.is_some() || vcd.is_some() || html.is_some() {
         let mut sim = Simulator::with_observer(config, (pcap, (vcd, html)))?;
-        let report = execute(&mut sim, &args);
+        let report = execute(&mut sim, &args, &mut twin_report);
         let end = sim.now();
         let (pcap, (vcd, html)) = sim.observer_mut();
         if let (Some(sink), Some(dir)) = (html, &args.report) {
@@ -166,7 +192,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         report
     } else {
         let mut sim = Simulator::with_observer(config, NoObserver)?;
-        execute(&mut sim, &args)
+        execute(&mut sim, &args, &mut twin_report)
     };
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report)?;
@@ -181,8 +207,14 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Runs a simulator to its end with a progress bar after one second; prints the summary.
-fn execute<O: Observer>(sim: &mut Simulator<O>, args: &SimArgs) -> Report {
+/// Runs a simulator to its end with a progress bar after one second; adds the comparison
+/// with the twin run without congestion notification (`twin` waits for it); prints the
+/// summary.
+fn execute<O: Observer>(
+    sim: &mut Simulator<O>,
+    args: &SimArgs,
+    twin: &mut dyn FnMut() -> Option<Report>,
+) -> Report {
     let wall = WallClock::now();
     let end = sim.end();
     let bar = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::hidden());
@@ -211,7 +243,10 @@ fn execute<O: Observer>(sim: &mut Simulator<O>, args: &SimArgs) -> Report {
     }
     bar.finish_and_clear();
     let elapsed = wall.elapsed();
-    let report = Report::collect(&*sim);
+    let mut report = Report::collect(&*sim);
+    if let Some(without) = twin() {
+        report.compare_with_cn_off(&without);
+    }
     if !args.quiet {
         print!("{}", report.summary());
         println!(

@@ -19,7 +19,7 @@ use crate::buffer::Threshold;
 use crate::config::{HostConfig, LinkConfig, NodeConfig, NodeKind, Signal, SimConfig, SwitchConfig};
 use crate::frame::NodeId;
 use crate::headroom::interface_delay_bit_times;
-use crate::model::{Ecmp, Framing, IdealFct, ModelConfig, ReplyQueue};
+use crate::model::{Ecmp, Framing, IdealFct, ModelConfig, Pacing, ReplyQueue};
 use crate::traffic::{FlowSpec, Pattern, SizeCdf, Workload};
 use crate::transport::QpSpec;
 
@@ -952,6 +952,16 @@ fn model_config(ctx: &Ctx<'_>, m: &RawModel) -> Result<ModelConfig, ScenarioErro
         "ecmp",
         &[("flow", Ecmp::FlowHash), ("ns3", Ecmp::Ns3)],
         &mut c.ecmp,
+    )?;
+    pick(
+        ctx,
+        &m.pacing,
+        "pacing",
+        &[
+            ("reschedule", Pacing::Reschedule),
+            ("next_packet", Pacing::NextPacket),
+        ],
+        &mut c.pacing,
     )?;
     Ok(c)
 }

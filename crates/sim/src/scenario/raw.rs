@@ -53,6 +53,7 @@ pub(super) struct RawModel {
     pub(super) ideal_fct: Option<Spanned<String>>,
     pub(super) replies: Option<Spanned<String>>,
     pub(super) ecmp: Option<Spanned<String>>,
+    pub(super) pacing: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize, Default, Clone)]

@@ -25,10 +25,19 @@ use super::{Event, Node, Simulator};
 use crate::cn_report::QpReport;
 use crate::event::EventQueue;
 use crate::frame::{Ecn, FlowId, Frame, FrameKind, NodeId, PortId, flags};
-use crate::model::ReplyQueue;
+use crate::model::{ModelConfig, Pacing, ReplyQueue};
 use crate::observer::Observer;
 use crate::series::{RateSeries, SERIES_CAP};
+use crate::traffic::FlowSpec;
 use crate::transport::{CcSpec, QpSpec};
+
+/// When a QP that started a packet of `len` bytes at `at` may start the next one, at `rate`
+/// and no sooner than its pattern allows.
+fn pacing(model: &ModelConfig, spec: &FlowSpec, rate: Rate, at: Instant, len: u64) -> Instant {
+    let gap = model.wire_time(rate, len);
+    let gap = spec.gap(len).map_or(gap, |g| g.max(gap));
+    spec.next_on(at + gap)
+}
 
 /// The reaction point of a QP, if it has congestion control.
 #[derive(Clone, Debug)]
@@ -117,6 +126,8 @@ pub(crate) struct Qp {
     pub(crate) series: RateSeries,
     /// The rate last recorded.
     last_rate: Rate,
+    /// Start and length of the last packet sent (pacing is counted from it).
+    last_tx: Option<(Instant, u64)>,
 }
 
 impl Qp {
@@ -162,6 +173,7 @@ impl Qp {
             counters: QpCounters::default(),
             series,
             last_rate: first,
+            last_tx: None,
         })
     }
 
@@ -214,13 +226,15 @@ impl Qp {
         self.rp.rate(self.line)
     }
 
-    /// Records the reaction point's rate if it changed.
-    fn note_rate(&mut self, now: Instant) {
+    /// Records the reaction point's rate if it changed; true when it did.
+    fn note_rate(&mut self, now: Instant) -> bool {
         let r = self.rate();
         if r != self.last_rate {
             self.last_rate = r;
             self.series.record(now, r);
+            return true;
         }
+        false
     }
 
     /// The earliest deadline of the QP's engines.
@@ -269,9 +283,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             return; // superseded, or the QP finished
         }
         qp.timer_at = Instant::MAX;
+        let mut repace = false;
         if qp.rp.poll_timeout().is_some_and(|d| d <= now) {
             qp.rp.handle_timeout(now);
-            qp.note_rate(now);
+            repace = qp.note_rate(now);
         }
         let mut wake = false;
         if qp.req.poll_timeout().is_some_and(|d| d <= now) {
@@ -285,11 +300,46 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if late_cnp {
             self.send_cnp(f);
         }
+        if repace {
+            self.qp_repace(f);
+        }
         if wake {
             self.qp_check_failed(f);
             self.qp_wake(f);
         }
         self.qp_arm(f);
+    }
+
+    /// The QP's rate changed while it waits for its pacing instant: with
+    /// [`Pacing::Reschedule`] the wait after its last packet is recomputed at the new rate.
+    fn qp_repace(&mut self, f: FlowId) {
+        if self.config.model.pacing != Pacing::Reschedule {
+            return;
+        }
+        let now = self.now;
+        let fs = &mut self.flows[f as usize];
+        let Some(qp) = fs.qp.as_deref_mut() else {
+            return;
+        };
+        let Some((at, len)) = qp.last_tx else {
+            return;
+        };
+        if qp.done || qp.ready || qp.next_tx <= now {
+            return;
+        }
+        let next = pacing(&self.config.model, &fs.spec, qp.rate(), at, len).max(now);
+        if next == qp.next_tx {
+            return;
+        }
+        qp.next_tx = next;
+        if next <= now {
+            qp.emit_at = Instant::MAX;
+            self.qp_wake(f);
+        } else if qp.emit_at != Instant::MAX {
+            // the pending `Emit` becomes stale; one at the new instant replaces it
+            qp.emit_at = next;
+            self.queue.push(next, Event::Emit(f));
+        }
     }
 
     /// The pacing instant came: the QP joins its host's ready list.
@@ -403,9 +453,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             if pkt.retransmission {
                 qp.counters.retransmitted_frames += 1;
             }
-            let gap = self.config.model.wire_time(qp.rate(), len);
-            let gap = fs.spec.gap(len).map_or(gap, |g| g.max(gap));
-            qp.next_tx = fs.spec.next_on(now + gap);
+            qp.last_tx = Some((now, len));
+            qp.next_tx = pacing(&self.config.model, &fs.spec, qp.rate(), now, len);
             fs.stats.sent_frames += 1;
             fs.stats.sent_bytes += len;
             fs.stats.first_sent.get_or_insert(now);
@@ -442,11 +491,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     return;
                 };
                 qp.counters.replies_received += 1;
+                let mut repace = false;
                 if frame.has(flags::CNP) {
                     qp.counters.cnps_received += 1;
                     if let RpState::Dcqcn(rp) = &mut qp.rp {
                         rp.handle_cnp(now);
-                        qp.note_rate(now);
+                        repace = qp.note_rate(now);
                     }
                 }
                 qp.req.handle_reply(now, reply);
@@ -457,6 +507,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     return;
                 }
                 self.qp_check_failed(f);
+                if repace {
+                    self.qp_repace(f);
+                }
                 self.qp_wake(f);
                 self.qp_arm(f);
             }
@@ -468,7 +521,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 qp.counters.cnps_received += 1;
                 if let RpState::Dcqcn(rp) = &mut qp.rp {
                     rp.handle_cnp(now);
-                    qp.note_rate(now);
+                    if qp.note_rate(now) {
+                        self.qp_repace(f);
+                    }
                 }
                 self.qp_arm(f);
             }
@@ -482,16 +537,19 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     fs.stats.cnms_unanswered += 1;
                     return;
                 };
-                match &mut qp.rp {
+                let changed = match &mut qp.rp {
                     RpState::Qcn(rp) if at_sender => {
                         qp.counters.cnms_received += 1;
                         rp.handle_cnm(now, frame.cnm_feedback().0);
-                        qp.note_rate(now);
+                        qp.note_rate(now)
                     }
                     _ => {
                         fs.stats.cnms_unanswered += 1;
                         return;
                     }
+                };
+                if changed {
+                    self.qp_repace(f);
                 }
                 self.qp_arm(f);
             }
