@@ -245,6 +245,32 @@ impl Report {
                 let _ = writeln!(s, "… {} more QPs", qps.len() - 40);
             }
         }
+        let marked: Vec<_> = self
+            .ports
+            .iter()
+            .filter_map(|p| p.cn.as_ref().map(|c| (p, c)))
+            .flat_map(|(p, c)| c.priorities.iter().map(move |q| (p, q)))
+            .filter(|(_, q)| q.ecn_marked_frames + q.cnms_sent_total > 0)
+            .collect();
+        if !marked.is_empty() {
+            let _ = writeln!(
+                s,
+                "{:<22} {:>3} {:>12} {:>12} {:>10} {:>8}",
+                "ECN/QCN port → peer", "pri", "CE marked", "not marked", "CP samples", "CNMs"
+            );
+            for (p, q) in marked.iter().take(40) {
+                let _ = writeln!(
+                    s,
+                    "{:<22} {:>3} {:>12} {:>12} {:>10} {:>8}",
+                    format!("{}.{} → {}", p.node, p.port, p.peer),
+                    q.priority,
+                    q.ecn_marked_frames,
+                    q.ecn_not_marked_frames,
+                    q.cp_sampled_frames,
+                    q.cnms_sent_total
+                );
+            }
+        }
         if let Some(t) = &self.cn {
             let _ = writeln!(
                 s,
