@@ -18,6 +18,7 @@ use lossless_wire::lldp::LldpduRepr;
 use serde::Serialize;
 
 use crate::decode::{Framing, framing};
+use crate::headroom::{HeadroomNeeds, Tracker};
 use crate::model::mac_text;
 use crate::reader::CaptureReader;
 
@@ -121,6 +122,8 @@ pub struct Analysis {
     pub timeline_truncated: bool,
     /// PFC/ETS agreement of each pair of LLDP senders that sent DCBX TLVs.
     pub lldp_agreement: Vec<Agreement>,
+    /// Per priority, the bytes that kept arriving after each XOFF ([`crate::headroom`]).
+    pub headroom: HeadroomNeeds,
 }
 
 struct Run {
@@ -187,6 +190,7 @@ pub fn analyze<R: Read>(reader: CaptureReader<R>, opts: Options) -> Analysis {
     let mut read_errors = Vec::new();
     let mut read_errors_total = 0;
     let mut remotes: BTreeMap<[u8; 6], Remote> = BTreeMap::new();
+    let mut needs = Tracker::new(opts.speed);
     // Read to the end as `decode` does: the reader skips a bad block and goes on, and ends
     // by itself after an error that loses the file's framing.
     for f in reader {
@@ -229,6 +233,7 @@ pub fn analyze<R: Read>(reader: CaptureReader<R>, opts: Options) -> Analysis {
         if eth.ethertype == EtherType::MAC_CONTROL {
             macc += 1;
             run.m.on_frame(t, &f.data, FcsMode::from_present(fcs));
+            needs.on_control(t, f.interface, &f.data[payload]);
         } else if eth.ethertype == EtherType::LLDP {
             lldp += 1;
             let src = eth.src.0;
@@ -237,6 +242,11 @@ pub fn analyze<R: Read>(reader: CaptureReader<R>, opts: Options) -> Analysis {
             if remotes.len() < MAX_LLDP_SOURCES || remotes.contains_key(&src) {
                 remotes.insert(src, r);
             }
+        } else {
+            // a data frame: its priority from the outer tag (untagged: 0), its length with FCS
+            let prio = eth.tags.outer().map_or(0, |tag| tag.pcp);
+            let bytes = u64::from(f.orig_len) + if fcs { 0 } else { 4 };
+            needs.on_data(t, f.interface, prio, bytes);
         }
     }
     let end = run.last;
@@ -296,6 +306,7 @@ pub fn analyze<R: Read>(reader: CaptureReader<R>, opts: Options) -> Analysis {
         timeline: run.timeline,
         timeline_truncated: run.truncated,
         lldp_agreement: agreements(&remotes),
+        headroom: needs.finish(run.origin.unwrap_or(end), end),
     }
 }
 

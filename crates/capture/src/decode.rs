@@ -76,6 +76,11 @@ pub fn decode_frame(frame: &Frame) -> FrameRecord {
         eth: None,
         mac_control: None,
         lldp: None,
+        cn_tag: None,
+        ip: None,
+        udp: None,
+        roce: None,
+        cnm: None,
         warnings: frame.notes.clone(),
         errors: Vec::new(),
     };
@@ -122,6 +127,8 @@ pub fn decode_frame(frame: &Frame) -> FrameRecord {
     } else if eth.ethertype == EtherType::LLDP {
         rec.protocol = Protocol::Lldp;
         crate::lldp_decode::decode_lldp(body, at, &mut rec);
+    } else {
+        crate::cn_decode::decode_network(body, at, eth.ethertype, truncated, &mut rec);
     }
     rec
 }

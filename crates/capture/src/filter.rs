@@ -1,4 +1,4 @@
-//! `--filter pause|pfc|lldp|dcbx`: which decoded frames to show.
+//! `--filter pause|pfc|lldp|dcbx|roce|cnp|cnm|ecn`: which decoded frames to show.
 
 use std::str::FromStr;
 
@@ -15,15 +15,27 @@ pub enum FrameKind {
     Lldp,
     /// LLDP frames that carry a DCBX TLV (IEEE 802.1Qaz/Qau or CEE).
     Dcbx,
+    /// Every RoCEv2 frame (UDP port 4791), CNPs included.
+    Roce,
+    /// RoCEv2 Congestion Notification Packets (BTH opcode 0x81).
+    Cnp,
+    /// 802.1Qau Congestion Notification Messages (EtherType 0x22E7).
+    Cnm,
+    /// IPv4/IPv6 frames a switch marked Congestion Experienced (ECN = CE).
+    Ecn,
 }
 
 impl FrameKind {
     /// Every kind, with the name `--filter` takes.
-    pub const ALL: [(&'static str, FrameKind); 4] = [
+    pub const ALL: [(&'static str, FrameKind); 8] = [
         ("pause", FrameKind::Pause),
         ("pfc", FrameKind::Pfc),
         ("lldp", FrameKind::Lldp),
         ("dcbx", FrameKind::Dcbx),
+        ("roce", FrameKind::Roce),
+        ("cnp", FrameKind::Cnp),
+        ("cnm", FrameKind::Cnm),
+        ("ecn", FrameKind::Ecn),
     ];
 
     /// Whether `rec` is of this kind.
@@ -33,6 +45,10 @@ impl FrameKind {
             FrameKind::Pfc => rec.protocol == Protocol::Pfc,
             FrameKind::Lldp => rec.protocol == Protocol::Lldp,
             FrameKind::Dcbx => rec.lldp.as_ref().is_some_and(|l| l.has_dcbx()),
+            FrameKind::Roce => matches!(rec.protocol, Protocol::Roce | Protocol::Cnp),
+            FrameKind::Cnp => rec.protocol == Protocol::Cnp,
+            FrameKind::Cnm => rec.protocol == Protocol::Cnm,
+            FrameKind::Ecn => rec.ip.as_ref().is_some_and(|ip| ip.ecn == 3),
         }
     }
 }
@@ -45,7 +61,9 @@ impl FromStr for FrameKind {
             .iter()
             .find(|(n, _)| *n == t)
             .map(|(_, k)| *k)
-            .ok_or_else(|| format!("unknown frame kind {s:?}; allowed: pause, pfc, lldp, dcbx"))
+            .ok_or_else(|| {
+                format!("unknown frame kind {s:?}; allowed: pause, pfc, lldp, dcbx, roce, cnp, cnm, ecn")
+            })
     }
 }
 

@@ -1,12 +1,17 @@
-//! Capture tools: read pcap and pcapng files and decode the MAC Control, LLDP and DCBX
-//! frames in them into text and JSON.
+//! Capture tools: read pcap and pcapng files and decode the MAC Control, LLDP and DCBX,
+//! IP/UDP, RoCEv2 (CNP included) and 802.1Qau CN-TAG and CNM frames in them into text and JSON.
 //!
 //! [`reader::CaptureReader`] yields the frames of a file; [`decode::decode_frame`] turns one
 //! into a [`model::FrameRecord`]; [`text::render`] and `serde_json` print it.
 
 pub mod analyze;
+pub mod cn_decode;
+pub mod cn_model;
+pub mod cn_sample;
+pub mod cn_text;
 pub mod decode;
 pub mod filter;
+pub mod headroom;
 pub mod lldp_decode;
 pub mod lldp_model;
 pub mod model;

@@ -7,6 +7,7 @@
 use lossless_proto::units::Instant;
 use serde::Serialize;
 
+use crate::cn_model::{CnTagRecord, CnmRecord, IpRecord, RoceRecord, UdpRecord};
 use crate::lldp_model::LldpRecord;
 
 /// One frame of the capture, decoded.
@@ -28,8 +29,9 @@ pub struct FrameRecord {
     pub len: u32,
     /// Byte offset of the frame's record or block in the file.
     pub offset: u64,
-    /// What the frame carries, as a short tag: `pause`, `pfc`, `mac_control`, `lldp`, `other`,
-    /// `skipped` (link type not decoded) or `malformed` (no Ethernet header).
+    /// What the frame carries, as a short tag: `pause`, `pfc`, `mac_control`, `lldp`, `roce`,
+    /// `cnp`, `cnm`, `ip` (IPv4/IPv6 that is not RoCEv2), `other`, `skipped` (link type not
+    /// decoded) or `malformed` (no Ethernet header).
     pub protocol: Protocol,
     /// The Ethernet II header (tshark `eth.*`, `vlan.*`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -40,6 +42,21 @@ pub struct FrameRecord {
     /// The LLDP PDU (tshark `lldp.*`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lldp: Option<LldpRecord>,
+    /// The 802.1Qau CN-TAG after the VLAN tags.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cn_tag: Option<CnTagRecord>,
+    /// The IPv4 or IPv6 header (tshark `ip.*`, `ipv6.*`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ip: Option<IpRecord>,
+    /// The UDP header (tshark `udp.*`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub udp: Option<UdpRecord>,
+    /// The RoCEv2 packet (tshark `infiniband.*`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub roce: Option<RoceRecord>,
+    /// The 802.1Qau CNM PDU.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cnm: Option<CnmRecord>,
     /// Things a strict receiver would object to, that did not stop decoding.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -60,6 +77,14 @@ pub enum Protocol {
     MacControl,
     /// LLDP (EtherType 0x88CC).
     Lldp,
+    /// RoCEv2 (UDP port 4791) other than a CNP.
+    Roce,
+    /// RoCEv2 Congestion Notification Packet (BTH opcode 0x81).
+    Cnp,
+    /// 802.1Qau Congestion Notification Message (EtherType 0x22E7).
+    Cnm,
+    /// IPv4 or IPv6 that is not RoCEv2.
+    Ip,
     /// Any other Ethernet frame.
     Other,
     /// A frame of a link type other than Ethernet, not decoded.

@@ -2,14 +2,14 @@
 //! `lossless-wire` emitters so that it shows every kind of frame `lossless decode` explains:
 //! PAUSE, PFC (several enable vectors, XOFF and XON, one with the warnings a strict receiver
 //! raises), an LLDP PDU with IEEE 802.1Qaz DCBX (ETS Configuration and Recommendation, PFC,
-//! Application Priority), one with CEE DCBX, and an ordinary IPv4/UDP frame.
+//! Application Priority), one with CEE DCBX, and a RoCEv2 frame.
 //!
 //! The bytes are deterministic; a test rebuilds them and compares with the committed file.
 
 use std::borrow::Cow;
 use std::time::Duration;
 
-use lossless_wire::ethernet::{EtherType, EthernetAddress, EthernetRepr, VlanTags};
+use lossless_wire::ethernet::EthernetAddress;
 use lossless_wire::fcs::FcsMode;
 use lossless_wire::lldp::{
     AppEntry, ApplicationPriority, CeeAppEntry, CeeApplication, CeeControl, CeeDcbx, CeeFeatureHeader,
@@ -181,36 +181,23 @@ fn cee_dcbx_lldpdu() -> Vec<u8> {
         .expect("the sample TLVs fit their length fields")
 }
 
-/// An ordinary IPv4/UDP datagram (RoCEv2 port 4791) from `HOST` to `SWITCH`.
-fn ipv4_udp_frame() -> Vec<u8> {
+/// A RoCEv2 RC SEND Only (IPv4, DSCP 26, ECT(0), UDP 49152 → 4791) from `HOST` to `SWITCH`,
+/// its payload padded to four bytes (PadCnt 1), built by the wire emitter with its ICRC.
+fn roce_frame() -> Vec<u8> {
+    use lossless_wire::ip::{Ecn, IpRepr, Ipv4Repr};
+    use lossless_wire::roce::{Envelope, RoceFrameRepr};
     let payload = b"lossless sample payload";
-    let eth = EthernetRepr {
-        dst: SWITCH,
-        src: HOST,
-        tags: VlanTags::Untagged,
-        ethertype: EtherType::IPV4,
-    };
-    let mut f = vec![0u8; eth.buffer_len()];
-    eth.emit(&mut f).expect("buffer sized by buffer_len");
-    let total = (20 + 8 + payload.len()) as u16;
-    let mut ip = [
-        0x45, 0x02, 0, 0, 0x12, 0x34, 0x40, 0x00, 64, 17, 0, 0, 192, 0, 2, 2, 192, 0, 2, 1,
-    ];
-    ip[2..4].copy_from_slice(&total.to_be_bytes());
-    let sum = ip
-        .chunks(2)
-        .map(|c| u32::from(u16::from_be_bytes([c[0], c[1]])))
-        .sum::<u32>();
-    let folded = (sum & 0xffff) + (sum >> 16);
-    let checksum = !((folded & 0xffff) + (folded >> 16)) as u16;
-    ip[10..12].copy_from_slice(&checksum.to_be_bytes());
-    f.extend_from_slice(&ip);
-    f.extend_from_slice(&49152u16.to_be_bytes());
-    f.extend_from_slice(&4791u16.to_be_bytes());
-    f.extend_from_slice(&(8 + payload.len() as u16).to_be_bytes());
-    f.extend_from_slice(&[0, 0]); // UDP checksum 0: not computed (allowed over IPv4).
-    f.extend_from_slice(payload);
-    f
+    let mut ip = Ipv4Repr::udp([192, 0, 2, 2], [192, 0, 2, 1]);
+    (ip.dscp, ip.ecn, ip.identification) = (26, Ecn::Ect0, 0x1234);
+    let env = Envelope::new(HOST, SWITCH, None, IpRepr::V4(ip), 49152);
+    let mut f = RoceFrameRepr::rc_send(env, 0x11, 1, true, true, true, payload.len() + 1);
+    f.bth.pad_count = 1;
+    let mut buf = vec![0u8; f.buffer_len(FcsMode::Absent)];
+    let n = f
+        .emit_with_payload(payload, FcsMode::Absent, &mut buf)
+        .expect("a valid RoCEv2 frame");
+    buf.truncate(n);
+    buf
 }
 
 /// The sample frames with their capture times, in order.
@@ -218,7 +205,7 @@ pub fn sample_frames() -> Vec<(Duration, Vec<u8>)> {
     let ctl = EthernetAddress::MAC_CONTROL;
     let xoff = 0xffff;
     let frames = vec![
-        ipv4_udp_frame(),
+        roce_frame(),
         lldp_frame(SWITCH, &ieee_dcbx_lldpdu()),
         lldp_frame(HOST, &cee_dcbx_lldpdu()),
         mac_control_frame(

@@ -1,6 +1,7 @@
 //! Readable text for a [`FrameRecord`], in the manner of `tcpdump -v` and `tshark -V`: one
 //! summary line per frame, then for MAC Control and LLDP frames one indented line per field,
-//! with DCBX ETS and PFC settings as priority / TC / bandwidth / TSA tables.
+//! with DCBX ETS and PFC settings as priority / TC / bandwidth / TSA tables; IP, UDP, RoCEv2,
+//! CN-TAG and CNM lines come from [`crate::cn_text`].
 
 use std::fmt::Write;
 
@@ -21,7 +22,8 @@ pub fn ethertype_name(t: u16) -> &'static str {
         0x88A8 => "802.1ad",
         0x8906 => "FCoE",
         0x8914 => "FIP",
-        0x22E7 => "CN-TAG",
+        0x22E7 => "CNM",
+        0x22E9 => "CN-TAG",
         0x88F7 => "PTP",
         0x8847 => "MPLS",
         0x0000..=0x05DC => "802.3 length",
@@ -62,6 +64,7 @@ pub fn render(rec: &FrameRecord) -> String {
     if let Some(l) = &rec.lldp {
         lldp(l, &mut s);
     }
+    crate::cn_text::render(rec, &mut s);
     for w in &rec.warnings {
         let _ = writeln!(s, "    warning: frame {}: {w}", rec.frame);
     }

@@ -13,6 +13,7 @@ fn frame(data: Vec<u8>, link_type: u32) -> Frame {
         number: 1,
         timestamp: None,
         link_type,
+        interface: 0,
         orig_len: data.len() as u32,
         data,
         offset: 24,

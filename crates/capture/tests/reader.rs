@@ -132,6 +132,11 @@ fn pcapng_uses_each_interfaces_link_type_and_timestamp_resolution() {
             frames.iter().map(|f| f.link_type).collect::<Vec<_>>(),
             [1, 101, 1, 1]
         );
+        // each packet says its interface (a Simple Packet Block's is interface 0)
+        assert_eq!(
+            frames.iter().map(|f| f.interface).collect::<Vec<_>>(),
+            [0, 1, 0, 0]
+        );
         // Blocks: SHB 0, IDB 1, IDB 2, EPB 3.., SPB 6.
         assert_eq!(
             frames.iter().map(|f| f.block).collect::<Vec<_>>(),

@@ -23,13 +23,14 @@ fn the_committed_sample_is_byte_identical_to_a_fresh_build() {
 }
 
 #[test]
-fn the_sample_holds_pause_pfc_ieee_and_cee_dcbx_and_an_ordinary_frame() {
+fn the_sample_holds_pause_pfc_ieee_and_cee_dcbx_and_a_roce_frame() {
     let records: Vec<_> = CaptureReader::new(&committed()[..])
         .map(|f| decode_frame(&f.unwrap()))
         .collect();
     let kinds: Vec<Protocol> = records.iter().map(|r| r.protocol).collect();
     use Protocol::*;
-    assert_eq!(kinds, [Other, Lldp, Lldp, Pause, Pause, Pfc, Pfc, Pfc, Pfc, Pfc]);
+    assert_eq!(kinds, [Roce, Lldp, Lldp, Pause, Pause, Pfc, Pfc, Pfc, Pfc, Pfc]);
+    assert_eq!(records[0].roce.as_ref().unwrap().icrc_ok, Some(true));
     assert!(records[1].lldp.as_ref().unwrap().has_dcbx());
     assert!(records[2].lldp.as_ref().unwrap().has_dcbx());
     assert!(

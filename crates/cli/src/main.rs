@@ -21,7 +21,8 @@ struct Cli {
 enum Command {
     /// Simulate DCB links and fabrics (PFC, PAUSE, ETS) bit-time-accurately.
     Sim(cmd::sim::SimArgs),
-    /// Decode PAUSE, PFC, LLDP and DCBX frames in a pcap or pcapng capture.
+    /// Decode PAUSE, PFC, LLDP/DCBX, IP ECN, RoCEv2 (CNP) and 802.1Qau CNM frames in a pcap or
+    /// pcapng capture.
     Decode(cmd::decode::DecodeArgs),
     /// Run the LLDP/DCBX agent on an interface, or show a running agent's state.
     Dcbx(cmd::dcbx::DcbxArgs),
@@ -31,6 +32,8 @@ enum Command {
     Watch(cmd::watch::WatchArgs),
     /// Analyze PAUSE/PFC and DCBX in a capture: totals, paused time, storms, agreement.
     Analyze(cmd::analyze::AnalyzeArgs),
+    /// PFC headroom: 802.1Qbb Annex N term by term beside mlx5 and SONiC; --verify simulates it.
+    Headroom(cmd::headroom::HeadroomArgs),
 }
 
 fn main() -> ExitCode {
@@ -42,6 +45,7 @@ fn main() -> ExitCode {
         Command::Gen(args) => cmd::r#gen::run(args),
         Command::Watch(args) => cmd::watch::run(args),
         Command::Analyze(args) => cmd::analyze::run(args),
+        Command::Headroom(args) => cmd::headroom::run(args),
     };
     match result {
         Ok(code) => code,

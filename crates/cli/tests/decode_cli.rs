@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use lossless_testkit::{corpus_dir, temp_dir};
 use serde_json::Value;
@@ -13,25 +13,27 @@ fn sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/captures/sample.pcapng")
 }
 
-/// Runs `lossless decode ARGS…`, failing the test if it runs longer than 30 s (a hang).
+/// Runs `lossless decode ARGS…`, failing the test if it runs longer than 30 s (a hang). The
+/// output is collected while the command runs, so a large one cannot fill the pipe and stall it.
 fn decode(args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lossless"))
+    let child = Command::new(env!("CARGO_BIN_EXE_lossless"))
         .arg("decode")
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("run lossless");
-    let start = Instant::now();
-    loop {
-        if child.try_wait().expect("wait").is_some() {
-            return child.wait_with_output().expect("output");
-        }
-        if start.elapsed() > Duration::from_secs(30) {
-            let _ = child.kill();
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(Duration::from_secs(30)) {
+        Ok(out) => out.expect("output"),
+        Err(_) => {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
             panic!("lossless decode {args:?} did not finish in 30 s");
         }
-        std::thread::sleep(Duration::from_millis(5));
     }
 }
 
@@ -108,10 +110,41 @@ fn filter_selects_kinds_by_repetition_or_comma_list() {
     let o = decode(&["--filter", "arp", sample().to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("allowed: pause, pfc, lldp, dcbx"),
+        stderr(&o).contains("allowed: pause, pfc, lldp, dcbx, roce, cnp, cnm, ecn"),
         "{}",
         stderr(&o)
     );
+}
+
+#[test]
+fn filter_selects_roce_cnp_cnm_and_ce_marked_frames() {
+    let capture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/captures/roce-cn.pcap");
+    let frames = |filter: &str| -> Vec<(u64, String)> {
+        let o = decode(&["--json", "--filter", filter, capture.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        json_lines(&o)
+            .iter()
+            .map(|r| {
+                (
+                    r["frame"].as_u64().unwrap(),
+                    r["protocol"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let cnp = frames("cnp");
+    assert_eq!(cnp, [(6, "cnp".to_string()), (7, "cnp".to_string())]);
+    assert_eq!(frames("cnm").iter().map(|f| f.0).collect::<Vec<_>>(), [13, 14]);
+    assert_eq!(frames("ecn").iter().map(|f| f.0).collect::<Vec<_>>(), [2, 8]);
+    assert_eq!(frames("roce").len(), 12);
+    assert_eq!(frames("cnp,cnm").len(), 4);
+    let o = decode(&["--filter", "cnp", capture.to_str().unwrap()]);
+    let text = stdout(&o);
+    assert!(
+        text.contains("BTH, opcode CNP (0x81)") && text.contains("BECN 1"),
+        "{text}"
+    );
+    assert!(text.contains("ICRC") && text.contains("(good)"), "{text}");
 }
 
 #[test]

@@ -6,6 +6,7 @@ pub mod dcqcn;
 pub mod ecn;
 pub mod ets;
 pub mod flow_control;
+pub mod headroom;
 pub mod lldp_agent;
 pub mod monitor;
 pub mod qcn;

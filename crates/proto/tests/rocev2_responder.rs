@@ -14,7 +14,7 @@ fn packets(cfg: &RcConfig, bytes: u64) -> Vec<DataPacket> {
     let mut r = Requester::new(
         RcConfig {
             recovery: Recovery::GoBackN,
-            ..cfg.clone()
+            ..*cfg
         },
         bytes,
     )

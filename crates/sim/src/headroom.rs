@@ -1,64 +1,42 @@
-//! PFC headroom: the bytes a lossless priority must still absorb after it decides XOFF
-//! (IEEE 802.1Qbb Annex N; the per-delay breakdown is in standards.md).
+//! PFC headroom of the simulated switches: the bytes a lossless priority must still absorb
+//! after it decides XOFF, by IEEE 802.1Qbb Annex N ([`lossless_proto::headroom::annex_n`],
+//! the one implementation of the formula; this module only picks the simulator's defaults).
 //!
-//! Sum of, in bit times at the link rate:
-//! - the largest frame the receiver may be receiving when it decides (with preamble and IFG);
-//! - the PAUSE/PFC frame itself, 672 bit times;
-//! - the round trip on the cable, 2 × length × 5 ns/m;
-//! - both interface delays (PHY/PCS, 802.3 upper bounds);
-//! - the peer's reaction delay (802.3 31B.3.7 table, in pause quanta);
-//! - the largest frame the peer may have just started (with preamble and IFG).
+//! A switch port's default headroom counts, at the link rate: the largest frame the switch may
+//! be receiving when it decides, the PFC frame (672 bit times), the cable's round trip at
+//! 5 ns/m, both directions' 802.3 interface delays, the peer's 802.3 reaction delay and the
+//! largest frame the peer may have just started — every frame carrying the switch's `mtu`.
 
-use lossless_proto::flow_control::reaction_delay_quanta;
-use lossless_proto::units::{BITS_PER_QUANTUM, Duration, IFG_BYTES, PREAMBLE_SFD_BYTES, Rate};
+pub mod verify;
+pub mod worst_case;
 
-/// Propagation delay per metre of cable, picoseconds (≈ 5 ns/m).
-pub const PROPAGATION_PS_PER_M: u128 = 5_000;
+use lossless_proto::headroom::{AnnexNInput, InterfaceDelay, PeerDelay, frame_bytes};
+use lossless_proto::units::{Duration, Rate};
 
-/// Bytes of Ethernet header, 802.1Q tag and FCS around a payload.
-pub const FRAME_OVERHEAD_BYTES: u64 = 14 + 4 + 4;
-
-/// Bit times of a PAUSE/PFC frame on the wire (64 bytes + preamble/SFD + IFG).
-pub const PAUSE_FRAME_BIT_TIMES: u64 = 672;
-
-/// Propagation delay of `length_m` metres of cable.
-pub const fn propagation(length_m: u64) -> Duration {
-    Duration::from_ps(length_m as u128 * PROPAGATION_PS_PER_M)
-}
-
-/// 802.3 upper bound of one interface's (PHY/PCS) delay in bit times at `rate`.
-pub const fn interface_delay_bit_times(rate: Rate) -> u64 {
-    let bps = rate.bps();
-    if bps <= 10_000_000_000 {
-        8_192
-    } else if bps <= 25_000_000_000 {
-        6_144
-    } else if bps <= 50_000_000_000 {
-        24_576
-    } else {
-        122_880
-    }
-}
+pub use lossless_proto::headroom::{
+    FRAME_OVERHEAD_BYTES, PAUSE_FRAME_BIT_TIMES, PROPAGATION_PS_PER_M, interface_delay_bit_times, propagation,
+};
 
 /// Headroom in bytes for one lossless priority of a port at `rate` on `cable_m` metres of
-/// cable carrying payloads of up to `mtu` bytes (Annex N sum, rounded up to whole bytes).
+/// cable carrying payloads of up to `mtu` bytes (Annex N with 802.3 delays, rounded up).
 pub fn headroom_bytes(rate: Rate, cable_m: u64, mtu: u64) -> u64 {
-    headroom_bytes_for_delay(rate, propagation(cable_m), mtu)
+    AnnexNInput {
+        rate,
+        cable_m,
+        max_frame_bytes: frame_bytes(mtu),
+        lossless_frame_bytes: frame_bytes(mtu),
+        interface_delay: InterfaceDelay::Ieee8023,
+        peer_delay: PeerDelay::Ieee8023,
+    }
+    .compute()
+    .headroom_bytes
 }
 
-/// [`headroom_bytes`] for a link whose one-way propagation delay is `delay` (a link given
-/// by its delay rather than its length).
+/// [`headroom_bytes`] for a link given by its one-way delay rather than its length: the
+/// cable that long at 5 ns/m, rounded up to a whole metre.
 pub fn headroom_bytes_for_delay(rate: Rate, delay: Duration, mtu: u64) -> u64 {
-    let max_frame_bits = (mtu + FRAME_OVERHEAD_BYTES + PREAMBLE_SFD_BYTES + IFG_BYTES) * 8;
-    let cable_ps = 2 * delay.as_ps();
-    let cable_bits = (cable_ps * rate.bps() as u128).div_ceil(1_000_000_000_000) as u64;
-    let bits = max_frame_bits
-        + PAUSE_FRAME_BIT_TIMES
-        + cable_bits
-        + 2 * interface_delay_bit_times(rate)
-        + reaction_delay_quanta(rate) * BITS_PER_QUANTUM
-        + max_frame_bits;
-    bits.div_ceil(8)
+    let m = delay.as_ps().div_ceil(PROPAGATION_PS_PER_M);
+    headroom_bytes(rate, u64::try_from(m).unwrap_or(u64::MAX), mtu)
 }
 
 #[cfg(test)]

@@ -116,31 +116,46 @@ pub struct CdfError {
 }
 
 impl SizeCdf {
-    /// Parses lines `size cdf` (cdf in percent 0..100 or fraction 0..1, non-decreasing; the
-    /// last must be 100 or 1). Blank lines and `#` comments are skipped.
+    /// Parses lines `size cdf` (size in whole bytes; cdf in percent 0..100 or fraction 0..1,
+    /// non-decreasing; the last must be 100 or 1). Blank lines and `#` comments are skipped.
+    ///
+    /// A degenerate distribution is refused: no size 0 may have a probability (a `0 0` first
+    /// point only anchors the first segment), so every flow drawn has at least one byte, as a
+    /// `[[flow]]`'s `size_bytes` must; and the mean is at least one byte. Errors give the line
+    /// number and the numbers read, never the line's text (the file may not be a CDF at all).
     pub fn parse(text: &str) -> Result<Self, CdfError> {
-        let mut points = Vec::new();
+        let mut points: Vec<(u64, f64)> = Vec::new();
+        let mut last_line = 1;
         for (i, raw) in text.lines().enumerate() {
             let line = i + 1;
             let l = raw.split('#').next().unwrap_or("").trim();
             if l.is_empty() {
                 continue;
             }
-            let mut it = l.split_whitespace();
-            let (Some(s), Some(c), None) = (it.next(), it.next(), it.next()) else {
+            last_line = line;
+            let fields: Vec<&str> = l.split_whitespace().take(3).collect();
+            let [s, c] = fields[..] else {
                 return Err(CdfError {
                     line,
-                    problem: format!("expected `size cdf`, found {l:?}"),
+                    problem: format!(
+                        "expected two fields `size cdf` (bytes, cumulative probability), found {}",
+                        if fields.len() > 2 { "more" } else { "one" }
+                    ),
                 });
             };
             let size: u64 = s.parse().map_err(|_| CdfError {
                 line,
-                problem: format!("size {s:?} is not a whole number of bytes"),
+                problem: "the size (first field) is not a whole number of bytes".into(),
             })?;
-            let cdf: f64 = c.parse().map_err(|_| CdfError {
-                line,
-                problem: format!("cdf {c:?} is not a number"),
-            })?;
+            let cdf: f64 = match c.parse::<f64>() {
+                Ok(c) if c.is_finite() => c,
+                _ => {
+                    return Err(CdfError {
+                        line,
+                        problem: "the cdf (second field) is not a number".into(),
+                    });
+                }
+            };
             if !(0.0..=100.0).contains(&cdf) {
                 return Err(CdfError {
                     line,
@@ -153,6 +168,15 @@ impl SizeCdf {
                 return Err(CdfError {
                     line,
                     problem: format!("({size}, {cdf}) decreases after ({ps}, {pc})"),
+                });
+            }
+            if size == 0 && cdf > 0.0 {
+                return Err(CdfError {
+                    line,
+                    problem: format!(
+                        "size 0 with cdf {cdf}: flows of 0 bytes; allowed sizes of at least 1 byte \
+                         (a first point `0 0` only starts the first segment)"
+                    ),
                 });
             }
             points.push((size, cdf));
@@ -169,20 +193,34 @@ impl SizeCdf {
             1.0
         } else {
             return Err(CdfError {
-                line: text.lines().count(),
+                line: last_line,
                 problem: format!("the last cdf must be 100 (or 1), found {last}"),
             });
         };
         for p in &mut points {
             p.1 /= scale;
         }
-        Ok(SizeCdf { points })
+        let cdf = SizeCdf { points };
+        let mean = cdf.mean();
+        if mean < 1.0 {
+            return Err(CdfError {
+                line: last_line,
+                problem: format!("the mean flow size is {mean} bytes; allowed a mean of at least 1 byte"),
+            });
+        }
+        Ok(cdf)
     }
 
-    /// Draws a size by inverse-transform sampling with linear interpolation.
+    /// Where the piecewise-linear CDF starts: probability 0 at the first point's size (the
+    /// first point's probability is a step at its size, no smaller size being listed).
+    fn start(&self) -> (u64, f64) {
+        (self.points.first().map_or(0, |p| p.0), 0.0)
+    }
+
+    /// Draws a size by inverse-transform sampling with linear interpolation between points.
     pub fn sample<R: Rng>(&self, rng: &mut R) -> u64 {
         let u: f64 = rng.r#gen();
-        let mut prev = (0u64, 0.0f64);
+        let mut prev = self.start();
         for &(s, c) in &self.points {
             if u <= c {
                 if c <= prev.1 {
@@ -198,7 +236,7 @@ impl SizeCdf {
 
     /// The mean size in bytes (piecewise-linear).
     pub fn mean(&self) -> f64 {
-        let mut prev = (0u64, 0.0f64);
+        let mut prev = self.start();
         let mut m = 0.0;
         for &(s, c) in &self.points {
             m += (c - prev.1) * (s as f64 + prev.0 as f64) / 2.0;
@@ -237,7 +275,12 @@ pub struct Workload {
 impl Workload {
     /// Mean interarrival for `load` (0..1] of `line` per source with `n_src` sources.
     pub fn interarrival_for(cdf: &SizeCdf, load: f64, line: Rate, n_src: usize) -> Duration {
-        let bytes_per_s = load * line.bps() as f64 / 8.0 * n_src as f64;
+        Self::interarrival_for_bps(cdf, load, u128::from(line.bps()) * n_src as u128)
+    }
+    /// Mean interarrival for `load` (0..1] of sources whose line rates add up to `total_bps`:
+    /// flows of the CDF's mean payload offering `load` of it (as HPCC's traffic generator).
+    pub fn interarrival_for_bps(cdf: &SizeCdf, load: f64, total_bps: u128) -> Duration {
+        let bytes_per_s = load * total_bps as f64 / 8.0;
         let flows_per_s = bytes_per_s / cdf.mean().max(1.0);
         Duration::from_ps((1e12 / flows_per_s).round().max(1.0) as u128)
     }

@@ -127,9 +127,22 @@ fn an_idle_slope_on_a_traffic_class_beyond_seven_names_the_key() {
 }
 
 #[test]
-fn a_cbs_class_without_an_idle_slope_is_a_build_error() {
+fn a_cbs_class_without_an_idle_slope_is_refused_at_load_and_at_build() {
     let text = CBS.replace("ets_idle_slope = { 4 = \"10G\" }\n", "");
-    let c = load_str(&text, "cbs.toml", None, &Overrides::default()).unwrap_or_else(|e| panic!("{e}"));
+    let e = load_str(&text, "cbs.toml", None, &Overrides::default()).unwrap_err();
+    assert!(
+        e.line > 0 && e.to_string().contains("ets_tsa") && e.to_string().contains("idleSlope"),
+        "{e}"
+    );
+    // a configuration made in code is refused by the build, the reason once in the chain
+    let mut c = load_str(CBS, "cbs.toml", None, &Overrides::default()).unwrap();
+    for l in &mut c.links {
+        l.ets_idle_slope = [None; 8];
+    }
     let e = Simulator::new(c).err().expect("refused");
-    assert!(e.to_string().contains("idle"), "{e}");
+    let source = std::error::Error::source(&e)
+        .map(|s| s.to_string())
+        .unwrap_or_default();
+    assert!(source.contains("idle"), "{e}: {source}");
+    assert!(!e.to_string().contains("idle"), "the reason is not repeated: {e}");
 }

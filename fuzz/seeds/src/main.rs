@@ -1,10 +1,12 @@
 //! Builds the seed corpora of the fuzz targets: `lossless-fuzz-seeds OUT_DIR CAPTURE...`.
 //!
 //! Every capture goes whole to `capture_file`; each Ethernet frame in it to `ethernet`,
-//! `mac_control` and `capture_frame`; each LLDPDU to `lldp_pdu` and `lldp_tlv`, each of its
+//! `mac_control`, `capture_frame`, `roce_frame` and `cnm_frame` (and its IP and UDP headers to
+//! `ip_udp`); each LLDPDU to `lldp_pdu` and `lldp_tlv`, each of its
 //! TLVs to `lldp_tlv` and each organizationally specific TLV value to `lldp_org`; each MAC
 //! Control payload, wrapped as a "receive" step, to `flow_control_rx`. The frames the wire
-//! emitters build (`lossless_capture::sample`) are added the same way. Files are named by a
+//! emitters build (`lossless_capture::sample`, `lossless_capture::cn_sample`) are added the
+//! same way. Files are named by a
 //! hash of their content, so re-running adds nothing twice.
 
 use std::fs;
@@ -52,6 +54,23 @@ impl Out {
             return Ok(());
         };
         let payload = &data[at..];
+        for ctl in [0u8, 1] {
+            let mut framed = vec![ctl];
+            framed.extend_from_slice(data);
+            self.put("roce_frame", &framed)?;
+            self.put("cnm_frame", &framed)?;
+        }
+        if eth.ethertype == EtherType::IPV4 || eth.ethertype == EtherType::IPV6 {
+            self.put("ip_udp", payload)?;
+            let udp_at = if eth.ethertype == EtherType::IPV4 {
+                usize::from(payload.first().map_or(5, |b| b & 0x0F)) * 4
+            } else {
+                40
+            };
+            if let Some(udp) = payload.get(udp_at..) {
+                self.put("ip_udp", udp)?;
+            }
+        }
         if eth.ethertype == EtherType::LLDP {
             self.put("lldp_pdu", payload)?;
             self.put("lldp_tlv", payload)?;
@@ -97,6 +116,9 @@ fn run(dir: &Path, captures: &[String]) -> std::io::Result<usize> {
     }
     out.capture(&sample_pcapng())?;
     for (_, frame) in sample_frames() {
+        out.frame(&frame)?;
+    }
+    for frame in lossless_capture::cn_sample::cn_sample_frames() {
         out.frame(&frame)?;
     }
     Ok(out.written)

@@ -42,6 +42,10 @@ pub struct Frame {
     pub timestamp: Option<Instant>,
     /// The link type (LINKTYPE_* number) of the interface the frame was captured on.
     pub link_type: u32,
+    /// The pcapng interface (its number in the section) the frame was captured on; 0 in pcap.
+    /// A capture with one interface per direction (e.g. `mergecap` of two one-way captures)
+    /// tells the directions apart by it.
+    pub interface: u32,
     /// The captured bytes (at most the snapshot length).
     pub data: Vec<u8>,
     /// The frame's length on the wire, as the record states it.
@@ -358,6 +362,7 @@ impl<R: Read> CaptureReader<R> {
             number: self.frames,
             timestamp: Some(Instant::from_ps(ps)),
             link_type,
+            interface: 0,
             data: raw.data.into_owned(),
             orig_len,
             offset: self.offset,

@@ -309,6 +309,7 @@ impl<R: Read> CaptureReader<R> {
             number: self.frames,
             timestamp,
             link_type: itf.link_type,
+            interface: interface_id,
             data,
             orig_len,
             offset: 0,

@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use lossless_capture::CaptureReader;
 use lossless_capture::analyze::{Analysis, Options, analyze};
+use lossless_capture::headroom::HeadroomNeeds;
 use lossless_live::monitor::slot_name;
 use lossless_live::watchdog::SLOTS;
 use lossless_proto::monitor::SlotSnapshot;
@@ -26,11 +27,19 @@ Examples:
   lossless analyze --speed 25G --json capture.pcap | jq .storms
   lossless analyze --speed 100G --report out/ capture.pcap
       out/index.html with SVG plots of paused time per priority over time
+  mergecap -w both.pcapng sw.0-to-h.pcapng h.0-to-sw.pcapng && lossless analyze --speed 100G both.pcapng
+      with both directions of a link, one interface each: the headroom each XOFF needed
 
 Captures carry no link speed: give the speed the capture was taken at. Storms follow SONiC
 pfcwd (detection and restoration times, default 200 ms), timed by the capture's timestamps.
 Frames are read and decoded as `lossless decode` reads them (VLAN-tagged and QinQ frames
 included); an unreadable pcapng block is skipped and named, and reading goes on.
+
+Headroom: per priority, the bytes of that priority that kept arriving from the other direction
+after each XOFF until the pause took effect (max and percentiles over XOFF episodes). A capture
+with one interface per direction tells the directions apart; with one interface both are
+counted. Taken at the XOFF's sender, it is Annex N's part after the PFC frame left; elsewhere
+it misses the round trip to that point (docs/headroom.md).
 
 Exit status: 0 when the whole file was read; 1 when a block was skipped or the file is
 damaged (the analysis of what could be read is still printed); 2 when the command line is
@@ -143,6 +152,30 @@ fn text(a: &Analysis) -> String {
             "storm {}: paused from {:.3} s, detected {:.3} s, restored {end}",
             s.slot, s.pause_start_s, s.detected_s
         );
+    }
+    let h = &a.headroom;
+    if !h.slots.is_empty() {
+        let _ = writeln!(
+            o,
+            "headroom after each XOFF ({}):",
+            if h.directions == "interfaces" {
+                "the other direction's frames, told apart by interface"
+            } else {
+                "ONE interface: both directions counted, an over-estimate"
+            }
+        );
+        let _ = writeln!(
+            o,
+            "{:>5} {:>9} {:>12} {:>12} {:>12} {:>12} {:>10}",
+            "slot", "episodes", "max_bytes", "p50_bytes", "p90_bytes", "p99_bytes", "max_at_s"
+        );
+        for s in &h.slots {
+            let _ = writeln!(
+                o,
+                "{:>5} {:>9} {:>12} {:>12} {:>12} {:>12} {:>10.6}",
+                s.slot, s.episodes_total, s.max_bytes, s.p50_bytes, s.p90_bytes, s.p99_bytes, s.max_at_s
+            );
+        }
     }
     for x in &t.top_talkers {
         let _ = writeln!(o, "talker {} {} frames", x.source, x.frames);
@@ -280,6 +313,7 @@ struct AnalyzePage<'a> {
     title: &'a str,
     text: &'a str,
     slots: &'a [SlotSnapshot],
+    headroom: &'a HeadroomNeeds,
 }
 
 fn write_report(a: &Analysis, file: &Path, dir: &Path) -> anyhow::Result<()> {
@@ -291,6 +325,7 @@ fn write_report(a: &Analysis, file: &Path, dir: &Path) -> anyhow::Result<()> {
         title: &file.display().to_string(),
         text: &text(a),
         slots: &a.totals.slots,
+        headroom: &a.headroom,
     };
     let mut h = page.render()?;
     h.push('\n');

@@ -1,4 +1,5 @@
-//! `lossless decode`: decode the PAUSE, PFC, LLDP and DCBX frames of a pcap or pcapng capture.
+//! `lossless decode`: decode the PAUSE, PFC, LLDP/DCBX, IP/ECN, RoCEv2 (CNP) and 802.1Qau
+//! CN-TAG/CNM frames of a pcap or pcapng capture.
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
@@ -19,6 +20,14 @@ Examples:
       only PFC frames and LLDP frames that carry DCBX TLVs
   lossless decode --json capture.pcapng | jq 'select(.protocol == \"pfc\") | .mac_control.pfc.time'
       one JSON object per frame (JSON lines), for scripts
+  lossless decode --filter cnp,ecn roce.pcap
+      RoCEv2 CNPs and the packets switches marked CE: who told whom to slow down, and why
+  lossless decode --json --filter roce roce.pcap | jq -c '[.roce.bth.opcode_name, .roce.bth.psn, .roce.aeth.nak]'
+      the RoCEv2 conversation: data PSNs, ACKs and NAKs (e.g. \"PSN sequence error\")
+
+RoCEv2 is recognised by UDP destination port 4791; its ICRC is checked (\"ICRC … (good)\"),
+unless the capture cut the packet short. 802.1Qau frames: CN-TAG 0x22E9 after the VLAN tags,
+CNM 0x22E7. An IPv4/IPv6 frame that is not RoCEv2 is shown with its IP and UDP headers.
 
 Frames of link types other than Ethernet (LINKTYPE_ETHERNET, 1) are listed as skipped.
 A damaged or truncated file is decoded as far as it is sound; the error names the byte offset
@@ -34,13 +43,16 @@ pub struct DecodeArgs {
     pub file: PathBuf,
 
     /// Print one JSON object per frame (JSON lines) instead of text. Field names are the
-    /// standards' (pause_time, priority_enable_vector, willing, tsa, …).
+    /// standards' (pause_time, priority_enable_vector, willing, tsa, dscp, ecn, dest_qp, psn,
+    /// msn, qntz_fb, …).
     #[arg(long)]
     pub json: bool,
 
     /// Show only frames of these kinds: pause (802.3 PAUSE), pfc (802.1Qbb PFC), lldp (every
-    /// LLDP frame), dcbx (LLDP frames with IEEE or CEE DCBX TLVs). Repeat the option or give a
-    /// comma-separated list; a frame of any listed kind is shown.
+    /// LLDP frame), dcbx (LLDP frames with IEEE or CEE DCBX TLVs), roce (every RoCEv2 frame,
+    /// CNPs included), cnp (RoCEv2 CNPs), cnm (802.1Qau CNMs), ecn (IP frames marked
+    /// Congestion Experienced). Repeat the option or give a comma-separated list; a frame of
+    /// any listed kind is shown.
     #[arg(long, value_name = "KIND", value_delimiter = ',', value_parser = parse_kind)]
     pub filter: Vec<FrameKind>,
 }

@@ -38,8 +38,9 @@ Examples:
   lossless sim four-bridge-cn
       document 003 §3.3: the four-bridge fabric with congestion notification, run side by side
       with a twin without it: how much less PFC fired, what the victim flow gained
-  lossless sim incast --set senders=4 --set 'flow.0.transport=\"rocev2\"'
-      (any [[flow]] becomes a RoCEv2 QP with transport = \"rocev2\"; [qp], [ecn], [qcn] set CN)
+  lossless sim incast-dcqcn --set 'qp.preset=\"connectx\"' --set senders=16
+      the same incast with NVIDIA's DCQCN defaults (a [[flow]] with transport = \"rocev2\" is a
+      QP; [qp], [ecn], [qcn] and qp.dcqcn.NAME set congestion notification)
 
 Exit status: 0 when the run conserved every frame, 1 when the conservation check or an engine
 failed, 2 for a scenario that does not load (the message names file, line and key).")]
@@ -99,8 +100,12 @@ pub struct SimArgs {
     pub jobs: Option<usize>,
 }
 
+/// `--duration`: a positive duration (a run of no time is refused here, naming the option).
 fn parse_duration(s: &str) -> Result<Duration, String> {
-    scenario::parse_duration(s)
+    match scenario::parse_duration(s)? {
+        d if d == Duration::ZERO => Err(format!("found {s:?}, allowed a positive duration")),
+        d => Ok(d),
+    }
 }
 
 /// Runs `lossless sim`.
@@ -159,7 +164,8 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     let vcd = args.vcd.as_ref().map(|_| VcdSink::new(&config));
     let html = args.report.as_ref().map(|_| HtmlReport::new(&config));
     let report = if pcap.is_some() || vcd.is_some() || html.is_some() {
-        let mut sim = Simulator::with_observer(config, (pcap, (vcd, html)))?;
+        let mut sim = Simulator::with_observer(config, (pcap, (vcd, html)))
+            .with_context(|| format!("{name}: the scenario loads but cannot be built"))?;
         let report = execute(&mut sim, &args, &mut twin_report);
         let end = sim.now();
         let (pcap, (vcd, html)) = sim.observer_mut();
@@ -191,7 +197,8 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         }
         report
     } else {
-        let mut sim = Simulator::with_observer(config, NoObserver)?;
+        let mut sim = Simulator::with_observer(config, NoObserver)
+            .with_context(|| format!("{name}: the scenario loads but cannot be built"))?;
         execute(&mut sim, &args, &mut twin_report)
     };
     if let Some(path) = &args.json {

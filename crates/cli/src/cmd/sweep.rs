@@ -203,6 +203,18 @@ pub fn run(args: &SimArgs, name: &str) -> anyhow::Result<ExitCode> {
         anyhow::bail!("--sweep writes metrics only: --pcap, --vcd and --report are for a single run");
     }
     let axes = &args.sweep;
+    // every axis names a value of the scenario, once: a typo or a repeat is refused before
+    // any point runs
+    let given = Overrides {
+        set: args.set.clone(),
+        seed: args.seed,
+        duration: args.duration,
+    };
+    let paths: Vec<&str> = axes.iter().map(|a| a.path.as_str()).collect();
+    if let Err(e) = scenario::check_sweep(name, &given, &paths) {
+        eprintln!("error: {e}");
+        return Ok(ExitCode::from(2));
+    }
     let all = points(axes)?;
     let shard = args.shard.unwrap_or(Shard { index: 1, count: 1 });
     let mine: Vec<_> = all

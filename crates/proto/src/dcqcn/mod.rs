@@ -6,9 +6,11 @@
 //! after `new`, no float on a timing or rate path. An engine creates no event nobody can
 //! observe: [`Rp::poll_timeout`] names only instants at which the rate changes (a pending
 //! cut, an increase that moves the rate). Alpha updates, decrease checks with nothing pending
-//! and increase-timer expiries at the maximum rate are brought up to date lazily when the
-//! next call arrives, with exactly the result of ticking them (the `dcqcn_properties` tests
-//! compare against a reference that ticks every period).
+//! and increase-timer expiries at the maximum rate are brought up to date lazily, when a cut,
+//! a CNP or a report needs them, with exactly the result of ticking them (the
+//! `dcqcn_properties` tests compare against a reference that ticks every period). A run of
+//! alpha updates without CNP costs one multiply-and-shift each until alpha is 0 (about 6 000
+//! for g = 1/256 from 1), paid once by the next CNP after an idle spell.
 //!
 //! # Reaction point, step by step
 //!
@@ -52,8 +54,11 @@
 //!   `rate_reduce_monitor_period` as a check every period while a CNP arrived in it); the
 //!   first CNP leaves a cut pending, as in HPCC (isekai clears it, which with the default
 //!   "keep" rate on first CNP would mean no reaction to a first congestion episode at all).
-//! - `rpg_byte_reset` is taken in bytes as the facts file tabulates it; isekai multiplies it
-//!   by 64 (32 767 × 64 ≈ 2 MB). **Unverified**: no NVIDIA text with the unit was reachable.
+//! - `rpg_byte_reset` is in bytes: mstflint's layout of the firmware parameter says "Given in
+//!   Bytes" for a 15-bit field (so 32 767 is its largest value, the dump's default); Google
+//!   isekai multiplies it by 64 instead. At 100 Gb/s, 32 767 bytes is one byte-counter event
+//!   every 2.6 µs, far faster than the 300 µs timer: with F = 1 the byte counter drives the
+//!   recovery.
 //! - Back at line rate: no reachable NVIDIA source says whether the next CNP is a "first"
 //!   CNP again. DCQCN keeps QCN's reaction-point machinery, and QCN releases a rate limiter
 //!   once its rate is back at the maximum (a fresh limiter starts at the next CNM), so

@@ -115,9 +115,9 @@ impl Rp {
         Rate::from_bps(self.inc.target).unwrap_or(self.min)
     }
 
-    /// Alpha as of the last call (inputs and timeouts bring it up to date), for reports.
+    /// Alpha as of the latest call's `now`, for reports.
     pub fn alpha(&self) -> f64 {
-        self.alpha as f64 / ALPHA_ONE as f64
+        self.alpha_after(self.now).0 as f64 / ALPHA_ONE as f64
     }
 
     /// Whether the rate limiter is in use (a CNP came and the rate was not released since).
@@ -135,6 +135,7 @@ impl Rp {
         self.advance(now);
         let now = self.now;
         self.counters.rp_cnp_handled += 1;
+        self.catch_up_alpha(now);
         if !self.active {
             self.activate(now);
             if self.p.mode == RpMode::Periodic {
@@ -175,7 +176,7 @@ impl Rp {
             let step = self.inc.event(&self.inc_cfg, Counter::Bytes, now);
             self.count(step);
             self.counters.byte_counter_increases += 1;
-            if self.maybe_release() {
+            if self.maybe_release(now) {
                 break;
             }
         }
@@ -210,9 +211,44 @@ impl Rp {
     }
 
     fn update_alpha(&mut self, cnp: bool) {
+        self.alpha = self.updated(self.alpha, cnp);
+    }
+
+    /// One alpha update: `α·G/1024`, plus `(1024 − G)/1024` with a CNP, rounded down.
+    fn updated(&self, alpha: u64, cnp: bool) -> u64 {
         let g = u64::from(self.p.dce_tcp_g);
         let add = if cnp { (1024 - g) * ALPHA_ONE } else { 0 };
-        self.alpha = (self.alpha * g + add) / 1024;
+        (alpha * g + add) / 1024
+    }
+
+    /// Alpha, its next update instant and the CNP flag once every update at or before
+    /// `until` is applied. Alpha is needed only by a cut, a CNP and a report, so updates are
+    /// not events of their own: they are applied here, in bulk, when needed (a run of updates
+    /// without CNP stops as soon as alpha reaches 0, which it then keeps).
+    fn alpha_after(&self, until: Instant) -> (u64, Instant, bool) {
+        let (mut alpha, next, flag) = (self.alpha, self.alpha_next, self.alpha_flag);
+        if !self.active || next > until || (alpha == 0 && !flag) {
+            return (alpha, next, flag);
+        }
+        let period = self.p.dce_tcp_rtt.as_ps();
+        let due = (until - next).as_ps() / period + 1;
+        let mut done = 0u128;
+        if flag {
+            alpha = self.updated(alpha, true);
+            done = 1;
+        }
+        // CNP-free updates: α ← ⌊α·G/1024⌋, one multiply and shift each, until α is 0
+        let g = u64::from(self.p.dce_tcp_g);
+        while done < due && alpha > 0 {
+            alpha = (alpha * g) >> 10;
+            done += 1;
+        }
+        let span = Duration::from_ps(period.saturating_mul(due));
+        (alpha, next.saturating_add(span), false)
+    }
+
+    fn catch_up_alpha(&mut self, until: Instant) {
+        (self.alpha, self.alpha_next, self.alpha_flag) = self.alpha_after(until);
     }
 
     fn activate(&mut self, now: Instant) {
@@ -243,9 +279,9 @@ impl Rp {
     }
 
     fn cut(&mut self, at: Instant) {
-        if self.inc.at_fixed_point(&self.inc_cfg) {
-            self.inc.skip_idle_timer(&self.inc_cfg, at);
-        }
+        // (At the fixed point, idle timer expiries before `at` are not counted into the stage
+        // first: target = rate = maximum there, so the clamp cannot depend on them, and the
+        // cut resets the stages.)
         let clamp = self.p.clamp_tgt_rate
             || self.inc.byte_stage > 0
             || (self.p.clamp_tgt_rate_ati && self.inc.time_stage > 0);
@@ -255,6 +291,8 @@ impl Rp {
         self.inc.rate = self.cut_rate(self.inc.rate);
         self.inc.restart(&self.inc_cfg, at);
         self.counters.rate_decreases += 1;
+        // a cut by α = 0 leaves the rate at the maximum
+        self.maybe_release(at);
     }
 
     fn count(&mut self, step: Step) {
@@ -267,8 +305,10 @@ impl Rp {
     }
 
     /// Releases the rate limiter if it is back at the maximum with no cut pending.
-    fn maybe_release(&mut self) -> bool {
+    fn maybe_release(&mut self, at: Instant) -> bool {
         if self.p.release_at_line_rate && !self.pending && self.inc.at_fixed_point(&self.inc_cfg) {
+            // alpha keeps the value it has at the release (reports only)
+            self.catch_up_alpha(at);
             self.active = false;
             self.alpha_flag = false;
             self.inc.disarm();
@@ -279,8 +319,8 @@ impl Rp {
     }
 
     /// Applies the timer instants at or before `now`, in time order; at one instant the alpha
-    /// update first, then the increase timer, then the decrease check (the HPCC reference's
-    /// order: the event scheduled earlier runs first).
+    /// update first (applied by the check that needs it), then the increase timer, then the
+    /// decrease check (the HPCC reference's order: the event scheduled earlier runs first).
     fn advance(&mut self, now: Instant) {
         let now = now.max(self.now);
         self.now = now;
@@ -291,9 +331,6 @@ impl Rp {
                     best = Some((t, kind));
                 }
             };
-            if self.alpha_live() {
-                consider(self.alpha_next, 0);
-            }
             if !self.inc.at_fixed_point(&self.inc_cfg)
                 && let Some(t) = self.inc.timer_next
             {
@@ -307,19 +344,15 @@ impl Rp {
                 break;
             }
             match kind {
-                0 => {
-                    let cnp = self.alpha_flag;
-                    self.update_alpha(cnp);
-                    self.alpha_flag = false;
-                    self.alpha_next = t.saturating_add(self.p.dce_tcp_rtt);
-                }
                 1 => {
                     let step = self.inc.event(&self.inc_cfg, Counter::Timer, t);
                     self.count(step);
                     self.counters.timer_increases += 1;
-                    self.maybe_release();
+                    self.maybe_release(t);
                 }
                 _ => {
+                    // the alpha updates up to this instant come first
+                    self.catch_up_alpha(t);
                     self.pending = false;
                     self.check_next = t.saturating_add(self.p.rate_reduce_monitor_period);
                     self.cut(t);

@@ -45,5 +45,6 @@
 mod cp;
 mod rp;
 
+pub use crate::dcqcn::ParamError;
 pub use cp::{CnmFeedback, Cp, CpCounters, CpParams};
 pub use rp::{QcnRp, QcnRpCounters, QcnRpParams};

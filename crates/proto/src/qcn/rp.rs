@@ -196,9 +196,6 @@ impl QcnRp {
             self.active = true;
             self.counters.created_rps += 1;
         }
-        if self.inc.at_fixed_point(&self.inc_cfg) {
-            self.inc.skip_idle_timer(&self.inc_cfg, now);
-        }
         // TR ← CR only after a byte-counter cycle since the last cut (so repeated CNMs in the
         // first cycle keep the target; the TR > 10·CR guard then bounds it);
         // CR ← CR·(1 − Gd·|Fb|), bounded by rpg_min_dec_fac and rpg_min_rate.

@@ -37,7 +37,7 @@ pub enum Recovery {
 }
 
 /// Everything both ends of one reliable connection need to know.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RcConfig {
     /// Payload bytes per packet (the path MTU less headers): 256..=4096. Every packet but the
@@ -226,26 +226,16 @@ mod tests {
     #[test]
     fn each_bad_field_is_named_with_found_and_allowed() {
         let ok = RcConfig::hpcc_ns3();
-        let e = RcConfig {
-            mtu: 100,
-            ..ok.clone()
-        }
-        .validate()
-        .unwrap_err();
+        let e = RcConfig { mtu: 100, ..ok }.validate().unwrap_err();
         assert_eq!(
             e.to_string(),
             "mtu: found 100 bytes, allowed 256..=4096 payload bytes per packet"
         );
-        let e = RcConfig {
-            ack_every: 0,
-            ..ok.clone()
-        }
-        .validate()
-        .unwrap_err();
+        let e = RcConfig { ack_every: 0, ..ok }.validate().unwrap_err();
         assert!(e.to_string().starts_with("ack_every: found 0"), "{e}");
         let e = RcConfig {
             psn_start: 1 << 24,
-            ..ok.clone()
+            ..ok
         }
         .validate()
         .unwrap_err();
@@ -259,7 +249,7 @@ mod tests {
                 rto_low: lo,
                 rto_high: hi,
             },
-            ..ok.clone()
+            ..ok
         };
         let us = Duration::from_us(1);
         let e = irn(999, us, us).validate().unwrap_err();

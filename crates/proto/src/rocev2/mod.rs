@@ -87,10 +87,12 @@
 //! Without a timeout a transfer can stall for ever: when the last packet (or all packets
 //! after a loss) is lost, no later packet arrives to provoke a NAK; when a NAK is lost and no
 //! packet follows; when the final ACK is lost (the responder has everything, the requester
-//! never completes). The reference has exactly these stalls (MODEL.md §2).
+//! never completes). The reference stalls in the same cases (MODEL.md §2: "if the tail of a
+//! flow is lost, the flow never finishes").
 
 mod config;
 mod counters;
+mod irn;
 mod psn;
 mod requester;
 mod responder;

@@ -225,6 +225,25 @@ mod tests {
     }
 
     #[test]
+    fn order_agrees_with_linux_rxe_psn_compare() {
+        // rxe_hdr.h: psn_compare(a, b) = (s32)((a - b) << 8); its sign orders PSNs
+        let rxe = |a: u32, b: u32| (a.wrapping_sub(b) << 8) as i32;
+        let probes = [
+            0u32, 1, 2, 0x7F_FFFE, 0x7F_FFFF, 0x80_0000, 0x80_0001, 0xFF_FFFE, 0xFF_FFFF, 0x12_3456,
+        ];
+        for &a in &probes {
+            for &b in &probes {
+                let ours = Psn::from_low_bits(a).cmp_wrapped(Psn::from_low_bits(b));
+                assert_eq!(ours, rxe(a, b).cmp(&0), "a {a:#x} b {b:#x}");
+                assert_eq!(
+                    Psn::from_low_bits(a).distance_from(Psn::from_low_bits(b)),
+                    rxe(a, b) >> 8
+                );
+            }
+        }
+    }
+
+    #[test]
     fn serde_refuses_out_of_range_numbers() {
         assert_eq!(serde_json::from_str::<Psn>("16777215").unwrap(), Psn::MAX);
         let e = serde_json::from_str::<Psn>("16777216").unwrap_err().to_string();

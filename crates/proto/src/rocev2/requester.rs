@@ -1,10 +1,10 @@
 //! The sending end of a reliable connection: segmentation, ACK/NAK/SACK processing,
 //! go-back-N or IRN retransmission, the retransmission timer and the retry limit.
 
-use super::config::{IRN_RTO_LOW_MAX_PACKETS, RcConfig, RcConfigError, Recovery};
+use super::config::{RcConfig, RcConfigError, Recovery};
 use super::counters::RequesterCounters;
+use super::irn::Scoreboard;
 use super::psn::{Msn, PSN_HALF, PSN_MASK, Psn};
-use super::window::{SlotBits, TxRing};
 use super::{DataPacket, Reply, Segmentation};
 use crate::units::{Duration, Instant};
 
@@ -18,35 +18,6 @@ pub enum RequesterState {
     Complete,
     /// The retry limit ran out (IB: the QP went to the error state); nothing more is sent.
     Failed,
-}
-
-/// IRN bookkeeping over the window of outstanding packets (allocated at creation).
-#[derive(Clone, Debug)]
-struct Irn {
-    bdp_cap_bytes: u64,
-    /// Most packets outstanding: `bdp_cap_bytes / mtu + 1` (the last packet may be short).
-    window: u64,
-    rto_low: Duration,
-    rto_high: Duration,
-    /// Packets the responder reported holding out of order.
-    sacked: SlotBits,
-    /// Packets known lost and not yet resent.
-    lost: SlotBits,
-    lost_count: u64,
-    /// Number of the latest transmission of each outstanding packet (index mod `window`).
-    sent_seq: Vec<u64>,
-    /// Transmissions not yet proven received or lost, in the order they were sent.
-    in_flight: TxRing,
-    /// Transmissions numbered from 1.
-    tx_seq: u64,
-    /// Every transmission numbered up to this one has arrived or been lost (FIFO channel).
-    proven: u64,
-}
-
-impl Irn {
-    fn slot(&self, i: u64) -> usize {
-        (i % self.window) as usize
-    }
 }
 
 /// The sending end of one reliable connection carrying one message of `message_bytes`.
@@ -73,7 +44,7 @@ pub struct Requester {
     now: Instant,
     msn: Msn,
     counters: RequesterCounters,
-    irn: Option<Irn>,
+    irn: Option<Scoreboard>,
 }
 
 impl Requester {
@@ -87,22 +58,7 @@ impl Requester {
                 bdp_cap_bytes,
                 rto_low,
                 rto_high,
-            } => {
-                let window = bdp_cap_bytes / u64::from(cfg.mtu) + 1;
-                Some(Irn {
-                    bdp_cap_bytes,
-                    window,
-                    rto_low,
-                    rto_high,
-                    sacked: SlotBits::new(window),
-                    lost: SlotBits::new(window),
-                    lost_count: 0,
-                    sent_seq: vec![0; window as usize],
-                    in_flight: TxRing::new(window),
-                    tx_seq: 0,
-                    proven: 0,
-                })
-            }
+            } => Some(Scoreboard::new(bdp_cap_bytes, cfg.mtu, rto_low, rto_high)),
         };
         Ok(Requester {
             seg: Segmentation::new(cfg.mtu, message_bytes),
@@ -194,6 +150,18 @@ impl Requester {
         self.una.checked_add_signed(d)
     }
 
+    /// Whether [`poll_transmit`](Requester::poll_transmit) would hand out a packet now (a
+    /// driver uses it to decide whether to ask its rate limiter for a slot at all).
+    pub fn can_transmit(&self) -> bool {
+        if self.state != RequesterState::Active {
+            return false;
+        }
+        match &self.irn {
+            None => self.nxt < self.seg.packets && self.nxt - self.una < u64::from(PSN_HALF),
+            Some(irn) => irn.has_lost() || irn.may_send_new(&self.seg, self.una, self.max),
+        }
+    }
+
     /// The next packet to put on the wire now (a retransmission first, else new data), or
     /// `None` when nothing may go: everything sent and waiting for replies, IRN's BDP cap
     /// reached, go-back-N's 2^23-PSN window full, or the requester complete or failed.
@@ -242,34 +210,19 @@ impl Requester {
     /// allows), whether it is a retransmission, and whether nothing may follow it.
     fn irn_next(&mut self) -> Option<(u64, bool, bool)> {
         let irn = self.irn.as_mut()?;
-        let mut resend = None;
-        if irn.lost_count > 0 {
-            resend = irn.lost.first_set(self.una, self.max);
-            debug_assert!(resend.is_some(), "lost_count {} but no lost bit", irn.lost_count);
-            match resend {
-                Some(i) => {
-                    irn.lost.clear(i);
-                    irn.lost_count -= 1;
-                }
-                None => irn.lost_count = 0,
-            }
-        }
+        let resend = irn.take_lost(self.una, self.max);
         let idx = match resend {
             Some(i) => i,
-            None if irn_may_send_new(&self.seg, self.una, self.max, irn) => {
+            None if irn.may_send_new(&self.seg, self.una, self.max) => {
                 self.max += 1;
                 self.nxt = self.max;
                 self.max - 1
             }
             None => return None,
         };
-        irn.tx_seq += 1;
-        let slot = irn.slot(idx);
-        irn.sent_seq[slot] = irn.tx_seq;
-        let stored = irn.in_flight.push((idx, irn.tx_seq));
-        debug_assert!(stored, "IRN in-flight ring overflow");
-        self.deadline = Some(self.now.saturating_add(irn_rto(irn, self.max - self.una)));
-        let blocked = irn.lost_count == 0 && !irn_may_send_new(&self.seg, self.una, self.max, irn);
+        irn.sent(idx);
+        self.deadline = Some(self.now.saturating_add(irn.rto(self.max - self.una)));
+        let blocked = !irn.has_lost() && !irn.may_send_new(&self.seg, self.una, self.max);
         Some((idx, resend.is_some(), blocked))
     }
 
@@ -387,13 +340,9 @@ impl Requester {
             }
         }
         if sacked >= self.una
-            && let Some(irn) = &mut self.irn
-            && irn.sacked.set(sacked)
+            && let Some(seq) = self.irn.as_mut().and_then(|irn| irn.sacked(sacked))
         {
-            if irn.lost.clear(sacked) {
-                irn.lost_count -= 1;
-            }
-            proven = proven.max(irn.sent_seq[irn.slot(sacked)]);
+            proven = proven.max(seq);
             progress = true;
         }
         if !progress {
@@ -410,11 +359,7 @@ impl Requester {
         let mut proven = 0;
         if let Some(irn) = &mut self.irn {
             for i in self.una..new_una {
-                irn.sacked.clear(i);
-                if irn.lost.clear(i) {
-                    irn.lost_count -= 1;
-                }
-                proven = proven.max(irn.sent_seq[irn.slot(i)]);
+                proven = proven.max(irn.acknowledged(i));
             }
         }
         self.counters.acked_bytes += self.seg.start(new_una) - self.seg.start(self.una);
@@ -439,23 +384,9 @@ impl Requester {
                     .then(|| self.now.saturating_add(self.cfg.rto));
             }
             Some(irn) => {
-                irn.proven = irn.proven.max(proven);
-                // On a channel that keeps order, a transmission sent before one that arrived
-                // and itself neither acknowledged nor SACKed was lost.
-                while let Some((i, seq)) = irn.in_flight.front() {
-                    if seq > irn.proven {
-                        break;
-                    }
-                    irn.in_flight.pop();
-                    let slot = irn.slot(i);
-                    if i < self.una || irn.sacked.get(i) || irn.lost.get(i) || irn.sent_seq[slot] != seq {
-                        continue;
-                    }
-                    irn.lost.set(i);
-                    irn.lost_count += 1;
-                }
-                let rto = irn_rto(irn, self.max - self.una);
-                self.deadline = (!irn.in_flight.is_empty()).then(|| self.now.saturating_add(rto));
+                irn.infer_losses(self.una, proven);
+                let rto = irn.rto(self.max - self.una);
+                self.deadline = irn.awaits_reply().then(|| self.now.saturating_add(rto));
             }
         }
     }
@@ -497,28 +428,7 @@ impl Requester {
         }
         match &mut self.irn {
             None => self.nxt = self.una,
-            Some(irn) => {
-                irn.in_flight.clear();
-                for i in self.una..self.max {
-                    if !irn.sacked.get(i) && irn.lost.set(i) {
-                        irn.lost_count += 1;
-                    }
-                }
-            }
+            Some(irn) => irn.all_lost(self.una, self.max),
         }
-    }
-}
-
-/// IRN: may a new packet go out without breaking the BDP cap?
-fn irn_may_send_new(seg: &Segmentation, una: u64, max: u64, irn: &Irn) -> bool {
-    max < seg.packets && max - una < irn.window && seg.end(max) - seg.start(una) <= irn.bdp_cap_bytes
-}
-
-/// IRN's timeout for `outstanding` packets: RTO_low for a few, RTO_high for more.
-fn irn_rto(irn: &Irn, outstanding: u64) -> Duration {
-    if outstanding <= IRN_RTO_LOW_MAX_PACKETS {
-        irn.rto_low
-    } else {
-        irn.rto_high
     }
 }

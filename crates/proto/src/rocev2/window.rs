@@ -67,17 +67,25 @@ impl SlotBits {
 #[derive(Clone, Debug)]
 pub(crate) struct TxRing {
     slots: Vec<(u64, u64)>,
+    capacity: usize,
     head: usize,
     len: usize,
 }
 
 impl TxRing {
     pub(crate) fn new(capacity: u64) -> TxRing {
+        let capacity = capacity.max(1) as usize;
+        // storage rounded up to a power of two: positions wrap with a mask
         TxRing {
-            slots: vec![(0, 0); capacity.max(1) as usize],
+            slots: vec![(0, 0); capacity.next_power_of_two()],
+            capacity,
             head: 0,
             len: 0,
         }
+    }
+
+    fn wrap(&self, i: usize) -> usize {
+        i & (self.slots.len() - 1)
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -86,10 +94,10 @@ impl TxRing {
 
     /// Appends; `false` (and nothing stored) when full.
     pub(crate) fn push(&mut self, entry: (u64, u64)) -> bool {
-        if self.len == self.slots.len() {
+        if self.len == self.capacity {
             return false;
         }
-        let tail = (self.head + self.len) % self.slots.len();
+        let tail = self.wrap(self.head + self.len);
         self.slots[tail] = entry;
         self.len += 1;
         true
@@ -101,7 +109,7 @@ impl TxRing {
 
     pub(crate) fn pop(&mut self) -> Option<(u64, u64)> {
         let e = self.front()?;
-        self.head = (self.head + 1) % self.slots.len();
+        self.head = self.wrap(self.head + 1);
         self.len -= 1;
         Some(e)
     }

@@ -14,12 +14,20 @@ use lossless_proto::units::Duration;
 use crate::config::SimConfig;
 
 mod build;
+mod flows;
+mod link;
 mod qp;
 mod raw;
+mod set;
+mod topology;
 
+pub use build::MAX_MTU;
 use build::{Ctx, build};
-pub use build::{MAX_GROUP, MAX_MTU};
+pub use flows::MAX_CDF_FILE_BYTES;
+pub use link::{MAX_LINK_RATE, MIN_LINK_RATE};
 use raw::RawScenario;
+pub use set::SetPaths;
+pub use topology::{MAX_FORWARDING_ENTRIES, MAX_SCENARIO_SIZE};
 
 /// A built-in scenario: name, one-line summary, TOML text.
 pub struct Builtin {
@@ -163,33 +171,37 @@ fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> ScenarioError {
         Some(span) => {
             let start = span.start.min(text.len());
             let line = text[..start].matches('\n').count() + 1;
-            let line_text = text.lines().nth(line - 1).unwrap_or("");
-            let key = line_text
-                .split_once('=')
-                .map(|(k, _)| k.trim().to_string())
-                .unwrap_or_default();
-            let table = text[..start]
-                .lines()
-                .rev()
-                .map(str::trim)
-                .find(|l| l.starts_with('['))
-                .map(|l| format!(" in {l}"))
-                .unwrap_or_default();
-            let key = if key.is_empty() || key.starts_with('[') {
-                table.trim().to_string()
+            let line_text = text.lines().nth(line - 1).unwrap_or("").trim();
+            // the table the error is in: the header on the error's line, or the last before it
+            // (a header, without its comment; a line that is not a whole header names none)
+            let header = |l: &str| {
+                let h = l.split('#').next().unwrap_or("").trim();
+                (h.starts_with('[') && h.ends_with(']') && h.len() > 2).then(|| h.to_string())
+            };
+            let table = header(line_text).or_else(|| {
+                text.lines()
+                    .take(line - 1)
+                    .map(str::trim)
+                    .filter_map(header)
+                    .last()
+            });
+            let key = if line_text.starts_with('[') {
+                String::new()
             } else {
-                format!("{key}`{table}")
+                line_text
+                    .split_once('=')
+                    .map(|(k, _)| k.trim().to_string())
+                    .unwrap_or_default()
+            };
+            let key = match (key.is_empty(), table) {
+                (false, Some(t)) => format!("key `{key}` in {t}: "),
+                (false, None) => format!("key `{key}`: "),
+                (true, Some(t)) => format!("in {t}: "),
+                (true, None) => String::new(),
             };
             (line, key)
         }
         None => (0, String::new()),
-    };
-    let key = if key.is_empty() {
-        String::new()
-    } else if key.starts_with("in ") {
-        format!("{key}: ")
-    } else {
-        format!("key `{key}: ")
     };
     ScenarioError {
         file: file.to_string(),
@@ -199,21 +211,15 @@ fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> ScenarioError {
     }
 }
 
-/// Sets `path` (dotted) in `table` to the TOML value `value` (a bare word becomes a string).
+/// Sets the scenario value `path` names (see [`SetPaths`]) in `table` to the TOML value
+/// `value` (a bare word becomes a string).
 fn set_path(table: &mut toml::Table, path: &str, value: &str) -> Result<(), String> {
     let v: toml::Value = match format!("v = {value}").parse::<toml::Table>() {
         Ok(mut t) => t.remove("v").unwrap_or(toml::Value::String(value.to_string())),
         Err(_) => toml::Value::String(value.to_string()),
     };
-    let mut parts: Vec<&str> = path.split('.').collect();
-    let scenario = table.get("name").and_then(|v| v.as_str()).unwrap_or("");
-    if parts.len() == 2 && parts[0] == scenario {
-        // `incast.senders=32`: a parameter of the scenario named `incast`
-        parts[0] = "params";
-    } else if parts.len() == 1 && !table.contains_key(parts[0]) {
-        parts.insert(0, "params");
-    }
-    let (last, dirs) = parts.split_last().ok_or_else(|| "empty --set path".to_string())?;
+    let parts = SetPaths::of(table).canonical(path)?;
+    let (last, dirs) = parts.split_last().ok_or_else(|| "empty path".to_string())?;
     let mut cur = table;
     for d in dirs {
         let next = cur
@@ -221,11 +227,21 @@ fn set_path(table: &mut toml::Table, path: &str, value: &str) -> Result<(), Stri
             .or_insert_with(|| toml::Value::Table(toml::Table::new()));
         cur = match next {
             toml::Value::Table(t) => t,
-            _ => return Err(format!("--set {path}: `{d}` is not a table")),
+            _ => return Err(format!("`{d}` is not a table")),
         };
     }
     cur.insert(last.to_string(), v);
     Ok(())
+}
+
+/// An error about a `--set` (or `--sweep`) option.
+fn option_error(option: &str, message: String) -> ScenarioError {
+    ScenarioError {
+        file: option.into(),
+        line: 0,
+        key: String::new(),
+        message,
+    }
 }
 
 /// Loads a scenario from TOML text. `file` names it in errors; `dir` resolves relative
@@ -250,20 +266,14 @@ pub fn load_str(
     }
     let mut table: toml::Table = toml::from_str(text).map_err(|e| toml_error(file, text, &e))?;
     for s in &ov.set {
-        let (k, v) = s.split_once('=').ok_or_else(|| ScenarioError {
-            file: "--set".into(),
-            line: 0,
-            key: String::new(),
-            message: format!(
-                "found {s:?}, allowed PATH=VALUE (e.g. senders=32, defaults.flow_control=\"off\")"
-            ),
+        let (k, v) = s.split_once('=').ok_or_else(|| {
+            option_error(
+                "--set",
+                format!("found {s:?}, allowed PATH=VALUE (e.g. senders=32, defaults.flow_control=\"off\")"),
+            )
         })?;
-        set_path(&mut table, k.trim(), v.trim()).map_err(|message| ScenarioError {
-            file: "--set".into(),
-            line: 0,
-            key: String::new(),
-            message,
-        })?;
+        set_path(&mut table, k.trim(), v.trim())
+            .map_err(|m| option_error("--set", format!("{}={}: {m}", k.trim(), v.trim())))?;
     }
     // re-read the edited document as text so that values keep their spans; lines then refer
     // to the edited document, so errors name the key but no line
@@ -286,34 +296,103 @@ pub fn load_str(
     build(raw, &ctx, dir, ov)
 }
 
-/// Loads a scenario file.
-pub fn load_file(path: &Path, ov: &Overrides) -> Result<SimConfig, ScenarioError> {
-    let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-        file: file.clone(),
+/// The text of a scenario file.
+fn read_file_text(path: &Path) -> Result<String, ScenarioError> {
+    std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        file: path.display().to_string(),
         line: 0,
         key: String::new(),
         message: format!("cannot read: {e}"),
-    })?;
-    load_str(&text, &file, path.parent(), ov)
+    })
+}
+
+/// Loads a scenario file.
+pub fn load_file(path: &Path, ov: &Overrides) -> Result<SimConfig, ScenarioError> {
+    let text = read_file_text(path)?;
+    load_str(&text, &path.display().to_string(), path.parent(), ov)
+}
+
+/// The text of a built-in scenario by name, or of the file `name_or_path`, and its name for
+/// errors.
+fn scenario_text(name_or_path: &str) -> Result<(std::borrow::Cow<'static, str>, String), ScenarioError> {
+    match builtin(name_or_path) {
+        Some(b) => Ok((b.text.into(), format!("{} (built-in)", b.name))),
+        None => {
+            let path = Path::new(name_or_path);
+            read_file_text(path)
+                .map(|t| (t.into(), path.display().to_string()))
+                .map_err(|mut e| {
+                    if !name_or_path.ends_with(".toml") {
+                        let names: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
+                        e.message = format!(
+                            "not a built-in scenario (allowed: {}) and {}",
+                            names.join(", "),
+                            e.message
+                        );
+                    }
+                    e
+                })
+        }
+    }
 }
 
 /// Loads a built-in scenario by name, or a file if `name_or_path` is not a built-in name.
 pub fn load(name_or_path: &str, ov: &Overrides) -> Result<SimConfig, ScenarioError> {
-    match builtin(name_or_path) {
-        Some(b) => load_str(b.text, &format!("{} (built-in)", b.name), None, ov),
-        None => load_file(Path::new(name_or_path), ov).map_err(|mut e| {
-            if e.line == 0 && e.message.starts_with("cannot read") && !name_or_path.ends_with(".toml") {
-                let names: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
-                e.message = format!(
-                    "not a built-in scenario (allowed: {}) and {}",
-                    names.join(", "),
-                    e.message
-                );
-            }
-            e
-        }),
+    let (text, file) = scenario_text(name_or_path)?;
+    let dir = builtin(name_or_path)
+        .is_none()
+        .then(|| Path::new(name_or_path).parent())
+        .flatten();
+    load_str(&text, &file, dir, ov)
+}
+
+/// Checks the paths a sweep varies (`--sweep PATH=...`, in order) against the scenario
+/// `name_or_path` and the other options: each names a value of the scenario (as `--set`
+/// paths do), and no value is swept twice, also set by `--set`, or replaced by `--seed` or
+/// `--duration` (every point would then be the same).
+pub fn check_sweep(name_or_path: &str, ov: &Overrides, paths: &[&str]) -> Result<(), ScenarioError> {
+    let (text, file) = scenario_text(name_or_path)?;
+    let table: toml::Table = toml::from_str(&text).map_err(|e| toml_error(&file, &text, &e))?;
+    let known = SetPaths::of(&table);
+    let canonical = |p: &str, option: &str| {
+        known
+            .canonical(p)
+            .map(|c| c.join("."))
+            .map_err(|m| option_error(option, m))
+    };
+    let mut seen: Vec<(String, &str)> = Vec::new();
+    for set in &ov.set {
+        if let Some((k, _)) = set.split_once('=') {
+            seen.push((canonical(k.trim(), "--set")?, "--set"));
+        }
     }
+    if ov.seed.is_some() {
+        seen.push(("seed".into(), "--seed"));
+    }
+    if ov.duration.is_some() {
+        seen.push(("duration".into(), "--duration"));
+    }
+    let n_options = seen.len();
+    for (i, p) in paths.iter().enumerate() {
+        let c = canonical(p, "--sweep")?;
+        if let Some(k) = seen.iter().position(|(s, _)| *s == c) {
+            let by = if k < n_options {
+                format!("{} also sets it", seen[k].1)
+            } else {
+                format!("--sweep {} already sweeps it", paths[k - n_options])
+            };
+            return Err(option_error(
+                "--sweep",
+                format!(
+                    "{p} (axis {}): {by}, so points would repeat; allowed one --sweep per value, \
+                     with all its values in it (e.g. seed=1..=5 or senders=2,4,8)",
+                    i + 1
+                ),
+            ));
+        }
+        seen.push((c, "--sweep"));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -60,22 +60,22 @@ pub(super) struct RawModel {
 #[serde(deny_unknown_fields)]
 pub(super) struct RawLinkParams {
     pub(super) rate: Option<Spanned<String>>,
-    pub(super) length_m: Option<u64>,
+    pub(super) length_m: Option<Spanned<u64>>,
     /// One-way propagation delay as a time (instead of `length_m`).
     pub(super) delay: Option<Spanned<String>>,
     /// One-way PHY delay of each direction: "none", "802.3" or a duration.
     pub(super) interface_delay: Option<Spanned<String>>,
-    pub(super) mtu: Option<u64>,
+    pub(super) mtu: Option<Spanned<u64>>,
     pub(super) flow_control: Option<Spanned<String>>,
-    pub(super) pfc_priorities: Option<Vec<u8>>,
-    pub(super) pause_quanta: Option<u16>,
-    pub(super) refresh_quanta: Option<u32>,
-    pub(super) xon_on_release: Option<bool>,
-    pub(super) hold_own_data: Option<bool>,
-    pub(super) reaction_delay_quanta: Option<u64>,
-    pub(super) ets_tc_bandwidth: Option<Vec<u8>>,
-    pub(super) ets_prio_tc: Option<Vec<u8>>,
-    pub(super) ets_tsa: Option<Vec<String>>,
+    pub(super) pfc_priorities: Option<Spanned<Vec<u8>>>,
+    pub(super) pause_quanta: Option<Spanned<u16>>,
+    pub(super) refresh_quanta: Option<Spanned<u32>>,
+    pub(super) xon_on_release: Option<Spanned<bool>>,
+    pub(super) hold_own_data: Option<Spanned<bool>>,
+    pub(super) reaction_delay_quanta: Option<Spanned<u64>>,
+    pub(super) ets_tc_bandwidth: Option<Spanned<Vec<u8>>>,
+    pub(super) ets_prio_tc: Option<Spanned<Vec<u8>>>,
+    pub(super) ets_tsa: Option<Spanned<Vec<String>>>,
     /// idleSlope of credit-based-shaper TCs: TC number → rate (e.g. `{ 4 = "10G" }`).
     pub(super) ets_idle_slope: Option<BTreeMap<String, Spanned<String>>>,
     /// Run a DCBX agent on both ports: their PFC and ETS come from negotiation.
@@ -86,7 +86,7 @@ pub(super) struct RawLinkParams {
 #[serde(deny_unknown_fields)]
 pub(super) struct RawHost {
     pub(super) name: Spanned<String>,
-    pub(super) count: Option<toml::Value>,
+    pub(super) count: Option<Spanned<toml::Value>>,
     pub(super) rx_rate: Option<Spanned<String>>,
     pub(super) rx_buffer_bytes: Option<u64>,
     pub(super) rx_xoff_bytes: Option<u64>,
@@ -100,14 +100,14 @@ pub(super) struct RawHost {
 #[serde(deny_unknown_fields)]
 pub(super) struct RawSwitch {
     pub(super) name: Spanned<String>,
-    pub(super) buffer_bytes: u64,
+    pub(super) buffer_bytes: Spanned<u64>,
     #[serde(default = "default_threshold")]
     pub(super) threshold: Spanned<String>,
     pub(super) alpha: Option<f64>,
     pub(super) static_threshold_bytes: Option<u64>,
     pub(super) xon_offset_bytes: Option<u64>,
     pub(super) headroom_bytes: Option<u64>,
-    pub(super) mtu: Option<u64>,
+    pub(super) mtu: Option<Spanned<u64>>,
     /// Local DCBX configuration of every port of the switch.
     pub(super) dcbx: Option<toml::Value>,
     /// ECN marking at its egress queues: a table, or true/false for the `[ecn]` default.
@@ -126,20 +126,20 @@ pub(super) struct RawLink {
     pub(super) a: Spanned<String>,
     pub(super) b: Spanned<String>,
     pub(super) rate: Option<Spanned<String>>,
-    pub(super) length_m: Option<u64>,
+    pub(super) length_m: Option<Spanned<u64>>,
     pub(super) delay: Option<Spanned<String>>,
     pub(super) interface_delay: Option<Spanned<String>>,
-    pub(super) mtu: Option<u64>,
+    pub(super) mtu: Option<Spanned<u64>>,
     pub(super) flow_control: Option<Spanned<String>>,
-    pub(super) pfc_priorities: Option<Vec<u8>>,
-    pub(super) pause_quanta: Option<u16>,
-    pub(super) refresh_quanta: Option<u32>,
-    pub(super) xon_on_release: Option<bool>,
-    pub(super) hold_own_data: Option<bool>,
-    pub(super) reaction_delay_quanta: Option<u64>,
-    pub(super) ets_tc_bandwidth: Option<Vec<u8>>,
-    pub(super) ets_prio_tc: Option<Vec<u8>>,
-    pub(super) ets_tsa: Option<Vec<String>>,
+    pub(super) pfc_priorities: Option<Spanned<Vec<u8>>>,
+    pub(super) pause_quanta: Option<Spanned<u16>>,
+    pub(super) refresh_quanta: Option<Spanned<u32>>,
+    pub(super) xon_on_release: Option<Spanned<bool>>,
+    pub(super) hold_own_data: Option<Spanned<bool>>,
+    pub(super) reaction_delay_quanta: Option<Spanned<u64>>,
+    pub(super) ets_tc_bandwidth: Option<Spanned<Vec<u8>>>,
+    pub(super) ets_prio_tc: Option<Spanned<Vec<u8>>>,
+    pub(super) ets_tsa: Option<Spanned<Vec<String>>>,
     pub(super) ets_idle_slope: Option<BTreeMap<String, Spanned<String>>>,
     pub(super) dcbx: Option<bool>,
     /// Flow-control keys for the port at `a` only (e.g. a NIC that ignores PFC).
@@ -153,12 +153,12 @@ pub(super) struct RawLink {
 #[serde(deny_unknown_fields)]
 pub(super) struct RawEnd {
     pub(super) flow_control: Option<Spanned<String>>,
-    pub(super) pfc_priorities: Option<Vec<u8>>,
-    pub(super) pause_quanta: Option<u16>,
-    pub(super) refresh_quanta: Option<u32>,
-    pub(super) xon_on_release: Option<bool>,
-    pub(super) hold_own_data: Option<bool>,
-    pub(super) reaction_delay_quanta: Option<u64>,
+    pub(super) pfc_priorities: Option<Spanned<Vec<u8>>>,
+    pub(super) pause_quanta: Option<Spanned<u16>>,
+    pub(super) refresh_quanta: Option<Spanned<u32>>,
+    pub(super) xon_on_release: Option<Spanned<bool>>,
+    pub(super) hold_own_data: Option<Spanned<bool>>,
+    pub(super) reaction_delay_quanta: Option<Spanned<u64>>,
     /// This port's local DCBX configuration (over its node's `dcbx`).
     pub(super) dcbx: Option<toml::Value>,
 }
@@ -172,11 +172,20 @@ impl RawEnd {
                 .pfc_priorities
                 .clone()
                 .or_else(|| base.pfc_priorities.clone()),
-            pause_quanta: self.pause_quanta.or(base.pause_quanta),
-            refresh_quanta: self.refresh_quanta.or(base.refresh_quanta),
-            xon_on_release: self.xon_on_release.or(base.xon_on_release),
-            hold_own_data: self.hold_own_data.or(base.hold_own_data),
-            reaction_delay_quanta: self.reaction_delay_quanta.or(base.reaction_delay_quanta),
+            pause_quanta: self.pause_quanta.clone().or_else(|| base.pause_quanta.clone()),
+            refresh_quanta: self
+                .refresh_quanta
+                .clone()
+                .or_else(|| base.refresh_quanta.clone()),
+            xon_on_release: self
+                .xon_on_release
+                .clone()
+                .or_else(|| base.xon_on_release.clone()),
+            hold_own_data: self.hold_own_data.clone().or_else(|| base.hold_own_data.clone()),
+            reaction_delay_quanta: self
+                .reaction_delay_quanta
+                .clone()
+                .or_else(|| base.reaction_delay_quanta.clone()),
             ..base.clone()
         }
     }
@@ -186,17 +195,17 @@ impl RawLink {
     pub(super) fn params(&self) -> RawLinkParams {
         RawLinkParams {
             rate: self.rate.clone(),
-            length_m: self.length_m,
+            length_m: self.length_m.clone(),
             delay: self.delay.clone(),
             interface_delay: self.interface_delay.clone(),
-            mtu: self.mtu,
+            mtu: self.mtu.clone(),
             flow_control: self.flow_control.clone(),
             pfc_priorities: self.pfc_priorities.clone(),
-            pause_quanta: self.pause_quanta,
-            refresh_quanta: self.refresh_quanta,
-            xon_on_release: self.xon_on_release,
-            hold_own_data: self.hold_own_data,
-            reaction_delay_quanta: self.reaction_delay_quanta,
+            pause_quanta: self.pause_quanta.clone(),
+            refresh_quanta: self.refresh_quanta.clone(),
+            xon_on_release: self.xon_on_release.clone(),
+            hold_own_data: self.hold_own_data.clone(),
+            reaction_delay_quanta: self.reaction_delay_quanta.clone(),
             ets_tc_bandwidth: self.ets_tc_bandwidth.clone(),
             ets_prio_tc: self.ets_prio_tc.clone(),
             ets_tsa: self.ets_tsa.clone(),
@@ -209,10 +218,10 @@ impl RawLink {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawFlow {
-    pub(super) name: String,
+    pub(super) name: Spanned<String>,
     pub(super) src: Spanned<String>,
     pub(super) dst: Spanned<String>,
-    pub(super) priority: u8,
+    pub(super) priority: Spanned<u8>,
     #[serde(default = "default_pattern")]
     pub(super) pattern: Spanned<String>,
     pub(super) rate: Option<Spanned<String>>,
@@ -220,8 +229,8 @@ pub(super) struct RawFlow {
     pub(super) off: Option<Spanned<String>>,
     pub(super) start: Option<Spanned<String>>,
     pub(super) stop: Option<Spanned<String>>,
-    pub(super) size_bytes: Option<u64>,
-    pub(super) mtu: Option<u64>,
+    pub(super) size_bytes: Option<Spanned<u64>>,
+    pub(super) mtu: Option<Spanned<u64>>,
     /// "rocev2": the flow is a RoCEv2 QP (keys below, defaults in `[qp]`).
     pub(super) transport: Option<Spanned<String>>,
     pub(super) cc: Option<Spanned<String>>,
@@ -241,15 +250,15 @@ fn default_pattern() -> Spanned<String> {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawWorkload {
-    pub(super) name: String,
+    pub(super) name: Spanned<String>,
     pub(super) src: Vec<Spanned<String>>,
     pub(super) dst: Vec<Spanned<String>>,
-    pub(super) priority: u8,
+    pub(super) priority: Spanned<u8>,
     pub(super) cdf_file: Spanned<String>,
-    pub(super) load: f64,
+    pub(super) load: Spanned<f64>,
     pub(super) start: Option<Spanned<String>>,
     pub(super) stop: Option<Spanned<String>>,
-    pub(super) mtu: Option<u64>,
+    pub(super) mtu: Option<Spanned<u64>>,
     /// "rocev2": the flow is a RoCEv2 QP (keys below, defaults in `[qp]`).
     pub(super) transport: Option<Spanned<String>>,
     pub(super) cc: Option<Spanned<String>>,

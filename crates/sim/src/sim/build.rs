@@ -1,5 +1,6 @@
 //! Building a simulator from a configuration: ports and their engines, switch buffers with
-//! headroom, shortest-path routes with ECMP candidates, flows and the first events.
+//! headroom, shortest-path routes with ECMP candidates (`routes.rs`), flows and the first
+//! events.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -138,12 +139,14 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                             .as_ps()
                             .saturating_add(link.interface_delay.as_ps()),
                     ),
-                    queues: std::array::from_fn(|_| VecDeque::with_capacity(64)),
+                    // grown on demand (a few doublings while the run warms up, none in steady state):
+                    // preallocating 64 frames per queue cost 37 kB per link whatever its traffic
+                    queues: std::array::from_fn(|_| VecDeque::new()),
                     queued_bytes: [0; 8],
                     nonempty: 0,
                     busy: false,
                     current: None,
-                    inflight: VecDeque::with_capacity(64),
+                    inflight: VecDeque::new(),
                     mac,
                     ctl_check: true,
                     timer_stale: true,
@@ -184,12 +187,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     nodes.push(Node::Host(Host {
                         port: node_ports[i][0],
                         nic_cap: h.nic_queue_frames.max(1),
-                        waiting: std::array::from_fn(|_| Vec::with_capacity(8)),
+                        waiting: std::array::from_fn(|_| VecDeque::new()),
                         rx_rate: h.rx_rate,
                         rx_buffer: h.rx_buffer_bytes,
                         rx_xoff: h.rx_xoff_bytes,
                         rx_xon: h.rx_xon_bytes,
-                        rx_queue: VecDeque::with_capacity(64),
+                        rx_queue: VecDeque::new(),
                         rx_backlog: 0,
                         rx_peak: 0,
                         rx_busy: false,
@@ -233,20 +236,26 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                         switch: nd.name.clone(),
                         source,
                     })?;
-                    let routes = compute_routes(
-                        i,
-                        &node_ports[i],
-                        &ports,
-                        &is_host,
-                        n,
-                        config.model.ecmp == Ecmp::Ns3,
-                    );
                     nodes.push(Node::Switch(Switch {
                         ports: node_ports[i].clone(),
                         buffer,
-                        routes,
+                        routes: Default::default(),
                     }));
                 }
+            }
+        }
+        // every host has its one port now: every switch's routes in one pass
+        for (node, r) in nodes
+            .iter_mut()
+            .zip(super::routes::compute(
+                &node_ports,
+                &ports,
+                &is_host,
+                config.model.ecmp == Ecmp::Ns3,
+            ))
+        {
+            if let (Node::Switch(sw), Some(r)) = (node, r) {
+                sw.routes = r;
             }
         }
         let mut flows = Vec::with_capacity(config.flows.len());
@@ -354,82 +363,6 @@ fn check_flow(f: &FlowSpec, is_host: &[bool]) -> Result<(), BuildError> {
         return Err(err(format!("priority {} is not 0..=7", f.priority)));
     }
     Ok(())
-}
-
-/// Where the HPCC ns-3 simulator's maps keyed by node pointer put node `id`: its hosts are
-/// small heap objects allocated in id order (ascending addresses), its switches carry 2 MB of
-/// counters each and are mapped one by one below the previous one (descending addresses), so
-/// hosts come first by ascending id, then switches by descending id.
-pub(crate) fn ns3_node_order(id: usize, host: bool) -> (bool, std::cmp::Reverse<usize>, usize) {
-    if host {
-        (false, std::cmp::Reverse(0), id)
-    } else {
-        (true, std::cmp::Reverse(id), 0)
-    }
-}
-
-/// Shortest-path next hops from switch `me` to every host (hosts do not forward), in the
-/// switch's port order; with `ns3_order`, in the order the HPCC ns-3 simulator's routing BFS
-/// (rooted at the destination, neighbours by ascending node id, only switches expanded) finds
-/// the next-hop nodes, which its ECMP hash indexes into.
-fn compute_routes(
-    me: usize,
-    my_ports: &[PortId],
-    ports: &[Port],
-    is_host: &[bool],
-    n: usize,
-    ns3_order: bool,
-) -> Vec<Vec<PortId>> {
-    // adjacency: node → neighbour nodes
-    let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for p in ports {
-        adj[p.node as usize].push(ports[p.peer as usize].node as usize);
-    }
-    if ns3_order {
-        for a in &mut adj {
-            a.sort_unstable_by_key(|&x| ns3_node_order(x, is_host[x]));
-            a.dedup();
-        }
-    }
-    let mut routes = vec![Vec::new(); n];
-    for d in 0..n {
-        if !is_host[d] {
-            continue;
-        }
-        let mut dist = vec![usize::MAX; n];
-        // position of each expanded node in the BFS queue
-        let mut order = vec![usize::MAX; n];
-        dist[d] = 0;
-        let mut bfs = VecDeque::from([d]);
-        let mut popped = 0;
-        while let Some(x) = bfs.pop_front() {
-            if x != d && is_host[x] {
-                continue; // hosts do not forward
-            }
-            order[x] = popped;
-            popped += 1;
-            for &y in &adj[x] {
-                if dist[y] == usize::MAX {
-                    dist[y] = dist[x] + 1;
-                    bfs.push_back(y);
-                }
-            }
-        }
-        if dist[me] == usize::MAX {
-            continue;
-        }
-        for &p in my_ports {
-            let nb = ports[ports[p as usize].peer as usize].node as usize;
-            if dist[nb] + 1 == dist[me] && (nb == d || !is_host[nb]) {
-                routes[d].push(p);
-            }
-        }
-        if ns3_order {
-            let node_of = |p: &PortId| ports[ports[*p as usize].peer as usize].node as usize;
-            routes[d].sort_by_key(|p| order[node_of(p)]);
-        }
-    }
-    routes
 }
 
 impl FlowState {

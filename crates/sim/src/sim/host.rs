@@ -99,6 +99,25 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         self.observer.delivered(node, &frame, now);
     }
 
+    /// Wakes the longest-blocked flow of `node`'s class `q` when the NIC queue has room.
+    /// Blocked flows were due when they blocked, so the woken one emits now.
+    pub(super) fn wake_blocked(&mut self, node: NodeId, q: u8) {
+        let Node::Host(h) = &mut self.nodes[node as usize] else {
+            return;
+        };
+        if self.ports[h.port as usize].queues[q as usize].len() >= h.nic_cap {
+            return;
+        }
+        while let Some(f) = h.waiting[q as usize].pop_front() {
+            let fs = &mut self.flows[f as usize];
+            if !fs.scheduled {
+                fs.scheduled = true;
+                self.queue.push(self.now.max(fs.next_at), Event::Emit(f));
+                return;
+            }
+        }
+    }
+
     pub(super) fn on_emit(&mut self, f: FlowId) {
         let now = self.now;
         let fs = &mut self.flows[f as usize];
@@ -107,29 +126,32 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             return;
         }
         fs.scheduled = false;
+        let (src, prio) = (fs.spec.src, fs.spec.priority);
         if fs.done_emitting {
             return;
         }
         if now >= fs.spec.stop {
             fs.done_emitting = true;
+            // a flow woken for a queue slot that it will not use passes the slot on
+            self.wake_blocked(src, prio);
             return;
         }
         let on = fs.spec.next_on(now);
         if on > now {
             fs.scheduled = true;
             self.queue.push(on, Event::Emit(f));
+            self.wake_blocked(src, prio);
             return;
         }
-        let src = fs.spec.src as usize;
-        let prio = fs.spec.priority;
-        let Node::Host(h) = &mut self.nodes[src] else {
+        let Node::Host(h) = &mut self.nodes[src as usize] else {
             return;
         };
         let hp = h.port;
         if self.ports[hp as usize].queues[prio as usize].len() >= h.nic_cap {
-            h.waiting[prio as usize].push(f);
+            h.waiting[prio as usize].push_back(f);
             return;
         }
+        let src = src as usize;
         let payload = fs.remaining.min(fs.spec.mtu);
         let len = frame_len(payload);
         fs.remaining -= payload;

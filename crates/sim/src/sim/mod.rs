@@ -13,6 +13,7 @@ mod cn;
 mod dcbx;
 mod host;
 mod qp;
+mod routes;
 #[cfg(test)]
 mod tests;
 
@@ -113,7 +114,8 @@ pub(crate) struct Port {
 pub(crate) struct Host {
     pub(crate) port: PortId,
     nic_cap: usize,
-    waiting: [Vec<FlowId>; 8],
+    /// Per priority: flows blocked by a full NIC queue, longest blocked first.
+    waiting: [VecDeque<FlowId>; 8],
     rx_rate: Option<Rate>,
     rx_buffer: u64,
     rx_xoff: u64,
@@ -165,8 +167,9 @@ pub(crate) struct Nic {
 pub(crate) struct Switch {
     pub(crate) ports: Vec<PortId>,
     pub(crate) buffer: SharedBuffer,
-    /// Egress candidates per destination node (empty for switches and unreachable hosts).
-    routes: Vec<Vec<PortId>>,
+    /// Egress candidates per destination node (empty for switches and unreachable hosts);
+    /// set once every port exists.
+    routes: routes::Routes,
 }
 
 pub(crate) enum Node {
@@ -211,11 +214,13 @@ pub struct Simulator<O: Observer = NoObserver, Q: EventQueue<Event> = CalendarQu
     pub(crate) fault: Option<String>,
 }
 
-/// Error building a simulator from a configuration.
+/// Error building a simulator from a configuration. A variant with a `source` names only
+/// where the problem is; the source (printed after it in a chain, as `{:#}` of anyhow does)
+/// says what it is, so that the reason is not printed twice.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     /// A switch's headroom reserves do not fit its buffer.
-    #[error("switch {switch}: {source}")]
+    #[error("switch {switch}")]
     Buffer {
         /// The switch's name.
         switch: String,
@@ -239,7 +244,7 @@ pub enum BuildError {
         problem: String,
     },
     /// An ETS configuration was refused by the scheduler.
-    #[error("link {link}: ETS: {source}")]
+    #[error("link {link}: ETS")]
     Ets {
         /// Index of the link.
         link: usize,
@@ -247,7 +252,7 @@ pub enum BuildError {
         source: lossless_proto::ets::SchedulerError,
     },
     /// A DCBX configuration was refused by the agent.
-    #[error("link {link}: DCBX: {source}")]
+    #[error("link {link}: DCBX")]
     Dcbx {
         /// Index of the link.
         link: usize,
@@ -277,7 +282,7 @@ pub enum BuildError {
         problem: String,
     },
     /// A flow-control configuration was refused by the engine.
-    #[error("link {link}: {source}")]
+    #[error("link {link}: flow control")]
     FlowControl {
         /// Index of the link.
         link: usize,
@@ -566,22 +571,15 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
         self.start_frame(p, frame, slot);
         let node = self.ports[pi].node;
-        // a host's blocked flows of this class may fill the freed queue slot
-        if let Node::Host(h) = &mut self.nodes[node as usize] {
-            if frame.kind == FrameKind::RoceData
-                && let Some(nic) = h.nic.as_deref_mut()
-            {
-                nic.staged &= !(1 << q);
-            }
-            for f in h.waiting[q as usize].drain(..) {
-                let fs = &mut self.flows[f as usize];
-                if !fs.scheduled {
-                    fs.scheduled = true;
-                    let t = now.max(fs.next_at);
-                    self.queue.push(t, Event::Emit(f));
-                }
-            }
+        if frame.kind == FrameKind::RoceData
+            && let Node::Host(h) = &mut self.nodes[node as usize]
+            && let Some(nic) = h.nic.as_deref_mut()
+        {
+            nic.staged &= !(1 << q);
         }
+        // the freed queue slot goes to the host's longest-blocked flow of this class (one
+        // wake-up per frame sent: waking them all costs events quadratic in blocked flows)
+        self.wake_blocked(node, q);
     }
 
     /// Puts `frame` on the wire of `p` in the engine's `slot`: the transmitter is busy until
@@ -715,7 +713,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let Node::Switch(sw) = &self.nodes[node as usize] else {
             return None;
         };
-        let cands = &sw.routes[frame.dst as usize];
+        let cands = sw.routes.get(frame.dst as usize);
         match cands.len() {
             0 => None,
             1 => Some(cands[0]),

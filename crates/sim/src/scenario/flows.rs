@@ -1,0 +1,475 @@
+//! Traffic of a scenario: `[[flow]]`, `[[workload]]` and `[[signal]]` entries, checked against
+//! the topology when the scenario loads (hosts at both ends, a path between them, times
+//! inside the run, patterns that send), each error naming the entry and its line.
+
+use std::path::{Path, PathBuf};
+
+use lossless_proto::units::{Duration, Instant, Rate};
+use toml::Spanned;
+
+use super::ScenarioError;
+use super::build::{Ctx, Names, instant_of};
+use super::qp::{RawQp, qp_spec};
+use super::raw::{RawFlow, RawSignal, RawWorkload};
+use super::topology::{Size, Topology};
+use crate::config::{NodeConfig, Signal};
+use crate::frame::NodeId;
+use crate::traffic::{FlowSpec, Pattern, SizeCdf, Workload};
+use crate::transport::QpSpec;
+
+/// Largest `cdf_file` read (a flow-size CDF is a few hundred lines).
+pub const MAX_CDF_FILE_BYTES: u64 = 1 << 20;
+
+/// What flows are checked against.
+pub(super) struct Traffic<'a> {
+    pub(super) ctx: &'a Ctx<'a>,
+    pub(super) names: &'a Names,
+    pub(super) nodes: &'a [NodeConfig],
+    pub(super) topo: &'a Topology,
+    pub(super) mtu_default: u64,
+    pub(super) duration: Duration,
+    /// The duration is `--duration`'s, not the file's: a run cut short on purpose (to look at
+    /// what happens before the traffic starts), so a later start is no mistake of the file.
+    pub(super) duration_overridden: bool,
+    pub(super) dir: Option<&'a Path>,
+    /// The `[qp]` defaults of every QP.
+    pub(super) qp: &'a RawQp,
+}
+
+impl Traffic<'_> {
+    fn name(&self, n: NodeId) -> &str {
+        &self.nodes[n as usize].name
+    }
+
+    /// The rate of host `h`'s link.
+    fn line_rate(&self, h: NodeId) -> Rate {
+        self.topo.line_rate(h)
+    }
+
+    /// The hosts `v` names (`key` is `src`, `dst` or `host`), refusing a switch.
+    fn hosts(&self, v: &Spanned<String>, key: &str) -> Result<&[NodeId], ScenarioError> {
+        let ids = self.names.resolve(self.ctx, v, key)?;
+        if let Some(&s) = ids.iter().find(|&&x| !self.topo.is_host(x)) {
+            return self.ctx.err(
+                v.span(),
+                key,
+                format!(
+                    "found {:?}, a switch; allowed a host (only hosts send and receive)",
+                    self.name(s)
+                ),
+            );
+        }
+        Ok(ids)
+    }
+
+    /// `start` and `stop` of an entry: `stop` after `start`, `start` before the end of the run.
+    fn times(
+        &self,
+        what: &str,
+        start: &Option<Spanned<String>>,
+        stop: &Option<Spanned<String>>,
+        at: std::ops::Range<usize>,
+    ) -> Result<(Instant, Instant), ScenarioError> {
+        let ctx = self.ctx;
+        let t0 = instant_of(ctx, start, "start", Instant::ZERO)?;
+        let t1 = instant_of(ctx, stop, "stop", Instant::MAX)?;
+        let end = Instant::ZERO + self.duration;
+        if t0 >= end && !self.duration_overridden {
+            return ctx.err(
+                start.as_ref().map_or(at, Spanned::span),
+                "start",
+                format!(
+                    "{what} starts at {}, at or after the end of the run ({}); allowed a start before the duration",
+                    t0.since_epoch(),
+                    self.duration
+                ),
+            );
+        }
+        if t1 <= t0 {
+            return ctx.err(
+                stop.as_ref().map_or(at, Spanned::span),
+                "stop",
+                format!(
+                    "{what} stops at {}, not after its start {}; allowed stop > start",
+                    t1.since_epoch(),
+                    t0.since_epoch()
+                ),
+            );
+        }
+        Ok((t0, t1))
+    }
+
+    fn pattern(&self, f: &RawFlow, src: NodeId) -> Result<Pattern, ScenarioError> {
+        let ctx = self.ctx;
+        let kind = f.pattern.get_ref().as_str();
+        if kind == "line" {
+            return Ok(Pattern::Line);
+        }
+        if kind != "cbr" && kind != "on_off" {
+            return ctx.err(
+                f.pattern.span(),
+                "pattern",
+                format!("found {kind:?}, allowed \"line\", \"cbr\" or \"on_off\""),
+            );
+        }
+        let Some(r) = &f.rate else {
+            return ctx.err(
+                f.pattern.span(),
+                "rate",
+                "missing; required by pattern cbr and on_off".into(),
+            );
+        };
+        let rate: Rate = r
+            .get_ref()
+            .parse()
+            .or_else(|e: lossless_proto::units::ParseRateError| ctx.err(r.span(), "rate", e.to_string()))?;
+        // a source cannot offer more than its NIC sends: a higher rate is a typo (10G for 100G)
+        let line = self.line_rate(src);
+        if rate > line {
+            return ctx.err(
+                r.span(),
+                "rate",
+                format!(
+                    "found {}, above the line rate {line} of the source {}; allowed up to {line} \
+                     (pattern \"line\" sends at line rate)",
+                    r.get_ref(),
+                    self.name(src)
+                ),
+            );
+        }
+        if kind == "cbr" {
+            return Ok(Pattern::Cbr { rate });
+        }
+        let (Some(on), Some(off)) = (&f.on, &f.off) else {
+            return ctx.err(
+                f.pattern.span(),
+                "on",
+                "`on` and `off` durations are required by pattern on_off".into(),
+            );
+        };
+        let (on_d, off_d) = (ctx.duration(on, "on")?, ctx.duration(off, "off")?);
+        if on_d == Duration::ZERO {
+            return ctx.err(
+                on.span(),
+                "on",
+                "found 0: the flow would never send; allowed a positive duration".into(),
+            );
+        }
+        if off_d == Duration::ZERO {
+            return ctx.err(
+                off.span(),
+                "off",
+                "found 0: never off; allowed a positive duration (pattern \"cbr\" sends without pause)"
+                    .into(),
+            );
+        }
+        Ok(Pattern::OnOff {
+            rate,
+            on: on_d,
+            off: off_d,
+        })
+    }
+
+    /// The QP a flow or workload of `priority` from `srcs` is, if its `transport` says so
+    /// (`keys` its own QP keys, `stray` one set without `transport`).
+    fn transport(
+        &self,
+        t: &Option<Spanned<String>>,
+        keys: RawQp,
+        stray: Option<&'static str>,
+        priority: u8,
+        srcs: &[NodeId],
+        span: std::ops::Range<usize>,
+    ) -> Result<Option<Box<QpSpec>>, ScenarioError> {
+        let ctx = self.ctx;
+        match t {
+            None => match stray {
+                None => Ok(None),
+                Some(k) => ctx.err(
+                    span,
+                    k,
+                    "a QP key without `transport = \"rocev2\"` (the flow would be plain frames)".into(),
+                ),
+            },
+            Some(t) if t.get_ref() == "rocev2" => {
+                let lines: Vec<Rate> = srcs.iter().map(|&n| self.line_rate(n)).collect();
+                let q = keys.over(self.qp);
+                qp_spec(ctx, &q, priority, &lines, ctx.line_of(span.start)).map(|q| Some(Box::new(q)))
+            }
+            Some(t) => ctx.err(
+                t.span(),
+                "transport",
+                format!("found {:?}, allowed \"rocev2\" (or no key: plain frames)", t.get_ref()),
+            ),
+        }
+    }
+
+    /// The `[[flow]]` entries: one flow per (src, dst) member pair.
+    pub(super) fn flows(&self, raw: &[RawFlow], size: &mut Size) -> Result<Vec<FlowSpec>, ScenarioError> {
+        let ctx = self.ctx;
+        let mut flows = Vec::new();
+        for f in raw {
+            let what = format!("flow {:?}", f.name.get_ref());
+            if *f.priority.get_ref() > 7 {
+                return ctx.err(
+                    f.priority.span(),
+                    "priority",
+                    format!("found {}, allowed 0..=7", f.priority.get_ref()),
+                );
+            }
+            if let Some(s) = &f.size_bytes
+                && *s.get_ref() == 0
+            {
+                return ctx.err(
+                    s.span(),
+                    "size_bytes",
+                    "found 0, allowed at least 1 byte (omit it for an endless flow)".into(),
+                );
+            }
+            let (start, stop) = self.times(&what, &f.start, &f.stop, f.name.span())?;
+            let srcs = self.hosts(&f.src, "src")?;
+            let dsts = self.hosts(&f.dst, "dst")?;
+            size.add(ctx, f.name.span(), "flows", (srcs.len() * dsts.len()) as u64)?;
+            let qp = self.transport(
+                &f.transport,
+                f.qp_keys(),
+                f.stray_qp_key(),
+                *f.priority.get_ref(),
+                srcs,
+                f.name.span(),
+            )?;
+            for &s in srcs {
+                let pattern = self.pattern(f, s)?;
+                for &d in dsts {
+                    if s == d {
+                        return ctx.err(
+                            f.dst.span(),
+                            "dst",
+                            format!(
+                                "{what}: source and destination are the same host {:?}; allowed another host",
+                                self.name(s)
+                            ),
+                        );
+                    }
+                    if !self.topo.reaches(s, d) {
+                        return ctx.err(
+                            f.dst.span(),
+                            "dst",
+                            format!(
+                                "{what}: no path from {} to {} (their switches are not linked, and hosts \
+                                 do not forward); allowed a destination the source can reach",
+                                self.name(s),
+                                self.name(d)
+                            ),
+                        );
+                    }
+                    let name = if srcs.len() * dsts.len() > 1 {
+                        let member = if srcs.len() > 1 { s } else { d };
+                        format!("{}:{}", f.name.get_ref(), self.name(member))
+                    } else {
+                        f.name.get_ref().clone()
+                    };
+                    flows.push(FlowSpec {
+                        name,
+                        src: s,
+                        dst: d,
+                        priority: *f.priority.get_ref(),
+                        mtu: f.mtu.as_ref().map_or(self.mtu_default, |m| *m.get_ref()),
+                        pattern,
+                        start,
+                        stop,
+                        size: f.size_bytes.as_ref().map(|s| *s.get_ref()),
+                        transport: qp.clone(),
+                    });
+                }
+            }
+        }
+        Ok(flows)
+    }
+
+    /// Reads and checks a workload's `cdf_file` (a regular file of at most
+    /// [`MAX_CDF_FILE_BYTES`], relative to the scenario's directory).
+    fn cdf(&self, w: &RawWorkload) -> Result<SizeCdf, ScenarioError> {
+        let ctx = self.ctx;
+        let path = PathBuf::from(w.cdf_file.get_ref());
+        let path = match (path.is_relative(), self.dir) {
+            (true, Some(d)) => d.join(path),
+            _ => path,
+        };
+        let text = lossless_files::read_input_text(&path, "file", MAX_CDF_FILE_BYTES)
+            .or_else(|e| ctx.err(w.cdf_file.span(), "cdf_file", e.to_string()))?;
+        SizeCdf::parse(&text).or_else(|e| {
+            ctx.err(
+                w.cdf_file.span(),
+                "cdf_file",
+                format!("{}:{}: {}", path.display(), e.line, e.problem),
+            )
+        })
+    }
+
+    /// The `[[workload]]` entries.
+    pub(super) fn workloads(
+        &self,
+        raw: &[RawWorkload],
+        size: &mut Size,
+    ) -> Result<Vec<Workload>, ScenarioError> {
+        let ctx = self.ctx;
+        let mut out = Vec::new();
+        for w in raw {
+            let what = format!("workload {:?}", w.name.get_ref());
+            if *w.priority.get_ref() > 7 {
+                return ctx.err(
+                    w.priority.span(),
+                    "priority",
+                    format!("found {}, allowed 0..=7", w.priority.get_ref()),
+                );
+            }
+            let load = *w.load.get_ref();
+            if !(load > 0.0 && load <= 1.0) {
+                return ctx.err(
+                    w.load.span(),
+                    "load",
+                    format!("found {load}, allowed 0 < load ≤ 1"),
+                );
+            }
+            let (start, stop) = self.times(&what, &w.start, &w.stop, w.name.span())?;
+            let mut src = Vec::new();
+            for s in &w.src {
+                src.extend_from_slice(self.hosts(s, "src")?);
+            }
+            let mut dst = Vec::new();
+            for d in &w.dst {
+                dst.extend_from_slice(self.hosts(d, "dst")?);
+            }
+            if src.is_empty() || dst.is_empty() {
+                return ctx.err(
+                    w.name.span(),
+                    "src",
+                    format!("{what}: src and dst must name at least one host each"),
+                );
+            }
+            self.workload_paths(&what, w, &src, &dst)?;
+            let cdf = self.cdf(w)?;
+            let qp = self.transport(
+                &w.transport,
+                w.qp_keys(),
+                w.stray_qp_key(),
+                *w.priority.get_ref(),
+                &src,
+                w.name.span(),
+            )?;
+            let total_bps: u128 = src.iter().map(|&s| u128::from(self.line_rate(s).bps())).sum();
+            let mean_interarrival = Workload::interarrival_for_bps(&cdf, load, total_bps);
+            // the arrivals expected over the run count towards the scenario's size
+            let end = stop.min(Instant::ZERO + self.duration);
+            let expected = end.saturating_duration_since(start).as_ps() / mean_interarrival.as_ps().max(1);
+            size.add(
+                ctx,
+                w.load.span(),
+                "workload arrivals",
+                u64::try_from(expected).unwrap_or(u64::MAX),
+            )?;
+            out.push(Workload {
+                name: w.name.get_ref().clone(),
+                mean_interarrival,
+                src,
+                dst,
+                priority: *w.priority.get_ref(),
+                mtu: w.mtu.as_ref().map_or(self.mtu_default, |m| *m.get_ref()),
+                cdf,
+                start,
+                stop,
+                transport: qp,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Every source has a destination other than itself, and reaches every destination.
+    fn workload_paths(
+        &self,
+        what: &str,
+        w: &RawWorkload,
+        src: &[NodeId],
+        dst: &[NodeId],
+    ) -> Result<(), ScenarioError> {
+        let ctx = self.ctx;
+        let span = w.dst.first().map_or(w.name.span(), Spanned::span);
+        if let Some(&s) = src.iter().find(|&&s| dst.iter().all(|&d| d == s)) {
+            return ctx.err(
+                span,
+                "dst",
+                format!(
+                    "{what}: source {} has no destination but itself; allowed a dst list with another host",
+                    self.name(s)
+                ),
+            );
+        }
+        // distinct hosts reach each other exactly when their labels are equal
+        let label = self.topo.reach_label(src[0]);
+        let pair = match dst.iter().find(|&&d| self.topo.reach_label(d) != label) {
+            Some(&d) => Some((src[0], d)),
+            None => src
+                .iter()
+                .find(|&&s| self.topo.reach_label(s) != label)
+                .map(|&s| (s, dst[0])),
+        };
+        if let Some((s, d)) = pair {
+            return ctx.err(
+                span,
+                "dst",
+                format!(
+                    "{what}: no path from {} to {} (their switches are not linked, and hosts do not \
+                     forward); allowed sources and destinations that reach each other",
+                    self.name(s),
+                    self.name(d)
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// The `[[signal]]` entries: scripted `fc_rdy` of hosts.
+    pub(super) fn signals(&self, raw: &[RawSignal], size: &mut Size) -> Result<Vec<Signal>, ScenarioError> {
+        let ctx = self.ctx;
+        let mut signals = Vec::new();
+        for s in raw {
+            if s.priority > 7 {
+                return ctx.err(
+                    s.host.span(),
+                    "priority",
+                    format!("found {}, allowed 0..=7", s.priority),
+                );
+            }
+            let ids = self.hosts(&s.host, "host")?;
+            size.add(
+                ctx,
+                s.host.span(),
+                "signals",
+                (2 * ids.len() * s.fc_rdy.len()) as u64,
+            )?;
+            for &node in ids {
+                for (rise, fall) in &s.fc_rdy {
+                    let r = ctx.duration(rise, "fc_rdy")?;
+                    let f = ctx.duration(fall, "fc_rdy")?;
+                    if f <= r {
+                        return ctx.err(
+                            fall.span(),
+                            "fc_rdy",
+                            format!("found fall {f} ≤ rise {r}, allowed [rise, fall] with fall later"),
+                        );
+                    }
+                    for (at, on) in [(r, true), (f, false)] {
+                        signals.push(Signal {
+                            node,
+                            prio: s.priority,
+                            at: Instant::ZERO + at,
+                            on,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(signals)
+    }
+}
