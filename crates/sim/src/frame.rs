@@ -208,8 +208,8 @@ impl Frame {
     }
 
     /// A CNM from congestion point `cp_node` (a switch, egress port index `cp_port`) to host
-    /// `dst` about `flow`, with the 6-bit quantised feedback and the CP's queue offset and
-    /// delta (as the CNM PDU carries them).
+    /// `dst` about `flow`, sent on `priority`, with what the CNM PDU carries: the 6-bit
+    /// quantised feedback, the CP's queue offset and delta, and the sampled frame's priority.
     #[allow(clippy::too_many_arguments)]
     pub fn cnm(
         flow: FlowId,
@@ -221,11 +221,13 @@ impl Frame {
         qntz_fb: u8,
         q_offset: i16,
         q_delta: i16,
+        sampled_priority: u8,
     ) -> Frame {
         Frame {
             id: u64::from(q_offset as u16)
                 | u64::from(q_delta as u16) << 16
-                | u64::from(cp_port & 0xFFFF) << 32,
+                | u64::from(cp_port & 0xFFFF) << 32
+                | u64::from(sampled_priority & 7) << 48,
             flow,
             len,
             ingress: NO_PORT,
@@ -254,19 +256,35 @@ impl Frame {
     pub const fn msn(&self) -> u32 {
         (self.id >> 48) as u32
     }
-    /// A CNM's (quantised feedback, queue offset, queue delta, CP port index).
-    pub const fn cnm_feedback(&self) -> (u8, i16, i16, u32) {
-        (
-            self.flags & 0x3F,
-            self.id as u16 as i16,
-            (self.id >> 16) as u16 as i16,
-            ((self.id >> 32) & 0xFFFF) as u32,
-        )
+    /// What a CNM carries.
+    pub const fn cnm_feedback(&self) -> CnmFields {
+        CnmFields {
+            qntz_fb: self.flags & 0x3F,
+            q_offset: self.id as u16 as i16,
+            q_delta: (self.id >> 16) as u16 as i16,
+            cp_port: ((self.id >> 32) & 0xFFFF) as u32,
+            sampled_priority: ((self.id >> 48) & 7) as u8,
+        }
     }
     /// Whether flag bit(s) `f` (see [`flags`]) are set.
     pub const fn has(&self, f: u8) -> bool {
         self.flags & f != 0
     }
+}
+
+/// The fields of a CNM frame ([`Frame::cnm_feedback`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CnmFields {
+    /// Quantised feedback, 0..=63.
+    pub qntz_fb: u8,
+    /// The CP's queue offset (its engine's units).
+    pub q_offset: i16,
+    /// The CP's queue change since its last sample.
+    pub q_delta: i16,
+    /// Local index of the CP's port at its switch.
+    pub cp_port: u32,
+    /// Priority of the sampled frame.
+    pub sampled_priority: u8,
 }
 
 /// Why a frame was dropped. Every drop has one.
@@ -333,8 +351,17 @@ mod tests {
         assert!(d.has(flags::LAST) && !d.has(flags::FIRST));
         let a = Frame::reply(FrameKind::Sack, 7, 2, 1, 70, 3, 0x123456, 0xFEDCBA, 1, flags::CNP);
         assert_eq!((a.psn(), a.sack_psn(), a.msn()), (0x123456, 0xFEDCBA, 1));
-        let c = Frame::cnm(7, 9, 3, 1, 64, 6, 0x2A, -1234, 567);
-        assert_eq!(c.cnm_feedback(), (0x2A, -1234, 567, 3));
+        let c = Frame::cnm(7, 9, 3, 1, 64, 6, 0x2A, -1234, 567, 3);
+        assert_eq!(
+            c.cnm_feedback(),
+            CnmFields {
+                qntz_fb: 0x2A,
+                q_offset: -1234,
+                q_delta: 567,
+                cp_port: 3,
+                sampled_priority: 3
+            }
+        );
         // PSNs are 24-bit: higher bits are not kept
         assert_eq!(
             Frame::roce_data(0, 0, 1, 64, 0, 0x1FF_FFFF, 0, 0, Ecn::NotEct).psn(),

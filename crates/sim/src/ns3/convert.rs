@@ -175,7 +175,7 @@ impl Run {
                 stop: Instant::MAX,
                 size: Some(f.size),
                 transport: Some(Box::new(QpSpec {
-                    rc: rc.clone(),
+                    rc,
                     cc: cc.clone(),
                     ack_priority: f.pg,
                     udp_dport: f.dport,

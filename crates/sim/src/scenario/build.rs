@@ -300,8 +300,18 @@ pub(super) fn build(
             xon_offset_bytes: s.xon_offset_bytes.unwrap_or(2 * (mtu + 22)),
             headroom_bytes: s.headroom_bytes,
             mtu,
-            ecn: ecn_spec(ctx, s.ecn.as_ref(), raw.ecn.as_ref(), ctx.line_of(s.name.span().start))?,
-            qcn: qcn_spec(ctx, s.qcn.as_ref(), raw.qcn.as_ref(), ctx.line_of(s.name.span().start))?,
+            ecn: ecn_spec(
+                ctx,
+                s.ecn.as_ref(),
+                raw.ecn.as_ref(),
+                ctx.line_of(s.name.span().start),
+            )?,
+            qcn: qcn_spec(
+                ctx,
+                s.qcn.as_ref(),
+                raw.qcn.as_ref(),
+                ctx.line_of(s.name.span().start),
+            )?,
         };
         let n = NodeConfig {
             name: s.name.get_ref().clone(),

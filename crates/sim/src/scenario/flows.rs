@@ -199,7 +199,10 @@ impl Traffic<'_> {
             Some(t) => ctx.err(
                 t.span(),
                 "transport",
-                format!("found {:?}, allowed \"rocev2\" (or no key: plain frames)", t.get_ref()),
+                format!(
+                    "found {:?}, allowed \"rocev2\" (or no key: plain frames)",
+                    t.get_ref()
+                ),
             ),
         }
     }

@@ -245,15 +245,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             }
         }
         // every host has its one port now: every switch's routes in one pass
-        for (node, r) in nodes
-            .iter_mut()
-            .zip(super::routes::compute(
-                &node_ports,
-                &ports,
-                &is_host,
-                config.model.ecmp == Ecmp::Ns3,
-            ))
-        {
+        for (node, r) in nodes.iter_mut().zip(super::routes::compute(
+            &node_ports,
+            &ports,
+            &is_host,
+            config.model.ecmp == Ecmp::Ns3,
+        )) {
             if let (Node::Switch(sw), Some(r)) = (node, r) {
                 sw.routes = r;
             }
@@ -444,16 +441,8 @@ fn port_cn(
         for q in (0..8u8).filter(|q| qc.priorities & (1 << q) != 0) {
             let mut p = qc.cp;
             let a = station_address(me);
-            p.cpid = [
-                a[0],
-                a[1],
-                a[2],
-                a[3],
-                a[4],
-                a[5],
-                (local >> 8) as u8,
-                local as u8 ^ q,
-            ];
+            // the port's address and the priority (what the pcap sink writes as the CPID)
+            p.cpid = [a[0], a[1], a[2], a[3], a[4], a[5], q, 0];
             let cp = if qc.jitter {
                 Cp::new(p, mix(seed, me, q, 0xC9))
             } else {

@@ -92,6 +92,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             fb.qntz_fb,
             fb.q_offset,
             fb.q_delta,
+            sampled.priority,
         );
         self.totals.injected += 1;
         let Some(out) = self.route(node, &cnm) else {

@@ -135,8 +135,8 @@ impl Qp {
     /// `line`, or what its configuration gets wrong.
     pub(crate) fn new(spec: &QpSpec, size: Option<u64>, line: Rate, start: Instant) -> Result<Qp, String> {
         let bytes = size.unwrap_or(u64::MAX);
-        let req = Requester::new(spec.rc.clone(), bytes).map_err(|e| format!("rocev2: {e}"))?;
-        let resp = Responder::new(spec.rc.clone(), bytes).map_err(|e| format!("rocev2: {e}"))?;
+        let req = Requester::new(spec.rc, bytes).map_err(|e| format!("rocev2: {e}"))?;
+        let resp = Responder::new(spec.rc, bytes).map_err(|e| format!("rocev2: {e}"))?;
         let (rp, np) = match &spec.cc {
             CcSpec::None => (RpState::None, None),
             CcSpec::Dcqcn { rp, np } => {
@@ -540,7 +540,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 let changed = match &mut qp.rp {
                     RpState::Qcn(rp) if at_sender => {
                         qp.counters.cnms_received += 1;
-                        rp.handle_cnm(now, frame.cnm_feedback().0);
+                        rp.handle_cnm(now, frame.cnm_feedback().qntz_fb);
                         qp.note_rate(now)
                     }
                     _ => {
