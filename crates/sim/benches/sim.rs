@@ -1,8 +1,8 @@
 //! Simulator throughput: events per second (and simulated time per wall second) on `incast`
 //! with 64 senders and on `four-bridge` (PFC only), and with RoCEv2 QPs, ECN marking and
-//! DCQCN on `incast-dcqcn` (2 ms) and on the 320-host fat-tree of
-//! `/work/shared/corpus/workloads/` with WebSearch flows at 30 % load (200 µs; skipped when the
-//! corpus is absent). Run: `cargo bench -p lossless-sim --bench sim`.
+//! DCQCN on `incast-dcqcn` (2 ms) and on the 320-host fat-tree of the shared corpus's
+//! `workloads/` (`lossless_testkit::corpus_dir`) with WebSearch flows at 30 % load (200 µs;
+//! skipped, saying so, when the corpus is absent). Run: `cargo bench -p lossless-sim --bench sim`.
 #![allow(missing_docs)] // criterion_group! generates undocumented items
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
@@ -25,9 +25,15 @@ fn config(name: &str, set: &[&str]) -> SimConfig {
 
 /// The 320-host fat-tree with WebSearch flows at 30 % load under DCQCN, 200 µs.
 fn fat_tree() -> Option<SimConfig> {
-    let dir = std::path::Path::new("/work/shared/corpus/workloads");
-    let topo = std::fs::read_to_string(dir.join("fat-tree-320.topology.txt")).ok()?;
-    let cdf = std::fs::read_to_string(dir.join("WebSearch_distribution.txt")).ok()?;
+    let dir = lossless_testkit::corpus_dir().join("workloads");
+    let read = |f: &str| {
+        let path = dir.join(f);
+        std::fs::read_to_string(&path)
+            .map_err(|e| eprintln!("SKIPPED fat-tree-320-websearch-dcqcn: {}: {e}", path.display()))
+            .ok()
+    };
+    let topo = read("fat-tree-320.topology.txt")?;
+    let cdf = read("WebSearch_distribution.txt")?;
     let topo = Topology::parse(&topo, "fat-tree-320.topology.txt").expect("topology parses");
     let cdf = SizeCdf::parse(&cdf).expect("CDF parses");
     Some(topo.websearch_dcqcn(cdf, 0.3, Duration::from_us(200)))

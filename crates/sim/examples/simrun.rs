@@ -5,8 +5,8 @@
 //! [--queue calendar|heap|radix] [--repeat N]`: the event queue to use (calendar, the default)
 //! and how many runs (the best is printed) for before/after comparisons in one binary.
 //!
-//! `simrun fat-tree-websearch [DURATION]` runs the 320-host fat-tree of
-//! `/work/shared/corpus/workloads/` (or `$LOSSLESS_WORKLOADS`) with WebSearch flows at 30 %
+//! `simrun fat-tree-websearch [DURATION]` runs the 320-host fat-tree of the shared corpus's
+//! `workloads/` (`$LOSSLESS_CORPUS`, else `shared/corpus` beside the checkout) with WebSearch flows at 30 %
 //! load, all RoCEv2 QPs with DCQCN and ECN marking (HPCC ns-3 presets), for DURATION (200us).
 
 use std::time::Instant as WallClock;
@@ -52,9 +52,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..Default::default()
     };
     let config = if name == "fat-tree-websearch" {
-        let dir =
-            std::env::var("LOSSLESS_WORKLOADS").unwrap_or_else(|_| "/work/shared/corpus/workloads".into());
-        let dir = std::path::Path::new(&dir);
+        let dir = lossless_testkit::corpus_dir().join("workloads");
         let topo_path = dir.join("fat-tree-320.topology.txt");
         let topo = lossless_sim::ns3::Topology::parse(
             &std::fs::read_to_string(&topo_path)?,
