@@ -45,7 +45,9 @@ struct Compared {
     report: Report,
 }
 
-fn compare(name: &str) -> Option<Compared> {
+/// Runs reference run `name` with our ECN markers seeded `seed` (default: the config's 1, or
+/// `$NS3_SEED`) and compares it flow by flow; prints the comparison.
+fn compare(name: &str, seed: Option<u64>) -> Option<Compared> {
     let dir = corpus(name)?;
     let run = Run::load(
         &dir.join("config.txt"),
@@ -54,7 +56,7 @@ fn compare(name: &str) -> Option<Compared> {
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let mut config = run.to_sim_config(name).unwrap_or_else(|e| panic!("{e}"));
-    if let Some(seed) = std::env::var("NS3_SEED").ok().and_then(|s| s.parse().ok()) {
+    if let Some(seed) = seed.or_else(|| std::env::var("NS3_SEED").ok().and_then(|s| s.parse().ok())) {
         config.seed = seed;
     }
     let mut sim = Simulator::new(config).expect("builds");
@@ -126,18 +128,23 @@ fn compare(name: &str) -> Option<Compared> {
         a.sort_by(f64::total_cmp);
         a
     };
-    println!("{name}: {} flows, {} events", e.len(), report.events);
+    let mut out = format!(
+        "{name} (seed {}): {} flows, {} events\n",
+        report.seed,
+        e.len(),
+        report.events
+    );
     for q in [0.5, 0.95, 0.99] {
-        println!(
-            "  slowdown p{:<4} ours {:>8.3}  reference {:>8.3}  ({:+.1} %)",
+        out += &format!(
+            "  slowdown p{:<4} ours {:>8.3}  reference {:>8.3}  ({:+.1} %)\n",
             q * 100.0,
             quantile(&c.ours, q),
             quantile(&c.theirs, q),
             100.0 * (quantile(&c.ours, q) / quantile(&c.theirs, q) - 1.0)
         );
     }
-    println!(
-        "  per-flow error (ours/reference − 1): min {:+.1} %, p5 {:+.1} %, p25 {:+.1} %, median {:+.1} %, p75 {:+.1} %, p95 {:+.1} %, max {:+.1} %",
+    out += &format!(
+        "  per-flow error (ours/reference − 1): min {:+.1} %, p5 {:+.1} %, p25 {:+.1} %, median {:+.1} %, p75 {:+.1} %, p95 {:+.1} %, max {:+.1} %\n",
         100.0 * e[0],
         100.0 * quantile(&e, 0.05),
         100.0 * quantile(&e, 0.25),
@@ -146,8 +153,8 @@ fn compare(name: &str) -> Option<Compared> {
         100.0 * quantile(&e, 0.95),
         100.0 * e[e.len() - 1]
     );
-    println!(
-        "  |error|: median {:.1} %, p90 {:.1} %, p99 {:.1} %; within 1 %: {}, within 10 %: {} of {}",
+    out += &format!(
+        "  |error|: median {:.1} %, p90 {:.1} %, p99 {:.1} %; within 1 %: {}, within 10 %: {} of {}\n",
         100.0 * quantile(&abs, 0.5),
         100.0 * quantile(&abs, 0.9),
         100.0 * quantile(&abs, 0.99),
@@ -155,6 +162,7 @@ fn compare(name: &str) -> Option<Compared> {
         abs.iter().filter(|&&x| x <= 0.10).count(),
         abs.len()
     );
+    print!("{out}");
     Some(c)
 }
 
@@ -171,7 +179,7 @@ fn assert_quantiles_within_10_percent(c: &Compared, name: &str) {
 
 #[test]
 fn incast_8_slowdowns_are_within_10_percent_of_the_reference() {
-    if let Some(c) = compare("incast-8") {
+    if let Some(c) = compare("incast-8", None) {
         assert_quantiles_within_10_percent(&c, "incast-8");
         // like the reference, no PFC frame
         assert_eq!(pfc_frames(&c.report), 0);
@@ -180,9 +188,45 @@ fn incast_8_slowdowns_are_within_10_percent_of_the_reference() {
 
 #[test]
 fn fat_tree_websearch_slowdowns_are_within_10_percent_of_the_reference() {
-    if let Some(c) = compare("ft-k4-websearch") {
+    if let Some(c) = compare("ft-k4-websearch", None) {
         assert_quantiles_within_10_percent(&c, "ft-k4-websearch");
         assert_eq!(pfc_frames(&c.report), 0);
+    }
+}
+
+/// The reference's ECN markers draw from a generator that cannot be reproduced, so one seed of
+/// ours is one sample of the same model and the 99th percentile (the 4th-largest of 321
+/// slowdowns) moves with it: over five seeds, the median of each quantile is within 10 % of
+/// the reference too (not only the default seed's).
+#[test]
+fn fat_tree_websearch_slowdown_medians_over_five_seeds_are_within_10_percent() {
+    let runs: Vec<Compared> = std::thread::scope(|s| {
+        let handles: Vec<_> = (1..=5u64)
+            .map(|seed| s.spawn(move || compare("ft-k4-websearch", Some(seed))))
+            .collect();
+        handles
+            .into_iter()
+            .filter_map(|h| h.join().expect("run"))
+            .collect()
+    });
+    if runs.is_empty() {
+        return; // skipped: no corpus
+    }
+    for q in [0.5, 0.95, 0.99] {
+        let mut ours: Vec<f64> = runs.iter().map(|c| quantile(&c.ours, q)).collect();
+        ours.sort_by(f64::total_cmp);
+        let median = ours[ours.len() / 2];
+        let theirs = quantile(&runs[0].theirs, q);
+        println!(
+            "ft-k4-websearch p{}: seeds 1..=5 give {ours:.3?}, median {median:.3}, reference {theirs:.3} ({:+.1} %)",
+            q * 100.0,
+            100.0 * (median / theirs - 1.0)
+        );
+        assert!(
+            (median / theirs - 1.0).abs() <= 0.10,
+            "slowdown p{}: median over seeds {median:.3}, the reference's {theirs:.3}",
+            q * 100.0
+        );
     }
 }
 
