@@ -319,6 +319,25 @@ impl<O: Observer> Simulator<O, CalendarQueue<Event>> {
     }
 }
 
+/// What a frame leaving queue `q` of a host port that holds QP packets or of a switch port
+/// with congestion notification does there: frees the QP's slot, or meets the ECN marker
+/// deciding at dequeue (kept out of the path of other ports).
+#[inline(never)]
+fn dequeued_cn(port: &mut Port, q: u8, mut frame: Frame) -> Frame {
+    // pulled from a QP (host ports): the queue may take the QP's next packet
+    if frame.kind == FrameKind::RoceData {
+        port.staged &= !(1 << q);
+    }
+    if port.cn_mask & (1 << q) != 0
+        && frame.ecn.is_capable()
+        && let Some(cn) = port.cn.as_deref_mut()
+        && cn.mark_at_dequeue(q as usize, port.queued_bytes[q as usize])
+    {
+        frame.ecn = Ecn::Ce;
+    }
+    frame
+}
+
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// The current simulated time.
     pub fn now(&self) -> Instant {
@@ -362,8 +381,18 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// Queues `frame` at egress port `p` (transmission selection told first); false (and an
     /// engine fault) when the selection refuses it.
-    pub(crate) fn enqueue(&mut self, p: PortId, mut frame: Frame) -> bool {
-        let now = self.now;
+    #[inline]
+    pub(crate) fn enqueue(&mut self, p: PortId, frame: Frame) -> bool {
+        if self.ports[p as usize].cn_mask != 0 {
+            return self.enqueue_cn(p, frame);
+        }
+        self.enqueue_plain(p, frame)
+    }
+
+    /// [`Self::enqueue`] at a switch port with ECN markers or QCN congestion points (kept out
+    /// of the path of ports without).
+    #[inline(never)]
+    fn enqueue_cn(&mut self, p: PortId, mut frame: Frame) -> bool {
         let port = &mut self.ports[p as usize];
         let q = frame.priority as usize;
         let cn = port.cn_mask & (1 << q) != 0;
@@ -374,6 +403,22 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         {
             frame.ecn = Ecn::Ce;
         }
+        if !self.enqueue_plain(p, frame) {
+            return false;
+        }
+        if cn {
+            // a QCN congestion point sees every enqueued frame
+            let node = self.ports[p as usize].node;
+            self.cp_enqueued(node, p, frame);
+        }
+        true
+    }
+
+    #[inline(always)]
+    fn enqueue_plain(&mut self, p: PortId, frame: Frame) -> bool {
+        let now = self.now;
+        let port = &mut self.ports[p as usize];
+        let q = frame.priority as usize;
         if let Err(e) = port.sel.enqueued(now, frame.priority, frame.len) {
             self.engine_fault(p, "transmission selection refused a frame", &e);
             return false;
@@ -383,11 +428,6 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         port.queued_bytes[q] += frame.len as u64;
         let st = &mut port.stats.prio[q];
         st.peak_queue_bytes = st.peak_queue_bytes.max(port.queued_bytes[q]);
-        if cn {
-            // a QCN congestion point (switch ports only) sees every enqueued frame
-            let node = port.node;
-            self.cp_enqueued(node, p, frame);
-        }
         true
     }
 
@@ -551,17 +591,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if port.queues[q as usize].is_empty() {
             port.nonempty &= !(1 << q);
         }
-        // pulled from a QP (host ports): the queue may take the QP's next packet
-        if port.staged != 0 && frame.kind == FrameKind::RoceData {
-            port.staged &= !(1 << q);
-        }
-        if port.cn_mask != 0
-            && port.cn_mask & (1 << q) != 0
-            && frame.ecn.is_capable()
-            && let Some(cn) = port.cn.as_deref_mut()
-            && cn.mark_at_dequeue(q as usize, port.queued_bytes[q as usize])
-        {
-            frame.ecn = Ecn::Ce;
+        if port.staged | port.cn_mask != 0 {
+            frame = dequeued_cn(port, q, frame);
         }
         let slot = match port.mac.on_tx_start(now, frame.len as u64, q) {
             Ok(slot) => slot,
