@@ -8,7 +8,10 @@ use lossless_proto::units::{Duration, Instant, Rate};
 
 use crate::buffer::Threshold;
 use crate::frame::NodeId;
+use crate::headroom::propagation;
+use crate::model::ModelConfig;
 use crate::traffic::{FlowSpec, Workload};
+use crate::transport::{EcnSpec, QcnSpec};
 
 /// A whole simulation.
 #[derive(Clone, Debug)]
@@ -33,6 +36,8 @@ pub struct SimConfig {
     pub signals: Vec<Signal>,
     /// Stalls, watchdogs, static routes, link events, the deadlock detector, victims.
     pub pathology: crate::pathology::PathologyConfig,
+    /// Modelling choices (802.3-exact by default; the HPCC ns-3 reference's on request).
+    pub model: ModelConfig,
 }
 
 /// A host or a switch.
@@ -97,6 +102,10 @@ pub struct SwitchConfig {
     pub headroom_bytes: Option<u64>,
     /// Largest payload, for the headroom formula.
     pub mtu: u64,
+    /// ECN marking at the egress queues (`None`: no marking).
+    pub ecn: Option<EcnSpec>,
+    /// QCN congestion points at the egress queues (`None`: none).
+    pub qcn: Option<QcnSpec>,
 }
 
 /// A full-duplex link between port ends `a` and `b`.
@@ -110,6 +119,8 @@ pub struct LinkConfig {
     pub rate: Rate,
     /// Cable length in metres (5 ns/m).
     pub length_m: u64,
+    /// One-way propagation delay given as a time; replaces the cable's 5 ns/m when set.
+    pub delay: Option<Duration>,
     /// One-way delay of the PHYs in each direction (the sender's transmit and the receiver's
     /// receive path), added to the cable's; zero unless the scenario asks for it.
     pub interface_delay: Duration,
@@ -126,6 +137,13 @@ pub struct LinkConfig {
     pub dcbx_a: Option<DcbxConfig>,
     /// DCBX agent of the port at `b`.
     pub dcbx_b: Option<DcbxConfig>,
+}
+
+impl LinkConfig {
+    /// The one-way propagation delay: `delay` if given, else the cable's 5 ns per metre.
+    pub fn propagation(&self) -> Duration {
+        self.delay.unwrap_or_else(|| propagation(self.length_m))
+    }
 }
 
 /// A scripted change of a host port's flow-control request.

@@ -11,7 +11,7 @@ pub mod verify;
 pub mod worst_case;
 
 use lossless_proto::headroom::{AnnexNInput, InterfaceDelay, PeerDelay, frame_bytes};
-use lossless_proto::units::Rate;
+use lossless_proto::units::{Duration, Rate};
 
 pub use lossless_proto::headroom::{
     FRAME_OVERHEAD_BYTES, PAUSE_FRAME_BIT_TIMES, PROPAGATION_PS_PER_M, interface_delay_bit_times, propagation,
@@ -32,10 +32,16 @@ pub fn headroom_bytes(rate: Rate, cable_m: u64, mtu: u64) -> u64 {
     .headroom_bytes
 }
 
+/// [`headroom_bytes`] for a link given by its one-way delay rather than its length: the
+/// cable that long at 5 ns/m, rounded up to a whole metre.
+pub fn headroom_bytes_for_delay(rate: Rate, delay: Duration, mtu: u64) -> u64 {
+    let m = delay.as_ps().div_ceil(PROPAGATION_PS_PER_M);
+    headroom_bytes(rate, u64::try_from(m).unwrap_or(u64::MAX), mtu)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lossless_proto::units::Duration;
 
     #[test]
     fn headroom_at_100g_matches_the_annex_n_sum() {

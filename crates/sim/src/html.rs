@@ -228,7 +228,14 @@ impl HtmlReport {
                 .heading("Pause heat map: port × time (fraction of each time bin the port's transmitter was paused by its peer)")
             });
         }
-        // 5. flow completion times, when finite flows completed
+        // 5. the QPs' rates, when the run has QPs
+        if report.flows.iter().any(|f| f.qp.is_some()) {
+            plots.push(
+                Plot::new("qp-rate", qp_rate_chart(report, end))
+                    .heading("Rate of each QP over time (its reaction point's rate, Gb/s)"),
+            );
+        }
+        // 6. flow completion times, when finite flows completed
         if report.fct.all.is_some() {
             plots.push(
                 Plot::new("fct", fct_cdf_chart(report))
@@ -505,6 +512,111 @@ fn fct_cdf_chart(report: &Report) -> Drawing {
     Drawing::Svg(svg)
 }
 
+/// Most QPs drawn one line each; with more, the chart shows their distribution.
+pub const RATE_LINES_MAX: usize = 12;
+
+/// The rate of a step series at `t` (picoseconds): the last step at or before it.
+fn rate_at(at: &[u64], bps: &[u64], t: u64) -> Option<u64> {
+    let i = at.partition_point(|&x| x <= t);
+    (i > 0).then(|| bps[i - 1])
+}
+
+/// The QPs' rates over time: one step line per QP when there are at most
+/// [`RATE_LINES_MAX`], else the minimum, 10th percentile, median, 90th percentile and maximum
+/// over the QPs (active from their first step) in each of [`BINS`] time bins.
+fn qp_rate_chart(report: &Report, end: Instant) -> Drawing {
+    let end_ps = u64::try_from(end.as_ps()).unwrap_or(u64::MAX).max(1);
+    let us = |ps: u64| ps as f64 / 1e6;
+    let qps: Vec<(&str, &crate::series::SeriesReport)> = report
+        .flows
+        .iter()
+        .filter_map(|f| f.qp.as_ref().map(|q| (f.name.as_str(), &q.rate_series)))
+        .collect();
+    let mut series: Vec<XySeries> = Vec::new();
+    if qps.len() <= RATE_LINES_MAX {
+        for (i, (name, s)) in qps.iter().enumerate() {
+            let mut pts = Vec::with_capacity(2 * s.at_ps.len() + 1);
+            for (k, (&t, &r)) in s.at_ps.iter().zip(&s.rate_bps).enumerate() {
+                let next = s.at_ps.get(k + 1).copied().unwrap_or(end_ps).max(t);
+                pts.push((us(t), r as f64 / 1e9));
+                pts.push((us(next), r as f64 / 1e9));
+            }
+            series.push((name.to_string(), distinct(i, qps.len()), pts));
+        }
+    } else {
+        let names = ["min", "10th percentile", "median", "90th percentile", "max"];
+        let qs = [0.0, 0.1, 0.5, 0.9, 1.0];
+        let mut cols: Vec<Vec<(f64, f64)>> = (0..5).map(|_| Vec::with_capacity(BINS)).collect();
+        let mut now: Vec<u64> = Vec::with_capacity(qps.len());
+        for b in 0..BINS {
+            let t = (end_ps as u128 * (2 * b as u128 + 1) / (2 * BINS as u128)) as u64;
+            now.clear();
+            now.extend(qps.iter().filter_map(|(_, s)| rate_at(&s.at_ps, &s.rate_bps, t)));
+            if now.is_empty() {
+                continue;
+            }
+            now.sort_unstable();
+            for (c, q) in cols.iter_mut().zip(qs) {
+                let i = ((q * (now.len() - 1) as f64).round() as usize).min(now.len() - 1);
+                c.push((us(t), now[i] as f64 / 1e9));
+            }
+        }
+        for (i, (c, n)) in cols.into_iter().zip(names).enumerate() {
+            series.push((format!("{n} of {} QPs", qps.len()), distinct(i, 5), c));
+        }
+    }
+    xy_chart(&series, us(end_ps), "Gb/s")
+}
+
+/// Lines through (x µs, y) points, drawn by plotters' SVG backend.
+fn xy_chart(series: &[XySeries], span_us: f64, unit: &str) -> Drawing {
+    let mut svg = String::new();
+    let max = series
+        .iter()
+        .flat_map(|s| s.2.iter().map(|p| p.1))
+        .fold(0.0f64, f64::max)
+        .max(1e-9)
+        * 1.05;
+    let height = 300 + 16 * series.len() as u32;
+    {
+        let root = SVGBackend::with_string(&mut svg, (980, height)).into_drawing_area();
+        let drawn = (|| -> Result<(), Box<dyn std::error::Error + '_>> {
+            root.fill(&WHITE)?;
+            let mut chart = ChartBuilder::on(&root)
+                .margin(10)
+                .x_label_area_size(30)
+                .y_label_area_size(70)
+                .build_cartesian_2d(0.0..span_us.max(1e-6), 0.0..max)?;
+            chart
+                .configure_mesh()
+                .x_desc("time (µs)")
+                .y_desc(unit)
+                .y_label_formatter(&|v| fmt_num(*v))
+                .draw()?;
+            for (name, color, pts) in series {
+                let c = *color;
+                chart
+                    .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?
+                    .label(name.as_str())
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2)));
+            }
+            if !series.is_empty() {
+                chart
+                    .configure_series_labels()
+                    .background_style(WHITE.mix(0.8))
+                    .border_style(BLACK)
+                    .draw()?;
+            }
+            root.present()?;
+            Ok(())
+        })();
+        if let Err(e) = drawn {
+            return Drawing::Failed(e.to_string());
+        }
+    }
+    Drawing::Svg(svg)
+}
+
 /// A line chart drawn by plotters' SVG backend (its built-in text metrics, no font files).
 fn line_chart(series: &[(String, RGBColor, Vec<f64>)], span: Duration, unit: &str) -> Drawing {
     let mut svg = String::new();
@@ -586,6 +698,9 @@ impl Observer for HtmlReport {
     const PAUSE_STATE: bool = true;
 
     fn delivered(&mut self, _node: NodeId, frame: &Frame, at: Instant) {
+        if !frame.kind.is_data() {
+            return; // ACKs, CNPs and CNMs are not throughput
+        }
         let b = self.bin(at);
         self.delivered[frame.priority as usize & 7][b] += u64::from(frame.len);
     }

@@ -18,7 +18,13 @@
 //! - [`sim`]: ports, hosts, switches and links; the event handlers.
 //! - [`traffic`]: flows (line rate, CBR, on/off, finite or not), flow-size CDFs, Poisson arrivals.
 //! - [`scenario`]: TOML scenario files and the built-in scenarios (`four-bridge`, `two-chip`,
-//!   `incast`, `ets-7-13-80`, `dcbx-adopt`, `dcbx-disagree`).
+//!   `incast`, `ets-7-13-80`, `dcbx-adopt`, `dcbx-disagree`, `four-bridge-cn`,
+//!   `incast-dcqcn`).
+//! - [`transport`], `sim/qp.rs`, `sim/cn.rs`: RoCEv2 QPs (the `rocev2` transport, DCQCN and QCN
+//!   reaction and notification points in the flow's state) and switch congestion notification
+//!   (ECN markers, QCN congestion points) — see [`cn_report`] for what a run reports and
+//!   [`model`] for the 802.3-exact vs HPCC ns-3 modelling choices; [`ns3`] reads the HPCC ns-3
+//!   reference's input files.
 //! - [`dcbx_report`]: the per-port DCBX figures of the report.
 //! - [`report`]: metrics (JSON with units in every key) and the frame conservation check;
 //!   [`summary`]: the terminal summary (totals, then the top ports and flows at fabric scale).
@@ -26,12 +32,15 @@
 //!   direction), [`vcd`] (waveforms) and [`html`] (report with SVG plots).
 
 pub mod buffer;
+pub mod cn_report;
 pub mod config;
 pub mod dcbx_report;
 pub mod event;
 pub mod frame;
 pub mod headroom;
 pub mod html;
+pub mod model;
+pub mod ns3;
 pub mod observer;
 pub mod pathology;
 pub mod pathology_report;
@@ -39,10 +48,12 @@ pub mod pcap;
 pub mod report;
 pub mod scenario;
 pub mod selection;
+pub mod series;
 pub mod sim;
 pub mod stats;
 pub mod summary;
 pub mod traffic;
+pub mod transport;
 pub mod vcd;
 
 pub use report::Report;

@@ -3,9 +3,20 @@
 //! Control frames built by `lossless_wire::mac_control`. Timestamps are the start of each
 //! frame's preamble, in picoseconds (`if_tsresol` = 12), so they are exact.
 //!
-//! Data frames are captured up to 64 bytes (the original length is kept): their payload is
-//! the flow id (4 bytes, big-endian), the frame id (8 bytes) and zeros. Addresses: hosts are
-//! `02:01:<node id, 4 bytes>`; MAC Control frames come from the port's station address
+//! Data frames of flows without a transport are captured up to 64 bytes (the original length
+//! is kept): their payload is the flow id (4 bytes, big-endian), the frame id (8 bytes) and
+//! zeros. Frames of RoCEv2 QPs are real RoCEv2 packets built by `lossless_wire::roce`: an
+//! 802.1Q tag with the frame's priority, IPv4 from host to host ([`host_ipv4`]), DSCP 26 (data and replies) or 48 (CNPs), the frame's ECN field, UDP from
+//! the flow's source port to 4791, BTH with the flow's id as destination QP and the packet's
+//! PSN, AckReq and SEND First/Middle/Last/Only opcode, AETH on ACK/NAK (NAK: PSN sequence
+//! error), the CNP's 16 reserved bytes, a zero payload and a computed ICRC; data packets are
+//! captured up to [`ROCE_SNAPLEN`] bytes, the rest whole. Data packets of QCN QPs carry an
+//! 802.1Qau CN-TAG (EtherType 0x22E9, flow id) after the 802.1Q tag. CNMs are 802.1Qau CNM
+//! frames (EtherType 0x22E7) from the congestion point's port address to the sampled
+//! frame's source, with its QntzFb, offset and delta, the sampled frame's priority and
+//! destination, and CPID = the port address, the priority and 0. IRN's SACKs have no wire
+//! format in RoCEv2: they are written as ACKs of their cumulative PSN. Addresses: hosts
+//! are `02:01:<node id, 4 bytes>`; MAC Control frames come from the port's station address
 //! `02:00:<port id, 4 bytes>` to 01-80-C2-00-00-01. FCS is not captured.
 
 use std::borrow::Cow;
@@ -17,7 +28,10 @@ use lossless_proto::flow_control::ControlFrame;
 use lossless_proto::units::Instant;
 use lossless_wire::ethernet::{EtherType, EthernetAddress, EthernetRepr, VlanTag, VlanTags};
 use lossless_wire::fcs::FcsMode;
+use lossless_wire::ip::{Ecn as WireEcn, IpRepr, Ipv4Repr};
 use lossless_wire::mac_control::{MacControlRepr, emit_frame};
+use lossless_wire::qcn::{CnmFrameRepr, CnmRepr, ETHERTYPE_CN_TAG, EncapsulatedMsdu};
+use lossless_wire::roce::{AethRepr, Envelope, RoceFrameRepr, Syndrome};
 use pcap_file::DataLink;
 use pcap_file::pcapng::PcapNgWriter;
 use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
@@ -26,13 +40,27 @@ use pcap_file::pcapng::blocks::interface_description::{
 };
 
 use crate::config::SimConfig;
-use crate::frame::{NodeId, PortId};
+use crate::frame::{Ecn, Frame, FrameKind, NodeId, PortId, flags};
 use crate::observer::{Observer, WireFrame};
 
 /// EtherType of simulated data frames (IEEE 802 local experimental EtherType 1).
 pub const DATA_ETHERTYPE: u16 = 0x88B5;
 /// Bytes of each data frame kept in the capture.
 pub const DATA_SNAPLEN: usize = 64;
+/// Bytes of each RoCEv2 data packet kept in the capture (headers and the start of the
+/// payload; replies, CNPs and CNMs are kept whole).
+pub const ROCE_SNAPLEN: usize = 128;
+/// DSCP of RoCEv2 data packets and replies (ConnectX's usual RoCE DSCP).
+pub const ROCE_DSCP: u8 = 26;
+/// DSCP of CNPs (ConnectX `np_cnp_dscp` default).
+pub const CNP_DSCP: u8 = 48;
+
+/// The IPv4 address of host `node` in captures: `10.` and the low 24 bits of the node id + 1
+/// (node 0 is 10.0.0.1).
+pub fn host_ipv4(node: NodeId) -> [u8; 4] {
+    let n = node.wrapping_add(1).to_be_bytes();
+    [10, n[1], n[2], n[3]]
+}
 
 /// The address of host `node` in captures.
 pub fn host_address(node: NodeId) -> [u8; 6] {
@@ -89,6 +117,12 @@ pub struct PcapSink {
     writers: Vec<(PathBuf, PcapNgWriter<BufWriter<AtomicFile>>)>,
     error: Option<PcapError>,
     buf: Vec<u8>,
+    /// Per node, its ports in local order (a CNM names its congestion point by local index).
+    node_ports: Vec<Vec<PortId>>,
+    /// Per flow: its UDP source port, whether its data carries a CN-TAG, its source and
+    /// destination; flows made at run time by workloads are not here (their frames get port
+    /// 10000, no CN-TAG, and CNMs about them the CNM's own addresses).
+    flow_info: Vec<FlowInfo>,
 }
 
 impl PcapSink {
@@ -141,10 +175,35 @@ impl PcapSink {
             w.write_pcapng_block(idb).map_err(|e| pcap_error(&path, e))?;
             writers.push((path, w));
         }
+        // each node's ports in local order (link i has ports 2i at `a` and 2i + 1 at `b`)
+        let mut node_ports = vec![Vec::new(); config.nodes.len()];
+        for (i, link) in config.links.iter().enumerate() {
+            node_ports[link.a as usize].push(2 * i as PortId);
+            node_ports[link.b as usize].push(2 * i as PortId + 1);
+        }
+        // UDP source ports as the simulator numbers them (10000 + index in the pair)
+        let mut pairs = std::collections::HashMap::new();
+        let flow_info = config
+            .flows
+            .iter()
+            .map(|f| {
+                let n = pairs.entry((f.src, f.dst)).or_insert(0u16);
+                let sport = 10_000u16.wrapping_add(*n);
+                *n = n.wrapping_add(1);
+                FlowInfo {
+                    sport,
+                    cn_tag: f.transport.as_ref().is_some_and(|t| t.cc.cn_tag()),
+                    src: f.src,
+                    dst: f.dst,
+                }
+            })
+            .collect();
         Ok(PcapSink {
             writers,
             error: None,
-            buf: vec![0; 128],
+            buf: vec![0; 16_384],
+            node_ports,
+            flow_info,
         })
     }
 
@@ -181,8 +240,13 @@ impl PcapSink {
     }
 
     fn bytes(&mut self, port: PortId, frame: &WireFrame) -> (usize, u32) {
+        if let WireFrame::Data(f) = frame
+            && f.kind != FrameKind::Plain
+        {
+            return self.roce_bytes(f);
+        }
         let buf = &mut self.buf;
-        buf.fill(0);
+        buf[..128].fill(0);
         match frame {
             WireFrame::Data(f) => {
                 let eth = EthernetRepr {
@@ -219,6 +283,129 @@ impl PcapSink {
                 (n, n as u32)
             }
             WireFrame::Lldp { .. } => (0, 0),
+        }
+    }
+}
+
+/// What the pcap sink knows of a flow.
+#[derive(Clone, Copy, Debug)]
+struct FlowInfo {
+    sport: u16,
+    cn_tag: bool,
+    src: NodeId,
+    dst: NodeId,
+}
+
+impl PcapSink {
+    /// The bytes of a RoCEv2 frame or CNM: (bytes captured, original length without FCS).
+    fn roce_bytes(&mut self, f: &Frame) -> (usize, u32) {
+        let wire_len = f.len.saturating_sub(4);
+        let info = self.flow_info.get(f.flow as usize).copied();
+        let (sport, cn_tag) = info.map_or((10_000, false), |i| (i.sport, i.cn_tag));
+        let vlan = Some(VlanTag::from_tci(
+            EtherType::VLAN_C_TAG,
+            u16::from(f.priority) << 13,
+        ));
+        let ecn = match f.ecn() {
+            Ecn::NotEct => WireEcn::NotEct,
+            Ecn::Ect1 => WireEcn::Ect1,
+            Ecn::Ect0 => WireEcn::Ect0,
+            Ecn::Ce => WireEcn::Ce,
+        };
+        let envelope = |dscp: u8| {
+            let mut ip = Ipv4Repr::udp(host_ipv4(f.src), host_ipv4(f.dst));
+            ip.dscp = dscp;
+            ip.ecn = ecn;
+            Envelope::new(
+                EthernetAddress(host_address(f.src)),
+                EthernetAddress(host_address(f.dst)),
+                vlan,
+                IpRepr::V4(ip),
+                sport,
+            )
+        };
+        let qp = f.flow & 0x00FF_FFFF;
+        let result = match f.kind {
+            FrameKind::RoceData => {
+                // the payload: what is left of the frame after the headers
+                let headers = 14 + 4 + 20 + 8 + 12 + 4 + if cn_tag { 4 } else { 0 };
+                let payload = (wire_len as usize).saturating_sub(headers);
+                let r = RoceFrameRepr::rc_send(
+                    envelope(ROCE_DSCP),
+                    qp,
+                    f.psn(),
+                    f.has(flags::FIRST),
+                    f.has(flags::LAST),
+                    f.has(flags::ACK_REQ),
+                    payload,
+                );
+                r.emit(FcsMode::Absent, &mut self.buf).map(|n| {
+                    if cn_tag {
+                        // the CN-TAG (EtherType 0x22E9, flow id) after the 802.1Q tag; the
+                        // ICRC covers IP onwards, so it stays right
+                        self.buf.copy_within(16..n, 20);
+                        self.buf[16..18].copy_from_slice(&ETHERTYPE_CN_TAG.0.to_be_bytes());
+                        self.buf[18..20].copy_from_slice(&(f.flow as u16).to_be_bytes());
+                        (n + 4).min(ROCE_SNAPLEN)
+                    } else {
+                        n.min(ROCE_SNAPLEN)
+                    }
+                })
+            }
+            FrameKind::Ack | FrameKind::Nak | FrameKind::Sack => {
+                let syndrome = if f.kind == FrameKind::Nak {
+                    Syndrome(0x60) // NAK: PSN sequence error
+                } else {
+                    Syndrome(0x1F) // ACK, unlimited credits
+                };
+                let aeth = AethRepr {
+                    syndrome,
+                    msn: f.msn(),
+                };
+                RoceFrameRepr::rc_ack(envelope(ROCE_DSCP), qp, f.psn(), aeth)
+                    .emit(FcsMode::Absent, &mut self.buf)
+            }
+            FrameKind::Cnp => RoceFrameRepr::cnp(envelope(CNP_DSCP), qp).emit(FcsMode::Absent, &mut self.buf),
+            FrameKind::Cnm => {
+                let c = f.cnm_feedback();
+                let cp_port = self
+                    .node_ports
+                    .get(f.src as usize)
+                    .and_then(|p| p.get(c.cp_port as usize))
+                    .copied()
+                    .unwrap_or(0);
+                let a = port_address(cp_port);
+                // the sampled frame went from the CNM's destination to the flow's other end
+                let sampled_dst = match info {
+                    Some(i) if i.src == f.dst => i.dst,
+                    Some(i) => i.src,
+                    None => f.dst,
+                };
+                let cnm = CnmRepr {
+                    reserved_v: 0,
+                    qntz_fb: c.qntz_fb,
+                    cpid: [a[0], a[1], a[2], a[3], a[4], a[5], c.sampled_priority, 0],
+                    q_offset: c.q_offset,
+                    q_delta: c.q_delta,
+                    encapsulated_priority: c.sampled_priority,
+                    encapsulated_priority_reserved: 0,
+                    encapsulated_dst: EthernetAddress(host_address(sampled_dst)),
+                    encapsulated: EncapsulatedMsdu::truncating(&[]),
+                };
+                CnmFrameRepr::new(
+                    EthernetAddress(a),
+                    EthernetAddress(host_address(f.dst)),
+                    vlan,
+                    None,
+                    cnm,
+                )
+                .emit(FcsMode::Absent, &mut self.buf)
+            }
+            FrameKind::Plain => Ok(0),
+        };
+        match result {
+            Ok(n) => (n, wire_len),
+            Err(_) => (0, wire_len),
         }
     }
 }

@@ -1,15 +1,17 @@
 //! Metrics at the end of a run: a serializable report whose every figure names its unit in
 //! its key, a terminal summary, and the frame conservation check.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use lossless_proto::flow_control::Mode;
 use lossless_proto::units::{Duration, PS_PER_SEC};
 use serde::Serialize;
 
+use crate::cn_report::{CnEffect, CnTotals, PortCnReport, PrioCnReport, QpReport};
 pub use crate::dcbx_report::DcbxReport;
 use crate::event::EventQueue;
 use crate::frame::DropReason;
+use crate::model::{Hop, IdealFct, ns3_standalone_fct};
 use crate::observer::Observer;
 use crate::sim::{Event, Node, Simulator};
 use crate::stats::{FctHistogram, FctSummary, ideal_fct};
@@ -80,6 +82,9 @@ pub struct PortReport {
     pub dcbx: Option<DcbxReport>,
     /// LLDP frames received and dropped: no DCBX agent on this port, or not one it accepts.
     pub lldp_ignored_frames: u64,
+    /// ECN marking and QCN congestion points (switch ports that run them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cn: Option<PortCnReport>,
 }
 
 /// One flow.
@@ -117,6 +122,12 @@ pub struct FlowReport {
     pub fct_ideal_ps: Option<u128>,
     /// FCT divided by the ideal completion time, for finished finite flows.
     pub fct_slowdown_ratio: Option<f64>,
+    /// The QP's transport and congestion control (flows with `transport = "rocev2"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qp: Option<QpReport>,
+    /// Throughput of the same flow in the twin run without congestion notification.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throughput_without_cn_bps: Option<u64>,
 }
 
 /// Flow completion times of one priority.
@@ -239,6 +250,13 @@ pub struct Report {
     /// scenario uses them).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pathology: Option<crate::pathology_report::PathologyReport>,
+    /// Congestion notification totals (runs with QPs or ECN/QCN at switches).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cn: Option<CnTotals>,
+    /// How much less PFC fired than in the twin run without congestion notification
+    /// ([`Report::compare_with_cn_off`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cn_effect: Option<CnEffect>,
 }
 
 /// A run that must not be trusted: an engine fault or frames unaccounted for.
@@ -250,6 +268,9 @@ pub enum CheckError {
     /// Frames were created or lost without a reason.
     #[error(transparent)]
     Conservation(#[from] ConservationError),
+    /// A finished QP's responder did not deliver exactly the message, each byte once.
+    #[error("transport: a finished QP's responder did not deliver its message exactly once ({0})")]
+    Transport(String),
 }
 
 /// The conservation check failed: frames were created or lost without a reason.
@@ -268,6 +289,29 @@ pub struct ConservationError {
     pub in_flight: u64,
     /// Dropped frames.
     pub dropped: u64,
+}
+
+/// A switch port's ECN and QCN counters, per priority with activity.
+fn port_cn_report(cn: &crate::sim::PortCn) -> PortCnReport {
+    let priorities = (0..8u8)
+        .filter_map(|q| {
+            let i = q as usize;
+            let e = cn.markers[i].as_ref().map(|m| m.counters());
+            let c = cn.cps[i].as_ref().map(|c| c.counters());
+            if e.is_none() && c.is_none() {
+                return None;
+            }
+            let r = PrioCnReport {
+                priority: q,
+                ecn_marked_frames: e.map_or(0, |e| e.marked),
+                ecn_not_marked_frames: e.map_or(0, |e| e.not_marked),
+                cp_sampled_frames: c.map_or(0, |c| c.sampled_frames),
+                cnms_sent_total: cn.cnms_sent[i],
+            };
+            (r.ecn_marked_frames + r.ecn_not_marked_frames + r.cp_sampled_frames > 0).then_some(r)
+        })
+        .collect();
+    PortCnReport { priorities }
 }
 
 fn bps(bytes: u64, span_ps: u128) -> u64 {
@@ -359,10 +403,17 @@ impl Report {
                 priorities: prios,
                 dcbx: port.dcbx.as_deref().map(|d| DcbxReport::of(d, st)),
                 lldp_ignored_frames: st.lldp_rx_ignored,
+                cn: port.cn.as_deref().map(port_cn_report),
             });
         }
         let mut flows = Vec::new();
-        for (spec, s) in sim.flow_views() {
+        let mut paths: HashMap<(u32, u32), Vec<Hop>> = HashMap::new();
+        let mut totals = CnTotals {
+            every_byte_once: true,
+            ..CnTotals::default()
+        };
+        let mut any_cn = sim.ports.iter().any(|p| p.cn.is_some());
+        for (spec, s, qp) in sim.flow_views() {
             let line = sim.ports[sim.host_port(spec.src) as usize].rate;
             let start = spec.start;
             let until = match (spec.size, s.completed) {
@@ -371,7 +422,15 @@ impl Report {
             };
             let active_ps = until.saturating_duration_since(start).as_ps();
             let completion = s.completed.map(|c| c.saturating_duration_since(start));
-            let ideal = spec.size.map(|size| ideal_fct(size, spec.mtu, line));
+            let ideal = spec.size.map(|size| match sim.config.model.ideal_fct {
+                IdealFct::Wire => ideal_fct(size, spec.mtu, line),
+                IdealFct::Ns3 => {
+                    let hops = paths
+                        .entry((spec.src, spec.dst))
+                        .or_insert_with(|| sim.ns3_path(spec.src, spec.dst));
+                    ns3_standalone_fct(size, spec.mtu, hops)
+                }
+            });
             flows.push(FlowReport {
                 name: spec.name.clone(),
                 src: names[spec.src as usize].to_string(),
@@ -390,6 +449,21 @@ impl Report {
                 fct_slowdown_ratio: completion
                     .zip(ideal)
                     .map(|(c, i)| c.as_ps() as f64 / i.as_ps().max(1) as f64),
+                qp: qp.map(|q| {
+                    let cc = spec.transport.as_ref().map_or("none", |t| t.cc.name());
+                    let r = q.report(cc, s.dropped_control_frames);
+                    any_cn = true;
+                    totals.qps_total += 1;
+                    totals.retransmitted_frames += r.retransmitted_frames;
+                    totals.timeouts_total += r.timeouts_total;
+                    totals.rate_decreases_total += r.rate_decreases_total;
+                    totals.cnps_sent_total += r.cnps_sent_total;
+                    if s.completed.is_some() && !q.delivered_exactly() {
+                        totals.every_byte_once = false;
+                    }
+                    r
+                }),
+                throughput_without_cn_bps: None,
             });
         }
         let mut switches = Vec::new();
@@ -405,6 +479,12 @@ impl Report {
                     name: names[i].to_string(),
                     peak_rx_backlog_bytes: h.rx_peak,
                 }),
+            }
+        }
+        for p in &ports {
+            for q in p.cn.iter().flat_map(|c| &c.priorities) {
+                totals.ecn_marked_frames += q.ecn_marked_frames;
+                totals.cnms_sent_total += q.cnms_sent_total;
             }
         }
         let t = &sim.totals;
@@ -432,6 +512,8 @@ impl Report {
             },
             engine_fault: sim.fault.clone(),
             pathology,
+            cn: any_cn.then_some(totals),
+            cn_effect: None,
         }
     }
 
@@ -440,7 +522,13 @@ impl Report {
         if let Some(f) = &self.engine_fault {
             return Err(CheckError::EngineFault(f.clone()));
         }
-        Ok(self.check_conservation()?)
+        self.check_conservation()?;
+        if self.cn.as_ref().is_some_and(|c| !c.every_byte_once) {
+            return Err(CheckError::Transport(
+                "compare each QP's qp.transport_delivered_bytes with its size".into(),
+            ));
+        }
+        Ok(())
     }
 
     /// `Ok` when every injected frame is accounted for.

@@ -117,8 +117,15 @@ pub struct FlowStats {
     pub first_sent: Option<Instant>,
     /// When the last frame so far was delivered.
     pub last_delivery: Option<Instant>,
-    /// When a finite flow's last frame was delivered (all frames delivered).
+    /// When a finite flow's last frame was delivered (all frames delivered); for a QP, when
+    /// its requester had every byte acknowledged.
     pub completed: Option<Instant>,
+    /// QPs: bytes the responder delivered in order, each once.
+    pub transport_delivered_bytes: u64,
+    /// Replies, CNPs and CNMs about this flow dropped on the way.
+    pub dropped_control_frames: u64,
+    /// CNMs about this flow that reached a host without a QCN reaction point for it.
+    pub cnms_unanswered: u64,
 }
 
 /// Whole-run frame accounting for the conservation check.

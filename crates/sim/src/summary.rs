@@ -84,6 +84,7 @@ impl Report {
         s.push_str(&self.ports_text(opts));
         let _ = writeln!(s);
         s.push_str(&self.flows_text(opts));
+        s.push_str(&self.cn_summary());
         if let Some(all) = &self.fct.all {
             let _ = writeln!(s);
             s.push_str(&self.fct_table(all));
@@ -261,9 +262,20 @@ impl Report {
     /// The flow table: whole when it fits, else the top flows by FCT slowdown.
     fn flows_text(&self, opts: &SummaryOptions) -> String {
         let mut s = String::new();
+        // a twin run without congestion notification adds each flow's throughput there
+        let twin = self.flows.iter().any(|f| f.throughput_without_cn_bps.is_some());
         let header = format!(
-            "{:<20} {:<10} {:<10} {:>3} {:>10} {:>10} {:>9} {:>12} {:>9}\n",
-            "flow", "src", "dst", "pri", "offer Gb/s", "got Gb/s", "dropped", "completion", "slowdown"
+            "{:<20} {:<10} {:<10} {:>3} {:>10} {:>10} {:>9} {:>12} {:>9}{}\n",
+            "flow",
+            "src",
+            "dst",
+            "pri",
+            "offer Gb/s",
+            "got Gb/s",
+            "dropped",
+            "completion",
+            "slowdown",
+            if twin { "  w/o CN Gb/s" } else { "" }
         );
         if opts.whole(self.flows.len()) {
             s.push_str(&header);
@@ -463,8 +475,12 @@ fn flow_row(f: &FlowReport) -> String {
         .fct_slowdown_ratio
         .map(|r| format!("{r:.3}"))
         .unwrap_or_else(|| "-".into());
+    let without = f
+        .throughput_without_cn_bps
+        .map(|b| format!("  {:>11.3}", b as f64 / 1e9))
+        .unwrap_or_default();
     format!(
-        "{:<20} {:<10} {:<10} {:>3} {:>10.3} {:>10.3} {:>9} {:>12} {:>9}\n",
+        "{:<20} {:<10} {:<10} {:>3} {:>10.3} {:>10.3} {:>9} {:>12} {:>9}{}\n",
         f.name,
         f.src,
         f.dst,
@@ -473,7 +489,8 @@ fn flow_row(f: &FlowReport) -> String {
         f.throughput_bps as f64 / 1e9,
         f.dropped_frames,
         c,
-        slow
+        slow,
+        without
     )
 }
 

@@ -5,6 +5,7 @@ use rand::Rng;
 
 use crate::frame::NodeId;
 use crate::headroom::FRAME_OVERHEAD_BYTES;
+use crate::transport::QpSpec;
 
 /// Smallest Ethernet frame in bytes (FCS included).
 pub const MIN_FRAME: u64 = 64;
@@ -37,7 +38,7 @@ pub enum Pattern {
 }
 
 /// One flow: a source host sending frames of one priority to a destination host.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FlowSpec {
     /// Name shown in reports.
     pub name: String,
@@ -57,6 +58,9 @@ pub struct FlowSpec {
     pub stop: Instant,
     /// Payload bytes to send; `None` = unlimited.
     pub size: Option<u64>,
+    /// A RoCEv2 QP's transport and congestion control; `None`: plain frames at the pattern's
+    /// rate, nothing comes back.
+    pub transport: Option<Box<QpSpec>>,
 }
 
 impl FlowSpec {
@@ -264,6 +268,8 @@ pub struct Workload {
     pub start: Instant,
     /// No arrivals at or after this.
     pub stop: Instant,
+    /// Every flow is a RoCEv2 QP with this transport (`None`: plain flows).
+    pub transport: Option<Box<QpSpec>>,
 }
 
 impl Workload {
@@ -330,6 +336,7 @@ mod tests {
             start: Instant::ZERO,
             stop: Instant::MAX,
             size: None,
+            transport: None,
         };
         let t = Instant::ZERO + Duration::from_ns(1500);
         assert_eq!(f.next_on(t), Instant::ZERO + Duration::from_us(4));

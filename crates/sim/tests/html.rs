@@ -210,3 +210,39 @@ fn hostile_names_are_escaped_in_the_text_and_in_the_plots() {
     assert!(html.contains("&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62;&#38;client1"));
     assert!(html.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;bridge4 in 0 prio 3"));
 }
+
+#[test]
+fn qps_add_a_rate_plot_with_a_line_per_qp() {
+    let (html, report) = page(common::load(
+        "incast-dcqcn",
+        &["senders=4"],
+        Some(Duration::from_ms(2)),
+    ));
+    assert_eq!(report.flows.iter().filter(|f| f.qp.is_some()).count(), 4);
+    assert!(html.contains("Rate of each QP over time"));
+    assert_eq!(html.matches("<svg").count(), 5);
+    assert_eq!(
+        sections(&html),
+        ["topology", "throughput", "buffer", "pause", "qp-rate"]
+    );
+    assert!(self_contained(&html));
+    for k in 1..=4 {
+        assert!(html.contains(&format!("qp:sender{k}")), "a legend entry per QP");
+    }
+    assert!(
+        html.contains("QP ") && html.contains("CNP rx"),
+        "the summary's QP table"
+    );
+}
+
+#[test]
+fn many_qps_are_drawn_as_percentiles_of_their_rates() {
+    let (html, _) = page(common::load(
+        "incast-dcqcn",
+        &["senders=16"],
+        Some(Duration::from_ms(1)),
+    ));
+    assert!(html.contains("median of 16 QPs") && html.contains("90th percentile of 16 QPs"));
+    assert!(!html.contains(">qp:sender16<"), "no line per QP");
+    assert!(self_contained(&html));
+}

@@ -158,3 +158,182 @@ fn tshark_decodes_the_dcbx_lldpdus_of_dcbx_adopt() {
     assert!(!rows.is_empty());
     assert!(rows.iter().all(|r| r[0] == "1,1"), "{rows:?}");
 }
+
+#[test]
+fn tshark_decodes_the_rocev2_data_acks_cnps_and_ce_marks_of_incast_dcqcn() {
+    let Some(tshark) = require(
+        "tshark",
+        "tshark_decodes_the_rocev2_data_acks_cnps_and_ce_marks_of_incast_dcqcn",
+    ) else {
+        return;
+    };
+    let dir = temp_dir("sim-pcap-incast-dcqcn");
+    let c = common::load("incast-dcqcn", &["senders=2"], Some(Duration::from_us(100)));
+    let sink = PcapSink::create(&dir, &c).unwrap();
+    let mut sim = Simulator::with_observer(c, sink).unwrap();
+    sim.run();
+    sim.observer_mut().finish().unwrap();
+    let r = Report::collect(&sim);
+    // sender1's data: RC SEND First/Middle/Last opcodes, PSNs 0, 1, 2, ... to QP 0 (the flow),
+    // UDP 4791, priority 3, ECT(0), 1090-byte frames (1024 + 66) without their FCS
+    let rows = tshark_fields(
+        &tshark,
+        &dir.join("sender1.0-to-tor.pcapng"),
+        &[
+            "infiniband.bth.opcode",
+            "infiniband.bth.psn",
+            "infiniband.bth.destqp",
+            "udp.dstport",
+            "vlan.priority",
+            "ip.dsfield.ecn",
+            "frame.len",
+        ],
+        &[],
+    );
+    let f = r.flow("qp:sender1").unwrap();
+    assert_eq!(rows.len() as u64, f.sent_frames);
+    for (k, row) in rows.iter().enumerate() {
+        assert!(["0", "1"].contains(&row[0].as_str()), "{row:?}");
+        assert_eq!(row[1], k.to_string(), "PSNs in order: {row:?}");
+        assert_eq!(&row[2..], ["0x000000", "4791", "3", "2", "1086"], "{row:?}");
+    }
+    // the switch marked some of them CE on the congested port
+    let marked = tshark_fields(
+        &tshark,
+        &dir.join("tor.2-to-receiver.pcapng"),
+        &["ip.dsfield.ecn"],
+        &["-Y", "ip.dsfield.ecn == 3"],
+    );
+    let port_marks: u64 = r
+        .port("tor", "receiver")
+        .unwrap()
+        .cn
+        .as_ref()
+        .unwrap()
+        .priorities
+        .iter()
+        .map(|q| q.ecn_marked_frames)
+        .sum();
+    assert!(port_marks > 0);
+    assert_eq!(marked.len() as u64, port_marks);
+    // the receiver's ACKs (opcode 17, AETH syndrome 31 = ACK) on priority 3 and CNPs (opcode
+    // 129, BECN, DSCP 48) on priority 6
+    let rows = tshark_fields(
+        &tshark,
+        &dir.join("receiver.0-to-tor.pcapng"),
+        &[
+            "infiniband.bth.opcode",
+            "vlan.priority",
+            "ip.dsfield.dscp",
+            "infiniband.aeth.syndrome",
+        ],
+        &[],
+    );
+    let acks = rows.iter().filter(|r| r[0] == "17").count() as u64;
+    let cnps: Vec<_> = rows.iter().filter(|r| r[0] == "129").collect();
+    let qps: Vec<_> = r.flows.iter().map(|f| f.qp.as_ref().unwrap()).collect();
+    assert_eq!(acks, qps.iter().map(|q| q.replies_sent_frames).sum::<u64>());
+    assert_eq!(
+        cnps.len() as u64,
+        qps.iter().map(|q| q.cnps_sent_total).sum::<u64>()
+    );
+    assert!(!cnps.is_empty());
+    assert!(cnps.iter().all(|c| c[1] == "6" && c[2] == "48"), "{cnps:?}");
+    assert!(
+        rows.iter()
+            .filter(|r| r[0] == "17")
+            .all(|a| a[1] == "3" && a[3] == "31")
+    );
+}
+
+#[test]
+fn cnms_and_cn_tags_are_real_8021qau_frames() {
+    use lossless_wire::fcs::FcsMode;
+    use lossless_wire::qcn::parse_cnm_frame;
+    use pcap_file::pcapng::{Block, PcapNgReader};
+    // tshark has no 802.1Qau dissector: the frames are read back with the CN codecs, whose
+    // byte layout the cn-wire tests check against scapy
+    let text = r#"
+name = "qcn"
+duration = "300us"
+[defaults]
+rate = "10G"
+flow_control = "pfc"
+pfc_priorities = [3]
+[qp]
+cc = "qcn"
+[qcn]
+priorities = [3]
+cnm_priority = 6
+jitter = false
+[[host]]
+name = "s"
+count = 3
+[[host]]
+name = "r"
+[[switch]]
+name = "tor"
+buffer_bytes = 2_000_000
+[[link]]
+a = "s*"
+b = "tor"
+[[link]]
+a = "tor"
+b = "r"
+[[flow]]
+name = "f"
+src = "s*"
+dst = "r"
+priority = 3
+transport = "rocev2"
+"#;
+    let c = lossless_sim::scenario::load_str(text, "qcn.toml", None, &Default::default()).unwrap();
+    let dir = temp_dir("sim-pcap-qcn");
+    let sink = PcapSink::create(&dir, &c).unwrap();
+    let mut sim = Simulator::with_observer(c, sink).unwrap();
+    sim.run();
+    sim.observer_mut().finish().unwrap();
+    let r = Report::collect(&sim);
+    let frames = |file: &str| -> Vec<Vec<u8>> {
+        let f = std::fs::File::open(dir.join(file)).unwrap();
+        let mut rd = PcapNgReader::new(f).unwrap();
+        let mut out = Vec::new();
+        while let Some(b) = rd.next_block() {
+            if let Block::EnhancedPacket(p) = b.unwrap() {
+                out.push(p.data.into_owned());
+            }
+        }
+        out
+    };
+    // CNMs to s1: from the CP's port address, EtherType 0x22E7, QntzFb 1..=63, the sampled
+    // frame's priority 3 and destination r (node 3), the CPID = port address + priority
+    let mut cnms = 0;
+    for bytes in frames("tor.0-to-s1.pcapng") {
+        if bytes.get(16..18) != Some(&[0x22, 0xE7]) {
+            continue;
+        }
+        let f = parse_cnm_frame(&bytes, FcsMode::Absent).unwrap();
+        assert!(f.is_canonical());
+        assert!((1..=63).contains(&f.repr.cnm.qntz_fb), "{:?}", f.repr.cnm);
+        assert_eq!(f.repr.cnm.encapsulated_priority, 3);
+        assert_eq!(f.repr.cnm.encapsulated_dst.0, [2, 1, 0, 0, 0, 3]);
+        assert_eq!(
+            &f.repr.cnm.cpid[..6],
+            &bytes[6..12],
+            "CPID starts with the CP's address"
+        );
+        assert_eq!(f.repr.cnm.cpid[6], 3);
+        cnms += 1;
+    }
+    let q = r.flow("f:s1").unwrap().qp.as_ref().unwrap();
+    assert!(cnms > 0);
+    assert_eq!(cnms, q.cnms_received_total);
+    // s1's data frames carry a CN-TAG (EtherType 0x22E9, the flow id) after the 802.1Q tag
+    let data = frames("s1.0-to-tor.pcapng");
+    assert!(!data.is_empty());
+    for bytes in &data {
+        assert_eq!(&bytes[12..14], &[0x81, 0x00]);
+        assert_eq!(&bytes[16..20], &[0x22, 0xE9, 0, 0], "CN-TAG of flow 0");
+        assert_eq!(&bytes[20..22], &[0x08, 0x00], "then IPv4");
+    }
+}

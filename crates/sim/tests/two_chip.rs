@@ -241,6 +241,7 @@ fn mac0_holds_its_own_data_while_fc_rdy_is_high_and_never_cuts_a_frame() {
         start: Instant::ZERO,
         stop: Instant::MAX,
         size: None,
+        transport: None,
     });
     let mut sim = Simulator::with_observer(c, Tx::default()).unwrap();
     sim.run();

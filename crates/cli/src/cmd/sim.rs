@@ -42,6 +42,14 @@ Examples:
       start your own scenario from a built-in (examples/scenarios/README.md lists every key)
   lossless sim incast --sweep senders=2..=64/2 --sweep seed=1..=3 --json sweep.jsonl
       a sweep on every CPU, one JSON line per point; add --shard I/N to split it over machines
+  lossless sim incast-dcqcn --report rpt/
+      8 RoCEv2 QPs under DCQCN converge to fair shares; the report plots each QP's rate
+  lossless sim four-bridge-cn
+      document 003 §3.3: the four-bridge fabric with congestion notification, run side by side
+      with a twin without it: how much less PFC fired, what the victim flow gained
+  lossless sim incast-dcqcn --set 'qp.preset=\"connectx\"' --set senders=16
+      the same incast with NVIDIA's DCQCN defaults (a [[flow]] with transport = \"rocev2\" is a
+      QP; [qp], [ecn], [qcn] and qp.dcqcn.NAME set congestion notification)
 
 Outputs: FILE may be `-` (standard output; the summary then goes to standard error). Files are
 written beside their final name and renamed into place when complete, so a failed run leaves no
@@ -98,6 +106,11 @@ pub struct SimArgs {
     /// List every port, flow and switch in the summary, however many.
     #[arg(long)]
     pub full: bool,
+    /// Do not run the twin without congestion notification. By default a scenario with ECN
+    /// marking, QCN or DCQCN/QCN QPs is also run with all of it off (in parallel), and the
+    /// summary and JSON say how much less PFC fired and what each flow got without it.
+    #[arg(long)]
+    pub no_twin: bool,
     /// Run the scenario once per value: PATH=V1,V2,... or PATH=A..=B[/STEP] (integers); repeat
     /// for a cartesian product, e.g. `--sweep senders=2..=64/2 --sweep seed=1..=5`. PATH is
     /// `seed` or any --set path. Prints a table; --json FILE gets one JSON line per point.
@@ -267,6 +280,19 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     let to_stdout =
         json.as_ref().is_some_and(Output::is_stdout) || vcd.as_ref().is_some_and(|v| v.get_ref().is_stdout());
     let say = Say::new(args.quiet, to_stdout);
+    // the twin without congestion notification runs on another thread meanwhile
+    let twin = if args.no_twin {
+        None
+    } else {
+        lossless_sim::cn_report::cn_off(&config)
+    }
+    .map(|c| {
+        std::thread::spawn(move || {
+            let mut sim = Simulator::new(c).ok()?;
+            sim.run();
+            Some(Report::collect(&sim))
+        })
+    });
     let pcap = match &args.pcap {
         Some(dir) => Some(PcapSink::create(dir, &config)?),
         None => None,
@@ -329,7 +355,10 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         }
         ran
     };
-    let report = ran.report;
+    let mut report = ran.report;
+    if let Some(without) = twin.and_then(|h| h.join().ok().flatten()) {
+        report.compare_with_cn_off(&without);
+    }
     if let Some(mut out) = json {
         serde_json::to_writer_pretty(&mut out, &report)?;
         out.write_all_named(b"\n")?;

@@ -47,6 +47,25 @@ impl Default for PriorityConfig {
     }
 }
 
+/// How a frame occupies the wire: what the engine counts for the last bit of a frame and
+/// for when the wire is free again.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Framing {
+    /// IEEE 802.3: 8 bytes of preamble and SFD before every frame and a 12-byte inter-frame
+    /// gap after it, timed exactly to the picosecond; PAUSE/PFC frames are 64 bytes.
+    #[default]
+    Ieee8023,
+    /// The HPCC ns-3 simulator's (`QbbNetDevice::TransmitStart`): the frame alone, with no
+    /// preamble, SFD or gap, its transmission time rounded down to a whole nanosecond; a
+    /// PAUSE/PFC frame takes the time of that simulator's 43-byte PFC packet. Only wire
+    /// times change: received frames are still checked as 64-byte MAC Control frames.
+    Ns3,
+}
+
+/// Bytes of the HPCC ns-3 simulator's PFC packet (14 + 20 + 9: PPP, IPv4, pause header).
+pub const NS3_PFC_FRAME_BYTES: u64 = 43;
+
 /// Everything one port's flow-control engine needs to know at creation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FlowControlConfig {
@@ -61,6 +80,9 @@ pub struct FlowControlConfig {
     pub reaction_delay: Duration,
     /// Registers per priority; PAUSE mode uses index 0 only.
     pub priorities: [PriorityConfig; PRIORITIES],
+    /// How frames occupy the wire (802.3 unless a simulator reproduces another model).
+    #[serde(default)]
+    pub framing: Framing,
 }
 
 /// Why a configuration was refused.
@@ -113,6 +135,7 @@ impl FlowControlConfig {
             station_address,
             reaction_delay: default_reaction_delay(rate),
             priorities: [PriorityConfig::default(); PRIORITIES],
+            framing: Framing::Ieee8023,
         }
     }
 

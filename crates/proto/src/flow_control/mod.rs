@@ -75,8 +75,8 @@ mod tx;
 mod wire;
 
 pub use config::{
-    ConfigError, FlowControlConfig, Mode, PRIORITIES, PriorityConfig, default_reaction_delay,
-    reaction_delay_quanta,
+    ConfigError, FlowControlConfig, Framing, Mode, NS3_PFC_FRAME_BYTES, PRIORITIES, PriorityConfig,
+    default_reaction_delay, reaction_delay_quanta,
 };
 pub use counters::Counters;
 pub use frame::{
@@ -320,7 +320,11 @@ impl FlowControl {
             &self.refresh,
             &mut self.counters,
         )?;
-        let slot = self.occupy(CONTROL_FRAME_BYTES);
+        let bytes = match self.cfg.framing {
+            Framing::Ieee8023 => CONTROL_FRAME_BYTES,
+            Framing::Ns3 => NS3_PFC_FRAME_BYTES,
+        };
+        let slot = self.occupy(bytes);
         Some(Transmit {
             frame,
             dst: MAC_CONTROL_MULTICAST,
@@ -339,14 +343,22 @@ impl FlowControl {
 
     fn occupy(&mut self, frame_bytes: u64) -> TxSlot {
         let start = self.now;
-        let last_bit = start.saturating_add(
-            self.byte
-                .saturating_mul(frame_bytes.saturating_add(PREAMBLE_SFD_BYTES)),
-        );
-        let free_at = start.saturating_add(
-            self.byte
-                .saturating_mul(frame_bytes.saturating_add(PREAMBLE_SFD_BYTES + IFG_BYTES)),
-        );
+        let (last_bit, free_at) = match self.cfg.framing {
+            Framing::Ieee8023 => (
+                start.saturating_add(
+                    self.byte
+                        .saturating_mul(frame_bytes.saturating_add(PREAMBLE_SFD_BYTES)),
+                ),
+                start.saturating_add(
+                    self.byte
+                        .saturating_mul(frame_bytes.saturating_add(PREAMBLE_SFD_BYTES + IFG_BYTES)),
+                ),
+            ),
+            Framing::Ns3 => {
+                let t = ns3_tx_time(self.byte, frame_bytes);
+                (start.saturating_add(t), start.saturating_add(t))
+            }
+        };
         self.tx_last_bit = last_bit;
         self.wire_free_at = free_at;
         TxSlot {
@@ -515,6 +527,14 @@ impl FlowControl {
         let slot = self.slot(p);
         self.counters.tx_prio_pause_duration[slot] + self.tx.running_request(now.max(self.now), slot)
     }
+}
+
+/// The HPCC ns-3 simulator's time to send `frame_bytes` whose byte lasts `byte`: rounded down
+/// to a whole nanosecond (its `Time` keeps the integer part of a double in nanoseconds; here
+/// in exact integers).
+pub fn ns3_tx_time(byte: Duration, frame_bytes: u64) -> Duration {
+    let ps = byte.saturating_mul(frame_bytes).as_ps();
+    Duration::from_ps(ps - ps % 1_000)
 }
 
 /// Exact durations at `cfg`'s rate: a byte, a pause quantum, each set's refresh interval.

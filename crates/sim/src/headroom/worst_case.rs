@@ -264,6 +264,8 @@ pub fn config(setup: &Setup, plan: &Plan, headroom: u64) -> SimConfig {
             xon_offset_bytes: l,
             headroom_bytes: Some(headroom),
             mtu,
+            ecn: None,
+            qcn: None,
         }),
         dcbx: None,
     });
@@ -278,6 +280,7 @@ pub fn config(setup: &Setup, plan: &Plan, headroom: u64) -> SimConfig {
         b,
         rate,
         length_m,
+        delay: None,
         interface_delay,
         fc_a,
         fc_b: switch_pfc,
@@ -324,6 +327,7 @@ pub fn config(setup: &Setup, plan: &Plan, headroom: u64) -> SimConfig {
         start,
         stop: Instant::MAX,
         size,
+        transport: None,
     };
     let mut flows = Vec::new();
     for i in 0..n {
@@ -363,9 +367,11 @@ pub fn config(setup: &Setup, plan: &Plan, headroom: u64) -> SimConfig {
             start: Instant::from_ps(start),
             stop: Instant::MAX,
             size: None,
+            transport: None,
         });
     }
     SimConfig {
+        model: Default::default(),
         name: "headroom-verify".into(),
         description: format!(
             "{} senders at {rate} on {} m of cable, frames of {l} bytes, receiver paused: the \

@@ -138,6 +138,8 @@ mod tests {
             completion_ps: Some(fct),
             fct_ideal_ps: Some(ideal),
             fct_slowdown_ratio: Some(fct as f64 / ideal as f64),
+            qp: None,
+            throughput_without_cn_bps: None,
         }
     }
 

@@ -9,13 +9,15 @@ use lossless_proto::units::{Duration, Instant};
 use toml::Spanned;
 
 use super::link::{dcbx_config, link_ets, link_fc, link_idle_slopes, link_rate, merge};
-use super::raw::{RawEnd, RawScenario};
+use super::qp::{ecn_spec, qcn_spec};
+use super::raw::{RawEnd, RawModel, RawScenario};
 use super::topology::{Size, Topology};
 use super::{Overrides, ScenarioError, parse_duration};
 use crate::buffer::Threshold;
 use crate::config::{HostConfig, LinkConfig, NodeConfig, NodeKind, SimConfig, SwitchConfig};
 use crate::frame::NodeId;
 use crate::headroom::interface_delay_bit_times;
+use crate::model::{Ecmp, Framing, IdealFct, ModelConfig, Pacing, ReplyQueue};
 
 /// Where a scenario came from, for errors: the file's name and, when the lines are those of
 /// the file, its text.
@@ -298,6 +300,18 @@ pub(super) fn build(
             xon_offset_bytes: s.xon_offset_bytes.unwrap_or(2 * (mtu + 22)),
             headroom_bytes: s.headroom_bytes,
             mtu,
+            ecn: ecn_spec(
+                ctx,
+                s.ecn.as_ref(),
+                raw.ecn.as_ref(),
+                ctx.line_of(s.name.span().start),
+            )?,
+            qcn: qcn_spec(
+                ctx,
+                s.qcn.as_ref(),
+                raw.qcn.as_ref(),
+                ctx.line_of(s.name.span().start),
+            )?,
         };
         let n = NodeConfig {
             name: s.name.get_ref().clone(),
@@ -336,6 +350,21 @@ pub(super) fn build(
                 }
                 e
             })
+        };
+        if l.length_m.is_some() && l.delay.is_some()
+            || raw.defaults.length_m.is_some() && raw.defaults.delay.is_some()
+        {
+            return ctx.err(
+                l.a.span(),
+                "delay",
+                "found both `length_m` and `delay` in one table; allowed one of them (`delay` is the one-way propagation time, `length_m` the cable at 5 ns/m)".into(),
+            );
+        }
+        // the more specific table wins: a link's `length_m` over a default `delay`
+        let delay = match (&l.length_m, &p.delay) {
+            (Some(_), _) if l.delay.is_none() => None,
+            (_, Some(d)) => Some(ctx.duration(d, "delay")?),
+            (_, None) => None,
         };
         let fc_a = end_fc(&l.a_end)?;
         let fc_b = end_fc(&l.b_end)?;
@@ -397,6 +426,7 @@ pub(super) fn build(
                     b: y,
                     rate,
                     length_m: p.length_m.as_ref().map_or(1, |v| *v.get_ref()),
+                    delay,
                     interface_delay,
                     fc_a,
                     fc_b,
@@ -419,6 +449,7 @@ pub(super) fn build(
         duration,
         duration_overridden: ov.duration.is_some(),
         dir,
+        qp: &raw.qp,
     };
     let flows = traffic.flows(&raw.flow, &mut size)?;
     let workloads = traffic.workloads(&raw.workload, &mut size)?;
@@ -432,7 +463,9 @@ pub(super) fn build(
         duration_overridden: ov.duration.is_some(),
     }
     .build(&raw)?;
+    let model = model_config(ctx, &raw.model)?;
     Ok(SimConfig {
+        model,
         name: raw.name,
         description: raw.description,
         seed: ov.seed.unwrap_or(raw.seed),
@@ -457,4 +490,85 @@ pub(super) fn instant_of(
         Some(s) => Ok(Instant::ZERO + ctx.duration(s, key)?),
         None => Ok(default),
     }
+}
+
+/// The `[model]` table: a preset, then each choice it names overriding it.
+fn model_config(ctx: &Ctx<'_>, m: &RawModel) -> Result<ModelConfig, ScenarioError> {
+    let mut c = match &m.preset {
+        None => ModelConfig::default(),
+        Some(p) => match ModelConfig::preset(p.get_ref()) {
+            Some(c) => c,
+            None => {
+                return ctx.err(
+                    p.span(),
+                    "preset",
+                    format!("found {:?}, allowed \"exact\" or \"hpcc-ns3\"", p.get_ref()),
+                );
+            }
+        },
+    };
+    fn pick<T: Copy>(
+        ctx: &Ctx<'_>,
+        v: &Option<Spanned<String>>,
+        key: &str,
+        choices: &[(&str, T)],
+        out: &mut T,
+    ) -> Result<(), ScenarioError> {
+        let Some(v) = v else {
+            return Ok(());
+        };
+        match choices.iter().find(|(n, _)| *n == v.get_ref()) {
+            Some((_, x)) => {
+                *out = *x;
+                Ok(())
+            }
+            None => {
+                let names: Vec<String> = choices.iter().map(|(n, _)| format!("{n:?}")).collect();
+                ctx.err(
+                    v.span(),
+                    key,
+                    format!("found {:?}, allowed {}", v.get_ref(), names.join(", ")),
+                )
+            }
+        }
+    }
+    pick(
+        ctx,
+        &m.framing,
+        "framing",
+        &[("ieee", Framing::Ieee8023), ("ns3", Framing::Ns3)],
+        &mut c.framing,
+    )?;
+    pick(
+        ctx,
+        &m.ideal_fct,
+        "ideal_fct",
+        &[("wire", IdealFct::Wire), ("ns3", IdealFct::Ns3)],
+        &mut c.ideal_fct,
+    )?;
+    pick(
+        ctx,
+        &m.replies,
+        "replies",
+        &[("queued", ReplyQueue::Queued), ("first", ReplyQueue::First)],
+        &mut c.replies,
+    )?;
+    pick(
+        ctx,
+        &m.ecmp,
+        "ecmp",
+        &[("flow", Ecmp::FlowHash), ("ns3", Ecmp::Ns3)],
+        &mut c.ecmp,
+    )?;
+    pick(
+        ctx,
+        &m.pacing,
+        "pacing",
+        &[
+            ("reschedule", Pacing::Reschedule),
+            ("next_packet", Pacing::NextPacket),
+        ],
+        &mut c.pacing,
+    )?;
+    Ok(c)
 }

@@ -9,11 +9,13 @@ use toml::Spanned;
 
 use super::ScenarioError;
 use super::build::{Ctx, Names, instant_of};
+use super::qp::{RawQp, qp_spec};
 use super::raw::{RawFlow, RawSignal, RawWorkload};
 use super::topology::{Size, Topology};
 use crate::config::{NodeConfig, Signal};
 use crate::frame::NodeId;
 use crate::traffic::{FlowSpec, Pattern, SizeCdf, Workload};
+use crate::transport::QpSpec;
 
 /// Largest `cdf_file` read (a flow-size CDF is a few hundred lines).
 pub const MAX_CDF_FILE_BYTES: u64 = 1 << 20;
@@ -30,6 +32,8 @@ pub(super) struct Traffic<'a> {
     /// what happens before the traffic starts), so a later start is no mistake of the file.
     pub(super) duration_overridden: bool,
     pub(super) dir: Option<&'a Path>,
+    /// The `[qp]` defaults of every QP.
+    pub(super) qp: &'a RawQp,
 }
 
 impl Traffic<'_> {
@@ -166,6 +170,43 @@ impl Traffic<'_> {
         })
     }
 
+    /// The QP a flow or workload of `priority` from `srcs` is, if its `transport` says so
+    /// (`keys` its own QP keys, `stray` one set without `transport`).
+    fn transport(
+        &self,
+        t: &Option<Spanned<String>>,
+        keys: RawQp,
+        stray: Option<&'static str>,
+        priority: u8,
+        srcs: &[NodeId],
+        span: std::ops::Range<usize>,
+    ) -> Result<Option<Box<QpSpec>>, ScenarioError> {
+        let ctx = self.ctx;
+        match t {
+            None => match stray {
+                None => Ok(None),
+                Some(k) => ctx.err(
+                    span,
+                    k,
+                    "a QP key without `transport = \"rocev2\"` (the flow would be plain frames)".into(),
+                ),
+            },
+            Some(t) if t.get_ref() == "rocev2" => {
+                let lines: Vec<Rate> = srcs.iter().map(|&n| self.line_rate(n)).collect();
+                let q = keys.over(self.qp);
+                qp_spec(ctx, &q, priority, &lines, ctx.line_of(span.start)).map(|q| Some(Box::new(q)))
+            }
+            Some(t) => ctx.err(
+                t.span(),
+                "transport",
+                format!(
+                    "found {:?}, allowed \"rocev2\" (or no key: plain frames)",
+                    t.get_ref()
+                ),
+            ),
+        }
+    }
+
     /// The `[[flow]]` entries: one flow per (src, dst) member pair.
     pub(super) fn flows(&self, raw: &[RawFlow], size: &mut Size) -> Result<Vec<FlowSpec>, ScenarioError> {
         let ctx = self.ctx;
@@ -192,6 +233,14 @@ impl Traffic<'_> {
             let srcs = self.hosts(&f.src, "src")?;
             let dsts = self.hosts(&f.dst, "dst")?;
             size.add(ctx, f.name.span(), "flows", (srcs.len() * dsts.len()) as u64)?;
+            let qp = self.transport(
+                &f.transport,
+                f.qp_keys(),
+                f.stray_qp_key(),
+                *f.priority.get_ref(),
+                srcs,
+                f.name.span(),
+            )?;
             for &s in srcs {
                 let pattern = self.pattern(f, s)?;
                 for &d in dsts {
@@ -233,6 +282,7 @@ impl Traffic<'_> {
                         start,
                         stop,
                         size: f.size_bytes.as_ref().map(|s| *s.get_ref()),
+                        transport: qp.clone(),
                     });
                 }
             }
@@ -303,6 +353,14 @@ impl Traffic<'_> {
             }
             self.workload_paths(&what, w, &src, &dst)?;
             let cdf = self.cdf(w)?;
+            let qp = self.transport(
+                &w.transport,
+                w.qp_keys(),
+                w.stray_qp_key(),
+                *w.priority.get_ref(),
+                &src,
+                w.name.span(),
+            )?;
             let total_bps: u128 = src.iter().map(|&s| u128::from(self.line_rate(s).bps())).sum();
             let mean_interarrival = Workload::interarrival_for_bps(&cdf, load, total_bps);
             // the arrivals expected over the run count towards the scenario's size
@@ -324,6 +382,7 @@ impl Traffic<'_> {
                 cdf,
                 start,
                 stop,
+                transport: qp,
             });
         }
         Ok(out)

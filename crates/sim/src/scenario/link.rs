@@ -145,6 +145,7 @@ pub(super) fn merge(base: &RawLinkParams, over: &RawLinkParams) -> RawLinkParams
     RawLinkParams {
         rate: pick(&over.rate, &base.rate),
         length_m: pick(&over.length_m, &base.length_m),
+        delay: pick(&over.delay, &base.delay),
         interface_delay: pick(&over.interface_delay, &base.interface_delay),
         mtu: pick(&over.mtu, &base.mtu),
         flow_control: pick(&over.flow_control, &base.flow_control),

@@ -1,5 +1,6 @@
 //! Scenario files (TOML): topology, links, buffers and thresholds, flow control per link,
-//! traffic, duration and seed; and the built-in scenarios, embedded from
+//! traffic, duration and seed, RoCEv2 QPs and congestion notification (`[qp]`, `[ecn]`,
+//! `[qcn]`), modelling choices (`[model]`); and the built-in scenarios, embedded from
 //! `examples/scenarios/*.toml` so that `lossless sim NAME` works anywhere.
 //!
 //! A wrong file gets an error naming the file, the line, the key, what was found and what is
@@ -16,6 +17,7 @@ mod build;
 mod flows;
 mod link;
 mod pathology;
+mod qp;
 mod raw;
 mod set;
 mod topology;
@@ -39,7 +41,7 @@ pub struct Builtin {
 }
 
 /// The built-in scenarios; the first is the default.
-pub const BUILTINS: [Builtin; 11] = [
+pub const BUILTINS: [Builtin; 13] = [
     Builtin {
         name: "four-bridge",
         summary: "document 003 §3.2: congestion spreading from an oversubscribed link back to three clients",
@@ -94,6 +96,16 @@ pub const BUILTINS: [Builtin; 11] = [
         name: "deadlock-bounce",
         summary: "leaf-spine, one failed link, traffic bounced off a leaf that has not reconverged: a loop that deadlocks",
         text: include_str!("../../../../examples/scenarios/deadlock-bounce.toml"),
+    },
+    Builtin {
+        name: "four-bridge-cn",
+        summary: "document 003 §3.3: four-bridge with ECN and DCQCN, side by side with CN off (PFC falls, the victim recovers)",
+        text: include_str!("../../../../examples/scenarios/four-bridge-cn.toml"),
+    },
+    Builtin {
+        name: "incast-dcqcn",
+        summary: "N RoCEv2 QPs → one receiver at 100 Gb/s; DCQCN converges to fair shares (params.senders)",
+        text: include_str!("../../../../examples/scenarios/incast-dcqcn.toml"),
     },
 ];
 

@@ -5,6 +5,8 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::qp::{RawEcn, RawQcn, RawQp};
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawScenario {
@@ -40,6 +42,16 @@ pub(super) struct RawScenario {
     pub(super) event: Vec<RawEvent>,
     pub(super) deadlock: Option<Spanned<RawDeadlock>>,
     pub(super) victims: Option<Spanned<RawVictims>>,
+    /// Modelling choices: `preset` ("exact", "hpcc-ns3") and per-choice overrides.
+    #[serde(default)]
+    pub(super) model: RawModel,
+    /// Defaults of every QP (a flow or workload with `transport = "rocev2"`).
+    #[serde(default)]
+    pub(super) qp: RawQp,
+    /// Default ECN marking of every switch (a switch's `ecn` overrides it key by key).
+    pub(super) ecn: Option<RawEcn>,
+    /// Default QCN congestion points of every switch.
+    pub(super) qcn: Option<RawQcn>,
 }
 
 /// `[pfcwd]` or a switch's `pfcwd = { ... }`.
@@ -93,11 +105,25 @@ pub(super) struct RawVictims {
     pub(super) min_blocked_ratio: Option<Spanned<f64>>,
 }
 
+/// The `[model]` table.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawModel {
+    pub(super) preset: Option<Spanned<String>>,
+    pub(super) framing: Option<Spanned<String>>,
+    pub(super) ideal_fct: Option<Spanned<String>>,
+    pub(super) replies: Option<Spanned<String>>,
+    pub(super) ecmp: Option<Spanned<String>>,
+    pub(super) pacing: Option<Spanned<String>>,
+}
+
 #[derive(Deserialize, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawLinkParams {
     pub(super) rate: Option<Spanned<String>>,
     pub(super) length_m: Option<Spanned<u64>>,
+    /// One-way propagation delay as a time (instead of `length_m`).
+    pub(super) delay: Option<Spanned<String>>,
     /// One-way PHY delay of each direction: "none", "802.3" or a duration.
     pub(super) interface_delay: Option<Spanned<String>>,
     pub(super) mtu: Option<Spanned<u64>>,
@@ -151,6 +177,10 @@ pub(super) struct RawSwitch {
     pub(super) dcbx: Option<toml::Value>,
     /// pfcwd: true/false, or a table over `[pfcwd]`.
     pub(super) pfcwd: Option<Spanned<toml::Value>>,
+    /// ECN marking at its egress queues: a table, or true/false for the `[ecn]` default.
+    pub(super) ecn: Option<toml::Value>,
+    /// QCN congestion points at its egress queues: a table, or true/false.
+    pub(super) qcn: Option<toml::Value>,
 }
 
 fn default_threshold() -> Spanned<String> {
@@ -164,6 +194,7 @@ pub(super) struct RawLink {
     pub(super) b: Spanned<String>,
     pub(super) rate: Option<Spanned<String>>,
     pub(super) length_m: Option<Spanned<u64>>,
+    pub(super) delay: Option<Spanned<String>>,
     pub(super) interface_delay: Option<Spanned<String>>,
     pub(super) mtu: Option<Spanned<u64>>,
     pub(super) flow_control: Option<Spanned<String>>,
@@ -232,6 +263,7 @@ impl RawLink {
         RawLinkParams {
             rate: self.rate.clone(),
             length_m: self.length_m.clone(),
+            delay: self.delay.clone(),
             interface_delay: self.interface_delay.clone(),
             mtu: self.mtu.clone(),
             flow_control: self.flow_control.clone(),
@@ -266,6 +298,16 @@ pub(super) struct RawFlow {
     pub(super) stop: Option<Spanned<String>>,
     pub(super) size_bytes: Option<Spanned<u64>>,
     pub(super) mtu: Option<Spanned<u64>>,
+    /// "rocev2": the flow is a RoCEv2 QP (keys below, defaults in `[qp]`).
+    pub(super) transport: Option<Spanned<String>>,
+    pub(super) cc: Option<Spanned<String>>,
+    pub(super) preset: Option<Spanned<String>>,
+    pub(super) ack_priority: Option<u8>,
+    pub(super) cnp_priority: Option<u8>,
+    pub(super) udp_dport: Option<u16>,
+    pub(super) dcqcn: Option<toml::Table>,
+    pub(super) qcn: Option<toml::Table>,
+    pub(super) rocev2: Option<toml::Table>,
 }
 
 fn default_pattern() -> Spanned<String> {
@@ -284,6 +326,16 @@ pub(super) struct RawWorkload {
     pub(super) start: Option<Spanned<String>>,
     pub(super) stop: Option<Spanned<String>>,
     pub(super) mtu: Option<Spanned<u64>>,
+    /// "rocev2": the flow is a RoCEv2 QP (keys below, defaults in `[qp]`).
+    pub(super) transport: Option<Spanned<String>>,
+    pub(super) cc: Option<Spanned<String>>,
+    pub(super) preset: Option<Spanned<String>>,
+    pub(super) ack_priority: Option<u8>,
+    pub(super) cnp_priority: Option<u8>,
+    pub(super) udp_dport: Option<u16>,
+    pub(super) dcqcn: Option<toml::Table>,
+    pub(super) qcn: Option<toml::Table>,
+    pub(super) rocev2: Option<toml::Table>,
 }
 
 #[derive(Deserialize)]
@@ -294,3 +346,41 @@ pub(super) struct RawSignal {
     pub(super) priority: u8,
     pub(super) fc_rdy: Vec<(Spanned<String>, Spanned<String>)>,
 }
+
+/// The QP keys of a flow or workload.
+macro_rules! qp_keys {
+    ($t:ty) => {
+        impl $t {
+            pub(super) fn qp_keys(&self) -> RawQp {
+                RawQp {
+                    cc: self.cc.clone(),
+                    preset: self.preset.clone(),
+                    ack_priority: self.ack_priority,
+                    cnp_priority: self.cnp_priority,
+                    udp_dport: self.udp_dport,
+                    dcqcn: self.dcqcn.clone(),
+                    qcn: self.qcn.clone(),
+                    rocev2: self.rocev2.clone(),
+                }
+            }
+            /// Whether any QP key is set without `transport`.
+            pub(super) fn stray_qp_key(&self) -> Option<&'static str> {
+                [
+                    ("cc", self.cc.is_some()),
+                    ("preset", self.preset.is_some()),
+                    ("ack_priority", self.ack_priority.is_some()),
+                    ("cnp_priority", self.cnp_priority.is_some()),
+                    ("udp_dport", self.udp_dport.is_some()),
+                    ("dcqcn", self.dcqcn.is_some()),
+                    ("qcn", self.qcn.is_some()),
+                    ("rocev2", self.rocev2.is_some()),
+                ]
+                .into_iter()
+                .find(|(_, set)| *set)
+                .map(|(k, _)| k)
+            }
+        }
+    };
+}
+qp_keys!(RawFlow);
+qp_keys!(RawWorkload);

@@ -1,12 +1,15 @@
 //! `--set PATH=VALUE` and `--sweep PATH=...`: which scenario key a path names. A path is
 //! a top-level value (`seed`, `duration`, ...), a parameter of the scenario's `[params]`
 //! (`senders`, `params.senders` or `incast.senders` for the scenario named `incast`), or a
-//! `[defaults]` key (`defaults.rate`); anything else is refused with the list of known paths.
+//! `[defaults]` key (`defaults.rate`), a key of the congestion-notification and model tables
+//! (`qp.preset`, `qp.dcqcn.rpg_ai_rate`, `ecn.kmin_bytes`, `qcn.qeq_bytes`, `model.preset`);
+//! anything else is refused with the list of known paths.
 
 use serde::Deserialize;
 use serde::de::{self, Visitor};
 
-use super::raw::{RawLinkParams, RawScenario};
+use super::qp::{RawEcn, RawQcn, RawQp};
+use super::raw::{RawLinkParams, RawModel, RawScenario};
 
 /// The field names of a struct that serde derives `Deserialize` for (as it declares them).
 fn struct_fields<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
@@ -37,10 +40,24 @@ fn struct_fields<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
 }
 
 /// Top-level keys that hold tables or arrays of tables (not settable by a path).
-const TABLES: [&str; 13] = [
+const TABLES: [&str; 17] = [
     "params", "defaults", "host", "switch", "link", "flow", "workload", "signal", "pfcwd", "route", "event",
-    "deadlock", "victims",
+    "deadlock", "victims", "model", "qp", "ecn", "qcn",
 ];
+
+/// The tables of single keys a path may name a key of, with their keys.
+fn key_tables() -> [(&'static str, &'static [&'static str]); 4] {
+    [
+        ("model", struct_fields::<RawModel>()),
+        ("qp", struct_fields::<RawQp>()),
+        ("ecn", struct_fields::<RawEcn>()),
+        ("qcn", struct_fields::<RawQcn>()),
+    ]
+}
+
+/// Sub-tables of `[qp]` whose keys are the engines' own parameter names (the engine refuses
+/// an unknown one when the scenario loads, naming the allowed ones).
+const QP_ENGINE_TABLES: [&str; 3] = ["dcqcn", "qcn", "rocev2"];
 
 /// What `--set`/`--sweep` paths may name in one scenario (read from its TOML table).
 pub struct SetPaths {
@@ -95,6 +112,8 @@ impl SetPaths {
             [n, k] if n == self.name && !self.name.is_empty() && param(k) => ok(&["params", k]),
             ["defaults", k] if struct_fields::<RawLinkParams>().contains(&k) => ok(&["defaults", k]),
             ["defaults", "ets_idle_slope", tc] => ok(&["defaults", "ets_idle_slope", tc]),
+            ["qp", t, k] if QP_ENGINE_TABLES.contains(&t) => ok(&["qp", t, k]),
+            [t, k] if key_tables().iter().any(|(n, f)| *n == t && f.contains(&k)) => ok(&[t, k]),
             _ => Err(format!(
                 "{path:?} is not a parameter of this scenario; {}",
                 self.known()
@@ -109,10 +128,15 @@ impl SetPaths {
         } else {
             self.params.join(", ")
         };
+        let tables: Vec<String> = key_tables()
+            .iter()
+            .map(|(n, f)| format!("{n}.KEY with KEY one of {}", f.join(", ")))
+            .collect();
         format!(
-            "allowed: [params] {params}; top-level {}; defaults.KEY with KEY one of {}",
+            "allowed: [params] {params}; top-level {}; defaults.KEY with KEY one of {}; {}; qp.dcqcn.NAME, qp.qcn.NAME, qp.rocev2.NAME (the engines' parameter names)",
             Self::top().collect::<Vec<_>>().join(", "),
-            struct_fields::<RawLinkParams>().join(", ")
+            struct_fields::<RawLinkParams>().join(", "),
+            tables.join("; ")
         )
     }
 }
@@ -139,6 +163,17 @@ mod tests {
         }
         assert_eq!(s.canonical("seed").unwrap(), ["seed"]);
         assert_eq!(s.canonical("defaults.rate").unwrap(), ["defaults", "rate"]);
+        assert_eq!(s.canonical("qp.preset").unwrap(), ["qp", "preset"]);
+        assert_eq!(
+            s.canonical("qp.dcqcn.rpg_ai_rate").unwrap(),
+            ["qp", "dcqcn", "rpg_ai_rate"]
+        );
+        assert_eq!(s.canonical("ecn.kmin_bytes").unwrap(), ["ecn", "kmin_bytes"]);
+        assert_eq!(s.canonical("model.preset").unwrap(), ["model", "preset"]);
+        for bad in ["qp.presett", "ecn.kmin", "model", "qp.foo.x"] {
+            let e = s.canonical(bad).unwrap_err();
+            assert!(e.contains("qp.KEY") && e.contains("preset"), "{bad}: {e}");
+        }
         for bad in [
             "sendrs",
             "",

@@ -2,26 +2,33 @@
 //! headroom, shortest-path routes with ECMP candidates (`routes.rs`), flows and the first
 //! events.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use lossless_proto::dcbx::Agent;
+use lossless_proto::ecn::EcnMarker;
 use lossless_proto::ets::{PortParams, Scheduler};
 use lossless_proto::flow_control::{FlowControl, Mode};
 use lossless_proto::lldp_agent::AgentConfig;
-use lossless_proto::units::{Duration, Instant};
+use lossless_proto::qcn::Cp;
+use lossless_proto::units::{Duration, Instant, Rate};
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
 
-use super::{BuildError, Event, FlowState, Host, Node, Port, PortDcbx, Simulator, Switch, station_address};
+use super::{
+    BuildError, Event, FlowState, Host, Nic, Node, Port, PortCn, PortDcbx, Qp, Simulator, Switch,
+    station_address,
+};
 use crate::buffer::SharedBuffer;
-use crate::config::{NodeKind, Signal, SimConfig};
+use crate::config::{NodeKind, Signal, SimConfig, SwitchConfig};
 use crate::event::EventQueue;
-use crate::frame::{FlowId, PortId};
-use crate::headroom::{headroom_bytes, propagation};
+use crate::frame::{FlowId, NodeId, PortId};
+use crate::headroom::headroom_bytes_for_delay;
+use crate::model::Ecmp;
 use crate::observer::Observer;
 use crate::selection::{Ets, PortSelection, StrictPriority};
 use crate::stats::{FlowStats, PortStats, Totals};
 use crate::traffic::{FlowSpec, MIN_FRAME, frame_len};
+use crate::transport::ROCE_UDP_PORT;
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Builds a simulator with a given event queue.
@@ -29,14 +36,18 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let n = config.nodes.len();
         // the largest frame any port of this simulation is asked to carry: every source's and
         // workload's MTU with header, tag and FCS; the schedulers are built to accept it
+        let frame_of = |mtu: u64, t: &Option<Box<crate::transport::QpSpec>>| match t {
+            None => frame_len(mtu),
+            Some(q) => config.model.roce_data_len(u64::from(q.rc.mtu), q.cc.cn_tag()),
+        };
         let largest_frame = config
             .flows
             .iter()
-            .map(|f| f.mtu)
-            .chain(config.workloads.iter().map(|w| w.mtu))
-            .map(frame_len)
+            .map(|f| frame_of(f.mtu, &f.transport))
+            .chain(config.workloads.iter().map(|w| frame_of(w.mtu, &w.transport)))
             .max()
-            .unwrap_or(MIN_FRAME);
+            .unwrap_or(MIN_FRAME)
+            .max(MIN_FRAME);
         let max_frame_bytes =
             u32::try_from(largest_frame).map_err(|_| BuildError::FrameTooLarge { bytes: largest_frame })?;
         let mut node_ports: Vec<Vec<PortId>> = vec![Vec::new(); n];
@@ -69,6 +80,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 };
                 let mut fc = fc;
                 fc.rate = link.rate;
+                fc.framing = config.model.framing;
                 fc.station_address = station_address(me);
                 let template = fc;
                 let dcbx = match dcbx_cfg {
@@ -105,13 +117,25 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 }
                 let local = node_ports[node as usize].len() as u32;
                 node_ports[node as usize].push(me);
+                let (cn, ecn_mask, cp_mask) = match &config.nodes[node as usize].kind {
+                    NodeKind::Switch(sw) => port_cn(
+                        sw,
+                        me,
+                        local,
+                        link.rate,
+                        config.seed,
+                        &config.nodes[node as usize].name,
+                    )?
+                    .map_or((None, 0, 0), |(c, e, q)| (Some(c), e, q)),
+                    NodeKind::Host(_) => (None, 0, 0),
+                };
                 ports.push(Port {
                     node,
                     local,
                     peer,
                     rate: link.rate,
                     prop: Duration::from_ps(
-                        propagation(link.length_m)
+                        link.propagation()
                             .as_ps()
                             .saturating_add(link.interface_delay.as_ps()),
                     ),
@@ -136,6 +160,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     dcbx,
                     lldp_tx: VecDeque::new(),
                     lldp_wire: VecDeque::new(),
+                    pull: 0,
+                    reply_first: false,
+                    staged: 0,
+                    cn_mask: ecn_mask | cp_mask,
+                    cn,
                 });
             }
         }
@@ -144,6 +173,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             .iter()
             .map(|nd| matches!(nd.kind, NodeKind::Host(_)))
             .collect();
+        let has_qps = config.flows.iter().any(|f| f.transport.is_some())
+            || config.workloads.iter().any(|w| w.transport.is_some());
         let mut nodes = Vec::with_capacity(n);
         for (i, nd) in config.nodes.iter().enumerate() {
             match &nd.kind {
@@ -173,6 +204,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                             .iter()
                             .find(|hp| hp.node as usize == i)
                             .map(|hp| Box::new(super::storm::HostStall::new(hp))),
+                        nic: has_qps.then(|| {
+                            Box::new(Nic {
+                                qp_ready: std::array::from_fn(|_| Vec::with_capacity(16)),
+                                last_served: [FlowId::MAX; 8],
+                                replies: VecDeque::new(),
+                            })
+                        }),
                     }));
                 }
                 NodeKind::Switch(s) => {
@@ -181,9 +219,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     for &p in &node_ports[i] {
                         let port = &ports[p as usize];
                         let link = &config.links[(p / 2) as usize];
-                        let h = s
-                            .headroom_bytes
-                            .unwrap_or_else(|| headroom_bytes(port.rate, link.length_m, s.mtu));
+                        let h = s.headroom_bytes.unwrap_or_else(|| {
+                            headroom_bytes_for_delay(port.rate, link.propagation(), s.mtu)
+                        });
                         if port.mac.config().mode == Mode::Pause {
                             reserve.push([0; 8]);
                             port_reserve.push(h);
@@ -213,18 +251,27 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             }
         }
         // every host has its one port now: every switch's routes in one pass
-        for (node, r) in nodes
-            .iter_mut()
-            .zip(super::routes::compute(&node_ports, &ports, &is_host))
-        {
+        for (node, r) in nodes.iter_mut().zip(super::routes::compute(
+            &node_ports,
+            &ports,
+            &is_host,
+            config.model.ecmp == Ecmp::Ns3,
+        )) {
             if let (Node::Switch(sw), Some(r)) = (node, r) {
                 sw.routes = r;
             }
         }
         let mut flows = Vec::with_capacity(config.flows.len());
+        let mut pair_flows = HashMap::new();
         for f in &config.flows {
             check_flow(f, &is_host)?;
-            flows.push(FlowState::new(f.clone()));
+            let line = ports[node_ports[f.src as usize][0] as usize].rate;
+            let fs =
+                FlowState::new(f.clone(), &mut pair_flows, line).map_err(|problem| BuildError::Flow {
+                    flow: f.name.clone(),
+                    problem,
+                })?;
+            flows.push(fs);
         }
         for w in &config.workloads {
             let f = w.src.iter().chain(&w.dst).find(|&&x| !is_host[x as usize]);
@@ -257,6 +304,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             ports,
             nodes,
             flows,
+            pair_flows,
             rng,
             next_frame_id: 0,
             totals: Totals::default(),
@@ -325,14 +373,103 @@ fn check_flow(f: &FlowSpec, is_host: &[bool]) -> Result<(), BuildError> {
 }
 
 impl FlowState {
-    pub(super) fn new(spec: FlowSpec) -> Self {
-        FlowState {
+    /// A flow's state; `pair_flows` counts the flows of each (source, destination) pair so
+    /// far (the flow's UDP source port is 10000 + that count, as the ns-3 reference does).
+    pub(super) fn new(
+        spec: FlowSpec,
+        pair_flows: &mut HashMap<(NodeId, NodeId), u16>,
+        line: Rate,
+    ) -> Result<Self, String> {
+        let n = pair_flows.entry((spec.src, spec.dst)).or_insert(0);
+        let sport = 10_000u16.wrapping_add(*n);
+        *n = n.wrapping_add(1);
+        let first = spec.next_on(spec.start);
+        let qp = match &spec.transport {
+            None => None,
+            Some(t) => {
+                let mut qp = Qp::new(t, spec.size, line, first)?;
+                // the first `Emit` (pushed by the caller at `first`) is the QP's
+                qp.emit_at = first;
+                Some(Box::new(qp))
+            }
+        };
+        let dport = spec.transport.as_ref().map_or(ROCE_UDP_PORT, |t| t.udp_dport);
+        Ok(FlowState {
+            qp,
+            sport,
+            dport,
             remaining: spec.size.unwrap_or(u64::MAX),
             next_at: spec.start,
             scheduled: false,
             done_emitting: false,
             stats: FlowStats::default(),
             spec,
+        })
+    }
+}
+
+/// The ECN markers and QCN congestion points of port `me` (local index `local`) of a switch
+/// configured with `sw`, or `None` when it has neither.
+fn port_cn(
+    sw: &SwitchConfig,
+    me: PortId,
+    local: u32,
+    rate: Rate,
+    seed: u64,
+    switch: &str,
+) -> Result<Option<(Box<PortCn>, u8, u8)>, BuildError> {
+    if sw.ecn.is_none() && sw.qcn.is_none() {
+        return Ok(None);
+    }
+    let mut cn = PortCn {
+        markers: Default::default(),
+        cps: Default::default(),
+        cnm_priority: 0,
+        cnms_sent: [0; 8],
+    };
+    let (mut ecn_mask, mut cp_mask) = (0u8, 0u8);
+    if let Some(e) = &sw.ecn {
+        let Some(cfg) = e.for_rate(rate) else {
+            return Err(BuildError::Cn {
+                switch: switch.to_string(),
+                problem: format!(
+                    "port {local} runs at {rate}: no ECN thresholds for that rate (give `kmin_bytes`/`kmax_bytes`, or a `by_rate` entry for {rate})"
+                ),
+            });
+        };
+        for q in (0..8u8).filter(|q| e.priorities & (1 << q) != 0) {
+            let m = EcnMarker::new(cfg, mix(seed, me, q, 0xEC)).map_err(|err| BuildError::Cn {
+                switch: switch.to_string(),
+                problem: format!("ECN: {err}"),
+            })?;
+            cn.markers[q as usize] = Some(m);
+            ecn_mask |= 1 << q;
         }
     }
+    if let Some(qc) = &sw.qcn {
+        cn.cnm_priority = qc.cnm_priority;
+        for q in (0..8u8).filter(|q| qc.priorities & (1 << q) != 0) {
+            let mut p = qc.cp;
+            let a = station_address(me);
+            // the port's address and the priority (what the pcap sink writes as the CPID)
+            p.cpid = [a[0], a[1], a[2], a[3], a[4], a[5], q, 0];
+            let cp = if qc.jitter {
+                Cp::new(p, mix(seed, me, q, 0xC9))
+            } else {
+                Cp::without_jitter(p)
+            }
+            .map_err(|err| BuildError::Cn {
+                switch: switch.to_string(),
+                problem: format!("QCN: {err}"),
+            })?;
+            cn.cps[q as usize] = Some(cp);
+            cp_mask |= 1 << q;
+        }
+    }
+    Ok(Some((Box::new(cn), ecn_mask, cp_mask)))
+}
+
+/// A seed for the engine `what` of priority `q` at port `p`, from the scenario's seed.
+fn mix(seed: u64, p: PortId, q: u8, what: u64) -> u64 {
+    super::splitmix64(seed ^ (u64::from(p) << 16) ^ (u64::from(q) << 8) ^ what)
 }

@@ -6,7 +6,7 @@ use lossless_proto::units::Instant;
 
 use super::{Event, FlowState, Node, Simulator};
 use crate::event::EventQueue;
-use crate::frame::{DropReason, FlowId, Frame, NO_PORT, NodeId, PortId};
+use crate::frame::{DropReason, FlowId, Frame, FrameKind, NO_PORT, NodeId, PortId};
 use crate::observer::Observer;
 use crate::traffic::{FlowSpec, Pattern, Workload, frame_len};
 
@@ -96,9 +96,14 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
     }
 
+    #[inline(always)]
     pub(super) fn deliver(&mut self, node: NodeId, frame: Frame) {
         let now = self.now;
         self.totals.delivered += 1;
+        if frame.kind != FrameKind::Plain {
+            self.deliver_roce(node, frame);
+            return;
+        }
         let fs = &mut self.flows[frame.flow as usize];
         fs.stats.delivered_frames += 1;
         fs.stats.delivered_bytes += frame.len as u64;
@@ -128,9 +133,21 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
     }
 
+    /// [`Self::deliver`] of a RoCEv2 frame or CNM (kept out of the plain frames' path).
+    #[inline(never)]
+    fn deliver_roce(&mut self, node: NodeId, frame: Frame) {
+        let now = self.now;
+        self.roce_receive(node, frame);
+        self.observer.delivered(node, &frame, now);
+    }
+
     pub(super) fn on_emit(&mut self, f: FlowId) {
         let now = self.now;
         let fs = &mut self.flows[f as usize];
+        if fs.qp.is_some() {
+            self.qp_on_emit(f);
+            return;
+        }
         fs.scheduled = false;
         let (src, prio) = (fs.spec.src, fs.spec.priority);
         if fs.done_emitting {
@@ -169,6 +186,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             ingress: NO_PORT,
             src: src as NodeId,
             dst: fs.spec.dst,
+            kind: FrameKind::Plain,
+            flags: 0,
             hops: 0,
         };
         self.next_frame_id += 1;
@@ -182,7 +201,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             let gap = fs
                 .spec
                 .gap(len)
-                .unwrap_or_else(|| self.ports[hp as usize].rate.wire_time(len));
+                .unwrap_or_else(|| self.config.model.wire_time(self.ports[hp as usize].rate, len));
             fs.next_at = now + gap;
             fs.scheduled = true;
             self.queue.push(fs.next_at, Event::Emit(f));
@@ -215,9 +234,18 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 start: now,
                 stop: Instant::MAX,
                 size: Some(size),
+                transport: w.transport.clone(),
             };
             let id = self.flows.len() as FlowId;
-            let mut fs = FlowState::new(spec);
+            let line = self.ports[self.host_port(src) as usize].rate;
+            let mut fs = match FlowState::new(spec, &mut self.pair_flows, line) {
+                Ok(fs) => fs,
+                Err(e) => {
+                    let p = self.host_port(src);
+                    self.engine_fault(p, "a workload's QP could not be created", &e);
+                    return;
+                }
+            };
             fs.scheduled = true;
             self.flows.push(fs);
             self.victims_add_flow(id);

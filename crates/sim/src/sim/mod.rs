@@ -4,17 +4,19 @@
 
 use std::collections::VecDeque;
 
-use lossless_proto::flow_control::{FlowControl, Mode, ReceivedControl};
+use lossless_proto::flow_control::{FlowControl, Mode, ReceivedControl, TxSlot};
 use lossless_proto::units::{Duration, Instant, Rate};
 use rand_pcg::Pcg64;
 
 mod build;
+mod cn;
 mod dcbx;
 mod deadlock;
 mod host;
 mod patho_report;
 mod pathology;
 mod pfcwd;
+mod qp;
 mod routes;
 mod storm;
 #[cfg(test)]
@@ -22,12 +24,15 @@ mod tests;
 mod topo;
 mod victims;
 
+pub(crate) use cn::PortCn;
 pub(crate) use dcbx::PortDcbx;
+pub(crate) use qp::Qp;
 
 use crate::buffer::{Admission, SharedBuffer};
 use crate::config::SimConfig;
 use crate::event::{CalendarQueue, EventQueue};
-use crate::frame::{DropReason, FlowId, Frame, NO_PORT, NodeId, PortId};
+use crate::frame::{DropReason, Ecn, FlowId, Frame, FrameKind, NO_PORT, NodeId, PortId};
+use crate::model::{Ecmp, Hop, ns3_ecmp_hash};
 use crate::observer::{NoObserver, Observer, WireFrame};
 use crate::selection::{PortSelection, TransmissionSelection};
 use crate::stats::{FlowStats, PortStats, Totals};
@@ -57,6 +62,9 @@ pub enum Event {
     /// A timer of the pathology parts (stalls, storm prevention, pfcwd polls, the deadlock
     /// detector, topology events): kind and index, see `sim/pathology.rs`.
     Pathology(u32),
+    /// A QP's engines have a deadline (the earliest of its reaction point's, its
+    /// retransmission timer's and its notification point's).
+    QpTimer(FlowId),
 }
 
 /// One port: egress queues, transmitter, flow-control engine, the wire towards its peer.
@@ -102,6 +110,18 @@ pub(crate) struct Port {
     lldp_tx: VecDeque<Vec<u8>>,
     /// LLDPDUs on the wire towards `peer`, in the order of their `WireFrame::Lldp` entries.
     lldp_wire: VecDeque<Vec<u8>>,
+    /// Host ports: bit q set while the host has QPs of priority q ready to send (their next
+    /// packet is pulled into queue q when that queue holds none of theirs).
+    pull: u8,
+    /// Host ports: the NIC's reply queue ([`crate::model::ReplyQueue::First`]) holds frames.
+    reply_first: bool,
+    /// Host ports: bit q set while queue q holds a frame pulled from a QP.
+    staged: u8,
+    /// Switch ports: bit q set when queue q's frames are ECN-marked or q is a QCN congestion
+    /// point (the port's `cn` says which).
+    cn_mask: u8,
+    /// Switch ports: the ECN markers and QCN congestion points.
+    pub(crate) cn: Option<Box<PortCn>>,
 }
 
 pub(crate) struct Host {
@@ -120,6 +140,41 @@ pub(crate) struct Host {
     rx_xoff_on: bool,
     /// Receiver stalls and NIC storm prevention (`sim/storm.rs`).
     pub(crate) stall: Option<Box<storm::HostStall>>,
+    /// The NIC's QP state (hosts of a scenario with QPs).
+    nic: Option<Box<Nic>>,
+}
+
+impl Nic {
+    /// The ready QP of priority `q` the NIC serves next, taken out of the ready set: round
+    /// robin over the QPs in the order they were created (flow ids increase with creation),
+    /// continuing after the one served last, as the HPCC ns-3 NIC scans its QP list.
+    fn take_next(&mut self, q: usize) -> Option<FlowId> {
+        let ready = &mut self.qp_ready[q];
+        let last = self.last_served[q];
+        let mut best: Option<(usize, FlowId)> = None;
+        for (i, &f) in ready.iter().enumerate() {
+            // after `last` first (wrapping): compare (f <= last, f)
+            let key = (f <= last, f);
+            if best.is_none_or(|(_, b)| key < (b <= last, b)) {
+                best = Some((i, f));
+            }
+        }
+        let (i, f) = best?;
+        ready.swap_remove(i);
+        self.last_served[q] = f;
+        Some(f)
+    }
+}
+
+/// What a host NIC keeps for QPs.
+pub(crate) struct Nic {
+    /// QPs of each priority ready to send now (unordered; see [`Nic::take_next`]).
+    qp_ready: [Vec<FlowId>; 8],
+    /// The QP of each priority served last (round robin continues after it).
+    last_served: [FlowId; 8],
+    /// Replies (ACK/NAK/SACK/CNP) waiting in the NIC's reply queue
+    /// ([`crate::model::ReplyQueue::First`]).
+    replies: VecDeque<Frame>,
 }
 
 pub(crate) struct Switch {
@@ -142,6 +197,13 @@ struct FlowState {
     scheduled: bool,
     done_emitting: bool,
     stats: FlowStats,
+    /// UDP source port: 10000 + the flow's index among the flows of its (source,
+    /// destination) pair, as the HPCC ns-3 simulator numbers them (its ECMP hashes it).
+    sport: u16,
+    /// UDP destination port.
+    dport: u16,
+    /// The QP's engines and state, for a flow with a transport.
+    qp: Option<Box<Qp>>,
 }
 
 /// The simulator, generic over its event queue and its observer.
@@ -153,6 +215,8 @@ pub struct Simulator<O: Observer = NoObserver, Q: EventQueue<Event> = CalendarQu
     pub(crate) ports: Vec<Port>,
     pub(crate) nodes: Vec<Node>,
     flows: Vec<FlowState>,
+    /// Flows created so far per (source, destination) pair (UDP source ports).
+    pair_flows: std::collections::HashMap<(NodeId, NodeId), u16>,
     rng: Pcg64,
     next_frame_id: u64,
     pub(crate) totals: Totals,
@@ -232,6 +296,14 @@ pub enum BuildError {
         /// What is wrong.
         problem: String,
     },
+    /// A switch's congestion notification (ECN marking, QCN) cannot be set up.
+    #[error("switch {switch}: {problem}")]
+    Cn {
+        /// The switch's name.
+        switch: String,
+        /// What is wrong.
+        problem: String,
+    },
     /// A flow-control configuration was refused by the engine.
     #[error("link {link}: flow control")]
     FlowControl {
@@ -254,6 +326,9 @@ fn station_address(port: PortId) -> [u8; 6] {
     [0x02, 0x00, p[0], p[1], p[2], p[3]]
 }
 
+/// Mixed into the ECMP key of frames that travel from a flow's receiver to its sender.
+const REVERSE_HASH: u64 = 0x5245_5645_5253_4500;
+
 fn splitmix64(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -266,6 +341,25 @@ impl<O: Observer> Simulator<O, CalendarQueue<Event>> {
     pub fn with_observer(config: SimConfig, observer: O) -> Result<Self, BuildError> {
         Self::build(config, observer, CalendarQueue::default())
     }
+}
+
+/// What a frame leaving queue `q` of a host port that holds QP packets or of a switch port
+/// with congestion notification does there: frees the QP's slot, or meets the ECN marker
+/// deciding at dequeue (kept out of the path of other ports).
+#[inline(never)]
+fn dequeued_cn(port: &mut Port, q: u8, mut frame: Frame) -> Frame {
+    // pulled from a QP (host ports): the queue may take the QP's next packet
+    if frame.kind == FrameKind::RoceData {
+        port.staged &= !(1 << q);
+    }
+    if port.cn_mask & (1 << q) != 0
+        && frame.ecn().is_capable()
+        && let Some(cn) = port.cn.as_deref_mut()
+        && cn.mark_at_dequeue(q as usize, port.queued_bytes[q as usize])
+    {
+        frame.set_ecn(Ecn::Ce);
+    }
+    frame
 }
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
@@ -312,7 +406,41 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// Queues `frame` at egress port `p` (transmission selection told first); false (and an
     /// engine fault) when the selection refuses it.
+    #[inline]
     pub(crate) fn enqueue(&mut self, p: PortId, frame: Frame) -> bool {
+        if self.ports[p as usize].cn_mask != 0 {
+            return self.enqueue_cn(p, frame);
+        }
+        self.enqueue_plain(p, frame)
+    }
+
+    /// [`Self::enqueue`] at a switch port with ECN markers or QCN congestion points (kept out
+    /// of the path of ports without).
+    #[inline(never)]
+    fn enqueue_cn(&mut self, p: PortId, mut frame: Frame) -> bool {
+        let port = &mut self.ports[p as usize];
+        let q = frame.priority as usize;
+        let cn = port.cn_mask & (1 << q) != 0;
+        if cn
+            && frame.ecn().is_capable()
+            && let Some(c) = port.cn.as_deref_mut()
+            && c.mark_at_enqueue(q, port.queued_bytes[q])
+        {
+            frame.set_ecn(Ecn::Ce);
+        }
+        if !self.enqueue_plain(p, frame) {
+            return false;
+        }
+        if cn {
+            // a QCN congestion point sees every enqueued frame
+            let node = self.ports[p as usize].node;
+            self.cp_enqueued(node, p, frame);
+        }
+        true
+    }
+
+    #[inline(always)]
+    fn enqueue_plain(&mut self, p: PortId, frame: Frame) -> bool {
         let now = self.now;
         let port = &mut self.ports[p as usize];
         let q = frame.priority as usize;
@@ -368,6 +496,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             Event::Eligible(p) => self.try_transmit(p),
             Event::DcbxTimer(p) => self.on_dcbx_timer(p),
             Event::Pathology(x) => self.on_pathology(x),
+            Event::QpTimer(f) => self.on_qp_timer(f),
         }
     }
 
@@ -446,6 +575,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             return;
         }
         let port = &mut self.ports[pi];
+        if port.pull | port.reply_first as u8 != 0 && self.nic_service(p) {
+            return;
+        }
+        let port = &mut self.ports[pi];
         let mut ready = 0u8;
         let mut pending = port.nonempty;
         if port.ctl_check {
@@ -480,7 +613,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.arm_timer(p);
             return;
         };
-        let Some(frame) = port.queues[q as usize].pop_front() else {
+        let Some(mut frame) = port.queues[q as usize].pop_front() else {
             port.nonempty &= !(1 << q);
             self.arm_timer(p);
             return;
@@ -488,6 +621,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         port.queued_bytes[q as usize] -= frame.len as u64;
         if port.queues[q as usize].is_empty() {
             port.nonempty &= !(1 << q);
+        }
+        if port.staged | port.cn_mask != 0 {
+            frame = dequeued_cn(port, q, frame);
         }
         let slot = match port.mac.on_tx_start(now, frame.len as u64, q) {
             Ok(slot) => slot,
@@ -508,24 +644,31 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if self.patho.victims.is_some() {
             self.victims_dequeued(p, &frame);
         }
-        let port = &mut self.ports[pi];
+        self.start_frame(p, frame, slot);
+        let node = self.ports[pi].node;
+        // the freed queue slot goes to the host's longest-blocked flow of this class (one
+        // wake-up per frame sent: waking them all costs events quadratic in blocked flows)
+        self.wake_blocked(node, q);
+    }
+
+    /// Puts `frame` on the wire of `p` in the engine's `slot`: the transmitter is busy until
+    /// the slot's end, the frame arrives at the peer a propagation delay after its last bit.
+    #[inline(always)]
+    pub(crate) fn start_frame(&mut self, p: PortId, frame: Frame, slot: TxSlot) {
+        let port = &mut self.ports[p as usize];
         port.timer_stale = true;
         port.busy = true;
         port.current = Some(frame);
         let w = WireFrame::Data(frame);
         port.inflight.push_back(w);
-        let st = &mut port.stats.prio[q as usize];
+        let st = &mut port.stats.prio[frame.priority as usize];
         st.tx_frames += 1;
         st.tx_bytes += frame.len as u64;
         let arrive = slot.last_bit + port.prop;
         let peer = port.peer;
-        let node = port.node;
         self.queue.push(slot.free_at, Event::TxEnd(p));
         self.queue.push(arrive, Event::Arrive(peer));
         self.observer.tx_start(p, &w, slot.start, slot.last_bit);
-        // the freed queue slot goes to the host's longest-blocked flow of this class (one
-        // wake-up per frame sent: waking them all costs events quadratic in blocked flows)
-        self.wake_blocked(node, q);
     }
 
     fn on_tx_end(&mut self, p: PortId) {
@@ -625,19 +768,72 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
     }
 
-    fn drop_frame(&mut self, p: PortId, frame: Frame, reason: DropReason) {
+    pub(crate) fn drop_frame(&mut self, p: PortId, frame: Frame, reason: DropReason) {
         self.ports[p as usize].stats.prio[frame.priority as usize].drops[reason.index()] += 1;
-        self.flows[frame.flow as usize].stats.dropped_frames += 1;
+        let st = &mut self.flows[frame.flow as usize].stats;
+        if frame.kind.is_data() {
+            st.dropped_frames += 1;
+        } else {
+            st.dropped_control_frames += 1;
+        }
         self.totals.dropped[reason.index()] += 1;
     }
 
-    /// The egress port of switch `node` for `frame` (ECMP by flow hash), if it has a route.
-    #[inline]
+    /// The egress port of switch `node` towards `frame`'s destination (ECMP among equal-cost
+    /// next hops), or `None` without a route.
+    #[inline(always)]
     pub(crate) fn route(&self, node: NodeId, frame: &Frame) -> Option<PortId> {
         let Node::Switch(sw) = &self.nodes[node as usize] else {
             return None;
         };
-        topo::pick(&sw.routes, node, frame.flow, frame.dst, self.config.seed)
+        Self::route_in(
+            sw,
+            &self.config,
+            &self.flows,
+            node,
+            frame.flow,
+            frame.src,
+            frame.dst,
+            frame.kind.is_reverse(),
+        )
+    }
+
+    /// [`Self::route`] at switch `sw` (node `node`) for a frame of `flow` from `src` to `dst`;
+    /// `reverse` for a flow's replies and CNPs, which hash apart from its data.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn route_in(
+        sw: &Switch,
+        config: &SimConfig,
+        flows: &[FlowState],
+        node: NodeId,
+        flow: FlowId,
+        src: NodeId,
+        dst: NodeId,
+        reverse: bool,
+    ) -> Option<PortId> {
+        let cands = sw.routes.get(dst as usize);
+        match cands.len() {
+            0 => None,
+            1 => Some(cands[0]),
+            n => Some(match config.model.ecmp {
+                Ecmp::FlowHash => {
+                    let dir = if reverse { REVERSE_HASH } else { 0 };
+                    let h = splitmix64(flow as u64 ^ ((node as u64) << 32) ^ config.seed ^ dir);
+                    cands[(h % n as u64) as usize]
+                }
+                Ecmp::Ns3 => {
+                    let f = &flows[flow as usize];
+                    let (sport, dport) = if reverse {
+                        (f.dport, f.sport)
+                    } else {
+                        (f.sport, f.dport)
+                    };
+                    let h = ns3_ecmp_hash(src, dst, sport, dport, node);
+                    cands[(h % n as u32) as usize]
+                }
+            }),
+        }
     }
 
     fn switch_receive(&mut self, node: NodeId, p: PortId, mut frame: Frame) {
@@ -691,7 +887,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             .iter()
             .map(|n| {
                 if let Node::Host(h) = n {
-                    h.rx_queue.len()
+                    h.rx_queue.len() + h.nic.as_ref().map_or(0, |n| n.replies.len())
                 } else {
                     0
                 }
@@ -707,8 +903,52 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             .filter(|w| matches!(w, WireFrame::Data(_)))
             .count() as u64
     }
-    pub(crate) fn flow_views(&self) -> impl Iterator<Item = (&FlowSpec, &FlowStats)> {
-        self.flows.iter().map(|f| (&f.spec, &f.stats))
+    pub(crate) fn flow_views(&self) -> impl Iterator<Item = (&FlowSpec, &FlowStats, Option<&Qp>)> {
+        self.flows.iter().map(|f| (&f.spec, &f.stats, f.qp.as_deref()))
+    }
+    /// The hops from host `src` to host `dst` along the HPCC ns-3 simulator's routing BFS
+    /// tree (rooted at `dst`, neighbours by ascending node id, only switches expanded; the
+    /// first path found): what its ideal FCT is computed over. Empty when unreachable.
+    pub(crate) fn ns3_path(&self, src: NodeId, dst: NodeId) -> Vec<Hop> {
+        let n = self.nodes.len();
+        // per node: (neighbour, the port leading to it), by ascending neighbour id
+        let mut adj: Vec<Vec<(usize, PortId)>> = vec![Vec::new(); n];
+        for (i, p) in self.ports.iter().enumerate() {
+            adj[p.node as usize].push((self.ports[p.peer as usize].node as usize, i as PortId));
+        }
+        for a in &mut adj {
+            a.sort_by_key(|&(nb, p)| (nb, p));
+        }
+        let mut parent: Vec<Option<PortId>> = vec![None; n];
+        let mut seen = vec![false; n];
+        seen[dst as usize] = true;
+        let mut q = VecDeque::from([dst as usize]);
+        while let Some(x) = q.pop_front() {
+            for &(y, p) in &adj[x] {
+                if !seen[y] {
+                    seen[y] = true;
+                    // the port at y towards x
+                    parent[y] = Some(self.ports[p as usize].peer);
+                    if matches!(self.nodes[y], Node::Switch(_)) {
+                        q.push_back(y);
+                    }
+                }
+            }
+        }
+        let mut hops = Vec::new();
+        let mut at = src as usize;
+        while at != dst as usize {
+            let Some(p) = parent[at] else {
+                return Vec::new();
+            };
+            let port = &self.ports[p as usize];
+            hops.push(Hop {
+                rate: port.rate,
+                delay: port.prop,
+            });
+            at = self.ports[port.peer as usize].node as usize;
+        }
+        hops
     }
     /// The NIC port of host `node`.
     pub(crate) fn host_port(&self, node: NodeId) -> PortId {

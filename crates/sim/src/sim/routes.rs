@@ -33,13 +33,41 @@ impl Routes {
     }
 }
 
-/// Routes of every switch (`None` for hosts). Every host has exactly one port.
-pub(crate) fn compute(node_ports: &[Vec<PortId>], ports: &[Port], is_host: &[bool]) -> Vec<Option<Routes>> {
-    compute_with(
-        node_ports,
-        |p| ports[ports[p as usize].peer as usize].node as usize,
-        is_host,
-    )
+/// Where the HPCC ns-3 simulator's maps keyed by node pointer put node `id`: its hosts are
+/// small heap objects allocated in id order (ascending addresses), its switches carry 2 MB of
+/// counters each and are mapped one by one below the previous one (descending addresses), so
+/// hosts come first by ascending id, then switches by descending id.
+pub(crate) fn ns3_node_order(id: usize, host: bool) -> (bool, std::cmp::Reverse<usize>, usize) {
+    if host {
+        (false, std::cmp::Reverse(0), id)
+    } else {
+        (true, std::cmp::Reverse(id), 0)
+    }
+}
+
+/// Routes of every switch (`None` for hosts). Every host has exactly one port. Candidates are
+/// in port order; with `ns3_order`, in the order the HPCC ns-3 simulator's routing BFS finds
+/// the next-hop switches (from the destination, neighbours in [`ns3_node_order`], only
+/// switches expanded), which its ECMP hash indexes into.
+pub(crate) fn compute(
+    node_ports: &[Vec<PortId>],
+    ports: &[Port],
+    is_host: &[bool],
+    ns3_order: bool,
+) -> Vec<Option<Routes>> {
+    let neighbour = |p: PortId| ports[ports[p as usize].peer as usize].node as usize;
+    if !ns3_order {
+        return compute_with(node_ports, neighbour, is_host, false);
+    }
+    let sorted: Vec<Vec<PortId>> = node_ports
+        .iter()
+        .map(|ps| {
+            let mut v = ps.clone();
+            v.sort_by_key(|&p| ns3_node_order(neighbour(p), is_host[neighbour(p)]));
+            v
+        })
+        .collect();
+    compute_with(&sorted, neighbour, is_host, true)
 }
 
 /// [`compute`] with the node at the far end of each port given by `neighbour`.
@@ -47,6 +75,7 @@ fn compute_with(
     node_ports: &[Vec<PortId>],
     neighbour: impl Fn(PortId) -> usize,
     is_host: &[bool],
+    by_search_order: bool,
 ) -> Vec<Option<Routes>> {
     let n = node_ports.len();
     let mut routes: Vec<Option<Routes>> = (0..n)
@@ -68,6 +97,8 @@ fn compute_with(
         }
     }
     let mut dist = vec![u32::MAX; n];
+    // with `by_search_order`: each switch's position in the search from t
+    let mut order = vec![u32::MAX; n];
     let mut seen: Vec<usize> = Vec::new();
     let mut bfs = VecDeque::new();
     for t in (0..n).filter(|&t| !hosts_at[t].is_empty()) {
@@ -75,7 +106,10 @@ fn compute_with(
         dist[t] = 0;
         seen.push(t);
         bfs.push_back(t);
+        let mut popped = 0;
         while let Some(x) = bfs.pop_front() {
+            order[x] = popped;
+            popped += 1;
             for &p in &node_ports[x] {
                 let y = neighbour(p);
                 if !is_host[y] && dist[y] == u32::MAX {
@@ -106,6 +140,9 @@ fn compute_with(
                 let y = neighbour(p);
                 !is_host[y] && dist[y] != u32::MAX && dist[y] + 1 == dist[x]
             }));
+            if by_search_order {
+                r.ports[start as usize..].sort_by_key(|&p| order[neighbour(p)]);
+            }
             let len = r.ports.len() as u32 - start;
             for &d in &hosts_at[t] {
                 r.entry[d] = (start, len);
@@ -204,7 +241,7 @@ mod tests {
                 node_ports[b].push(neighbour.len() as PortId);
                 neighbour.push(a);
             }
-            let got = compute_with(&node_ports, |p| neighbour[p as usize], &is_host);
+            let got = compute_with(&node_ports, |p| neighbour[p as usize], &is_host, false);
             for (me, r) in got.iter().enumerate().skip(hosts) {
                 let want = reference(&node_ports, &neighbour, &is_host, me);
                 let r = r.as_ref().expect("a switch has routes");

@@ -14,7 +14,7 @@
 //!   TTL; the IP TTL of a routed fabric plays this part).
 
 use super::pathology::EventRecord;
-use super::routes::{self, Routes};
+use super::routes;
 use super::{Event, Node, Simulator};
 use crate::event::EventQueue;
 use crate::frame::{DropReason, Frame, NO_PORT, NodeId, PortId};
@@ -230,7 +230,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             })
             .collect();
         let is_host: Vec<bool> = self.nodes.iter().map(|n| matches!(n, Node::Host(_))).collect();
-        let computed = routes::compute(&node_ports, &self.ports, &is_host);
+        let ns3_order = self.config.model.ecmp == crate::model::Ecmp::Ns3;
+        let computed = routes::compute(&node_ports, &self.ports, &is_host, ns3_order);
         for (node, r) in self.nodes.iter_mut().zip(computed) {
             if let (Node::Switch(sw), Some(r)) = (node, r) {
                 sw.routes = r;
@@ -265,25 +266,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
     }
 
-    /// The egress port of switch `node` for a frame of `flow` to `dst` (ECMP by flow hash).
+    /// The egress port of switch `node` for a data frame of `flow` to `dst` (the ECMP choice
+    /// the flow's data frames get).
     pub(crate) fn route_of(&self, node: NodeId, flow: u32, dst: NodeId) -> Option<PortId> {
         let Node::Switch(sw) = &self.nodes[node as usize] else {
             return None;
         };
-        pick(&sw.routes, node, flow, dst, self.config.seed)
-    }
-}
-
-/// The ECMP choice among `routes`' candidates for `dst` at `node`.
-#[inline]
-pub(crate) fn pick(routes: &Routes, node: NodeId, flow: u32, dst: NodeId, seed: u64) -> Option<PortId> {
-    let cands = routes.get(dst as usize);
-    match cands.len() {
-        0 => None,
-        1 => Some(cands[0]),
-        n => {
-            let h = super::splitmix64(flow as u64 ^ ((node as u64) << 32) ^ seed);
-            Some(cands[(h % n as u64) as usize])
-        }
+        let src = self.flows[flow as usize].spec.src;
+        Self::route_in(sw, &self.config, &self.flows, node, flow, src, dst, false)
     }
 }

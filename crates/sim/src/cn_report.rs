@@ -1,0 +1,304 @@
+//! The congestion-notification figures of a report: per QP (transport, congestion control,
+//! its rate over time), per switch port (ECN marks, CNMs), totals, and the comparison with a
+//! twin run of the same scenario with congestion notification off ([`cn_off`]), which says how
+//! much less PFC fired.
+
+use std::fmt::Write as _;
+
+use lossless_proto::units::Duration;
+use serde::Serialize;
+
+use crate::config::{NodeKind, SimConfig};
+use crate::report::Report;
+use crate::series::SeriesReport;
+use crate::transport::CcSpec;
+
+/// What a QP did (a flow with `transport = "rocev2"`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct QpReport {
+    /// Congestion control: `none`, `dcqcn`, `qcn`.
+    pub cc: &'static str,
+    /// Payload bytes the responder delivered in order, each once (a finished QP: its size).
+    pub transport_delivered_bytes: u64,
+    /// Data packets sent, retransmissions included.
+    pub data_sent_frames: u64,
+    /// Of them, retransmissions.
+    pub retransmitted_frames: u64,
+    /// Retransmission timeouts that fired (mlx5 `local_ack_timeout_err`).
+    pub timeouts_total: u64,
+    /// NAK-sequence-errors the requester acted on (mlx5 `packet_seq_err`).
+    pub naks_received_total: u64,
+    /// Data packets the responder dropped as out of sequence (mlx5 `out_of_sequence`).
+    pub out_of_sequence_frames: u64,
+    /// Duplicate data packets at the responder.
+    pub duplicate_frames: u64,
+    /// Replies (ACK/NAK/SACK) the receiver sent.
+    pub replies_sent_frames: u64,
+    /// Replies that reached the sender.
+    pub replies_received_frames: u64,
+    /// CE-marked data packets that reached the receiver (mlx5 `np_ecn_marked_roce_packets`).
+    pub ecn_marked_received_frames: u64,
+    /// CNPs the receiver sent: packets, or CNP flags on replies (mlx5 `np_cnp_sent`).
+    pub cnps_sent_total: u64,
+    /// CNPs that reached the sender (mlx5 `rp_cnp_handled`).
+    pub cnps_received_total: u64,
+    /// CNMs that reached the sender.
+    pub cnms_received_total: u64,
+    /// Rate cuts of the reaction point.
+    pub rate_decreases_total: u64,
+    /// Replies, CNPs and CNMs about this QP dropped on the way.
+    pub control_dropped_frames: u64,
+    /// The reaction point's rate at the end of the run (the line rate without one).
+    pub rate_bps: u64,
+    /// The lowest rate it had.
+    pub min_rate_bps: u64,
+    /// Its rate over time (steps; at most [`crate::series::SERIES_CAP`]).
+    pub rate_series: SeriesReport,
+}
+
+/// Congestion notification at one switch port, per priority with activity.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PortCnReport {
+    /// Per priority.
+    pub priorities: Vec<PrioCnReport>,
+}
+
+/// One priority of a switch port.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PrioCnReport {
+    /// The priority.
+    pub priority: u8,
+    /// ECN-capable frames marked CE here.
+    pub ecn_marked_frames: u64,
+    /// ECN-capable frames left unmarked.
+    pub ecn_not_marked_frames: u64,
+    /// Frames the QCN congestion point sampled.
+    pub cp_sampled_frames: u64,
+    /// CNMs it sent.
+    pub cnms_sent_total: u64,
+}
+
+/// Totals over the run.
+#[derive(Clone, Debug, Serialize, PartialEq, Default)]
+pub struct CnTotals {
+    /// QPs.
+    pub qps_total: u64,
+    /// Frames marked CE at switches.
+    pub ecn_marked_frames: u64,
+    /// CNPs sent (packets and flags).
+    pub cnps_sent_total: u64,
+    /// CNMs sent.
+    pub cnms_sent_total: u64,
+    /// Data packets sent again.
+    pub retransmitted_frames: u64,
+    /// Retransmission timeouts.
+    pub timeouts_total: u64,
+    /// Rate cuts.
+    pub rate_decreases_total: u64,
+    /// Whether every finished QP's responder delivered exactly its size (each byte once).
+    pub every_byte_once: bool,
+}
+
+/// How much less PFC fired with congestion notification than in the twin run without it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct CnEffect {
+    /// PFC XOFF frames (and PAUSE XOFF frames) sent, with CN.
+    pub pfc_xoff_sent_frames: u64,
+    /// The same without CN.
+    pub pfc_xoff_sent_without_cn_frames: u64,
+    /// 1 − with / without (0 when neither run sent any).
+    pub pfc_xoff_reduction_ratio: f64,
+    /// Time transmitters spent paused, summed over ports and priorities, with CN.
+    pub paused_ps: u128,
+    /// The same without CN.
+    pub paused_without_cn_ps: u128,
+    /// 1 − with / without.
+    pub paused_reduction_ratio: f64,
+    /// Frames of lossless priorities dropped, with CN.
+    pub lossless_dropped_frames: u64,
+    /// The same without CN.
+    pub lossless_dropped_without_cn_frames: u64,
+}
+
+/// `config` with congestion notification off: no ECN marking or QCN congestion point at any
+/// switch, and every QP without congestion control (it keeps its transport); `None` when
+/// `config` has none to turn off.
+pub fn cn_off(config: &SimConfig) -> Option<SimConfig> {
+    let mut c = config.clone();
+    let mut any = false;
+    for n in &mut c.nodes {
+        if let NodeKind::Switch(s) = &mut n.kind {
+            any |= s.ecn.take().is_some() | s.qcn.take().is_some();
+        }
+    }
+    let transports = c
+        .flows
+        .iter_mut()
+        .filter_map(|f| f.transport.as_mut())
+        .chain(c.workloads.iter_mut().filter_map(|w| w.transport.as_mut()));
+    for t in transports {
+        if t.cc != CcSpec::None {
+            t.cc = CcSpec::None;
+            any = true;
+        }
+    }
+    any.then_some(c)
+}
+
+/// Runs the twin of `config` without congestion notification ([`cn_off`]) to its end, or
+/// `None` when `config` has none (or the twin does not build).
+pub fn run_without_cn(config: &SimConfig) -> Option<Report> {
+    let twin = cn_off(config)?;
+    let mut sim = crate::Simulator::new(twin).ok()?;
+    sim.run();
+    Some(Report::collect(&sim))
+}
+
+fn ratio(with: f64, without: f64) -> f64 {
+    if without > 0.0 { 1.0 - with / without } else { 0.0 }
+}
+
+impl Report {
+    fn pfc_xoff_sent(&self) -> u64 {
+        self.ports
+            .iter()
+            .map(|p| {
+                p.pause_xoff_sent_frames + p.priorities.iter().map(|q| q.pfc_xoff_sent_frames).sum::<u64>()
+            })
+            .sum()
+    }
+    fn paused_total(&self) -> u128 {
+        self.ports
+            .iter()
+            .flat_map(|p| &p.priorities)
+            .map(|q| q.paused_ps)
+            .sum()
+    }
+
+    /// Adds the comparison with `without`, the twin run of [`cn_off`]: how much less PFC
+    /// fired, and each flow's throughput without CN.
+    pub fn compare_with_cn_off(&mut self, without: &Report) {
+        let (x, y) = (self.pfc_xoff_sent(), without.pfc_xoff_sent());
+        let (p, q) = (self.paused_total(), without.paused_total());
+        self.cn_effect = Some(CnEffect {
+            pfc_xoff_sent_frames: x,
+            pfc_xoff_sent_without_cn_frames: y,
+            pfc_xoff_reduction_ratio: ratio(x as f64, y as f64),
+            paused_ps: p,
+            paused_without_cn_ps: q,
+            paused_reduction_ratio: ratio(p as f64, q as f64),
+            lossless_dropped_frames: self.lossless_drops(),
+            lossless_dropped_without_cn_frames: without.lossless_drops(),
+        });
+        for f in &mut self.flows {
+            f.throughput_without_cn_bps = without.flow(&f.name).map(|g| g.throughput_bps);
+        }
+    }
+
+    /// The congestion-notification section of the summary (empty without QPs or markers).
+    pub(crate) fn cn_summary(&self) -> String {
+        let mut s = String::new();
+        let qps: Vec<_> = self
+            .flows
+            .iter()
+            .filter_map(|f| f.qp.as_ref().map(|q| (f, q)))
+            .collect();
+        if !qps.is_empty() {
+            let _ = writeln!(s);
+            let _ = writeln!(
+                s,
+                "{:<20} {:<6} {:>9} {:>9} {:>6} {:>7} {:>7} {:>6} {:>6} {:>5} {:>12}",
+                "QP",
+                "cc",
+                "rate Gb/s",
+                "min Gb/s",
+                "cuts",
+                "CE rx",
+                "CNP rx",
+                "CNM rx",
+                "retx",
+                "RTO",
+                "completion"
+            );
+            for (f, q) in qps.iter().take(40) {
+                let c = f
+                    .completion_ps
+                    .map(|c| Duration::from_ps(c).to_string())
+                    .unwrap_or_else(|| "-".into());
+                let _ = writeln!(
+                    s,
+                    "{:<20} {:<6} {:>9.3} {:>9.3} {:>6} {:>7} {:>7} {:>6} {:>6} {:>5} {:>12}",
+                    f.name,
+                    q.cc,
+                    q.rate_bps as f64 / 1e9,
+                    q.min_rate_bps as f64 / 1e9,
+                    q.rate_decreases_total,
+                    q.ecn_marked_received_frames,
+                    q.cnps_received_total,
+                    q.cnms_received_total,
+                    q.retransmitted_frames,
+                    q.timeouts_total,
+                    c
+                );
+            }
+            if qps.len() > 40 {
+                let _ = writeln!(s, "… {} more QPs", qps.len() - 40);
+            }
+        }
+        let marked: Vec<_> = self
+            .ports
+            .iter()
+            .filter_map(|p| p.cn.as_ref().map(|c| (p, c)))
+            .flat_map(|(p, c)| c.priorities.iter().map(move |q| (p, q)))
+            .filter(|(_, q)| q.ecn_marked_frames + q.cnms_sent_total > 0)
+            .collect();
+        if !marked.is_empty() {
+            let _ = writeln!(
+                s,
+                "{:<22} {:>3} {:>12} {:>12} {:>10} {:>8}",
+                "ECN/QCN port → peer", "pri", "CE marked", "not marked", "CP samples", "CNMs"
+            );
+            for (p, q) in marked.iter().take(40) {
+                let _ = writeln!(
+                    s,
+                    "{:<22} {:>3} {:>12} {:>12} {:>10} {:>8}",
+                    format!("{}.{} → {}", p.node, p.port, p.peer),
+                    q.priority,
+                    q.ecn_marked_frames,
+                    q.ecn_not_marked_frames,
+                    q.cp_sampled_frames,
+                    q.cnms_sent_total
+                );
+            }
+        }
+        if let Some(t) = &self.cn {
+            let _ = writeln!(
+                s,
+                "CN: {} QPs, {} frames ECN-marked, {} CNPs, {} CNMs, {} rate cuts, {} retransmitted, {} timeouts; every byte delivered once: {}",
+                t.qps_total,
+                t.ecn_marked_frames,
+                t.cnps_sent_total,
+                t.cnms_sent_total,
+                t.rate_decreases_total,
+                t.retransmitted_frames,
+                t.timeouts_total,
+                if t.every_byte_once { "yes" } else { "NO" }
+            );
+        }
+        if let Some(e) = &self.cn_effect {
+            let _ = writeln!(
+                s,
+                "PFC with CN vs the same run without CN: {} vs {} XOFF frames ({:+.1} %), paused {} vs {} ({:+.1} %), lossless drops {} vs {}",
+                e.pfc_xoff_sent_frames,
+                e.pfc_xoff_sent_without_cn_frames,
+                -100.0 * e.pfc_xoff_reduction_ratio,
+                Duration::from_ps(e.paused_ps),
+                Duration::from_ps(e.paused_without_cn_ps),
+                -100.0 * e.paused_reduction_ratio,
+                e.lossless_dropped_frames,
+                e.lossless_dropped_without_cn_frames
+            );
+        }
+        s
+    }
+}

@@ -1,0 +1,302 @@
+//! A reference run's inputs as a simulation: node ids kept (host `h<id>`, switch `s<id>`),
+//! links with their delays, switches with the reference's buffer, headroom and ECN maps, and
+//! every flow a RoCEv2 QP with the reference's transport and DCQCN.
+//!
+//! Approximations (none of them moves the reference runs, which send no PFC frame): the
+//! reference's MMU (4 KB reserved per ingress queue, a per-port headroom of 3 × rate × delay,
+//! PFC threshold `free >> shift` with a smaller shift for ports faster than the NICs, pauses
+//! that last until a resume) becomes this simulator's shared buffer with dynamic threshold
+//! alpha 1/8, the same headroom per (port, lossless priority), XON 3072 bytes below the
+//! threshold, and 802.1Qbb PFC frames with pause times.
+
+use lossless_proto::dcqcn::{NpParams, RpParams};
+use lossless_proto::ecn::{EcnConfig, MarkPoint};
+use lossless_proto::flow_control::FlowControlConfig;
+use lossless_proto::rocev2::RcConfig;
+use lossless_proto::units::{Duration, Instant, Rate};
+
+use super::{Link, Ns3Error, Run, Topology};
+use crate::buffer::Threshold;
+use crate::config::{HostConfig, LinkConfig, NodeConfig, NodeKind, SimConfig, SwitchConfig};
+use crate::frame::NodeId;
+use crate::model::ModelConfig;
+use crate::traffic::{FlowSpec, Pattern, SizeCdf, Workload};
+use crate::transport::{CcSpec, EcnSpec, QpSpec};
+
+impl Run {
+    /// The reaction point the config describes: the `hpcc_ns3` preset with the config's
+    /// values (MODEL.md §3).
+    pub fn rp_params(&self) -> RpParams {
+        let c = &self.config;
+        RpParams {
+            clamp_tgt_rate: c.clamp_target_rate,
+            rpg_time_reset: c.rp_timer,
+            rpg_threshold: c.fast_recovery_times,
+            rpg_ai_rate: c.rate_ai,
+            rpg_hai_rate: c.rate_hai,
+            rpg_min_rate: c.min_rate,
+            dce_tcp_g: 1024 - c.ewma_gain_1024,
+            dce_tcp_rtt: c.alpha_resume_interval,
+            rate_reduce_monitor_period: c.rate_decrease_interval,
+            ..RpParams::hpcc_ns3()
+        }
+    }
+
+    /// The run as a simulation with the reference's modelling choices.
+    pub fn to_sim_config(&self, name: &str) -> Result<SimConfig, Ns3Error> {
+        let c = &self.config;
+        let t = &self.topology;
+        let err = |what: &str, message: String| Ns3Error {
+            file: name.to_string(),
+            line: 0,
+            what: what.to_string(),
+            message,
+        };
+        let mut lossless = 0u8;
+        for f in &self.flows {
+            lossless |= 1 << f.pg;
+        }
+        // ECN thresholds of each port rate from the config's maps (KB of 1000 bytes)
+        let ecn = |ports: &[&Link]| -> Result<Option<EcnSpec>, Ns3Error> {
+            if !c.enable_qcn {
+                return Ok(None);
+            }
+            let mut by_rate = Vec::new();
+            for l in ports {
+                if by_rate.iter().any(|(r, _)| *r == l.rate) {
+                    continue;
+                }
+                let find = |m: &[(Rate, u64)], key: &str| {
+                    m.iter().find(|(r, _)| *r == l.rate).map(|(_, v)| *v).ok_or_else(|| {
+                        err(
+                            key,
+                            format!(
+                                "no entry for the {} link of line {}: the reference asserts one per link rate",
+                                l.rate, l.line
+                            ),
+                        )
+                    })
+                };
+                let kmin = find(&c.kmin_kb, "KMIN_MAP")?;
+                let kmax = find(&c.kmax_kb, "KMAX_MAP")?;
+                let pmax = c
+                    .pmax
+                    .iter()
+                    .find(|(r, _)| *r == l.rate)
+                    .map(|(_, p)| *p)
+                    .ok_or_else(|| {
+                        err(
+                            "PMAX_MAP",
+                            format!("no entry for the {} link of line {}", l.rate, l.line),
+                        )
+                    })?;
+                let cfg = EcnConfig {
+                    kmin_bytes: kmin * 1000,
+                    kmax_bytes: kmax * 1000,
+                    pmax,
+                    point: MarkPoint::Dequeue,
+                };
+                cfg.validate().map_err(|e| err("KMIN_MAP", e.to_string()))?;
+                by_rate.push((l.rate, cfg));
+            }
+            // class 0 (PFC and CNPs in the reference) is never marked
+            Ok(Some(EcnSpec {
+                config: None,
+                by_rate,
+                hpcc_ns3_by_rate: false,
+                priorities: 0xFE,
+            }))
+        };
+        let mut sim = t.sim_config(
+            name,
+            c.buffer_mib * 1024 * 1024,
+            lossless,
+            u64::from(c.packet_payload_size),
+            ecn,
+        )?;
+        sim.duration = c.stop_time;
+        sim.description = format!(
+            "HPCC ns-3 run: {} nodes, {} links, {} flows (CC_MODE {}, ECN {})",
+            t.nodes,
+            t.links.len(),
+            self.flows.len(),
+            c.cc_mode,
+            if c.enable_qcn { "on" } else { "off" }
+        );
+        let rc = RcConfig {
+            mtu: c.packet_payload_size,
+            ..RcConfig::hpcc_ns3()
+        };
+        let cc = if c.cc_mode == 1 {
+            CcSpec::Dcqcn {
+                rp: self.rp_params(),
+                np: NpParams::hpcc_ns3(),
+            }
+        } else {
+            CcSpec::None
+        };
+        let flows = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| FlowSpec {
+                name: format!("flow{i}"),
+                src: f.src,
+                dst: f.dst,
+                priority: f.pg,
+                mtu: u64::from(c.packet_payload_size),
+                pattern: Pattern::Line,
+                start: f.start,
+                stop: Instant::MAX,
+                size: Some(f.size),
+                transport: Some(Box::new(QpSpec {
+                    rc,
+                    cc: cc.clone(),
+                    ack_priority: f.pg,
+                    udp_dport: f.dport,
+                })),
+            })
+            .collect();
+        sim.flows = flows;
+        Ok(sim)
+    }
+}
+
+impl Topology {
+    /// The topology as a simulation without traffic (add flows or workloads): hosts `h<id>`
+    /// and switches `s<id>` keeping the file's node ids, links with their delays and PFC on the
+    /// priorities of `lossless`, switches with `buffer_bytes` of shared buffer (dynamic
+    /// threshold 1/8, XON 3072 bytes below it, the reference's headroom 3 × rate × delay of
+    /// their fastest port per lossless priority) and the ECN marking `ecn` gives for their
+    /// ports; the HPCC ns-3 modelling choices; 1 s long.
+    pub fn sim_config<E>(
+        &self,
+        name: &str,
+        buffer_bytes: u64,
+        lossless: u8,
+        mtu: u64,
+        ecn: impl Fn(&[&Link]) -> Result<Option<EcnSpec>, E>,
+    ) -> Result<SimConfig, E> {
+        let t = self;
+        let mut nodes = Vec::with_capacity(t.nodes as usize);
+        for id in 0..t.nodes {
+            if !t.is_switch[id as usize] {
+                nodes.push(NodeConfig {
+                    name: format!("h{id}"),
+                    kind: NodeKind::Host(HostConfig::default()),
+                    dcbx: None,
+                });
+                continue;
+            }
+            let ports: Vec<&Link> = t.links.iter().filter(|l| l.a == id || l.b == id).collect();
+            // the reference's headroom per port: 3 × rate × delay / 8 (third.cc)
+            let headroom = ports
+                .iter()
+                .map(|l| (u128::from(l.rate.bps()) * l.delay.as_ps() / 8 / 1_000_000_000_000 * 3) as u64)
+                .max()
+                .unwrap_or(0);
+            nodes.push(NodeConfig {
+                name: format!("s{id}"),
+                kind: NodeKind::Switch(SwitchConfig {
+                    buffer_bytes,
+                    threshold: Threshold::Dynamic { alpha_1024: 128 },
+                    xon_offset_bytes: 3072,
+                    headroom_bytes: Some(headroom),
+                    mtu,
+                    ecn: ecn(&ports)?,
+                    qcn: None,
+                }),
+                dcbx: None,
+            });
+        }
+        let links = t
+            .links
+            .iter()
+            .map(|l| {
+                let fc = FlowControlConfig::pfc(l.rate, [0; 6], lossless);
+                LinkConfig {
+                    a: l.a,
+                    b: l.b,
+                    rate: l.rate,
+                    length_m: 0,
+                    delay: Some(l.delay),
+                    interface_delay: Duration::ZERO,
+                    fc_a: fc,
+                    fc_b: fc,
+                    ets: None,
+                    ets_idle_slope: [None; 8],
+                    dcbx_a: None,
+                    dcbx_b: None,
+                }
+            })
+            .collect();
+        Ok(SimConfig {
+            name: name.to_string(),
+            description: format!("{} nodes, {} links", t.nodes, t.links.len()),
+            seed: 1,
+            duration: Duration::from_secs(1),
+            nodes,
+            links,
+            flows: Vec::new(),
+            workloads: Vec::new(),
+            signals: Vec::new(),
+            model: ModelConfig::HPCC_NS3,
+            pathology: Default::default(),
+        })
+    }
+}
+
+impl Topology {
+    /// The topology with Poisson flow arrivals between all its hosts (as the reference's
+    /// `traffic_gen.py` draws them: each host a source at `load` of its link, uniformly random
+    /// other destinations, sizes from `cdf`), every flow a RoCEv2 QP with the reference's
+    /// transport and DCQCN (its `hpcc_ns3` presets, CNPs as ACK flags) on priority 3, and ECN
+    /// marking at every switch with the reference's thresholds for each port's rate (Kmin
+    /// 100 KB and Kmax 400 KB per 25 Gb/s, Pmax 0.2, at dequeue), for `duration`.
+    pub fn websearch_dcqcn(&self, cdf: SizeCdf, load: f64, duration: Duration) -> SimConfig {
+        let ecn = |_: &[&Link]| -> Result<Option<EcnSpec>, std::convert::Infallible> {
+            Ok(Some(EcnSpec {
+                config: None,
+                by_rate: Vec::new(),
+                hpcc_ns3_by_rate: true,
+                priorities: 0xFE,
+            }))
+        };
+        let Ok(mut sim) = self.sim_config("websearch-dcqcn", 32 << 20, 1 << 3, 1000, ecn);
+        let hosts: Vec<NodeId> = (0..self.nodes).filter(|&n| !self.is_switch[n as usize]).collect();
+        let total_bps: u128 = self
+            .links
+            .iter()
+            .filter(|l| !self.is_switch[l.a as usize] || !self.is_switch[l.b as usize])
+            .map(|l| u128::from(l.rate.bps()))
+            .sum();
+        sim.name = "websearch-dcqcn".into();
+        sim.description = format!(
+            "{} hosts, Poisson flows at {:.0} % load, sizes from the CDF, DCQCN (HPCC ns-3 presets)",
+            hosts.len(),
+            load * 100.0
+        );
+        sim.duration = duration;
+        sim.workloads.push(Workload {
+            name: "websearch".into(),
+            mean_interarrival: Workload::interarrival_for_bps(&cdf, load, total_bps),
+            src: hosts.clone(),
+            dst: hosts,
+            priority: 3,
+            mtu: 1000,
+            cdf,
+            start: Instant::ZERO,
+            stop: Instant::MAX,
+            transport: Some(Box::new(QpSpec {
+                rc: RcConfig::hpcc_ns3(),
+                cc: CcSpec::Dcqcn {
+                    rp: RpParams::hpcc_ns3(),
+                    np: NpParams::hpcc_ns3(),
+                },
+                ack_priority: 3,
+                udp_dport: 100,
+            })),
+        });
+        sim
+    }
+}

@@ -1,0 +1,752 @@
+//! RoCEv2 queue pairs: a flow with a transport is a QP whose engines live in its state — the
+//! requester and the DCQCN/QCN reaction point at the sender, the responder and the DCQCN
+//! notification point at the receiver (one simulator sees both ends).
+//!
+//! - Sending: the NIC pulls. A QP that may send (its pacing instant reached) waits in its
+//!   host's ready list of its priority; when the host port's transmitter is idle and the
+//!   priority is not paused, the first ready QP is asked for a packet (`poll_transmit`), which
+//!   takes the NIC queue slot of that priority and goes out as soon as transmission selection
+//!   picks it. Ready QPs are served round robin in the order they were created. After a
+//!   packet, the QP may send again `wire_time(packet)` later at its reaction point's rate
+//!   (and no sooner than its pattern allows): `Event::Emit` puts it back in the list.
+//! - Receiving: the responder answers (ACK/NAK/SACK); a CE mark goes to the notification
+//!   point, which asks for a CNP packet (on its priority) or a CNP flag on the reply. Replies
+//!   and CNPs are frames of their own through the fabric, from the receiver's host.
+//! - Timers: one `Event::QpTimer` per QP at the earliest deadline of its reaction point,
+//!   its retransmission timer and its notification point's late CNP (re-armed only when it
+//!   moves earlier, like the flow-control engines' `MacTimer`; a stale one does nothing).
+
+use lossless_proto::dcqcn::{CnpMode, Np, Rp};
+use lossless_proto::qcn::QcnRp;
+use lossless_proto::rocev2::{DataPacket, Reply, Requester, Responder};
+use lossless_proto::units::{Instant, Rate};
+
+use super::{Event, Node, Simulator};
+use crate::cn_report::QpReport;
+use crate::event::EventQueue;
+use crate::frame::{Ecn, FlowId, Frame, FrameKind, NodeId, PortId, flags};
+use crate::model::{ModelConfig, Pacing, ReplyQueue};
+use crate::observer::Observer;
+use crate::series::{RateSeries, SERIES_CAP};
+use crate::traffic::FlowSpec;
+use crate::transport::{CcSpec, QpSpec};
+
+/// When a QP that started a packet of `len` bytes at `at` may start the next one, at `rate`
+/// and no sooner than its pattern allows.
+fn pacing(model: &ModelConfig, spec: &FlowSpec, rate: Rate, at: Instant, len: u64) -> Instant {
+    let gap = model.wire_time(rate, len);
+    let gap = spec.gap(len).map_or(gap, |g| g.max(gap));
+    spec.next_on(at + gap)
+}
+
+/// The reaction point of a QP, if it has congestion control.
+#[derive(Clone, Debug)]
+pub(crate) enum RpState {
+    None,
+    Dcqcn(Rp),
+    Qcn(QcnRp),
+}
+
+impl RpState {
+    fn rate(&self, line: Rate) -> Rate {
+        match self {
+            RpState::None => line,
+            RpState::Dcqcn(rp) => rp.rate(),
+            RpState::Qcn(rp) => rp.rate(),
+        }
+    }
+    fn poll_timeout(&self) -> Option<Instant> {
+        match self {
+            RpState::None => None,
+            RpState::Dcqcn(rp) => rp.poll_timeout(),
+            RpState::Qcn(rp) => rp.poll_timeout(),
+        }
+    }
+    fn handle_timeout(&mut self, now: Instant) {
+        match self {
+            RpState::None => {}
+            RpState::Dcqcn(rp) => rp.handle_timeout(now),
+            RpState::Qcn(rp) => rp.handle_timeout(now),
+        }
+    }
+    fn on_sent(&mut self, now: Instant, bytes: u64) {
+        match self {
+            RpState::None => {}
+            RpState::Dcqcn(rp) => rp.on_sent(now, bytes),
+            RpState::Qcn(rp) => rp.on_sent(now, bytes),
+        }
+    }
+}
+
+/// What a QP's simulator side counted (the engines keep their own counters).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QpCounters {
+    /// CNP packets its receiver sent.
+    pub cnp_packets_sent: u64,
+    /// Replies its receiver flagged with a CNP (ns-3 style).
+    pub cnp_flags_sent: u64,
+    /// CNPs (packets or flags) that reached the sender.
+    pub cnps_received: u64,
+    /// CNMs that reached the sender.
+    pub cnms_received: u64,
+    /// CE-marked data packets that reached the receiver.
+    pub ce_received: u64,
+    /// Replies (ACK/NAK/SACK) its receiver sent.
+    pub replies_sent: u64,
+    /// Replies that reached the sender.
+    pub replies_received: u64,
+    /// Data packets its requester sent again.
+    pub retransmitted_frames: u64,
+}
+
+/// One QP: its engines and the simulator's bookkeeping.
+pub(crate) struct Qp {
+    pub(crate) req: Requester,
+    pub(crate) resp: Responder,
+    pub(crate) rp: RpState,
+    pub(crate) np: Option<Np>,
+    pub(crate) ack_priority: u8,
+    pub(crate) cnp_priority: u8,
+    pub(crate) cnp_mode: Option<CnpMode>,
+    pub(crate) cn_tag: bool,
+    pub(crate) mtu: u64,
+    pub(crate) line: Rate,
+    /// Earliest start of the next packet (pacing).
+    pub(crate) next_tx: Instant,
+    /// When an `Emit` is pending for this QP (`Instant::MAX`: none).
+    pub(crate) emit_at: Instant,
+    /// When a `QpTimer` is pending (`Instant::MAX`: none).
+    pub(crate) timer_at: Instant,
+    /// In its host's ready list.
+    pub(crate) ready: bool,
+    /// Completed, failed or stopped: sends nothing more.
+    pub(crate) done: bool,
+    pub(crate) counters: QpCounters,
+    /// The reaction point's rate over time.
+    pub(crate) series: RateSeries,
+    /// The rate last recorded.
+    last_rate: Rate,
+    /// Start and length of the last packet sent (pacing is counted from it).
+    last_tx: Option<(Instant, u64)>,
+}
+
+impl Qp {
+    /// A QP carrying `size` bytes (`None`: an endless message) from a host whose line rate is
+    /// `line`, or what its configuration gets wrong.
+    pub(crate) fn new(spec: &QpSpec, size: Option<u64>, line: Rate, start: Instant) -> Result<Qp, String> {
+        let bytes = size.unwrap_or(u64::MAX);
+        let req = Requester::new(spec.rc, bytes).map_err(|e| format!("rocev2: {e}"))?;
+        let resp = Responder::new(spec.rc, bytes).map_err(|e| format!("rocev2: {e}"))?;
+        let (rp, np) = match &spec.cc {
+            CcSpec::None => (RpState::None, None),
+            CcSpec::Dcqcn { rp, np } => {
+                np.validate().map_err(|e| format!("dcqcn: {e}"))?;
+                (
+                    RpState::Dcqcn(Rp::new(*rp, line).map_err(|e| format!("dcqcn: {e}"))?),
+                    Some(Np::new(*np)),
+                )
+            }
+            CcSpec::Qcn { rp } => (
+                RpState::Qcn(QcnRp::new(*rp, line).map_err(|e| format!("qcn: {e}"))?),
+                None,
+            ),
+        };
+        let mut series = RateSeries::with_capacity(SERIES_CAP);
+        let first = rp.rate(line);
+        series.record(start, first);
+        Ok(Qp {
+            req,
+            resp,
+            ack_priority: spec.ack_priority,
+            cnp_priority: np.as_ref().map_or(0, |n| n.params().cnp_802p_prio),
+            cnp_mode: np.as_ref().map(|n| n.params().mode),
+            np,
+            rp,
+            cn_tag: spec.cc.cn_tag(),
+            mtu: u64::from(spec.rc.mtu),
+            line,
+            next_tx: start,
+            emit_at: Instant::MAX,
+            timer_at: Instant::MAX,
+            ready: false,
+            done: false,
+            counters: QpCounters::default(),
+            series,
+            last_rate: first,
+            last_tx: None,
+        })
+    }
+
+    /// The QP's figures for the report.
+    pub(crate) fn report(&self, cc: &'static str, control_dropped: u64) -> QpReport {
+        let rq = self.req.counters();
+        let rs = self.resp.counters();
+        let (cuts, np_sent) = match &self.rp {
+            RpState::Dcqcn(rp) => (rp.counters().rate_decreases, 0),
+            RpState::Qcn(rp) => (rp.counters().rate_decreases, 0),
+            RpState::None => (0, 0),
+        };
+        let cnps_sent = self.np.as_ref().map_or(np_sent, |n| n.counters().np_cnp_sent);
+        let min_rate = self
+            .series
+            .steps()
+            .map(|(_, r)| r.bps())
+            .min()
+            .unwrap_or(self.line.bps());
+        QpReport {
+            cc,
+            transport_delivered_bytes: rs.delivered_bytes,
+            data_sent_frames: rq.tx_packets,
+            retransmitted_frames: rq.retransmitted_packets,
+            timeouts_total: rq.local_ack_timeout_err,
+            naks_received_total: rq.packet_seq_err,
+            out_of_sequence_frames: rs.out_of_sequence,
+            duplicate_frames: rs.duplicate_request,
+            replies_sent_frames: self.counters.replies_sent,
+            replies_received_frames: self.counters.replies_received,
+            ecn_marked_received_frames: self.counters.ce_received,
+            cnps_sent_total: cnps_sent,
+            cnps_received_total: self.counters.cnps_received,
+            cnms_received_total: self.counters.cnms_received,
+            rate_decreases_total: cuts,
+            control_dropped_frames: control_dropped,
+            rate_bps: self.rate().bps(),
+            min_rate_bps: min_rate.min(self.rate().bps()),
+            rate_series: self.series.to_report(),
+        }
+    }
+
+    /// Whether the responder has the whole message, each byte once.
+    pub(crate) fn delivered_exactly(&self) -> bool {
+        self.resp.is_complete() && self.resp.delivered_bytes() == self.req.message_bytes()
+    }
+
+    /// The rate the QP is paced at now.
+    pub(crate) fn rate(&self) -> Rate {
+        self.rp.rate(self.line)
+    }
+
+    /// Records the reaction point's rate if it changed; true when it did.
+    fn note_rate(&mut self, now: Instant) -> bool {
+        let r = self.rate();
+        if r != self.last_rate {
+            self.last_rate = r;
+            self.series.record(now, r);
+            return true;
+        }
+        false
+    }
+
+    /// The earliest deadline of the QP's engines.
+    fn deadline(&self) -> Option<Instant> {
+        [
+            self.rp.poll_timeout(),
+            self.req.poll_timeout(),
+            self.np.as_ref().and_then(Np::poll_timeout),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+}
+
+impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
+    fn qp_mut(&mut self, f: FlowId) -> Option<&mut Qp> {
+        self.flows[f as usize].qp.as_deref_mut()
+    }
+
+    /// Schedules the QP's timer at its engines' earliest deadline when that is earlier than
+    /// the one pending.
+    pub(super) fn qp_arm(&mut self, f: FlowId) {
+        let now = self.now;
+        let Some(qp) = self.qp_mut(f) else {
+            return;
+        };
+        if qp.done {
+            return;
+        }
+        if let Some(d) = qp.deadline() {
+            let d = d.max(now);
+            if d < qp.timer_at || qp.timer_at < now {
+                qp.timer_at = d;
+                self.queue.push(d, Event::QpTimer(f));
+            }
+        }
+    }
+
+    pub(super) fn on_qp_timer(&mut self, f: FlowId) {
+        let now = self.now;
+        let Some(qp) = self.qp_mut(f) else {
+            return;
+        };
+        if qp.timer_at != now || qp.done {
+            return; // superseded, or the QP finished
+        }
+        qp.timer_at = Instant::MAX;
+        let mut repace = false;
+        if qp.rp.poll_timeout().is_some_and(|d| d <= now) {
+            qp.rp.handle_timeout(now);
+            repace = qp.note_rate(now);
+        }
+        let mut wake = false;
+        if qp.req.poll_timeout().is_some_and(|d| d <= now) {
+            qp.req.handle_timeout(now);
+            wake = true;
+        }
+        let late_cnp = match &mut qp.np {
+            Some(np) if np.poll_timeout().is_some_and(|d| d <= now) => np.handle_timeout(now),
+            _ => false,
+        };
+        if late_cnp {
+            self.send_cnp(f);
+        }
+        if repace {
+            self.qp_repace(f);
+        }
+        if wake {
+            self.qp_check_failed(f);
+            self.qp_wake(f);
+        }
+        self.qp_arm(f);
+    }
+
+    /// The QP's rate changed while it waits for its pacing instant: with
+    /// [`Pacing::Reschedule`] the wait after its last packet is recomputed at the new rate.
+    fn qp_repace(&mut self, f: FlowId) {
+        if self.config.model.pacing != Pacing::Reschedule {
+            return;
+        }
+        let now = self.now;
+        let fs = &mut self.flows[f as usize];
+        let Some(qp) = fs.qp.as_deref_mut() else {
+            return;
+        };
+        let Some((at, len)) = qp.last_tx else {
+            return;
+        };
+        if qp.done || qp.ready || qp.next_tx <= now {
+            return;
+        }
+        let next = pacing(&self.config.model, &fs.spec, qp.rate(), at, len).max(now);
+        if next == qp.next_tx {
+            return;
+        }
+        qp.next_tx = next;
+        if next <= now {
+            qp.emit_at = Instant::MAX;
+            self.qp_wake(f);
+        } else if qp.emit_at != Instant::MAX {
+            // the pending `Emit` becomes stale; one at the new instant replaces it
+            qp.emit_at = next;
+            self.queue.push(next, Event::Emit(f));
+        }
+    }
+
+    /// The pacing instant came: the QP joins its host's ready list.
+    pub(super) fn qp_on_emit(&mut self, f: FlowId) {
+        let now = self.now;
+        let Some(qp) = self.qp_mut(f) else {
+            return;
+        };
+        if qp.emit_at != now {
+            return;
+        }
+        qp.emit_at = Instant::MAX;
+        self.qp_wake(f);
+    }
+
+    /// The QP may have something to send: into the ready list now if its pacing allows, else
+    /// an `Emit` at its pacing instant.
+    pub(super) fn qp_wake(&mut self, f: FlowId) {
+        let now = self.now;
+        let fs = &mut self.flows[f as usize];
+        let (src, prio, stop) = (fs.spec.src, fs.spec.priority, fs.spec.stop);
+        let Some(qp) = fs.qp.as_deref_mut() else {
+            return;
+        };
+        if qp.done || qp.ready {
+            return;
+        }
+        if now >= stop {
+            qp.done = true;
+            return;
+        }
+        if qp.next_tx > now {
+            if qp.emit_at != qp.next_tx {
+                qp.emit_at = qp.next_tx;
+                self.queue.push(qp.next_tx, Event::Emit(f));
+            }
+            return;
+        }
+        let Node::Host(h) = &mut self.nodes[src as usize] else {
+            return;
+        };
+        let Some(nic) = h.nic.as_deref_mut() else {
+            return;
+        };
+        qp.ready = true;
+        nic.qp_ready[prio as usize].push(f);
+        let p = h.port;
+        self.ports[p as usize].pull |= 1 << prio;
+        self.try_transmit(p);
+    }
+
+    /// A failed requester (retry limit) sends nothing more.
+    fn qp_check_failed(&mut self, f: FlowId) {
+        if let Some(qp) = self.qp_mut(f)
+            && qp.req.is_failed()
+        {
+            qp.done = true;
+        }
+    }
+
+    /// The next packet of the first ready QP of priority `q` at host `node`, if any QP has
+    /// one; QPs with nothing to send leave the list.
+    pub(super) fn qp_pull(&mut self, node: NodeId, q: u8) -> Option<Frame> {
+        let now = self.now;
+        loop {
+            let Node::Host(h) = &mut self.nodes[node as usize] else {
+                return None;
+            };
+            let f = h.nic.as_deref_mut()?.take_next(q as usize)?;
+            let fs = &mut self.flows[f as usize];
+            let Some(qp) = fs.qp.as_deref_mut() else {
+                continue;
+            };
+            qp.ready = false;
+            if qp.done {
+                continue;
+            }
+            if qp.next_tx > now {
+                self.qp_wake(f);
+                continue;
+            }
+            let Some(pkt) = qp.req.poll_transmit(now) else {
+                continue; // waits for a reply or a timeout
+            };
+            let payload = u64::from(pkt.payload);
+            let len = self.config.model.roce_data_len(payload, qp.cn_tag);
+            let mut fl = 0;
+            for (set, bit) in [
+                (pkt.first, flags::FIRST),
+                (pkt.last, flags::LAST),
+                (pkt.ack_req, flags::ACK_REQ),
+                (pkt.retransmission, flags::RETRANSMISSION),
+            ] {
+                if set {
+                    fl |= bit;
+                }
+            }
+            let frame = Frame::roce_data(
+                f,
+                fs.spec.src,
+                fs.spec.dst,
+                len as u32,
+                fs.spec.priority,
+                pkt.psn,
+                pkt.offset / qp.mtu.max(1),
+                fl,
+                Ecn::Ect0,
+            );
+            qp.rp.on_sent(now, len);
+            qp.note_rate(now);
+            if pkt.retransmission {
+                qp.counters.retransmitted_frames += 1;
+            }
+            qp.last_tx = Some((now, len));
+            qp.next_tx = pacing(&self.config.model, &fs.spec, qp.rate(), now, len);
+            fs.stats.sent_frames += 1;
+            fs.stats.sent_bytes += len;
+            fs.stats.first_sent.get_or_insert(now);
+            self.totals.injected += 1;
+            self.qp_wake(f);
+            self.qp_arm(f);
+            return Some(frame);
+        }
+    }
+
+    /// A RoCEv2 frame (data, reply, CNP) or a CNM reached host `node`.
+    pub(super) fn roce_receive(&mut self, node: NodeId, frame: Frame) {
+        let f = frame.flow;
+        match frame.kind {
+            FrameKind::RoceData => self.responder_receive(node, frame),
+            FrameKind::Ack | FrameKind::Nak | FrameKind::Sack => {
+                let reply = match frame.kind {
+                    FrameKind::Ack => Reply::Ack {
+                        psn: frame.psn(),
+                        msn: frame.msn(),
+                    },
+                    FrameKind::Nak => Reply::Nak {
+                        psn: frame.psn(),
+                        msn: frame.msn(),
+                    },
+                    _ => Reply::Sack {
+                        cum_psn: frame.psn(),
+                        sack_psn: frame.sack_psn(),
+                        msn: frame.msn(),
+                    },
+                };
+                let now = self.now;
+                let Some(qp) = self.qp_mut(f) else {
+                    return;
+                };
+                qp.counters.replies_received += 1;
+                let mut repace = false;
+                if frame.has(flags::CNP) {
+                    qp.counters.cnps_received += 1;
+                    if let RpState::Dcqcn(rp) = &mut qp.rp {
+                        rp.handle_cnp(now);
+                        repace = qp.note_rate(now);
+                    }
+                }
+                qp.req.handle_reply(now, reply);
+                if qp.req.is_complete() && !qp.done {
+                    qp.done = true;
+                    let fs = &mut self.flows[f as usize];
+                    fs.stats.completed = Some(now);
+                    return;
+                }
+                self.qp_check_failed(f);
+                if repace {
+                    self.qp_repace(f);
+                }
+                self.qp_wake(f);
+                self.qp_arm(f);
+            }
+            FrameKind::Cnp => {
+                let now = self.now;
+                let Some(qp) = self.qp_mut(f) else {
+                    return;
+                };
+                qp.counters.cnps_received += 1;
+                if let RpState::Dcqcn(rp) = &mut qp.rp {
+                    rp.handle_cnp(now);
+                    if qp.note_rate(now) {
+                        self.qp_repace(f);
+                    }
+                }
+                self.qp_arm(f);
+            }
+            FrameKind::Cnm => {
+                let now = self.now;
+                let fs = &mut self.flows[f as usize];
+                // a CNM reaches the source of the sampled frame: only the flow's sender has
+                // a reaction point
+                let at_sender = fs.spec.src == node;
+                let Some(qp) = fs.qp.as_deref_mut() else {
+                    fs.stats.cnms_unanswered += 1;
+                    return;
+                };
+                let changed = match &mut qp.rp {
+                    RpState::Qcn(rp) if at_sender => {
+                        qp.counters.cnms_received += 1;
+                        rp.handle_cnm(now, frame.cnm_feedback().qntz_fb);
+                        qp.note_rate(now)
+                    }
+                    _ => {
+                        fs.stats.cnms_unanswered += 1;
+                        return;
+                    }
+                };
+                if changed {
+                    self.qp_repace(f);
+                }
+                self.qp_arm(f);
+            }
+            FrameKind::Plain => {}
+        }
+    }
+
+    /// A data packet reached its receiver: the responder takes it; a reply and a CNP may go
+    /// back.
+    fn responder_receive(&mut self, node: NodeId, frame: Frame) {
+        let now = self.now;
+        let f = frame.flow;
+        let overhead = self.config.model.roce_data_len(0, false);
+        let fs = &mut self.flows[f as usize];
+        let sender = fs.spec.src;
+        let Some(qp) = fs.qp.as_deref_mut() else {
+            return;
+        };
+        fs.stats.delivered_frames += 1;
+        fs.stats.delivered_bytes += u64::from(frame.len);
+        fs.stats.last_delivery = Some(now);
+        let tag = if qp.cn_tag { crate::model::CN_TAG_BYTES } else { 0 };
+        let payload = u64::from(frame.len).saturating_sub(overhead + tag);
+        let pkt = DataPacket {
+            psn: frame.psn(),
+            offset: frame.packet_index().saturating_mul(qp.mtu),
+            payload: payload as u32,
+            first: frame.has(flags::FIRST),
+            last: frame.has(flags::LAST),
+            ack_req: frame.has(flags::ACK_REQ),
+            retransmission: frame.has(flags::RETRANSMISSION),
+        };
+        let r = qp.resp.handle_data(now, &pkt);
+        fs.stats.transport_delivered_bytes += r.delivered_bytes;
+        let mut cnp_flag = false;
+        let mut cnp_packet = false;
+        if frame.ecn() == Ecn::Ce {
+            qp.counters.ce_received += 1;
+            if let Some(np) = &mut qp.np
+                && np.on_ce(now)
+            {
+                match qp.cnp_mode {
+                    Some(CnpMode::AckFlag) => cnp_flag = r.reply.is_some(),
+                    _ => cnp_packet = true,
+                }
+            }
+        }
+        if let Some(reply) = r.reply {
+            let (kind, psn, sack, msn) = match reply {
+                Reply::Ack { psn, msn } => (FrameKind::Ack, psn, 0, msn),
+                Reply::Nak { psn, msn } => (FrameKind::Nak, psn, 0, msn),
+                Reply::Sack {
+                    cum_psn,
+                    sack_psn,
+                    msn,
+                } => (FrameKind::Sack, cum_psn, sack_psn, msn),
+            };
+            qp.counters.replies_sent += 1;
+            if cnp_flag {
+                qp.counters.cnp_flags_sent += 1;
+            }
+            let len = self.config.model.reply_len();
+            let reply = Frame::reply(
+                kind,
+                f,
+                node,
+                sender,
+                len as u32,
+                qp.ack_priority,
+                psn,
+                sack,
+                msn,
+                if cnp_flag { flags::CNP } else { 0 },
+            );
+            self.nic_send(node, reply);
+        }
+        if cnp_packet {
+            self.send_cnp(f);
+        }
+        // a late CNP may now be due later
+        self.qp_arm(f);
+    }
+
+    /// The receiver of flow `f` sends a CNP packet to its sender.
+    fn send_cnp(&mut self, f: FlowId) {
+        let fs = &mut self.flows[f as usize];
+        let (src, dst) = (fs.spec.dst, fs.spec.src);
+        let Some(qp) = fs.qp.as_deref_mut() else {
+            return;
+        };
+        qp.counters.cnp_packets_sent += 1;
+        let len = self.config.model.cnp_len();
+        let cnp = Frame::reply(
+            FrameKind::Cnp,
+            f,
+            src,
+            dst,
+            len as u32,
+            qp.cnp_priority,
+            0,
+            0,
+            0,
+            0,
+        );
+        self.nic_send(src, cnp);
+    }
+
+    /// Host `node`'s NIC sends a frame it generated (a reply, a CNP): into its reply queue
+    /// or the egress queue of the frame's priority, as the model says.
+    fn nic_send(&mut self, node: NodeId, frame: Frame) {
+        self.totals.injected += 1;
+        let Node::Host(h) = &mut self.nodes[node as usize] else {
+            return;
+        };
+        let p = h.port;
+        match self.config.model.replies {
+            ReplyQueue::First => {
+                let Some(nic) = h.nic.as_deref_mut() else {
+                    return;
+                };
+                nic.replies.push_back(frame);
+                self.ports[p as usize].reply_first = true;
+                self.try_transmit(p);
+            }
+            ReplyQueue::Queued => {
+                if self.enqueue(p, frame) {
+                    self.try_transmit(p);
+                }
+            }
+        }
+    }
+
+    /// The host NIC's part of starting a frame on its idle port `p`: a frame of the reply
+    /// queue first (true: it started), then one packet of a ready QP into each priority's
+    /// queue that holds none (not started here: transmission selection picks among queues).
+    #[inline(never)]
+    pub(super) fn nic_service(&mut self, p: PortId) -> bool {
+        let now = self.now;
+        let pi = p as usize;
+        let node = self.ports[pi].node;
+        if self.ports[pi].reply_first {
+            // the reply queue obeys pauses of priority 0 only (the reference's ack_q_idx)
+            if self.ports[pi].mac.may_start_data(now, 0) {
+                let Node::Host(h) = &mut self.nodes[node as usize] else {
+                    return false;
+                };
+                let Some(nic) = h.nic.as_deref_mut() else {
+                    return false;
+                };
+                if let Some(frame) = nic.replies.pop_front() {
+                    if nic.replies.is_empty() {
+                        self.ports[pi].reply_first = false;
+                    }
+                    return self.start_reply(p, frame);
+                }
+                self.ports[pi].reply_first = false;
+            }
+        }
+        let Node::Host(h) = &self.nodes[node as usize] else {
+            return false;
+        };
+        if h.nic.is_none() {
+            return false;
+        }
+        let mut want = self.ports[pi].pull & !self.ports[pi].staged;
+        while want != 0 {
+            let q = want.trailing_zeros() as u8;
+            want &= want - 1;
+            if !self.ports[pi].mac.may_transmit(now, q) {
+                continue;
+            }
+            match self.qp_pull(node, q) {
+                Some(frame) => {
+                    if !self.enqueue(p, frame) {
+                        return true; // engine fault: the run stops
+                    }
+                    self.ports[pi].staged |= 1 << q;
+                }
+                None => self.ports[pi].pull &= !(1 << q),
+            }
+        }
+        false
+    }
+
+    /// Starts a frame of the NIC's reply queue on idle port `p` (ahead of data, outside
+    /// transmission selection).
+    fn start_reply(&mut self, p: PortId, frame: Frame) -> bool {
+        let now = self.now;
+        let port = &mut self.ports[p as usize];
+        let slot = match port.mac.on_tx_start(now, u64::from(frame.len), 0) {
+            Ok(slot) => slot,
+            Err(e) => {
+                self.engine_fault(p, "flow-control engine refused a reply it allowed", &e);
+                return true;
+            }
+        };
+        self.start_frame(p, frame, slot);
+        true
+    }
+}

@@ -1,0 +1,113 @@
+//! What makes a flow a RoCEv2 queue pair (QP): its reliable-connection transport
+//! (`lossless_proto::rocev2`), its congestion control (DCQCN or QCN reaction point, DCQCN
+//! notification point) and the priorities of the packets its receiver sends back; and the
+//! congestion notification a switch runs at its egress queues (ECN marking, QCN congestion
+//! points). The simulator drives the engines; these are their resolved configurations.
+
+use lossless_proto::dcqcn::{CnpMode, NpParams, RpParams};
+use lossless_proto::ecn::EcnConfig;
+use lossless_proto::qcn::{CpParams, QcnRpParams};
+use lossless_proto::rocev2::RcConfig;
+use lossless_proto::units::Rate;
+
+/// UDP destination port of RoCEv2.
+pub const ROCE_UDP_PORT: u16 = 4791;
+
+/// The transport and congestion control of a flow that is a RoCEv2 QP.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QpSpec {
+    /// The reliable connection (MTU, ACK coalescing, recovery, timeout, NAK interval).
+    pub rc: RcConfig,
+    /// The congestion control.
+    pub cc: CcSpec,
+    /// 802.1Q priority of the ACK/NAK packets the receiver sends (RC: the data priority).
+    pub ack_priority: u8,
+    /// UDP destination port of the data packets (4791 for RoCEv2; the ns-3 reference's flow
+    /// files give their own, which its ECMP hashes).
+    pub udp_dport: u16,
+}
+
+/// The congestion control of a QP.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CcSpec {
+    /// None: the QP sends at its line rate (the transport still recovers losses).
+    None,
+    /// DCQCN: a reaction point at the sender, a notification point at the receiver that
+    /// answers CE-marked packets with CNPs (on `np.cnp_802p_prio`) or ACK flags.
+    Dcqcn {
+        /// Reaction point.
+        rp: RpParams,
+        /// Notification point.
+        np: NpParams,
+    },
+    /// QCN (802.1Qau): a reaction point at the sender, driven by the CNMs of congestion
+    /// points; its data frames carry a CN-TAG.
+    Qcn {
+        /// Reaction point.
+        rp: QcnRpParams,
+    },
+}
+
+impl CcSpec {
+    /// The name used in reports: `none`, `dcqcn`, `qcn`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            CcSpec::None => "none",
+            CcSpec::Dcqcn { .. } => "dcqcn",
+            CcSpec::Qcn { .. } => "qcn",
+        }
+    }
+    /// Whether the QP's data frames carry an 802.1Qau CN-TAG.
+    pub fn cn_tag(&self) -> bool {
+        matches!(self, CcSpec::Qcn { .. })
+    }
+    /// The priority of the CNPs its receiver sends (DCQCN with CNP packets).
+    pub fn cnp_priority(&self) -> Option<u8> {
+        match self {
+            CcSpec::Dcqcn { np, .. } if np.mode == CnpMode::Packet => Some(np.cnp_802p_prio),
+            _ => None,
+        }
+    }
+}
+
+/// ECN marking at a switch's egress queues.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EcnSpec {
+    /// Thresholds when no rate-specific entry applies (`None`: every port's rate must be in
+    /// `by_rate`).
+    pub config: Option<EcnConfig>,
+    /// Thresholds for ports of a given rate (the ns-3 reference's `KMIN_MAP`/`KMAX_MAP`/
+    /// `PMAX_MAP`), tried before `config`.
+    pub by_rate: Vec<(Rate, EcnConfig)>,
+    /// Ports of a rate in neither get the HPCC ns-3 thresholds scaled to their rate
+    /// ([`EcnConfig::hpcc_ns3`]), before `config`.
+    pub hpcc_ns3_by_rate: bool,
+    /// Priorities whose egress queues mark (bit n = priority n).
+    pub priorities: u8,
+}
+
+impl EcnSpec {
+    /// The thresholds of a port of `rate`, if any apply.
+    pub fn for_rate(&self, rate: Rate) -> Option<EcnConfig> {
+        self.by_rate
+            .iter()
+            .find(|(r, _)| *r == rate)
+            .map(|(_, c)| *c)
+            .or_else(|| self.hpcc_ns3_by_rate.then(|| EcnConfig::hpcc_ns3(rate)))
+            .or(self.config)
+    }
+}
+
+/// QCN congestion points at a switch's egress queues.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QcnSpec {
+    /// The congestion point's parameters (the CPID is filled in per port).
+    pub cp: CpParams,
+    /// Priorities whose egress queues are congestion points (CNPVs; bit n = priority n).
+    pub priorities: u8,
+    /// 802.1Q priority of the CNMs (`ieee8021CnGlobalCnmTransmitPriority`).
+    pub cnm_priority: u8,
+    /// Randomise the sampling interval (85..115 %, seeded), as the standard asks; `false`
+    /// samples every nominal interval exactly.
+    pub jitter: bool,
+}

@@ -1,0 +1,261 @@
+//! RoCEv2 QPs in the fabric: a lossy class really drops and the transport recovers, each
+//! byte delivered exactly once (go-back-N resends from the loss on, IRN only what was lost);
+//! QCN congestion points slow QP sources with CNMs; the frames a QP puts on the wire have
+//! RoCEv2 sizes and come back as ACKs; a QP's FCT ends at its last ACK.
+
+use lossless_sim::scenario::{Overrides, load_str};
+use lossless_sim::{Report, Simulator};
+
+fn run(text: &str) -> Report {
+    let c = load_str(text, "inline.toml", None, &Overrides::default()).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = Simulator::new(c).unwrap();
+    sim.run();
+    let r = Report::collect(&sim);
+    r.check().expect("conserved, every byte once");
+    r
+}
+
+/// Two senders at line rate into one 100 Gb/s port, no flow control, a 60 KB static threshold:
+/// the switch tail-drops.
+const LOSSY: &str = r#"
+name = "lossy-rc"
+duration = "20ms"
+seed = 3
+[defaults]
+rate = "100G"
+length_m = 5
+flow_control = "off"
+[qp]
+cc = "none"
+rocev2 = RC
+[[host]]
+name = "s"
+count = 2
+[[host]]
+name = "r"
+[[switch]]
+name = "tor"
+buffer_bytes = 300_000
+threshold = "static"
+static_threshold_bytes = 60_000
+[[link]]
+a = "s*"
+b = "tor"
+[[link]]
+a = "tor"
+b = "r"
+[[flow]]
+name = "f"
+src = "s*"
+dst = "r"
+priority = 0
+size_bytes = 1_000_000
+transport = "rocev2"
+"#;
+
+fn tail_drops(r: &Report) -> u64 {
+    r.conservation
+        .dropped_frames
+        .get("tail_drop")
+        .copied()
+        .unwrap_or(0)
+}
+
+#[test]
+fn go_back_n_recovers_tail_drops_and_delivers_every_byte_once() {
+    let r = run(&LOSSY.replace("RC", "{ preset = \"perftest\", rto = \"100us\" }"));
+    assert!(
+        tail_drops(&r) > 1000,
+        "the class really drops: {}",
+        tail_drops(&r)
+    );
+    for f in &r.flows {
+        let q = f.qp.as_ref().unwrap();
+        assert!(f.completion_ps.is_some(), "{} finished", f.name);
+        assert_eq!(q.transport_delivered_bytes, 1_000_000, "{}", f.name);
+        // go-back-N resends everything from the first loss: more than was lost
+        assert!(
+            q.retransmitted_frames > 0 && q.naks_received_total > 0,
+            "{}",
+            f.name
+        );
+        assert!(q.out_of_sequence_frames > 0, "{}", f.name);
+    }
+    let retx: u64 = r
+        .flows
+        .iter()
+        .map(|f| f.qp.as_ref().unwrap().retransmitted_frames)
+        .sum();
+    assert!(
+        retx >= tail_drops(&r),
+        "{retx} retransmitted, {} dropped",
+        tail_drops(&r)
+    );
+    assert!(r.cn.as_ref().unwrap().every_byte_once);
+    assert_injected_are_the_qps_frames(&r);
+}
+
+/// Conservation with retransmissions: every frame injected is a QP's data packet (first
+/// sending or retransmission) or a reply, and each is delivered, dropped with a reason,
+/// queued or on a wire at the end.
+fn assert_injected_are_the_qps_frames(r: &Report) {
+    let c = &r.conservation;
+    let sent: u64 = r
+        .flows
+        .iter()
+        .map(|f| {
+            let q = f.qp.as_ref().unwrap();
+            q.data_sent_frames + q.replies_sent_frames
+        })
+        .sum();
+    assert_eq!(c.injected_frames, sent);
+    let dropped: u64 = c.dropped_frames.values().sum();
+    assert_eq!(
+        c.injected_frames,
+        c.delivered_frames + c.queued_frames + c.in_flight_frames + dropped
+    );
+    assert!(c.balanced);
+}
+
+#[test]
+fn irn_resends_exactly_the_packets_the_switch_dropped() {
+    let r = run(&LOSSY.replace("RC", "{ preset = \"irn-tlt\", mtu = 1024 }"));
+    let drops = tail_drops(&r);
+    assert!(drops > 0);
+    // the replies travel the uncongested reverse path: every drop is a data packet, and
+    // IRN's selective repeat sends each lost packet again once, nothing else
+    let retx: u64 = r
+        .flows
+        .iter()
+        .map(|f| f.qp.as_ref().unwrap().retransmitted_frames)
+        .sum();
+    let data_drops: u64 = r.flows.iter().map(|f| f.dropped_frames).sum();
+    assert_eq!(data_drops, drops);
+    assert_eq!(retx, drops);
+    for f in &r.flows {
+        assert!(f.completion_ps.is_some());
+        assert_eq!(f.qp.as_ref().unwrap().transport_delivered_bytes, 1_000_000);
+    }
+    assert_injected_are_the_qps_frames(&r);
+}
+
+#[test]
+fn qcn_congestion_points_slow_the_sources_and_pfc_stops_firing() {
+    let text = r#"
+name = "incast-qcn"
+duration = "5ms"
+seed = 1
+[defaults]
+rate = "10G"
+length_m = 5
+flow_control = "pfc"
+pfc_priorities = [3]
+[qp]
+cc = "qcn"
+[qcn]
+priorities = [3]
+cnm_priority = 6
+[[host]]
+name = "s"
+count = 4
+[[host]]
+name = "r"
+[[switch]]
+name = "tor"
+buffer_bytes = 2_000_000
+alpha = 0.125
+[[link]]
+a = "s*"
+b = "tor"
+[[link]]
+a = "tor"
+b = "r"
+[[flow]]
+name = "f"
+src = "s*"
+dst = "r"
+priority = 3
+transport = "rocev2"
+"#;
+    let c = load_str(text, "inline.toml", None, &Overrides::default()).unwrap();
+    let without = lossless_sim::cn_report::run_without_cn(&c).unwrap();
+    let mut r = run(text);
+    r.compare_with_cn_off(&without);
+    let t = r.cn.as_ref().unwrap();
+    assert!(t.cnms_sent_total > 0);
+    // the CP at the congested port sent them; every one reached a QCN reaction point
+    let port = r.port("tor", "r").unwrap().cn.as_ref().unwrap();
+    let cnms: u64 = port.priorities.iter().map(|p| p.cnms_sent_total).sum();
+    assert_eq!(cnms, t.cnms_sent_total);
+    let received: u64 = r
+        .flows
+        .iter()
+        .map(|f| f.qp.as_ref().unwrap().cnms_received_total)
+        .sum();
+    assert_eq!(received, cnms);
+    for f in &r.flows {
+        let q = f.qp.as_ref().unwrap();
+        assert!(
+            q.rate_decreases_total > 0 && q.rate_bps < 10_000_000_000,
+            "{}",
+            f.name
+        );
+    }
+    let e = r.cn_effect.unwrap();
+    assert!(e.pfc_xoff_sent_without_cn_frames > 100, "{e:?}");
+    assert!(
+        e.pfc_xoff_sent_frames * 10 <= e.pfc_xoff_sent_without_cn_frames,
+        "{e:?}"
+    );
+}
+
+#[test]
+fn a_lone_qp_takes_its_packets_back_to_back_and_finishes_at_its_last_ack() {
+    // 10,000 bytes, MTU 1024: 9 packets of 1024 + 66 bytes and one of 784 + 66, back to back
+    // at 100 Gb/s (80 ps a byte, 20 bytes of preamble and gap between frames), 10 m of cable
+    // (50 ns) each way; the responder ACKs every packet with a 70-byte ACK; the FCT ends when
+    // the last ACK has arrived: the last data frame's last bit, the cable, the ACK, the cable.
+    let text = r#"
+name = "lone-qp"
+duration = "100us"
+[defaults]
+rate = "100G"
+length_m = 10
+[[host]]
+name = "a"
+[[host]]
+name = "b"
+[[link]]
+a = "a"
+b = "b"
+[[flow]]
+name = "f"
+src = "a"
+dst = "b"
+priority = 3
+size_bytes = 10000
+transport = "rocev2"
+cc = "none"
+"#;
+    let r = run(text);
+    let f = r.flow("f").unwrap();
+    let q = f.qp.as_ref().unwrap();
+    assert_eq!(
+        (
+            f.sent_frames,
+            q.replies_received_frames,
+            q.transport_delivered_bytes
+        ),
+        (10, 10, 10_000)
+    );
+    assert_eq!(f.sent_bytes, 9 * 1090 + 850);
+    let data = 9 * (1090 + 20) + (850 + 8);
+    let ack = 70 + 8;
+    let expected_ps = (data + ack) as u128 * 80 + 2 * 50_000;
+    assert_eq!(f.completion_ps, Some(expected_ps));
+    // b's port sent the ten ACKs, a's port the ten data frames
+    let a = r.port("a", "b").unwrap();
+    let b = r.port("b", "a").unwrap();
+    assert_eq!(a.priorities.iter().map(|p| p.tx_frames).sum::<u64>(), 10);
+    assert_eq!(b.priorities.iter().map(|p| p.tx_bytes).sum::<u64>(), 10 * 70);
+}
