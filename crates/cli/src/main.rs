@@ -1,8 +1,44 @@
 //! `lossless`: simulate, decode, generate and watch lossless Ethernet (PAUSE, PFC, ETS, DCBX).
 
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+/// `print!` for commands: the text goes through [`lossless_files::print_stdout`], so a
+/// closed or full standard output is an error the command returns, never a panic.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        lossless_files::print_stdout(format_args!($($arg)*))
+    };
+}
+
+/// `println!` for commands, as [`out!`].
+macro_rules! outln {
+    () => {
+        lossless_files::print_stdout(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        lossless_files::print_stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `eprintln!` for commands: a message on standard error; when standard error cannot be
+/// written (closed, on a full disk) the message is lost instead of the command panicking.
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `eprint!` for commands, as [`errln!`].
+macro_rules! errout {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
 
 mod cmd;
 
@@ -47,11 +83,40 @@ fn main() -> ExitCode {
         Command::Analyze(args) => cmd::analyze::run(args),
         Command::Headroom(args) => cmd::headroom::run(args),
     };
+    // what `out!` left without a newline is still buffered: its error counts too
+    let result = result.and_then(|code| {
+        std::io::stdout()
+            .flush()
+            .map_err(|source| lossless_files::OutputError {
+                path: "-".into(),
+                source,
+            })?;
+        Ok(code)
+    });
     match result {
         Ok(code) => code,
+        // the reader of an output went away (`| head -1`): stop quietly, as coreutils do
+        Err(err) if err.chain().any(lossless_files::is_broken_pipe) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            errln!("error: {}", error_text(&err));
             ExitCode::from(2)
         }
     }
+}
+
+/// An error and its causes, joined by ": ", each cause only when the text so far does not
+/// already say it (many errors print their cause in their own message).
+fn error_text(err: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for e in err.chain() {
+        let t = e.to_string();
+        if text.contains(&t) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&t);
+    }
+    text
 }

@@ -63,5 +63,4 @@ fn the_report_page_matches_the_json_and_escapes_the_file_name() {
     }
     // the text summary is there too, escaped (the DCBX line's "<->")
     assert!(html.contains("&#60;-&#62;"), "{html}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -578,7 +578,8 @@ fn randomly_generated_dcbx_and_pfc_frames_agree_with_tshark_field_by_field() {
     ) else {
         return;
     };
-    let path = lossless_testkit::temp_dir("decode-random-tshark").join("random.pcap");
+    let dir = lossless_testkit::temp_dir("decode-random-tshark");
+    let path = dir.join("random.pcap");
     let frames = random_frames(&mut Rng(0x005e_ed0f_1055_1e55), 400);
     lossless_testkit::write_pcap(&path, &frames);
     let n = agree_with_tshark(&tshark, &path);

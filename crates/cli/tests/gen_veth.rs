@@ -291,3 +291,44 @@ fn gen_without_cap_net_raw_names_the_capability() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("CAP_NET_RAW") && err.contains("lo"), "{err}");
 }
+
+/// The frames `gen` says it sent on its one interface.
+fn sent_in(log: &str) -> u64 {
+    log.split("sent ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count of frames sent in: {log}"))
+}
+
+#[test]
+fn gen_on_an_interface_that_goes_down_or_is_deleted_says_so_once_with_the_frames_sent() {
+    const TEST: &str = "gen_on_an_interface_that_goes_down_or_is_deleted_says_so_once_with_the_frames_sent";
+    if !ready(TEST, &["ip"]) {
+        return;
+    }
+    for (change, says) in [("down", "went down"), ("deleted", "was deleted")] {
+        let mut p = Pair::new("gd");
+        let (a, ia) = (p.a.clone(), p.ia.clone());
+        let log = format!("gen-{change}.log");
+        let g = p.spawn(
+            &a,
+            &[lossless(), "gen", "-i", &ia, "-p", "1", "--rate", "500"],
+            &log,
+        );
+        std::thread::sleep(Duration::from_millis(600));
+        let ip: &[&str] = if change == "down" {
+            &["-n", &a, "link", "set", &ia, "down"]
+        } else {
+            &["-n", &a, "link", "del", &ia]
+        };
+        assert!(Command::new("ip").args(ip).status().unwrap().success());
+        let status = p.wait_exit(g, Duration::from_secs(10));
+        let text = p.log(&log);
+        assert_eq!(status.code(), Some(1), "{change}: {text}");
+        assert!(sent_in(&text) > 50, "{change}: {text}");
+        let error = format!("error: interface {ia} {says}");
+        assert_eq!(text.matches("error").count(), 1, "{change}: one error: {text}");
+        assert!(text.contains(&error), "{change}: {error:?} in {text}");
+    }
+}

@@ -205,3 +205,56 @@ fn watch_names_a_missing_interface() {
         "{err}"
     );
 }
+
+#[test]
+fn watch_prints_its_totals_when_the_interface_goes_down_or_is_deleted() {
+    const TEST: &str = "watch_prints_its_totals_when_the_interface_goes_down_or_is_deleted";
+    if !ready(TEST, &["ip"]) {
+        return;
+    }
+    for (change, says) in [("down", "went down"), ("deleted", "was deleted")] {
+        let mut p = Pair::new("wd");
+        let (b, ib) = (p.b.clone(), p.ib.clone());
+        let log = format!("watch-{change}.log");
+        let w = p.spawn(
+            &b,
+            &[
+                lossless(),
+                "watch",
+                "-i",
+                &ib,
+                "--speed",
+                "1G",
+                "--json",
+                "--interval",
+                "0.1",
+            ],
+            &log,
+        );
+        p.wait_for(Duration::from_secs(10), "watch to start", || {
+            p.log(&log).contains("watching").then_some(())
+        });
+        gen_in(&p, &["-p", "8", "-n", "40", "-r", "2000"]);
+        p.wait_for(Duration::from_secs(10), "watch to count the frames", || {
+            p.log(&log).contains("\"frames\":40").then_some(())
+        });
+        let ip: &[&str] = if change == "down" {
+            &["-n", &b, "link", "set", &ib, "down"]
+        } else {
+            &["-n", &b, "link", "del", &ib]
+        };
+        assert!(Command::new("ip").args(ip).status().unwrap().success());
+        let status = p.wait_exit(w, Duration::from_secs(10));
+        let text = p.log(&log);
+        assert_eq!(status.code(), Some(1), "{change}: {text}");
+        let totals: Value = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find_map(|v| v.get("totals").cloned())
+            .unwrap_or_else(|| panic!("{change}: no totals in {text}"));
+        assert_eq!(slot(&totals, "p3")["frames"], 40, "{change}: {totals}");
+        let error = format!("error: interface {ib} {says}");
+        assert!(text.contains(&error), "{change}: {error:?} in {text}");
+        assert!(!text.contains("bring it up"), "{change}: {text}");
+    }
+}

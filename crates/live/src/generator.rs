@@ -90,17 +90,33 @@ pub struct GenReport {
     pub rate_fps: f64,
     /// Whether a stop request (Ctrl-C) ended the run early.
     pub interrupted: bool,
+    /// Why sending stopped before the count or duration (the interface went down or was
+    /// deleted), if it did; the counts above are what was handed to the kernel before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// What [`run`] came to: the report, and the error that ended it early, if one did.
+#[derive(Debug)]
+pub struct GenRun {
+    /// Frames sent, always (also when `error` is set).
+    pub report: GenReport,
+    /// The failure that stopped sending (its text is also in `report.error`).
+    pub error: Option<LiveError>,
 }
 
 /// Sends `spec`'s frames on every socket of `socks` (each gets `pacing.count` frames) until the
 /// count or duration is reached or `stop()` returns true. Rate control sends each frame no
 /// earlier than its slot `n / rate` after the start (batches never run ahead of the schedule).
+/// An error before the first frame (building the frame, setting up the TX ring) is returned
+/// as such; one while sending ends the run with the counts so far and the error in
+/// [`GenRun::error`].
 pub fn run(
     socks: &[RawSocket],
     spec: &FrameSpec,
     pacing: &Pacing,
     stop: &dyn Fn() -> bool,
-) -> Result<GenReport, LiveError> {
+) -> Result<GenRun, LiveError> {
     let frames: Vec<[u8; FRAME_LEN]> = socks
         .iter()
         .map(|s| spec.frame(s.mac()))
@@ -121,7 +137,8 @@ pub fn run(
     let start = Instant::now();
     let mut sent = 0u64;
     let mut interrupted = false;
-    loop {
+    let mut error = None;
+    'send: loop {
         if stop() {
             interrupted = true;
             break;
@@ -142,7 +159,7 @@ pub fn run(
             let due = (elapsed.as_secs_f64() * rate).floor() as u64 + 1;
             if due <= sent {
                 // Sleep until the next frame's slot (bounded, so stop requests are seen).
-                let next = Duration::from_secs_f64(sent as f64 / rate);
+                let next = Duration::try_from_secs_f64(sent as f64 / rate).unwrap_or(Duration::MAX);
                 let wait = next.saturating_sub(elapsed).min(Duration::from_millis(50));
                 std::thread::sleep(wait);
                 continue;
@@ -152,11 +169,23 @@ pub fn run(
         let mut least = n as usize;
         if rings.is_empty() {
             for (s, b) in socks.iter().zip(&batches) {
-                least = least.min(s.send_batch(&b[..n as usize])?);
+                match s.send_batch(&b[..n as usize]) {
+                    Ok(k) => least = least.min(k),
+                    Err(e) => {
+                        error = Some(s.in_use_error("sending frames", e));
+                        break 'send;
+                    }
+                }
             }
         } else {
-            for (r, f) in rings.iter_mut().zip(&frames) {
-                least = least.min(r.send_copies(f, n as usize)?);
+            for ((r, f), s) in rings.iter_mut().zip(&frames).zip(socks) {
+                match r.send_copies(f, n as usize) {
+                    Ok(k) => least = least.min(k),
+                    Err(e) => {
+                        error = Some(s.in_use_error("sending the TX ring", e));
+                        break 'send;
+                    }
+                }
             }
         }
         sent += least as u64;
@@ -165,11 +194,16 @@ pub fn run(
             break;
         }
     }
-    for r in &rings {
-        r.drain()?;
+    if error.is_none() {
+        for (r, s) in rings.iter().zip(socks) {
+            if let Err(e) = r.drain() {
+                error = Some(s.in_use_error("sending the TX ring", e));
+                break;
+            }
+        }
     }
     let elapsed_s = start.elapsed().as_secs_f64();
-    Ok(GenReport {
+    let report = GenReport {
         interfaces: socks
             .iter()
             .map(|s| IfaceReport {
@@ -184,5 +218,7 @@ pub fn run(
             0.0
         },
         interrupted,
-    })
+        error: error.as_ref().map(ToString::to_string),
+    };
+    Ok(GenRun { report, error })
 }

@@ -35,6 +35,22 @@ pub enum LiveError {
         /// The interface.
         iface: String,
     },
+    /// The interface was up when opened and went down while in use.
+    #[error("interface {iface} went down ({op})")]
+    WentDown {
+        /// What was being done.
+        op: &'static str,
+        /// The interface.
+        iface: String,
+    },
+    /// The interface was deleted while in use.
+    #[error("interface {iface} was deleted ({op})")]
+    Deleted {
+        /// What was being done.
+        op: &'static str,
+        /// The interface.
+        iface: String,
+    },
     /// The interface name cannot be one (empty, too long, or contains NUL).
     #[error("{iface:?} is not a valid interface name (1..=15 bytes, no NUL)")]
     BadName {
@@ -298,6 +314,35 @@ impl RawSocket {
             len: (n as usize).min(buf.len()),
             pkttype: from.sll_pkttype,
         }))
+    }
+
+    /// The error `e`, met while the socket was in use, told more exactly: the interface was
+    /// up when the socket opened, so "down" means it went down, and an interface whose index
+    /// is no longer this socket's was deleted (the kernel says ENETDOWN for both).
+    pub fn in_use_error(&self, op: &'static str, e: LiveError) -> LiveError {
+        let gone = |iface: String| {
+            let idx = CString::new(iface.as_str())
+                // SAFETY: a valid NUL-terminated string.
+                .map(|c| unsafe { libc::if_nametoindex(c.as_ptr()) } as i32)
+                .unwrap_or(0);
+            if idx != self.ifindex {
+                LiveError::Deleted { op, iface }
+            } else {
+                LiveError::WentDown { op, iface }
+            }
+        };
+        match e {
+            LiveError::InterfaceDown { iface } | LiveError::NoSuchInterface { iface } => gone(iface),
+            LiveError::Io { iface, source, .. }
+                if matches!(
+                    source.raw_os_error(),
+                    Some(libc::ENETDOWN) | Some(libc::ENODEV) | Some(libc::ENXIO)
+                ) =>
+            {
+                gone(iface)
+            }
+            e => e,
+        }
     }
 
     /// Asks for a receive buffer of `bytes` (SO_RCVBUFFORCE when privileged, else SO_RCVBUF,

@@ -1,10 +1,12 @@
 //! SIGTERM/SIGINT turned into a flag a daemon loop polls.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 static STOP: AtomicBool = AtomicBool::new(false);
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
 
-extern "C" fn on_signal(_: libc::c_int) {
+extern "C" fn on_signal(sig: libc::c_int) {
+    SIGNAL.store(sig, Ordering::SeqCst);
     STOP.store(true, Ordering::SeqCst);
 }
 
@@ -28,4 +30,13 @@ pub fn install_stop_handlers() -> std::io::Result<()> {
 /// Whether SIGTERM or SIGINT arrived.
 pub fn stop_requested() -> bool {
     STOP.load(Ordering::SeqCst)
+}
+
+/// The signal that requested the stop (`SIGINT` or `SIGTERM`), if one did; a command that
+/// stops early because of it exits with 128 + this number, as shells report a killed process.
+pub fn stop_signal() -> Option<i32> {
+    match SIGNAL.load(Ordering::SeqCst) {
+        0 => None,
+        s => Some(s),
+    }
 }

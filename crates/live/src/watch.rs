@@ -112,7 +112,11 @@ impl Watcher {
             }
             // Short waits so a stop request is seen within 50 ms.
             let wait = (end - now).min(StdDuration::from_millis(50));
-            if let Some((r, stamp)) = self.sock.recv_timed(&mut self.buf, wait)? {
+            let got = self
+                .sock
+                .recv_timed(&mut self.buf, wait)
+                .map_err(|e| self.sock.in_use_error("receiving frames", e))?;
+            if let Some((r, stamp)) = got {
                 // The kernel's arrival time, not when this process got around to reading it.
                 let t = match stamp {
                     Some(s) => self.since_epoch(s),
@@ -139,6 +143,8 @@ impl Watcher {
     }
     /// Frames the kernel dropped because the watcher fell behind, since the last call.
     pub fn take_drops(&self) -> Result<u32, LiveError> {
-        self.sock.take_drops()
+        self.sock
+            .take_drops()
+            .map_err(|e| self.sock.in_use_error("reading the drop counter", e))
     }
 }

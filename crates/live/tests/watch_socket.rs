@@ -128,7 +128,9 @@ fn send_batch_and_the_generator_deliver_exact_counts_to_the_watcher() {
         batch: 64,
         tx_ring: true,
     };
-    let r = generator::run(std::slice::from_ref(&tx), &spec, &pacing, &|| false).unwrap();
+    let run = generator::run(std::slice::from_ref(&tx), &spec, &pacing, &|| false).unwrap();
+    assert!(run.error.is_none(), "{:?}", run.error);
+    let r = run.report;
     assert_eq!(r.interfaces[0].sent, 500);
     assert!(
         r.elapsed_s >= 0.099 && r.elapsed_s < 2.0,

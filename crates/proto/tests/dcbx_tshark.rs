@@ -57,7 +57,8 @@ fn frames(cfg: DcbxConfig) -> Vec<Vec<u8>> {
 
 fn fields(name: &str, frames: &[Vec<u8>], fields: &[&str]) -> Option<Vec<Vec<String>>> {
     let tshark = require("tshark", name)?;
-    let pcap = temp_dir(name).join("agent.pcap");
+    let dir = temp_dir(name);
+    let pcap = dir.join("agent.pcap");
     write_pcap(&pcap, frames);
     Some(tshark_fields(&tshark, &pcap, fields, &[]))
 }

@@ -3,7 +3,7 @@
 
 use lossless_proto::ets::{EtsConfig, PortParams, Scheduler};
 use lossless_proto::units::{Instant, Rate};
-use lossless_testkit::alloc_count::{CountingAlloc, allocations};
+use lossless_testkit::alloc_count::{CountingAlloc, thread_allocations};
 
 #[global_allocator]
 static GLOBAL: CountingAlloc = CountingAlloc;
@@ -18,7 +18,7 @@ fn decisions_allocate_nothing() {
     let mut s = Scheduler::ieee(&cfg, &params).unwrap();
     let mut now = Instant::ZERO;
     let mut lens = [0u32; 8];
-    let before = allocations();
+    let before = thread_allocations();
     let mut x = 12345u64;
     for k in 0..100_000u32 {
         x = x
@@ -40,5 +40,5 @@ fn decisions_allocate_nothing() {
             now = t;
         }
     }
-    assert_eq!(allocations() - before, 0);
+    assert_eq!(thread_allocations() - before, 0);
 }

@@ -123,7 +123,8 @@ fn lldpad_decodes_our_ets_tlvs_as_the_configuration_we_sent() {
             return;
         }
     }
-    let script = temp_dir("ets_lldpad").join("peer.sh");
+    let dir = temp_dir("ets_lldpad");
+    let script = dir.join("peer.sh");
     std::fs::write(&script, SCRIPT).unwrap();
     let configs = [
         "tsa=0:ets,1:ets,2:ets,3:strict up2tc=0:0,1:1,2:2,3:2,4:2,5:2,6:3,7:3 tcbw=7,13,80 numtcs=8",

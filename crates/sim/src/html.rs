@@ -210,18 +210,22 @@ impl HtmlReport {
         Drawing::Svg(svg)
     }
 
-    /// Writes `DIR/index.html` of [`HtmlReport::render`].
+    /// Writes `DIR/index.html` of [`HtmlReport::render`], creating `DIR` if it is missing
+    /// (not its parents); the page is renamed into place only when complete.
     pub fn write(
         &mut self,
         dir: &Path,
         end: Instant,
         report: &Report,
-    ) -> std::io::Result<std::path::PathBuf> {
-        std::fs::create_dir_all(dir)?;
-        let path = dir.join("index.html");
-        std::fs::write(&path, self.render(end, report))?;
+    ) -> Result<std::path::PathBuf, lossless_files::OutputError> {
+        lossless_files::create_output_dir(dir)?;
+        let path = dir.join(Self::FILE);
+        lossless_files::write_atomic(&path, self.render(end, report).as_bytes())?;
         Ok(path)
     }
+
+    /// The one file [`HtmlReport::write`] writes in its directory (the plots are inline).
+    pub const FILE: &'static str = "index.html";
 }
 
 /// The page: `templates/sim-report.html`, HTML-escaped except the plotters SVG.

@@ -20,10 +20,10 @@
 //! `02:00:<port id, 4 bytes>` to 01-80-C2-00-00-01. FCS is not captured.
 
 use std::borrow::Cow;
-use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
+use lossless_files::AtomicFile;
 use lossless_proto::flow_control::ControlFrame;
 use lossless_proto::units::Instant;
 use lossless_wire::ethernet::{EtherType, EthernetAddress, EthernetRepr, VlanTag, VlanTags};
@@ -95,9 +95,26 @@ pub enum PcapError {
     },
 }
 
-/// Writes `DIR/<node>.<port>-to-<peer>.pcapng` for every port.
+/// The error of the pcapng writer on `path`: an I/O failure keeps the system's reason (the
+/// crate's own text for it is "Error reading bytes", even when writing).
+fn pcap_error(path: &Path, e: pcap_file::PcapError) -> PcapError {
+    match e {
+        pcap_file::PcapError::IoError(source) => PcapError::Io {
+            path: path.to_path_buf(),
+            source,
+        },
+        other => PcapError::Pcap {
+            path: path.to_path_buf(),
+            message: other.to_string(),
+        },
+    }
+}
+
+/// Writes `DIR/<node>.<port>-to-<peer>.pcapng` for every port; each file is written beside
+/// its final name and renamed into place by [`PcapSink::finish`], so a failed run leaves no
+/// half capture.
 pub struct PcapSink {
-    writers: Vec<(PathBuf, PcapNgWriter<BufWriter<File>>)>,
+    writers: Vec<(PathBuf, PcapNgWriter<BufWriter<AtomicFile>>)>,
     error: Option<PcapError>,
     buf: Vec<u8>,
     /// Per node, its ports in local order (a CNM names its congestion point by local index).
@@ -109,52 +126,60 @@ pub struct PcapSink {
 }
 
 impl PcapSink {
-    /// Creates the directory and one capture per port of `config` (ports numbered as the
-    /// simulator numbers them: link i has ports 2i at `a` and 2i + 1 at `b`).
-    pub fn create(dir: &Path, config: &SimConfig) -> Result<Self, PcapError> {
-        std::fs::create_dir_all(dir).map_err(|source| PcapError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-        let mut writers = Vec::with_capacity(config.links.len() * 2);
+    /// The file names [`PcapSink::create`] writes for `config`, one per port in the
+    /// simulator's port order (link i has ports 2i at `a` and 2i + 1 at `b`).
+    pub fn file_names(config: &SimConfig) -> Vec<String> {
+        let mut names = Vec::with_capacity(config.links.len() * 2);
         let mut local = vec![0u32; config.nodes.len()];
-        let mut node_ports = vec![Vec::new(); config.nodes.len()];
         for link in &config.links {
             for (me, peer) in [(link.a, link.b), (link.b, link.a)] {
-                node_ports[me as usize].push(writers.len() as PortId);
-                let name = format!(
+                names.push(format!(
                     "{}.{}-to-{}.pcapng",
                     config.nodes[me as usize].name, local[me as usize], config.nodes[peer as usize].name
-                );
+                ));
                 local[me as usize] += 1;
-                let path = dir.join(name);
-                let file = File::create(&path).map_err(|source| PcapError::Io {
-                    path: path.clone(),
-                    source,
-                })?;
-                let mut w = PcapNgWriter::new(BufWriter::new(file)).map_err(|e| PcapError::Pcap {
-                    path: path.clone(),
-                    message: e.to_string(),
-                })?;
-                let idb = InterfaceDescriptionBlock {
-                    linktype: DataLink::ETHERNET,
-                    snaplen: 0,
-                    options: vec![
-                        InterfaceDescriptionOption::IfName(Cow::Owned(
-                            path.file_stem()
-                                .map(|s| s.to_string_lossy().into_owned())
-                                .unwrap_or_default(),
-                        )),
-                        InterfaceDescriptionOption::IfSpeed(link.rate.bps()),
-                        InterfaceDescriptionOption::IfTsResol(12),
-                    ],
-                };
-                w.write_pcapng_block(idb).map_err(|e| PcapError::Pcap {
-                    path: path.clone(),
-                    message: e.to_string(),
-                })?;
-                writers.push((path, w));
             }
+        }
+        names
+    }
+
+    /// Creates the directory `dir` if it is missing (not its parents) and starts one capture
+    /// per port of `config`.
+    pub fn create(dir: &Path, config: &SimConfig) -> Result<Self, PcapError> {
+        lossless_files::create_output_dir(dir).map_err(|e| PcapError::Io {
+            path: e.path,
+            source: e.source,
+        })?;
+        let mut writers = Vec::with_capacity(config.links.len() * 2);
+        let rates = config.links.iter().flat_map(|l| [l.rate, l.rate]);
+        for (name, rate) in Self::file_names(config).into_iter().zip(rates) {
+            let path = dir.join(name);
+            let file = AtomicFile::create(&path).map_err(|e| PcapError::Io {
+                path: path.clone(),
+                source: e.source,
+            })?;
+            let mut w = PcapNgWriter::new(BufWriter::new(file)).map_err(|e| pcap_error(&path, e))?;
+            let idb = InterfaceDescriptionBlock {
+                linktype: DataLink::ETHERNET,
+                snaplen: 0,
+                options: vec![
+                    InterfaceDescriptionOption::IfName(Cow::Owned(
+                        path.file_stem()
+                            .map(|s| s.to_string_lossy().into_owned())
+                            .unwrap_or_default(),
+                    )),
+                    InterfaceDescriptionOption::IfSpeed(rate.bps()),
+                    InterfaceDescriptionOption::IfTsResol(12),
+                ],
+            };
+            w.write_pcapng_block(idb).map_err(|e| pcap_error(&path, e))?;
+            writers.push((path, w));
+        }
+        // per node, its ports in local order (link i has ports 2i at `a` and 2i + 1 at `b`)
+        let mut node_ports = vec![Vec::new(); config.nodes.len()];
+        for (i, link) in config.links.iter().enumerate() {
+            node_ports[link.a as usize].push(2 * i as PortId);
+            node_ports[link.b as usize].push(2 * i as PortId + 1);
         }
         // UDP source ports as the simulator numbers them (10000 + index in the pair)
         let mut pairs = std::collections::HashMap::new();
@@ -182,19 +207,36 @@ impl PcapSink {
         })
     }
 
-    /// Flushes every file; reports the first error met while writing, if any.
+    /// Whether a write failed (the error comes from [`PcapSink::finish`]).
+    pub fn failed(&self) -> bool {
+        self.error.is_some()
+    }
+
+    /// Completes every file and renames it into place; reports the first error met while
+    /// writing, if any (then no file is put in place and the temporary files are removed).
     pub fn finish(&mut self) -> Result<Vec<PathBuf>, PcapError> {
         if let Some(e) = self.error.take() {
+            self.writers.clear();
             return Err(e);
         }
-        use std::io::Write as _;
-        for (path, w) in &mut self.writers {
-            w.get_mut().flush().map_err(|source| PcapError::Io {
+        let mut files = Vec::with_capacity(self.writers.len());
+        let mut done = Vec::with_capacity(self.writers.len());
+        // flush all before renaming any: a full disk is found before a file is in place
+        for (path, w) in std::mem::take(&mut self.writers) {
+            let file = w.into_inner().into_inner().map_err(|e| PcapError::Io {
                 path: path.clone(),
-                source,
+                source: e.into_error(),
             })?;
+            done.push((path, file));
         }
-        Ok(self.writers.iter().map(|(p, _)| p.clone()).collect())
+        for (path, file) in done {
+            file.commit().map_err(|e| PcapError::Io {
+                path: path.clone(),
+                source: e.source,
+            })?;
+            files.push(path);
+        }
+        Ok(files)
     }
 
     fn bytes(&mut self, port: PortId, frame: &WireFrame) -> (usize, u32) {
@@ -391,10 +433,7 @@ impl Observer for PcapSink {
             return;
         };
         if let Err(e) = w.write_pcapng_block(packet(start, original_len, &self.buf[..caplen])) {
-            self.error = Some(PcapError::Pcap {
-                path: path.clone(),
-                message: e.to_string(),
-            });
+            self.error = Some(pcap_error(path, e));
         }
     }
     fn lldp_tx(&mut self, port: PortId, frame: &[u8], start: Instant) {
@@ -405,10 +444,7 @@ impl Observer for PcapSink {
             return;
         };
         if let Err(e) = w.write_pcapng_block(packet(start, frame.len() as u32, frame)) {
-            self.error = Some(PcapError::Pcap {
-                path: path.clone(),
-                message: e.to_string(),
-            });
+            self.error = Some(pcap_error(path, e));
         }
     }
 }

@@ -5,8 +5,9 @@
 //! document 002's `fc` to module B), and `pause_quanta` (the pause time last received, cleared
 //! when the pause ends). Timescale 1 ps.
 
-use std::fmt::Write as _;
-use std::path::Path;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::io::{self, Write};
 
 use lossless_proto::flow_control::ControlFrame;
 use lossless_proto::units::Instant;
@@ -15,22 +16,29 @@ use crate::config::SimConfig;
 use crate::frame::PortId;
 use crate::observer::{Observer, WireFrame};
 
-/// Most value changes kept; beyond it the waveform is cut (and says so in its header).
-pub const MAX_CHANGES: usize = 20_000_000;
-
 const SIGNALS: [(&str, u32); 4] = [("tx", 2), ("request", 8), ("paused", 8), ("pause_quanta", 16)];
 
-/// Records value changes and writes them as VCD at the end.
-pub struct VcdSink {
-    names: Vec<String>,
-    changes: Vec<(Instant, u32, u32)>,
-    truncated: bool,
+/// Writes value changes as VCD while the simulation runs. Every trace call but one carries
+/// the simulator's current time, and the exception (a frame's last bit, in the future) is
+/// held in a small window ordered by (time, arrival): a change is written as soon as no later
+/// call can come before it, so memory stays bounded (about one pending change per port)
+/// however long the run, and the file is in time order as VCD requires.
+pub struct VcdSink<W: Write> {
+    out: W,
+    ids: Vec<String>,
+    pending: BinaryHeap<Reverse<(Instant, u64, u32, u32)>>,
+    seq: u64,
+    last: Option<Instant>,
+    error: Option<io::Error>,
     request: Vec<u8>,
+    /// Off only in tests: hold every change to the end (the whole-run sort this streams).
+    streaming: bool,
 }
 
-impl VcdSink {
-    /// A sink for every port of `config` (link i has ports 2i at `a`, 2i + 1 at `b`).
-    pub fn new(config: &SimConfig) -> Self {
+impl<W: Write> VcdSink<W> {
+    /// A sink for every port of `config` (link i has ports 2i at `a`, 2i + 1 at `b`), writing
+    /// the VCD header to `out` now and the changes as they become final.
+    pub fn new(config: &SimConfig, mut out: W) -> io::Result<Self> {
         let mut names = Vec::new();
         let mut local = vec![0u32; config.nodes.len()];
         for link in &config.links {
@@ -39,62 +47,105 @@ impl VcdSink {
                 local[n as usize] += 1;
             }
         }
-        let ports = names.len();
-        VcdSink {
-            names,
-            changes: Vec::with_capacity(4096),
-            truncated: false,
-            request: vec![0; ports],
+        let ids: Vec<String> = (0..names.len() * SIGNALS.len()).map(id).collect();
+        writeln!(out, "$comment lossless sim $end")?;
+        writeln!(out, "$timescale 1ps $end")?;
+        writeln!(out, "$scope module sim $end")?;
+        for (p, name) in names.iter().enumerate() {
+            writeln!(out, "$scope module {name} $end")?;
+            for (i, (sig, width)) in SIGNALS.iter().enumerate() {
+                writeln!(out, "$var wire {width} {} {sig} $end", ids[p * SIGNALS.len() + i])?;
+            }
+            writeln!(out, "$upscope $end")?;
         }
+        writeln!(out, "$upscope $end\n$enddefinitions $end\n#0\n$dumpvars")?;
+        for i in &ids {
+            writeln!(out, "b0 {i}")?;
+        }
+        writeln!(out, "$end")?;
+        Ok(VcdSink {
+            out,
+            ids,
+            pending: BinaryHeap::new(),
+            seq: 0,
+            last: None,
+            error: None,
+            request: vec![0; names.len()],
+            streaming: true,
+        })
     }
 
     fn push(&mut self, at: Instant, port: PortId, signal: u32, value: u32) {
-        if self.changes.len() >= MAX_CHANGES {
-            self.truncated = true;
+        let sig = port * SIGNALS.len() as u32 + signal;
+        self.pending.push(Reverse((at, self.seq, sig, value)));
+        self.seq += 1;
+    }
+
+    /// Writes every pending change at or before `now`, the time of the trace call being made:
+    /// later calls carry `now` or later, so nothing can come before them any more.
+    fn release(&mut self, now: Instant) {
+        if !self.streaming {
             return;
         }
-        self.changes
-            .push((at, port * SIGNALS.len() as u32 + signal, value));
+        while let Some(Reverse((t, _, _, _))) = self.pending.peek() {
+            if *t > now {
+                break;
+            }
+            let Some(Reverse((t, _, sig, v))) = self.pending.pop() else {
+                break;
+            };
+            self.write_change(t, sig, v);
+        }
     }
 
-    /// The VCD text of everything recorded (changes sorted by time, stable).
-    pub fn render(&mut self) -> String {
-        self.changes.sort_by_key(|c| c.0);
-        let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "$comment lossless sim{} $end",
-            if self.truncated { " (truncated)" } else { "" }
-        );
-        let _ = writeln!(s, "$timescale 1ps $end");
-        let _ = writeln!(s, "$scope module sim $end");
-        for (p, name) in self.names.iter().enumerate() {
-            let _ = writeln!(s, "$scope module {name} $end");
-            for (i, (sig, width)) in SIGNALS.iter().enumerate() {
-                let _ = writeln!(s, "$var wire {width} {} {sig} $end", id(p * SIGNALS.len() + i));
+    fn write_change(&mut self, t: Instant, sig: u32, v: u32) {
+        if self.error.is_some() {
+            return;
+        }
+        let r = (|| {
+            // time never goes back in a VCD file (see the type's invariant)
+            if self.last.is_none_or(|l| t > l) {
+                writeln!(self.out, "#{}", t.as_ps())?;
+                self.last = Some(t);
             }
-            let _ = writeln!(s, "$upscope $end");
+            writeln!(self.out, "b{v:b} {}", self.ids[sig as usize])
+        })();
+        if let Err(e) = r {
+            self.error = Some(e);
         }
-        let _ = writeln!(s, "$upscope $end\n$enddefinitions $end\n#0\n$dumpvars");
-        for k in 0..self.names.len() * SIGNALS.len() {
-            let _ = writeln!(s, "b0 {}", id(k));
-        }
-        let _ = writeln!(s, "$end");
-        let mut last = None;
-        for &(t, sig, v) in &self.changes {
-            if last != Some(t) {
-                let _ = writeln!(s, "#{}", t.as_ps());
-                last = Some(t);
-            }
-            let _ = writeln!(s, "b{v:b} {}", id(sig as usize));
-        }
-        s
     }
 
-    /// Writes the waveform to `path`.
-    pub fn write(&mut self, path: &Path) -> std::io::Result<()> {
-        let text = self.render();
-        std::fs::write(path, text)
+    /// Writes what is still pending (the last frames' ends) and flushes; returns the first
+    /// write error met during the run, if any.
+    pub fn finish(&mut self) -> io::Result<()> {
+        while let Some(Reverse((t, _, sig, v))) = self.pending.pop() {
+            self.write_change(t, sig, v);
+        }
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.out.flush()
+    }
+
+    /// Whether a write failed (the error comes from [`VcdSink::finish`]).
+    pub fn failed(&self) -> bool {
+        self.error.is_some()
+    }
+
+    /// Changes held back because a later one may still come before them (bounded by the
+    /// number of ports).
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// The writer.
+    pub fn get_ref(&self) -> &W {
+        &self.out
+    }
+
+    /// The writer, after [`VcdSink::finish`].
+    pub fn into_inner(self) -> W {
+        self.out
     }
 }
 
@@ -110,7 +161,7 @@ fn id(mut k: usize) -> String {
     }
 }
 
-impl Observer for VcdSink {
+impl<W: Write> Observer for VcdSink<W> {
     const PAUSE_STATE: bool = true;
 
     fn tx_start(&mut self, port: PortId, frame: &WireFrame, start: Instant, last_bit: Instant) {
@@ -121,6 +172,7 @@ impl Observer for VcdSink {
         };
         self.push(start, port, 0, v);
         self.push(last_bit, port, 0, 0);
+        self.release(start);
     }
     fn request_changed(&mut self, port: PortId, prio: u8, on: bool, at: Instant) {
         let Some(r) = self.request.get_mut(port as usize) else {
@@ -133,12 +185,14 @@ impl Observer for VcdSink {
         }
         let v = u32::from(*r);
         self.push(at, port, 1, v);
+        self.release(at);
     }
     fn pause_changed(&mut self, port: PortId, mask: u8, at: Instant) {
         self.push(at, port, 2, u32::from(mask));
         if mask == 0 {
             self.push(at, port, 3, 0);
         }
+        self.release(at);
     }
     fn control_received(&mut self, port: PortId, frame: &ControlFrame, at: Instant) {
         let q = match *frame {
@@ -150,17 +204,58 @@ impl Observer for VcdSink {
                 .unwrap_or(0),
         };
         self.push(at, port, 3, u32::from(q));
+        self.release(at);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Simulator;
+    use crate::scenario::{self, Overrides};
+    use lossless_proto::units::Duration;
 
     #[test]
     fn identifiers_are_distinct_printable_ascii() {
         let ids: std::collections::BTreeSet<String> = (0..10_000).map(id).collect();
         assert_eq!(ids.len(), 10_000);
         assert!(ids.iter().all(|s| s.bytes().all(|b| (b'!'..=b'~').contains(&b))));
+    }
+
+    /// The waveform of `name` run for `us` µs, streamed or held to the end and sorted; the
+    /// most changes held back at any step.
+    fn waveform(name: &str, us: u64, streaming: bool) -> (String, usize, usize) {
+        let ov = Overrides {
+            duration: Some(Duration::from_us(us)),
+            ..Overrides::default()
+        };
+        let c = scenario::load(name, &ov).unwrap();
+        let ports = c.links.len() * 2;
+        let mut sink = VcdSink::new(&c, Vec::new()).unwrap();
+        sink.streaming = streaming;
+        let mut sim = Simulator::with_observer(c, sink).unwrap();
+        let step = Duration::from_ns(100);
+        let mut most = 0;
+        while !sim.run_until(sim.now().saturating_add(step)) {
+            most = most.max(sim.observer().pending());
+        }
+        let sink = sim.observer_mut();
+        sink.finish().unwrap();
+        (String::from_utf8(sink.get_ref().clone()).unwrap(), most, ports)
+    }
+
+    #[test]
+    fn the_streamed_waveform_equals_the_whole_run_sorted_by_time() {
+        for (name, us) in [("two-chip", 300), ("four-bridge", 200), ("dcbx-adopt", 300)] {
+            let (streamed, most, ports) = waveform(name, us, true);
+            let (sorted, held, _) = waveform(name, us, false);
+            assert!(streamed.lines().count() > 100, "{name}: a real waveform");
+            assert_eq!(streamed, sorted, "{name}");
+            assert!(
+                most <= ports,
+                "{name}: at most one frame end per port held back, found {most} for {ports} ports"
+            );
+            assert!(held > 10 * ports, "{name}: the reference holds the run ({held})");
+        }
     }
 }

@@ -186,8 +186,7 @@ fn ecmp_spreads_flows_over_both_equal_cost_paths_and_keeps_each_flow_on_one() {
 
 #[test]
 fn poisson_arrivals_draw_sizes_from_the_cdf_file_and_complete() {
-    let dir = std::env::temp_dir().join(format!("lossless-sim-cdf-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = lossless_testkit::temp_dir("sim-cdf");
     std::fs::write(dir.join("sizes.txt"), "0 0\n1000 50\n20000 100\n").unwrap();
     let text = r#"
 name = "poisson"
@@ -213,7 +212,7 @@ cdf_file = "sizes.txt"
 load = 0.3
 stop = "150us"
 "#;
-    let r = run_text(text, Some(&dir));
+    let r = run_text(text, Some(dir.path()));
     // mean size ≈ 5.5 kB; 4 × 30 Gb/s for 150 µs ≈ 2.25 MB ≈ 400 flows
     assert!((250..=600).contains(&r.flows.len()), "{} flows", r.flows.len());
     let done = r.flows.iter().filter(|f| f.completion_ps.is_some()).count();

@@ -153,14 +153,55 @@ pub fn python(script: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// A fresh temporary directory under the target dir, removed by nobody (kept for debugging).
-pub fn temp_dir(name: &str) -> PathBuf {
-    let base = std::env::var_os("CARGO_TARGET_TMPDIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(std::env::temp_dir);
-    let dir = base.join(format!("lossless-{name}-{}", std::process::id()));
+/// A fresh temporary directory, removed with everything in it when dropped; kept (and named
+/// on stderr) when the test is failing, or always with `LOSSLESS_KEEP_TEMP=1`, for
+/// debugging. Derefs to its path.
+#[derive(Debug)]
+pub struct TempDir {
+    path: PathBuf,
+}
+
+impl TempDir {
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if std::thread::panicking() || std::env::var_os("LOSSLESS_KEEP_TEMP").is_some_and(|v| v == "1") {
+            let _ = writeln!(std::io::stderr(), "kept {}", self.path.display());
+            return;
+        }
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// A fresh temporary directory `lossless-NAME-PID-N` in the system's temporary directory,
+/// removed when the returned guard is dropped: keep it in a variable for as long as the
+/// test uses the directory.
+pub fn temp_dir(name: &str) -> TempDir {
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("lossless-{name}-{}-{n}", std::process::id()));
+    // a directory left by an earlier process of the same pid
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
+    TempDir { path: dir }
 }
 
 /// The shared corpus directory: `$LOSSLESS_CORPUS` if set, else the first `shared/corpus`

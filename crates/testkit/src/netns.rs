@@ -2,7 +2,6 @@
 //! removed on drop (also when a test fails). Names carry the test's tag and the pid.
 //! Needs root and iproute2's `ip`; check with [`ready`] first.
 
-use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -16,8 +15,9 @@ pub struct Pair {
     pub ia: String,
     /// The veth end in namespace `b`.
     pub ib: String,
-    /// The directory for the processes' logs and files.
-    pub dir: PathBuf,
+    /// The directory for the processes' logs and files (removed after the namespaces, unless
+    /// the test failed).
+    pub dir: crate::TempDir,
     children: Vec<Child>,
 }
 
@@ -78,6 +78,23 @@ impl Pair {
     /// The pid of a spawned process (`ip netns exec` execs the command in place).
     pub fn pid(&self, i: usize) -> u32 {
         self.children[i].id()
+    }
+
+    /// Waits (at most `limit`) for a spawned process to exit by itself; panics after that.
+    pub fn wait_exit(&mut self, i: usize, limit: Duration) -> std::process::ExitStatus {
+        let end = Instant::now() + limit;
+        loop {
+            if let Some(st) = self.children[i].try_wait().unwrap() {
+                return st;
+            }
+            assert!(
+                Instant::now() < end,
+                "process {} did not exit within {limit:?}; logs in {}",
+                self.children[i].id(),
+                self.dir.display()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// Sends SIGTERM to a spawned process and waits (at most 10 s) for it to exit.

@@ -530,7 +530,8 @@ fn emitted_pdus_agree_with_tshark_field_by_field() {
         .iter()
         .map(|p| lldp_frame(EthernetAddress(MAC), &p.to_vec().expect("sample PDUs fit")))
         .collect();
-    let pcap = lossless_testkit::temp_dir("lldp-tshark").join("emitted.pcap");
+    let dir = lossless_testkit::temp_dir("lldp-tshark");
+    let pcap = dir.join("emitted.pcap");
     lossless_testkit::write_pcap(&pcap, &frames);
     assert_eq!(compare(&ts, &pcap), 2);
     // Our decode of what we emitted is what we emitted.

@@ -1,6 +1,6 @@
 //! Decoding and validating PAUSE/PFC frames, and emitting them, never touches the heap.
 
-use lossless_testkit::alloc_count::{CountingAlloc, allocations};
+use lossless_testkit::alloc_count::{CountingAlloc, thread_allocations};
 use lossless_wire::ethernet::EthernetAddress;
 use lossless_wire::fcs::FcsMode;
 use lossless_wire::mac_control::{MacControlRepr, decode_frame, emit_frame};
@@ -20,7 +20,7 @@ fn decoding_validating_and_emitting_allocate_nothing() {
         MacControlRepr::pfc_xon(0x80),
     ];
     let mut buf = [0u8; 64];
-    let before = allocations();
+    let before = thread_allocations();
     let mut seen = 0u32;
     for mode in [FcsMode::Present, FcsMode::Absent] {
         for r in &reprs {
@@ -31,6 +31,6 @@ fn decoding_validating_and_emitting_allocate_nothing() {
             }
         }
     }
-    assert_eq!(allocations(), before, "the heap was used");
+    assert_eq!(thread_allocations(), before, "the heap was used");
     assert!(seen >= 12, "every frame decoded to its repr");
 }

@@ -1,7 +1,7 @@
 //! Emitting and parsing RoCEv2, CNM and CN-tagged frames never touches the heap (the
 //! simulator's pcap writer emits one per captured frame).
 
-use lossless_testkit::alloc_count::{CountingAlloc, allocations};
+use lossless_testkit::alloc_count::{CountingAlloc, thread_allocations};
 use lossless_wire::ethernet::{EtherType, EthernetAddress, VlanTag};
 use lossless_wire::fcs::FcsMode;
 use lossless_wire::ip::{Ecn, IpRepr, Ipv4Repr, Ipv6Repr};
@@ -51,7 +51,7 @@ fn emitting_and_parsing_roce_and_qcn_frames_allocate_nothing() {
     let tagged = CnTaggedFrameRepr::new(a, b, tag, 1, EtherType::IPV4, 200);
     let engine = IcrcEngine::new();
     let mut buf = [0u8; 2048];
-    let before = allocations();
+    let before = thread_allocations();
     let mut good = 0;
     for fcs in [FcsMode::Absent, FcsMode::Present] {
         for f in &roce_frames {
@@ -66,6 +66,6 @@ fn emitting_and_parsing_roce_and_qcn_frames_allocate_nothing() {
         let n = tagged.emit(b"x", fcs, &mut buf).unwrap();
         good += usize::from(qcn::CnEthernetRepr::parse_bytes(&buf[..n]).unwrap().0 == tagged.header);
     }
-    assert_eq!(allocations(), before, "the heap was used");
+    assert_eq!(thread_allocations(), before, "the heap was used");
     assert_eq!(good, 10, "every frame parsed back to its repr");
 }

@@ -3,7 +3,6 @@
 //! askama template `templates/analyze-report.html`, SVG plots beside it).
 
 use std::fmt::Write as _;
-use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -12,6 +11,7 @@ use anyhow::Context;
 use lossless_capture::CaptureReader;
 use lossless_capture::analyze::{Analysis, Options, analyze};
 use lossless_capture::headroom::HeadroomNeeds;
+use lossless_files::Claims;
 use lossless_live::monitor::slot_name;
 use lossless_live::watchdog::SLOTS;
 use lossless_proto::monitor::SlotSnapshot;
@@ -33,7 +33,9 @@ Examples:
 Captures carry no link speed: give the speed the capture was taken at. Storms follow SONiC
 pfcwd (detection and restoration times, default 200 ms), timed by the capture's timestamps.
 Frames are read and decoded as `lossless decode` reads them (VLAN-tagged and QinQ frames
-included); an unreadable pcapng block is skipped and named, and reading goes on.
+included); an unreadable pcapng block is skipped and named, and reading goes on. FILE may be
+`-` (standard input) or a FIFO. --report DIR is created if missing (not its parents); its
+files are renamed into place when complete.
 
 Headroom: per priority, the bytes of that priority that kept arriving from the other direction
 after each XOFF until the pause took effect (max and percentiles over XOFF episodes). A capture
@@ -42,10 +44,11 @@ counted. Taken at the XOFF's sender, it is Annex N's part after the PFC frame le
 it misses the round trip to that point (docs/headroom.md).
 
 Exit status: 0 when the whole file was read; 1 when a block was skipped or the file is
-damaged (the analysis of what could be read is still printed); 2 when the command line is
-wrong or the file cannot be opened.")]
+damaged (the analysis of what could be read is still printed); 2 when the capture cannot be
+opened, is not a capture or holds no readable frame, the command line is wrong (e.g.
+--bucket-ms 0) or an output cannot be written.")]
 pub struct AnalyzeArgs {
-    /// The capture (pcap or pcapng).
+    /// The capture (pcap or pcapng); `-` reads standard input.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// Link speed the capture was taken at (e.g. 100G), for the paused-time estimate.
@@ -57,8 +60,8 @@ pub struct AnalyzeArgs {
     /// Storm restoration time, ms.
     #[arg(long, default_value_t = 200)]
     pub restoration_ms: u64,
-    /// Timeline bucket width, ms.
-    #[arg(long, default_value_t = 100)]
+    /// Timeline bucket width, ms, 1..=86400000 (a day).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=86_400_000))]
     pub bucket_ms: u64,
     /// One JSON object instead of text.
     #[arg(long)]
@@ -68,38 +71,55 @@ pub struct AnalyzeArgs {
     pub report: Option<PathBuf>,
 }
 
+/// The files `--report DIR` writes.
+const REPORT_FILES: [&str; 3] = ["index.html", "paused.svg", "frames.svg"];
+
 /// Runs `lossless analyze`.
 pub fn run(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
-    let f = File::open(&args.file).with_context(|| format!("opening {}", args.file.display()))?;
+    if let Some(dir) = &args.report {
+        let mut claims = Claims::new();
+        claims.input("the capture", &args.file);
+        claims.output_dir("--report", dir, REPORT_FILES)?;
+        lossless_files::create_output_dir(dir)?;
+    }
+    let input = lossless_files::open_stream(&args.file, "capture")?;
     let opts = Options {
         speed: args.speed,
         detection: Duration::from_ms(args.detection_ms),
         restoration: Duration::from_ms(args.restoration_ms),
-        bucket: Duration::from_ms(args.bucket_ms.max(1)),
+        bucket: Duration::from_ms(args.bucket_ms),
     };
-    let a = analyze(CaptureReader::new(BufReader::new(f)), opts);
-    if args.json {
-        println!("{}", serde_json::to_string(&a)?);
-    } else {
-        print!("{}", text(&a));
+    let a = analyze(CaptureReader::new(BufReader::new(input)), opts);
+    if a.frames == 0
+        && let Some(e) = &a.read_error
+    {
+        // nothing could be read (not a capture, or damaged before its first frame): an
+        // error, as `decode` says it, not a table of zeros
+        anyhow::bail!("{}: {e}", args.file.display());
     }
     if let Some(dir) = &args.report {
-        write_report(&a, &args.file, dir)
-            .with_context(|| format!("writing the report to {}", dir.display()))?;
-        eprintln!("report: {}", dir.join("index.html").display());
+        write_report(&a, &args.file, dir)?;
+    }
+    if args.json {
+        outln!("{}", serde_json::to_string(&a)?)?;
+    } else {
+        out!("{}", text(&a))?;
+    }
+    if let Some(dir) = &args.report {
+        errln!("report: {}", dir.join(REPORT_FILES[0]).display());
     }
     for e in &a.read_errors {
-        eprintln!("error: {}: block skipped: {e}", args.file.display());
+        errln!("error: {}: block skipped: {e}", args.file.display());
     }
     if a.read_errors_total > a.read_errors.len() as u64 {
-        eprintln!(
+        errln!(
             "error: {}: {} more blocks skipped",
             args.file.display(),
             a.read_errors_total - a.read_errors.len() as u64
         );
     }
     if let Some(e) = &a.read_error {
-        eprintln!("error: reading stopped early: {e}");
+        errln!("error: reading stopped early: {e}");
     }
     if a.read_error.is_some() || a.read_errors_total > 0 {
         return Ok(ExitCode::from(1));
@@ -226,8 +246,8 @@ const COLORS: [RGBColor; SLOTS] = [
     RGBColor(23, 190, 207),
 ];
 
-fn plot_timeline(a: &Analysis, path: &Path) -> anyhow::Result<()> {
-    let root = SVGBackend::new(path, (900, 400)).into_drawing_area();
+fn plot_timeline(a: &Analysis, svg: &mut String) -> anyhow::Result<()> {
+    let root = SVGBackend::with_string(svg, (900, 400)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
     let x_end = (a.timeline.last().map(|b| b.start_s).unwrap_or(0.0) + a.bucket_s).max(a.bucket_s);
     let mut chart = ChartBuilder::on(&root)
@@ -266,8 +286,8 @@ fn plot_timeline(a: &Analysis, path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn plot_frames(a: &Analysis, path: &Path) -> anyhow::Result<()> {
-    let root = SVGBackend::new(path, (900, 300)).into_drawing_area();
+fn plot_frames(a: &Analysis, svg: &mut String) -> anyhow::Result<()> {
+    let root = SVGBackend::with_string(svg, (900, 300)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
     let max = a
         .totals
@@ -316,11 +336,14 @@ struct AnalyzePage<'a> {
     headroom: &'a HeadroomNeeds,
 }
 
+/// Writes the report's files into `dir` (which exists), each renamed into place when
+/// complete.
 fn write_report(a: &Analysis, file: &Path, dir: &Path) -> anyhow::Result<()> {
     use askama::Template as _;
-    std::fs::create_dir_all(dir)?;
-    plot_timeline(a, &dir.join("paused.svg"))?;
-    plot_frames(a, &dir.join("frames.svg"))?;
+    let mut timeline = String::new();
+    plot_timeline(a, &mut timeline).context("drawing paused.svg")?;
+    let mut frames = String::new();
+    plot_frames(a, &mut frames).context("drawing frames.svg")?;
     let page = AnalyzePage {
         title: &file.display().to_string(),
         text: &text(a),
@@ -329,6 +352,8 @@ fn write_report(a: &Analysis, file: &Path, dir: &Path) -> anyhow::Result<()> {
     };
     let mut h = page.render()?;
     h.push('\n');
-    std::fs::write(dir.join("index.html"), h)?;
+    lossless_files::write_atomic(&dir.join(REPORT_FILES[1]), timeline.as_bytes())?;
+    lossless_files::write_atomic(&dir.join(REPORT_FILES[2]), frames.as_bytes())?;
+    lossless_files::write_atomic(&dir.join(REPORT_FILES[0]), h.as_bytes())?;
     Ok(())
 }

@@ -79,20 +79,19 @@ pub fn run(args: DcbxArgs) -> anyhow::Result<ExitCode> {
             let lock = StateLock::acquire(&state, &iface)?;
             signals::install_stop_handlers().context("installing SIGTERM handler")?;
             if config.is_none() {
-                eprintln!(
+                errln!(
                     "dcbx: no --config: running as a willing host with nothing configured (ETS and PFC \
                      willing, no PFC priority, every priority in TC 0; as examples/dcbx/host-willing.toml)"
                 );
             }
-            eprintln!(
+            errln!(
                 "dcbx: agent on {iface} ({}), mode {:?}, state in {}",
                 lossless_proto::lldp_agent::mac_text(&sock.mac()),
                 cfg.dcbx.mode,
                 state.display()
             );
             let start = std::time::Instant::now();
-            let mut log =
-                |line: &str| eprintln!("dcbx {:>9.3}s {iface}: {line}", start.elapsed().as_secs_f64());
+            let mut log = |line: &str| errln!("dcbx {:>9.3}s {iface}: {line}", start.elapsed().as_secs_f64());
             lossless_live::dcbx::run(&sock, &mut agent, Some(&lock), &signals::stop_requested, &mut log)?;
             Ok(ExitCode::SUCCESS)
         }
@@ -100,9 +99,9 @@ pub fn run(args: DcbxArgs) -> anyhow::Result<ExitCode> {
             let path = state.unwrap_or_else(|| default_state_path(&iface));
             let v = read_state(&path, &iface)?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&v)?);
+                outln!("{}", serde_json::to_string_pretty(&v)?)?;
             } else {
-                print!("{}", human(&v));
+                out!("{}", human(&v))?;
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -1,14 +1,13 @@
 //! `lossless decode`: decode the PAUSE, PFC, LLDP/DCBX, IP/ECN, RoCEv2 (CNP) and 802.1Qau
 //! CN-TAG/CNM frames of a pcap or pcapng capture.
 
-use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use lossless_capture::reader::ReadErrorKind;
 use lossless_capture::{CaptureReader, Filter, FrameKind, decode_frame, text};
+use lossless_files::OutputError;
 
 /// Arguments of `lossless decode`.
 #[derive(clap::Args, Debug)]
@@ -74,41 +73,27 @@ struct Summary {
 }
 
 /// Runs `lossless decode`. Problems that prevent reading at all (the file cannot be opened, is
-/// not a capture, or the output cannot be written) are printed here and give exit status 2.
+/// not a capture, or the output cannot be written) are errors, exit status 2; a reader of the
+/// output that goes away (`| head`) ends it quietly (both in `main`, as for every command).
 pub fn run(args: DecodeArgs) -> anyhow::Result<ExitCode> {
-    match run_inner(args) {
-        Ok(code) => Ok(code),
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            Ok(ExitCode::from(2))
-        }
-    }
-}
-
-fn run_inner(args: DecodeArgs) -> anyhow::Result<ExitCode> {
     let name = args.file.display().to_string();
-    let input: Box<dyn Read> = if name == "-" {
-        Box::new(io::stdin().lock())
-    } else {
-        Box::new(File::open(&args.file).with_context(|| format!("{name}: cannot open"))?)
-    };
+    let input = lossless_files::open_stream(&args.file, "capture")?;
     let filter = Filter::new(args.filter.iter().copied());
     let stdout = io::stdout().lock();
     let mut out = BufWriter::new(stdout);
+    let stdout_error = |source| OutputError {
+        path: "-".into(),
+        source,
+    };
     let summary = match decode_stream(BufReader::new(input), &name, &filter, args.json, &mut out) {
         Ok(s) => s,
-        // The reader of our output went away (e.g. `| head`): stop quietly.
-        Err(DecodeError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
-        Err(DecodeError::Output(e)) => return Err(e).context("writing the output"),
+        Err(DecodeError::Output(e)) => return Err(stdout_error(e).into()),
         Err(DecodeError::Unusable(msg)) => {
-            let _ = out.flush();
+            out.flush().map_err(stdout_error)?;
             anyhow::bail!("{msg}");
         }
     };
-    match out.flush() {
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
-        r => r.context("writing the output")?,
-    }
+    out.flush().map_err(stdout_error)?;
     if summary.frames_with_errors == 0 && summary.file_errors == 0 {
         return Ok(ExitCode::SUCCESS);
     }
@@ -131,7 +116,7 @@ fn run_inner(args: DecodeArgs) -> anyhow::Result<ExitCode> {
     if let Some(f) = &summary.fatal {
         msg.push_str(&format!("; file damaged, reading stopped {f}"));
     }
-    eprintln!("{msg}");
+    errln!("{msg}");
     Ok(ExitCode::from(1))
 }
 
@@ -188,7 +173,7 @@ fn decode_stream(
                     summary.fatal = Some(format!("at byte {}", e.offset));
                 }
                 let msg = format!("{name}: {e}");
-                eprintln!("error: {msg}");
+                errln!("error: {msg}");
                 if json {
                     let obj = serde_json::json!({
                         "error": msg,

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use lossless_live::generator::{self, DEFAULT_BATCH, FrameSpec, Pacing};
+use lossless_live::generator::{self, DEFAULT_BATCH, FrameSpec, GenRun, Pacing};
 use lossless_live::{RawSocket, signals};
 use lossless_proto::units::Rate;
 use lossless_wire::mac_control::MacControlRepr;
@@ -24,7 +24,14 @@ Examples:
   lossless gen -i veth0 -p 255 -t 65535 -n 10000000
       as fast as possible (PACKET_MMAP TX ring, qdisc bypass; --sendmmsg for sendmmsg batches)
 
-Needs CAP_NET_RAW. Ctrl-C stops and prints what was sent.")]
+Needs CAP_NET_RAW. Ctrl-C stops and prints what was sent.
+
+Ranges: --rate 0.001..=1e10 frames/s (also the rate --storm computes), --duration 0..=1e9 s,
+--oversubscription above 0 up to 1e6, --batch 1..=1024.
+
+Exit status: 0 when the frames were sent (also when stopped by Ctrl-C); 1 when the interface
+went down or was deleted while sending (the frames sent before are printed); 2 when sending
+could not start (command line, missing interface, no CAP_NET_RAW) or the output failed.")]
 pub struct GenArgs {
     /// Interfaces to send on (comma-separated or repeated); each gets every frame.
     #[arg(short = 'i', long = "iface", value_delimiter = ',', required = true)]
@@ -44,11 +51,11 @@ pub struct GenArgs {
     /// Frames to send on each interface (default: until --duration or Ctrl-C).
     #[arg(short = 'n', long = "count")]
     pub count: Option<u64>,
-    /// Frames per second on each interface (default: as fast as possible).
-    #[arg(short = 'r', long = "rate", conflicts_with = "storm")]
+    /// Frames per second on each interface, 0.001..=1e10 (default: as fast as possible).
+    #[arg(short = 'r', long = "rate", conflicts_with = "storm", value_parser = parse_rate)]
     pub rate: Option<f64>,
-    /// Stop after this many seconds.
-    #[arg(short = 'd', long = "duration", value_name = "SECS")]
+    /// Stop after this many seconds, 0..=1e9.
+    #[arg(short = 'd', long = "duration", value_name = "SECS", value_parser = parse_secs)]
     pub duration: Option<f64>,
     /// Storm mode: rate = oversubscription / (65535·512 / speed), which keeps the priority paused.
     #[arg(long, requires = "speed")]
@@ -56,8 +63,8 @@ pub struct GenArgs {
     /// Link speed for --storm (e.g. 100G, 25G, 10G).
     #[arg(long)]
     pub speed: Option<Rate>,
-    /// Frames per longest pause time in --storm mode.
-    #[arg(long, default_value_t = 2.0)]
+    /// Frames per longest pause time in --storm mode (above 0, at most 1e6).
+    #[arg(long, default_value_t = 2.0, value_parser = parse_oversubscription)]
     pub oversubscription: f64,
     /// Source MAC (default: the interface's).
     #[arg(short = 's', long = "src", value_parser = parse_mac)]
@@ -65,9 +72,10 @@ pub struct GenArgs {
     /// Destination MAC.
     #[arg(long = "dst", value_parser = parse_mac, default_value = "01:80:c2:00:00:01")]
     pub dst: [u8; 6],
-    /// Frames per TX ring flush (the ring holds 4 batches) or per sendmmsg call.
-    #[arg(long, default_value_t = DEFAULT_BATCH)]
-    pub batch: usize,
+    /// Frames per TX ring flush (the ring holds 4 batches) or per sendmmsg call, 1..=1024.
+    #[arg(long, default_value_t = DEFAULT_BATCH as u16,
+          value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub batch: u16,
     /// Send through a PACKET_MMAP TX ring: frames are written once into memory shared with
     /// the kernel and one send() hands over a whole batch (the default; kept for scripts).
     #[arg(long, conflicts_with = "sendmmsg")]
@@ -84,6 +92,55 @@ pub struct GenArgs {
     /// Print the summary as one JSON object.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Frame rates `--rate` (and the rate `--storm` computes) may take, frames per second.
+pub const RATE_RANGE: std::ops::RangeInclusive<f64> = 1e-3..=1e10;
+
+/// Longest `--duration`, seconds (about 31 years).
+pub const MAX_SECS: f64 = 1e9;
+
+/// Largest `--oversubscription`.
+pub const MAX_OVERSUBSCRIPTION: f64 = 1e6;
+
+fn parse_float(s: &str) -> Result<f64, String> {
+    s.trim()
+        .parse::<f64>()
+        .map_err(|_| format!("{s:?} is not a number"))
+}
+
+fn parse_rate(s: &str) -> Result<f64, String> {
+    let r = parse_float(s)?;
+    if RATE_RANGE.contains(&r) {
+        Ok(r)
+    } else {
+        Err(format!(
+            "{s} frames/s is out of range: allowed {:e}..={:e}",
+            RATE_RANGE.start(),
+            RATE_RANGE.end()
+        ))
+    }
+}
+
+/// Parses a number of seconds in 0..=[`MAX_SECS`].
+pub fn parse_secs(s: &str) -> Result<f64, String> {
+    let d = parse_float(s)?;
+    if (0.0..=MAX_SECS).contains(&d) {
+        Ok(d)
+    } else {
+        Err(format!("{s} s is out of range: allowed 0..={MAX_SECS:e} seconds"))
+    }
+}
+
+fn parse_oversubscription(s: &str) -> Result<f64, String> {
+    let x = parse_float(s)?;
+    if x > 0.0 && x <= MAX_OVERSUBSCRIPTION {
+        Ok(x)
+    } else {
+        Err(format!(
+            "{s} is out of range: allowed above 0, at most {MAX_OVERSUBSCRIPTION:e} frames per longest pause"
+        ))
+    }
 }
 
 fn parse_u8(s: &str) -> Result<u8, String> {
@@ -161,23 +218,24 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
     let control = control(&args)?;
     let rate = match (args.storm, args.speed) {
         (true, Some(speed)) => {
-            if !(args.oversubscription > 0.0 && args.oversubscription.is_finite()) {
-                bail!("--oversubscription must be a positive number");
+            let r = generator::storm_rate(speed, args.oversubscription);
+            if !RATE_RANGE.contains(&r) {
+                bail!(
+                    "--storm at {speed} with --oversubscription {} is {r:e} frames/s: allowed {:e}..={:e}",
+                    args.oversubscription,
+                    RATE_RANGE.start(),
+                    RATE_RANGE.end()
+                );
             }
-            Some(generator::storm_rate(speed, args.oversubscription))
+            Some(r)
         }
         _ => args.rate,
     };
-    if let Some(r) = rate
-        && !(r > 0.0 && r.is_finite())
-    {
-        bail!("--rate must be a positive number of frames per second");
-    }
-    let duration = match args.duration {
-        Some(d) if d.is_finite() && d >= 0.0 => Some(Duration::from_secs_f64(d)),
-        Some(_) => bail!("--duration must be a non-negative number of seconds"),
-        None => None,
-    };
+    // both parsed in range: the conversions cannot fail
+    let duration = args
+        .duration
+        .map(|d| Duration::try_from_secs_f64(d).context("--duration"))
+        .transpose()?;
     let mut socks = Vec::new();
     for i in &args.iface {
         let s = RawSocket::open(i, 0)?;
@@ -196,22 +254,27 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
         count: args.count,
         rate,
         duration,
-        batch: args.batch,
+        batch: usize::from(args.batch),
         tx_ring: !args.sendmmsg,
     };
-    let report = generator::run(&socks, &spec, &pacing, &signals::stop_requested)?;
+    let GenRun { report, error } = generator::run(&socks, &spec, &pacing, &signals::stop_requested)?;
+    // what was sent is always reported, also when the interface failed midway
     if args.json {
-        println!("{}", serde_json::to_string(&report)?);
+        outln!("{}", serde_json::to_string(&report)?)?;
     } else {
         for i in &report.interfaces {
-            println!("{}: sent {} frames", i.iface, i.sent);
+            outln!("{}: sent {} frames", i.iface, i.sent)?;
         }
-        println!(
+        outln!(
             "{:.3} s, {:.0} frames/s per interface{}",
             report.elapsed_s,
             report.rate_fps,
             if report.interrupted { " (interrupted)" } else { "" }
-        );
+        )?;
+    }
+    if let Some(e) = error {
+        errln!("error: {e}");
+        return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
 }

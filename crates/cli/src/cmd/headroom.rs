@@ -457,7 +457,7 @@ pub fn run(args: HeadroomArgs) -> anyhow::Result<ExitCode> {
     let mut report = match compute(&args) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return Ok(ExitCode::from(2));
         }
     };
@@ -493,9 +493,9 @@ pub fn run(args: HeadroomArgs) -> anyhow::Result<ExitCode> {
         report.verify = Some(VerifyJson { verified: v });
     }
     if args.json {
-        println!("{}", serde_json::to_string(&report)?);
+        outln!("{}", serde_json::to_string(&report)?)?;
     } else {
-        print!("{}", text::render(&report));
+        out!("{}", text::render(&report))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,19 +1,24 @@
 //! `lossless sim`: run a simulation scenario (a built-in by name, or a TOML file) and print
 //! what PFC did: per port × priority and per flow, with a frame conservation check.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant as WallClock;
 
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use lossless_files::{Claims, InputError, Output};
+use lossless_live::signals;
 use lossless_proto::units::Duration;
+use lossless_sim::config::SimConfig;
 use lossless_sim::html::HtmlReport;
 use lossless_sim::observer::{NoObserver, Observer};
 use lossless_sim::pcap::PcapSink;
-use lossless_sim::scenario::{self, BUILTINS, Overrides};
+use lossless_sim::scenario::{self, BUILTINS, Builtin, Overrides, ScenarioError};
 use lossless_sim::vcd::VcdSink;
 use lossless_sim::{Report, Simulator};
+
+use super::{Say, Slicer};
 
 /// Arguments of `lossless sim`.
 #[derive(clap::Args, Debug)]
@@ -42,8 +47,16 @@ Examples:
       the same incast with NVIDIA's DCQCN defaults (a [[flow]] with transport = \"rocev2\" is a
       QP; [qp], [ecn], [qcn] and qp.dcqcn.NAME set congestion notification)
 
-Exit status: 0 when the run conserved every frame, 1 when the conservation check or an engine
-failed, 2 for a scenario that does not load (the message names file, line and key).")]
+Outputs: FILE may be `-` (standard output; the summary then goes to standard error). Files are
+written beside their final name and renamed into place when complete, so a failed run leaves no
+half file; DIR is created if missing, but not the directories above it. An output may not be an
+input or another output. docs/limits.md lists the limits (file sizes, sweep points, --jobs).
+
+Exit status: 0 when the run conserved every frame (a sweep: every point); 1 when the
+conservation check or an engine failed; 2 when the scenario does not load (the message names
+file, line and key), the command line is wrong or an output cannot be written; 130 (SIGINT) or
+143 (SIGTERM) when interrupted: a single run then writes no output, a sweep keeps the points it
+finished.")]
 pub struct SimArgs {
     /// Built-in scenario name (see --list) or a scenario TOML file; default: four-bridge.
     pub scenario: Option<String>,
@@ -94,10 +107,12 @@ pub struct SimArgs {
     /// files concatenate and sort into the whole sweep.
     #[arg(long, value_name = "I/N", value_parser = super::sweep::parse_shard, requires = "sweep")]
     pub shard: Option<super::sweep::Shard>,
-    /// Worker threads for a sweep (default: one per CPU); every point is single-threaded and
-    /// deterministic, so the results do not depend on this.
-    #[arg(long, value_name = "N", requires = "sweep")]
-    pub jobs: Option<usize>,
+    /// Worker threads for a sweep, 1..=1024 (default: one per CPU; never more than the
+    /// points); every point is single-threaded and deterministic, so the results do not
+    /// depend on this.
+    #[arg(long, value_name = "N", requires = "sweep",
+          value_parser = clap::value_parser!(u16).range(1..=super::sweep::MAX_JOBS as i64))]
+    pub jobs: Option<u16>,
 }
 
 /// `--duration`: a positive duration (a run of no time is refused here, naming the option).
@@ -108,12 +123,88 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
     }
 }
 
+/// Largest scenario file read, bytes (docs/limits.md).
+pub const MAX_SCENARIO_BYTES: u64 = 4 << 20;
+
+/// The scenario to run: a built-in, or a file read once (a sweep loads it per point).
+pub enum Scenario {
+    /// A built-in scenario.
+    Builtin(&'static Builtin),
+    /// A scenario file and its text.
+    File {
+        /// The file.
+        path: PathBuf,
+        /// Its text.
+        text: String,
+    },
+}
+
+impl Scenario {
+    /// The built-in `name`, else the file `name` read through `lossless-files` (a regular
+    /// file of at most [`MAX_SCENARIO_BYTES`]).
+    pub fn resolve(name: &str) -> Result<Scenario, String> {
+        if let Some(b) = scenario::builtin(name) {
+            return Ok(Scenario::Builtin(b));
+        }
+        let path = PathBuf::from(name);
+        match lossless_files::read_input_text(&path, "scenario", MAX_SCENARIO_BYTES) {
+            Ok(text) => Ok(Scenario::File { path, text }),
+            Err(InputError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound && !name.ends_with(".toml") =>
+            {
+                let names: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
+                Err(format!(
+                    "{name}: not a built-in scenario (allowed: {}) and no such file",
+                    names.join(", ")
+                ))
+            }
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// Builds the scenario with `ov` applied.
+    pub fn load(&self, ov: &Overrides) -> Result<SimConfig, ScenarioError> {
+        match self {
+            Scenario::Builtin(b) => scenario::load(b.name, ov),
+            Scenario::File { path, text } => {
+                scenario::load_str(text, &path.display().to_string(), path.parent(), ov)
+            }
+        }
+    }
+
+    /// Checks the paths a sweep varies against the scenario and the other options
+    /// ([`scenario::check_sweep`]).
+    pub fn check_sweep(&self, ov: &Overrides, paths: &[&str]) -> Result<(), ScenarioError> {
+        match self {
+            Scenario::Builtin(b) => scenario::check_sweep(b.name, ov, paths),
+            Scenario::File { path, text } => {
+                scenario::check_sweep_str(text, &path.display().to_string(), ov, paths)
+            }
+        }
+    }
+
+    /// The file, for a scenario file.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Scenario::Builtin(_) => None,
+            Scenario::File { path, .. } => Some(path),
+        }
+    }
+}
+
+/// The exit status of a command stopped by a signal: 128 + its number (130 for SIGINT, 143
+/// for SIGTERM), as shells report a process the signal killed.
+pub fn interrupted_status() -> ExitCode {
+    const SIGINT: i32 = 2;
+    ExitCode::from((128 + signals::stop_signal().unwrap_or(SIGINT)).clamp(0, 255) as u8)
+}
+
 /// Runs `lossless sim`.
 pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     if args.list {
         let w = BUILTINS.iter().map(|b| b.name.len()).max().unwrap_or(0);
         for b in BUILTINS {
-            println!("{:<w$}  {}", b.name, b.summary);
+            outln!("{:<w$}  {}", b.name, b.summary)?;
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -121,29 +212,62 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     if args.show {
         let b = scenario::builtin(name)
             .with_context(|| format!("{name} is not a built-in scenario (see --list)"))?;
-        print!("{}", b.text);
+        out!("{}", b.text)?;
         return Ok(ExitCode::SUCCESS);
     }
+    let scenario = match Scenario::resolve(name) {
+        Ok(s) => s,
+        Err(msg) => {
+            errln!("error: {msg}");
+            return Ok(ExitCode::from(2));
+        }
+    };
     if !args.sweep.is_empty() {
-        return super::sweep::run(&args, name);
+        return super::sweep::run(&args, &scenario);
     }
     let ov = Overrides {
         set: args.set.clone(),
         seed: args.seed,
         duration: args.duration,
     };
-    let config = match scenario::load(name, &ov) {
+    let config = match scenario.load(&ov) {
         Ok(c) => c,
         Err(e) => {
             // the message names file, line, key, what was found and what is allowed
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             return Ok(ExitCode::from(2));
         }
     };
-    if !args.quiet && !config.description.is_empty() {
-        println!("{}: {}\n", config.name, config.description);
+    // every output is checked and opened before the run: a bad path fails now, not after it
+    let mut claims = Claims::new();
+    if let Some(p) = scenario.path() {
+        claims.input("the scenario", p);
     }
-    // the twin without congestion notification runs on another thread meanwhile
+    if let Some(p) = &args.json {
+        claims.output("--json", p)?;
+    }
+    if let Some(p) = &args.vcd {
+        claims.output("--vcd", p)?;
+    }
+    if let Some(d) = &args.report {
+        claims.output_dir("--report", d, [HtmlReport::FILE])?;
+    }
+    if let Some(d) = &args.pcap {
+        let names = PcapSink::file_names(&config);
+        claims.output_dir("--pcap", d, names.iter().map(String::as_str))?;
+    }
+    // before any output exists: a signal from now on stops the run and removes them
+    signals::install_stop_handlers().context("installing the Ctrl-C handler")?;
+    let json = args.json.as_deref().map(Output::create).transpose()?;
+    let vcd = match &args.vcd {
+        Some(p) => Some(VcdSink::new(&config, Output::create(p)?)?),
+        None => None,
+    };
+    let to_stdout =
+        json.as_ref().is_some_and(Output::is_stdout) || vcd.as_ref().is_some_and(|v| v.get_ref().is_stdout());
+    let say = Say::new(args.quiet, to_stdout);
+    // the twin without congestion notification runs on another thread meanwhile (once every
+    // output is checked)
     let twin_config = if args.no_twin {
         None
     } else {
@@ -161,67 +285,123 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         Some(dir) => Some(PcapSink::create(dir, &config)?),
         None => None,
     };
-    let vcd = args.vcd.as_ref().map(|_| VcdSink::new(&config));
-    let html = args.report.as_ref().map(|_| HtmlReport::new(&config));
-    let report = if pcap.is_some() || vcd.is_some() || html.is_some() {
+    let html = match &args.report {
+        Some(dir) => {
+            lossless_files::create_output_dir(dir)?;
+            Some(HtmlReport::new(&config))
+        }
+        None => None,
+    };
+    if !config.description.is_empty() {
+        say.line(format_args!("{}: {}\n", config.name, config.description))?;
+    }
+    let mut wrote = Vec::new();
+    let ran = if pcap.is_some() || vcd.is_some() || html.is_some() {
         let mut sim = Simulator::with_observer(config, (pcap, (vcd, html)))
             .with_context(|| format!("{name}: the scenario loads but cannot be built"))?;
-        let report = execute(&mut sim, &args, &mut twin_report);
+        let mut ran = execute(&mut sim, &|sim| {
+            let (pcap, (vcd, _)) = sim.observer();
+            pcap.as_ref().is_some_and(PcapSink::failed) || vcd.as_ref().is_some_and(VcdSink::failed)
+        });
+        if ran.interrupted {
+            return Ok(interrupted(&sim));
+        }
+        if let Some(without) = twin_report() {
+            ran.report.compare_with_cn_off(&without);
+        }
         let end = sim.now();
         let (pcap, (vcd, html)) = sim.observer_mut();
-        if let (Some(sink), Some(dir)) = (html, &args.report) {
-            let path = sink
-                .write(dir, end, &report)
-                .with_context(|| format!("writing {}", dir.display()))?;
-            if !args.quiet {
-                println!("wrote {}", path.display());
+        // the streamed outputs first: one that failed (and stopped the run early) is reported
+        // before anything of that run is put in place
+        let vcd = match vcd.take() {
+            Some(mut sink) => {
+                sink.finish()?;
+                Some(sink.into_inner())
             }
-        }
+            None => None,
+        };
         if let Some(sink) = pcap {
             let files = sink.finish()?;
-            if !args.quiet {
-                let dir = args
-                    .pcap
-                    .as_ref()
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_default();
-                println!("wrote {} pcapng files to {dir}", files.len());
+            if let Some(dir) = &args.pcap {
+                wrote.push(format!("{} pcapng files to {}", files.len(), dir.display()));
             }
         }
-        if let (Some(sink), Some(path)) = (vcd, &args.vcd) {
-            sink.write(path)
-                .with_context(|| format!("writing {}", path.display()))?;
-            if !args.quiet {
-                println!("wrote {}", path.display());
-            }
+        if let (Some(sink), Some(dir)) = (html, &args.report) {
+            let path = sink.write(dir, end, &ran.report)?;
+            wrote.push(path.display().to_string());
         }
-        report
+        if let Some(out) = vcd {
+            if !out.is_stdout() {
+                wrote.push(out.path().display().to_string());
+            }
+            out.commit()?;
+        }
+        ran
     } else {
         let mut sim = Simulator::with_observer(config, NoObserver)
             .with_context(|| format!("{name}: the scenario loads but cannot be built"))?;
-        execute(&mut sim, &args, &mut twin_report)
+        let mut ran = execute(&mut sim, &|_| false);
+        if ran.interrupted {
+            return Ok(interrupted(&sim));
+        }
+        if let Some(without) = twin_report() {
+            ran.report.compare_with_cn_off(&without);
+        }
+        ran
     };
-    if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&report)?;
-        std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
+    let report = ran.report;
+    if let Some(mut out) = json {
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        out.write_all_named(b"\n")?;
+        if !out.is_stdout() {
+            wrote.push(out.path().display().to_string());
+        }
+        out.commit()?;
+    }
+    // the summary comes after the outputs are in place: a reader of it that goes away
+    // (`| head`) loses nothing else
+    say.text(&report.summary())?;
+    say.line(format_args!(
+        "wall {:.3} s, {:.2} M events/s, {:.3} ms simulated per wall second",
+        ran.wall_s,
+        report.events as f64 / ran.wall_s.max(1e-9) / 1e6,
+        ran.simulated_s * 1e3 / ran.wall_s.max(1e-9)
+    ))?;
+    for w in &wrote {
+        say.line(format_args!("wrote {w}"))?;
     }
     if let Err(e) = report.check() {
         // the run itself went wrong (an engine fault or a frame unaccounted for): exit 1, as a
         // sweep point does; 2 stays for input that does not load
-        eprintln!("error: {e}");
+        errln!("error: {e}");
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// Runs a simulator to its end with a progress bar after one second; adds the comparison
-/// with the twin run without congestion notification (`twin` waits for it); prints the
-/// summary.
-fn execute<O: Observer>(
-    sim: &mut Simulator<O>,
-    args: &SimArgs,
-    twin: &mut dyn FnMut() -> Option<Report>,
-) -> Report {
+/// Says where a run stopped by SIGINT/SIGTERM was; nothing is written (the outputs'
+/// temporary files go with their writers).
+fn interrupted<O: Observer>(sim: &Simulator<O>) -> ExitCode {
+    errln!(
+        "interrupted at {} of {} simulated: no output written",
+        sim.now().since_epoch(),
+        sim.end().since_epoch()
+    );
+    interrupted_status()
+}
+
+/// What [`execute`] came to.
+struct Ran {
+    report: Report,
+    wall_s: f64,
+    simulated_s: f64,
+    /// SIGINT/SIGTERM stopped the run before its end.
+    interrupted: bool,
+}
+
+/// Runs a simulator to its end (or until SIGINT/SIGTERM, or `failed` says an output broke)
+/// with a progress bar after one second.
+fn execute<O: Observer>(sim: &mut Simulator<O>, failed: &dyn Fn(&Simulator<O>) -> bool) -> Ran {
     let wall = WallClock::now();
     let end = sim.end();
     let bar = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::hidden());
@@ -230,11 +410,17 @@ fn execute<O: Observer>(
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
-    let step = Duration::from_ps((end.as_ps() / 1000).max(1));
+    let mut slicer = Slicer::new();
     let mut shown = false;
+    let mut interrupted = false;
     loop {
-        let next = sim.now().saturating_add(step);
-        let done = sim.run_until(next);
+        let t0 = WallClock::now();
+        let done = sim.run_until(slicer.next(sim.now()));
+        slicer.took(t0.elapsed());
+        if signals::stop_requested() {
+            interrupted = !done;
+            break;
+        }
         if !shown && wall.elapsed().as_secs_f64() > 1.0 {
             bar.set_draw_target(ProgressDrawTarget::stderr());
             shown = true;
@@ -244,24 +430,16 @@ fn execute<O: Observer>(
             bar.set_position((sim.now().as_ps() * 1000 / end.as_ps().max(1)) as u64);
             bar.set_message(format!("{} events", sim.events()));
         }
-        if done {
+        if done || failed(sim) {
+            // an output that failed is reported when it is finished: no point running on
             break;
         }
     }
     bar.finish_and_clear();
-    let elapsed = wall.elapsed();
-    let mut report = Report::collect(&*sim);
-    if let Some(without) = twin() {
-        report.compare_with_cn_off(&without);
+    Ran {
+        report: Report::collect(&*sim),
+        wall_s: wall.elapsed().as_secs_f64(),
+        simulated_s: end.since_epoch().as_secs_f64(),
+        interrupted,
     }
-    if !args.quiet {
-        print!("{}", report.summary());
-        println!(
-            "wall {:.3} s, {:.2} M events/s, {:.3} ms simulated per wall second",
-            elapsed.as_secs_f64(),
-            sim.events() as f64 / elapsed.as_secs_f64().max(1e-9) / 1e6,
-            end.since_epoch().as_secs_f64() * 1e3 / elapsed.as_secs_f64().max(1e-9)
-        );
-    }
-    report
 }

@@ -1,20 +1,25 @@
 //! `lossless sim --sweep`: run one scenario over the cartesian product of parameter values, in
 //! parallel on this machine (`--jobs`) and split across machines (`--shard I/N`), with one JSON
-//! line per point and a table of headline figures.
+//! line per point and a table of headline figures, both streamed as points finish: memory does
+//! not grow with the number of points, and SIGINT/SIGTERM keep the points already finished.
 
-use std::fmt::Write as _;
-use std::io::Write as _;
+use std::collections::BTreeMap;
 use std::process::ExitCode;
-use std::time::Instant as WallClock;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration as StdDuration, Instant as WallClock};
 
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use lossless_sim::scenario::{self, Overrides};
+use lossless_files::{Claims, Output, OutputError};
+use lossless_live::signals;
+use lossless_sim::scenario::Overrides;
 use lossless_sim::{Report, Simulator};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::sim::SimArgs;
+use super::sim::{Scenario, SimArgs, interrupted_status};
+use super::{Say, Slicer};
 
 /// One swept parameter: its path and the values it takes, as TOML text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,6 +41,13 @@ pub struct Shard {
 
 /// Most points a sweep may have (a typo such as `1..=100000000` is refused, not run).
 pub const MAX_POINTS: usize = 1_000_000;
+
+/// Most worker threads `--jobs` may ask for.
+pub const MAX_JOBS: usize = 1024;
+
+/// Finished points a worker may run ahead of the first unfinished one, per thread: lines are
+/// written in point order, and those finished early wait in memory, so this bounds it.
+const AHEAD_PER_JOB: usize = 16;
 
 /// Parses `--sweep PATH=V1,V2,...` or `PATH=A..=B` (integers, inclusive) or `PATH=A..=B/STEP`.
 pub fn parse_axis(s: &str) -> Result<Axis, String> {
@@ -125,8 +137,8 @@ pub fn parse_shard(s: &str) -> Result<Shard, String> {
     Ok(Shard { index, count })
 }
 
-/// The points of the cartesian product (the first axis varies slowest), as (index, values).
-fn points(axes: &[Axis]) -> anyhow::Result<Vec<(usize, Vec<&str>)>> {
+/// The number of points of the cartesian product, at most [`MAX_POINTS`].
+fn count_points(axes: &[Axis]) -> anyhow::Result<usize> {
     let mut total: usize = 1;
     for a in axes {
         total = total
@@ -134,17 +146,38 @@ fn points(axes: &[Axis]) -> anyhow::Result<Vec<(usize, Vec<&str>)>> {
             .filter(|&t| t <= MAX_POINTS)
             .with_context(|| format!("the sweep has more than {MAX_POINTS} points"))?;
     }
-    let mut out = Vec::with_capacity(total);
-    for k in 0..total {
-        let mut rest = k;
-        let mut vals = vec![""; axes.len()];
-        for (i, a) in axes.iter().enumerate().rev() {
-            vals[i] = a.values[rest % a.values.len()].as_str();
-            rest /= a.values.len();
-        }
-        out.push((k, vals));
+    Ok(total)
+}
+
+/// The values of point `k` of the cartesian product (the first axis varies slowest).
+fn point(axes: &[Axis], k: usize) -> Vec<&str> {
+    let mut rest = k;
+    let mut vals = vec![""; axes.len()];
+    for (i, a) in axes.iter().enumerate().rev() {
+        vals[i] = a.values[rest % a.values.len()].as_str();
+        rest /= a.values.len();
     }
-    Ok(out)
+    vals
+}
+
+/// The overrides of one point: the command line's, then the point's values.
+fn overrides(args: &SimArgs, axes: &[Axis], vals: &[&str]) -> anyhow::Result<Overrides> {
+    let mut ov = Overrides {
+        set: args.set.clone(),
+        seed: args.seed,
+        duration: args.duration,
+    };
+    for (a, v) in axes.iter().zip(vals) {
+        if a.path == "seed" {
+            ov.seed = Some(
+                v.parse()
+                    .with_context(|| format!("--sweep seed: {v:?} is not an unsigned integer"))?,
+            );
+        } else {
+            ov.set.push(format!("{}={v}", a.path));
+        }
+    }
+    Ok(ov)
 }
 
 /// One JSON line of a sweep.
@@ -197,8 +230,174 @@ fn headline(r: &Report) -> Headline {
     }
 }
 
+/// The table's two header lines.
+fn header() -> String {
+    format!(
+        "{:>6}  {:<28} {:>10} {:>9} {:>9} {:>9} {:>12} {:>9} {:>8}\n{:>6}  {:<28} {:>10} {:>9} {:>9} {:>9} {:>12} {:>9} {:>8}",
+        "point",
+        "params",
+        "events",
+        "lossless",
+        "lossy",
+        "XOFF",
+        "max paused",
+        "flows",
+        "wall",
+        "",
+        "",
+        "",
+        "drops",
+        "drops",
+        "sent",
+        "µs",
+        "done",
+        "s"
+    )
+}
+
+/// A point that ran to its end (or could not be built).
+enum Finished {
+    /// Its JSON line, its table row and, if its check failed, why.
+    Ran {
+        line: String,
+        row: String,
+        failure: Option<String>,
+    },
+    /// The point's simulator could not be built (say, headroom larger than the buffer).
+    NotBuilt(String),
+}
+
+/// Where finished points go, in point order.
+struct Sink<'a> {
+    /// Position (in this shard's order) of the next point to write.
+    written: usize,
+    /// Points finished before an earlier one, waiting for it.
+    ahead: BTreeMap<usize, Finished>,
+    json: Option<Output>,
+    say: Say,
+    bar: &'a ProgressBar,
+    finished: usize,
+    failed: usize,
+    /// The first output error; the sweep stops at it.
+    error: Option<OutputError>,
+}
+
+impl Sink<'_> {
+    fn write(&mut self, f: Finished) {
+        self.finished += 1;
+        let r = match f {
+            Finished::Ran { line, row, failure } => {
+                if let Some(why) = failure {
+                    self.failed += 1;
+                    self.bar.suspend(|| errln!("error: {why}"));
+                }
+                let j = match &mut self.json {
+                    Some(out) => out
+                        .write_all_named(line.as_bytes())
+                        .and_then(|()| out.flush_named()),
+                    None => Ok(()),
+                };
+                let say = self.say;
+                j.and_then(|()| self.bar.suspend(|| say.line(format_args!("{row}"))))
+            }
+            Finished::NotBuilt(why) => {
+                self.failed += 1;
+                self.bar.suspend(|| errln!("error: {why}"));
+                Ok(())
+            }
+        };
+        if let Err(e) = r
+            && self.error.is_none()
+        {
+            self.error = Some(e);
+        }
+    }
+
+    /// Takes point `pos`, and writes every point now in order.
+    fn finish(&mut self, pos: usize, f: Finished) {
+        self.ahead.insert(pos, f);
+        while let Some(f) = self.ahead.remove(&self.written) {
+            self.write(f);
+            self.written += 1;
+        }
+    }
+}
+
+/// Runs one point to its end, or until `stop()`; `None` when stopped.
+fn run_point(
+    args: &SimArgs,
+    scenario: &Scenario,
+    k: usize,
+    vals: &[&str],
+    stop: &dyn Fn() -> bool,
+) -> Option<Finished> {
+    let axes = &args.sweep;
+    let what = describe(axes, vals);
+    // loaded before anything ran: an error now would be a change of the file meanwhile
+    let config =
+        match overrides(args, axes, vals).and_then(|ov| scenario.load(&ov).map_err(anyhow::Error::from)) {
+            Ok(c) => c,
+            Err(e) => return Some(Finished::NotBuilt(format!("point {k} ({what}): {e:#}"))),
+        };
+    let wall = WallClock::now();
+    let mut sim = match Simulator::new(config) {
+        Ok(s) => s,
+        Err(e) => return Some(Finished::NotBuilt(format!("point {k} ({what}): {e}"))),
+    };
+    // in slices, so that SIGINT stops a long point too
+    let mut slicer = Slicer::new();
+    loop {
+        let t0 = WallClock::now();
+        let done = sim.run_until(slicer.next(sim.now()));
+        slicer.took(t0.elapsed());
+        if done {
+            break;
+        }
+        if stop() {
+            return None;
+        }
+    }
+    let report = Report::collect(&sim);
+    let wall = wall.elapsed().as_secs_f64();
+    let mut line = serde_json::to_string(&Line {
+        point: k,
+        params: axes
+            .iter()
+            .map(|a| a.path.as_str())
+            .zip(vals.iter().copied())
+            .collect(),
+        report: &report,
+    })
+    .unwrap_or_else(|e| format!("{{\"point\":{k},\"error\":{:?}}}", e.to_string()));
+    line.push('\n');
+    let h = headline(&report);
+    let failure = (!h.balanced).then(|| {
+        format!(
+            "point {k} ({what}): {}",
+            report
+                .check()
+                .err()
+                .map_or_else(|| "engine fault".to_string(), |e| e.to_string())
+        )
+    });
+    let row = format!(
+        "{:>6}  {:<28} {:>10} {:>9} {:>9} {:>9} {:>12.3} {:>9} {:>8.3}{}",
+        k,
+        what,
+        h.events,
+        h.lossless_drops,
+        h.lossy_drops,
+        h.pause_frames,
+        h.max_paused_ps as f64 / 1e6,
+        format!("{}/{}", h.flows_done, h.flows),
+        wall,
+        if h.balanced { "" } else { "  ✗" }
+    );
+    Some(Finished::Ran { line, row, failure })
+}
+
 /// Runs `lossless sim NAME --sweep ...`.
-pub fn run(args: &SimArgs, name: &str) -> anyhow::Result<ExitCode> {
+pub fn run(args: &SimArgs, scenario: &Scenario) -> anyhow::Result<ExitCode> {
     if args.pcap.is_some() || args.vcd.is_some() || args.report.is_some() {
         anyhow::bail!("--sweep writes metrics only: --pcap, --vcd and --report are for a single run");
     }
@@ -211,50 +410,50 @@ pub fn run(args: &SimArgs, name: &str) -> anyhow::Result<ExitCode> {
         duration: args.duration,
     };
     let paths: Vec<&str> = axes.iter().map(|a| a.path.as_str()).collect();
-    if let Err(e) = scenario::check_sweep(name, &given, &paths) {
-        eprintln!("error: {e}");
+    if let Err(e) = scenario.check_sweep(&given, &paths) {
+        errln!("error: {e}");
         return Ok(ExitCode::from(2));
     }
-    let all = points(axes)?;
+    let total = count_points(axes)?;
     let shard = args.shard.unwrap_or(Shard { index: 1, count: 1 });
-    let mine: Vec<_> = all
-        .into_iter()
-        .filter(|(k, _)| k % shard.count == shard.index - 1)
-        .collect();
-    // every point's scenario must load before anything runs: a bad value fails fast
-    let mut configs = Vec::with_capacity(mine.len());
-    for (k, vals) in &mine {
-        let mut ov = Overrides {
-            set: args.set.clone(),
-            seed: args.seed,
-            duration: args.duration,
-        };
-        for (a, v) in axes.iter().zip(vals) {
-            if a.path == "seed" {
-                ov.seed = Some(
-                    v.parse()
-                        .with_context(|| format!("--sweep seed: {v:?} is not an unsigned integer"))?,
-                );
-            } else {
-                ov.set.push(format!("{}={v}", a.path));
-            }
-        }
-        match scenario::load(name, &ov) {
-            Ok(c) => configs.push((*k, vals.clone(), c)),
-            Err(e) => {
-                eprintln!("error: point {k} ({}): {e}", describe(axes, vals));
-                return Ok(ExitCode::from(2));
-            }
-        }
+    // this shard's points, by position: point index - 1 + pos · count
+    let first = shard.index - 1;
+    let mine = total.saturating_sub(first).div_ceil(shard.count);
+    let index = |pos: usize| first + pos * shard.count;
+    let mut claims = Claims::new();
+    if let Some(p) = scenario.path() {
+        claims.input("the scenario", p);
     }
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if let Some(p) = &args.json {
+        claims.output("--json", p)?;
+    }
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let jobs = args.jobs.map_or(cpus, usize::from).min(mine).clamp(1, MAX_JOBS);
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.max(1))
+        .num_threads(jobs)
         .build()
         .context("starting the sweep's worker threads")?;
-    let bar = ProgressBar::new(configs.len() as u64);
+    // every point's scenario must load before anything runs: a bad value fails fast, naming
+    // the first bad point (each is built and dropped: nothing is kept per point)
+    let bad = pool.install(|| {
+        (0..mine).into_par_iter().find_map_first(|pos| {
+            let k = index(pos);
+            let vals = point(axes, k);
+            overrides(args, axes, &vals)
+                .and_then(|ov| scenario.load(&ov).map(drop).map_err(anyhow::Error::from))
+                .err()
+                .map(|e| format!("point {k} ({}): {e:#}", describe(axes, &vals)))
+        })
+    });
+    if let Some(msg) = bad {
+        errln!("error: {msg}");
+        return Ok(ExitCode::from(2));
+    }
+    // before the output exists: a signal from now on stops the sweep and keeps what finished
+    signals::install_stop_handlers().context("installing the Ctrl-C handler")?;
+    let json = args.json.as_deref().map(Output::create).transpose()?;
+    let say = Say::new(args.quiet, json.as_ref().is_some_and(Output::is_stdout));
+    let bar = ProgressBar::new(mine as u64);
     bar.set_style(
         ProgressStyle::with_template("{spinner} sweep [{bar:40}] {pos}/{len} points, {elapsed} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar())
@@ -263,116 +462,130 @@ pub fn run(args: &SimArgs, name: &str) -> anyhow::Result<ExitCode> {
     if args.quiet {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
+    say.line(format_args!("{}", header()))?;
     let started = WallClock::now();
-    let results: Vec<_> = pool.install(|| {
-        configs
-            .into_par_iter()
-            .map(|(k, vals, config)| {
-                // a point that cannot be built (say, headroom larger than the buffer) is
-                // reported with the others; the rest of the sweep still runs
-                let wall = WallClock::now();
-                let out = Simulator::new(config)
-                    .map(|mut sim| {
-                        sim.run();
-                        Report::collect(&sim)
-                    })
-                    .map_err(anyhow::Error::from);
-                bar.inc(1);
-                (k, vals, out.map(|r| (r, wall.elapsed().as_secs_f64())))
-            })
-            .collect()
+    let next = AtomicUsize::new(0);
+    let abort = AtomicBool::new(false);
+    let stop = || signals::stop_requested() || abort.load(Ordering::Relaxed);
+    let sink = Mutex::new(Sink {
+        written: 0,
+        ahead: BTreeMap::new(),
+        json,
+        say,
+        bar: &bar,
+        finished: 0,
+        failed: 0,
+        error: None,
+    });
+    let moved = Condvar::new();
+    let ahead = AHEAD_PER_JOB * jobs;
+    let worker = || {
+        loop {
+            if stop() {
+                return;
+            }
+            let pos = next.fetch_add(1, Ordering::Relaxed);
+            if pos >= mine {
+                return;
+            }
+            // wait while this point would run too far ahead of the first unfinished one
+            {
+                let mut s = sink.lock().unwrap_or_else(|e| e.into_inner());
+                while pos >= s.written + ahead {
+                    if stop() {
+                        return;
+                    }
+                    s = moved
+                        .wait_timeout(s, StdDuration::from_millis(100))
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
+                }
+            }
+            let k = index(pos);
+            let vals = point(axes, k);
+            let Some(f) = run_point(args, scenario, k, &vals, &stop) else {
+                return;
+            };
+            let mut s = sink.lock().unwrap_or_else(|e| e.into_inner());
+            s.finish(pos, f);
+            if s.error.is_some() {
+                abort.store(true, Ordering::Relaxed);
+            }
+            drop(s);
+            bar.inc(1);
+            moved.notify_all();
+        }
+    };
+    pool.scope(|sc| {
+        for _ in 0..jobs {
+            sc.spawn(|_| worker());
+        }
     });
     bar.finish_and_clear();
-    let mut json_out = match &args.json {
-        Some(path) => Some(std::io::BufWriter::new(
-            std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
-        )),
+    let mut s = sink.into_inner().unwrap_or_else(|e| e.into_inner());
+    // points finished after one that was stopped: kept, out of order (each names its point)
+    for (_, f) in std::mem::take(&mut s.ahead) {
+        s.write(f);
+    }
+    let not_run = mine - s.finished;
+    let mut closed = false;
+    if let Some(e) = s.error.take() {
+        if !lossless_files::is_broken_pipe(&e) {
+            // a failed output is not put in place (its temporary file goes with it)
+            if not_run > 0 {
+                errln!("{not_run} of {mine} points not run");
+            }
+            return Err(e.into());
+        }
+        // the reader of standard output went away (`| head`): stop as for SIGINT, keeping
+        // the points finished, and say nothing more on standard output
+        closed = true;
+    }
+    let say = if closed { Say::Quiet } else { say };
+    let interrupted = (closed || signals::stop_requested()) && not_run > 0;
+    let kept = match s.json.take() {
+        Some(out) => {
+            let name = (!out.is_stdout()).then(|| out.path().display().to_string());
+            out.commit()?;
+            name
+        }
         None => None,
     };
-    let mut table = String::new();
-    let mut failed = Vec::new();
-    let _ = writeln!(
-        table,
-        "{:>6}  {:<28} {:>10} {:>9} {:>9} {:>9} {:>12} {:>9} {:>8}",
-        "point", "params", "events", "lossless", "lossy", "XOFF", "max paused", "flows", "wall"
-    );
-    let _ = writeln!(
-        table,
-        "{:>6}  {:<28} {:>10} {:>9} {:>9} {:>9} {:>12} {:>9} {:>8}",
-        "", "", "", "drops", "drops", "sent", "µs", "done", "s"
-    );
-    for (k, vals, out) in &results {
-        match out {
-            Ok((report, wall)) => {
-                if let Some(w) = json_out.as_mut() {
-                    let line = Line {
-                        point: *k,
-                        params: axes
-                            .iter()
-                            .map(|a| a.path.as_str())
-                            .zip(vals.iter().copied())
-                            .collect(),
-                        report,
-                    };
-                    serde_json::to_writer(&mut *w, &line)?;
-                    w.write_all(b"\n")?;
-                }
-                let h = headline(report);
-                if !h.balanced {
-                    failed.push(format!(
-                        "point {k} ({}): {}",
-                        describe(axes, vals),
-                        report
-                            .check()
-                            .err()
-                            .map_or_else(|| "engine fault".to_string(), |e| e.to_string())
-                    ));
-                }
-                let _ = writeln!(
-                    table,
-                    "{:>6}  {:<28} {:>10} {:>9} {:>9} {:>9} {:>12.3} {:>9} {:>8.3}{}",
-                    k,
-                    describe(axes, vals),
-                    h.events,
-                    h.lossless_drops,
-                    h.lossy_drops,
-                    h.pause_frames,
-                    h.max_paused_ps as f64 / 1e6,
-                    format!("{}/{}", h.flows_done, h.flows),
-                    wall,
-                    if h.balanced { "" } else { "  ✗" }
-                );
-            }
-            Err(e) => failed.push(format!("point {k} ({}): {e:#}", describe(axes, vals))),
-        }
+    say.line(format_args!(
+        "{} points{} in {:.2} s on {jobs} threads",
+        s.finished,
+        if shard.count > 1 {
+            format!(" (shard {}/{})", shard.index, shard.count)
+        } else {
+            String::new()
+        },
+        started.elapsed().as_secs_f64()
+    ))?;
+    if let Some(p) = &kept {
+        say.line(format_args!("wrote {p} (one JSON line per point)"))?;
     }
-    if let Some(mut w) = json_out {
-        w.flush()?;
-    }
-    if !args.quiet {
-        print!("{table}");
-        println!(
-            "{} points{} in {:.2} s on {jobs} threads",
-            results.len(),
-            if shard.count > 1 {
-                format!(" (shard {}/{})", shard.index, shard.count)
+    if interrupted {
+        errln!(
+            "{}: {not_run} of {mine} points not run; the {} finished are kept{}",
+            if closed {
+                "standard output closed"
             } else {
-                String::new()
+                "interrupted"
             },
-            started.elapsed().as_secs_f64()
+            s.finished,
+            kept.map(|p| format!(" in {p}")).unwrap_or_default()
         );
-        if let Some(p) = &args.json {
-            println!("wrote {} (one JSON line per point)", p.display());
-        }
+        return Ok(if closed {
+            ExitCode::SUCCESS
+        } else {
+            interrupted_status()
+        });
     }
-    if failed.is_empty() {
-        Ok(ExitCode::SUCCESS)
-    } else {
-        for f in &failed {
-            eprintln!("error: {f}");
-        }
-        Ok(ExitCode::from(1))
+    if s.failed > 0 {
+        errln!("error: {} of {mine} points failed (see above)", s.failed);
+        return Ok(ExitCode::from(1));
     }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `path=value` pairs of a point, for messages and the table.
@@ -419,8 +632,13 @@ mod tests {
     #[test]
     fn points_are_the_cartesian_product_with_the_first_axis_slowest() {
         let axes = [parse_axis("a=1,2").unwrap(), parse_axis("b=x,y,z").unwrap()];
-        let p = points(&axes).unwrap();
-        let flat: Vec<String> = p.iter().map(|(k, v)| format!("{k}:{}{}", v[0], v[1])).collect();
+        assert_eq!(count_points(&axes).unwrap(), 6);
+        let flat: Vec<String> = (0..6)
+            .map(|k| {
+                let v = point(&axes, k);
+                format!("{k}:{}{}", v[0], v[1])
+            })
+            .collect();
         assert_eq!(flat, ["0:1x", "1:1y", "2:1z", "3:2x", "4:2y", "5:2z"]);
     }
 
@@ -428,6 +646,6 @@ mod tests {
     fn a_product_too_large_is_refused_before_anything_is_allocated() {
         let big = parse_axis("a=1..=1000").unwrap();
         let axes = [big.clone(), big.clone(), big];
-        assert!(points(&axes).unwrap_err().to_string().contains("more than"));
+        assert!(count_points(&axes).unwrap_err().to_string().contains("more than"));
     }
 }

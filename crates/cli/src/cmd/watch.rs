@@ -5,7 +5,8 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::{Duration as StdDuration, Instant as StdInstant};
 
-use anyhow::{Context, bail};
+use anyhow::Context;
+use lossless_files::OutputError;
 use lossless_live::monitor::{Snapshot, slot_name};
 use lossless_live::prometheus::{Exporter, render};
 use lossless_live::signals;
@@ -27,7 +28,14 @@ Examples:
 Storms follow SONiC pfcwd: a priority paused continuously longer than the detection time is
 stormed; it is restored after no pause for the restoration time. Paused time is estimated from
 the requested quanta at the link speed from sysfs (virtual interfaces report none or a nominal
-one, e.g. veth 10000 Mb/s: give --speed). Needs CAP_NET_RAW. Ctrl-C prints the totals.")]
+one, e.g. veth 10000 Mb/s: give --speed). Needs CAP_NET_RAW. Ctrl-C prints the totals.
+
+Ranges: --interval 0.01..=1e9 s, --duration 0..=1e9 s, --poll-ms 1..=1000.
+
+Exit status: 0 at the end of --duration or on Ctrl-C/SIGTERM; 1 when the interface went down
+or was deleted while watching (the totals counted until then are printed first); 2 when
+watching could not start (command line, missing interface, no speed, no CAP_NET_RAW) or the
+output failed.")]
 pub struct WatchArgs {
     /// The interface to watch.
     #[arg(short = 'i', long)]
@@ -41,14 +49,14 @@ pub struct WatchArgs {
     /// Storm restoration time, ms (SONiC default 200).
     #[arg(long, default_value_t = 200)]
     pub restoration_ms: u64,
-    /// Seconds between table refreshes / JSON snapshots.
-    #[arg(long, default_value_t = 1.0)]
+    /// Seconds between table refreshes / JSON snapshots, 0.01..=1e9.
+    #[arg(long, default_value_t = 1.0, value_parser = parse_interval)]
     pub interval: f64,
-    /// Watchdog polling period, ms.
-    #[arg(long, default_value_t = 10)]
+    /// Watchdog polling period, ms, 1..=1000.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub poll_ms: u64,
-    /// Stop after this many seconds (default: until Ctrl-C).
-    #[arg(long)]
+    /// Stop after this many seconds, 0..=1e9 (default: until Ctrl-C).
+    #[arg(long, value_parser = super::r#gen::parse_secs)]
     pub duration: Option<f64>,
     /// JSON lines instead of a table.
     #[arg(long)]
@@ -58,19 +66,23 @@ pub struct WatchArgs {
     pub prometheus: Option<SocketAddr>,
 }
 
-fn secs(s: f64, what: &str) -> anyhow::Result<StdDuration> {
-    if (0.0..1e9).contains(&s) {
-        Ok(StdDuration::from_secs_f64(s))
-    } else {
-        bail!("{what} must be a non-negative number of seconds")
+fn parse_interval(s: &str) -> Result<f64, String> {
+    match super::r#gen::parse_secs(s) {
+        Ok(d) if d >= 0.01 => Ok(d),
+        _ if s.trim().parse::<f64>().is_err() => Err(format!("{s:?} is not a number")),
+        _ => Err(format!("{s} s is out of range: allowed 0.01..=1e9 seconds")),
     }
 }
 
 /// Runs `lossless watch`.
 pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
-    let interval = secs(args.interval, "--interval")?.max(StdDuration::from_millis(10));
-    let duration = args.duration.map(|d| secs(d, "--duration")).transpose()?;
-    let poll = StdDuration::from_millis(args.poll_ms.clamp(1, 1000));
+    // in range (parsed so): the conversions cannot fail
+    let interval = StdDuration::try_from_secs_f64(args.interval).context("--interval")?;
+    let duration = args
+        .duration
+        .map(|d| StdDuration::try_from_secs_f64(d).context("--duration"))
+        .transpose()?;
+    let poll = StdDuration::from_millis(args.poll_ms);
     let wd = Watchdog::new(
         Duration::from_ms(args.detection_ms),
         Duration::from_ms(args.restoration_ms),
@@ -79,7 +91,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     let exporter = match args.prometheus {
         Some(a) => {
             let e = Exporter::start(a).with_context(|| format!("listening for Prometheus on {a}"))?;
-            eprintln!("Prometheus metrics on http://{}/metrics", e.addr());
+            errln!("Prometheus metrics on http://{}/metrics", e.addr());
             Some(e)
         }
         None => None,
@@ -88,7 +100,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
     let start = StdInstant::now();
     let mut next_print = start + interval;
     let tty = std::io::stdout().is_terminal();
-    eprintln!(
+    errln!(
         "watching {} at {} (detection {} ms, restoration {} ms)",
         args.iface,
         w.speed(),
@@ -96,16 +108,27 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
         args.restoration_ms
     );
     let mut drops = 0u64;
+    // an interface that goes down or is deleted ends the watch, after the totals
+    let mut failed = None;
     loop {
         let stop = signals::stop_requested() || duration.is_some_and(|d| start.elapsed() >= d);
         if stop {
             break;
         }
-        w.step(poll, &signals::stop_requested)?;
-        drops += u64::from(w.take_drops().unwrap_or(0));
+        if let Err(e) = w.step(poll, &signals::stop_requested) {
+            failed = Some(e);
+            break;
+        }
+        match w.take_drops() {
+            Ok(d) => drops += u64::from(d),
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
+        }
         let events = w.monitor_mut().take_events();
         for e in &events {
-            print_event(e, args.json, w.now().since_epoch().as_secs_f64());
+            print_event(e, args.json, w.now().since_epoch().as_secs_f64())?;
         }
         if StdInstant::now() >= next_print {
             next_print += interval;
@@ -114,62 +137,85 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
                 e.publish(render(&snap, &args.iface));
             }
             if args.json {
-                println!(
+                outln!(
                     "{}",
                     serde_json::json!({ "snapshot": snap, "kernel_drops": drops })
-                );
+                )?;
             } else {
                 if tty {
-                    print!("\x1b[2J\x1b[H");
+                    out!("\x1b[2J\x1b[H")?;
                 }
-                print_table(&snap, drops);
+                print_table(&snap, drops)?;
             }
-            let _ = std::io::stdout().flush();
+            std::io::stdout()
+                .flush()
+                .map_err(|source| lossless_files::OutputError {
+                    path: "-".into(),
+                    source,
+                })?;
         }
     }
     let now = w.now();
     w.monitor_mut().tick(now);
     for e in &w.monitor_mut().take_events() {
-        print_event(e, args.json, now.since_epoch().as_secs_f64());
+        print_event(e, args.json, now.since_epoch().as_secs_f64())?;
     }
     let snap = w.monitor().snapshot(now);
     if args.json {
-        println!("{}", serde_json::json!({ "totals": snap, "kernel_drops": drops }));
+        outln!("{}", serde_json::json!({ "totals": snap, "kernel_drops": drops }))?;
     } else {
-        println!("totals:");
-        print_table(&snap, drops);
+        outln!("totals:")?;
+        print_table(&snap, drops)?;
+    }
+    if let Some(e) = failed {
+        errln!("error: {e}");
+        return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_event(e: &StormEvent, json: bool, observed_s: f64) {
+fn print_event(e: &StormEvent, json: bool, observed_s: f64) -> Result<(), OutputError> {
     let kind = match e.kind {
         StormKind::Detected => "storm_detected",
         StormKind::Restored => "storm_restored",
     };
     let at = e.at.since_epoch().as_secs_f64();
     if json {
-        println!(
+        outln!(
             "{}",
             serde_json::json!({ "event": kind, "slot": slot_name(e.slot), "at_s": at, "observed_s": observed_s })
-        );
+        )
     } else {
-        println!("{at:10.3} s  {}  {kind}", slot_name(e.slot));
+        outln!("{at:10.3} s  {}  {kind}", slot_name(e.slot))
     }
 }
 
-fn print_table(s: &Snapshot, drops: u64) {
-    println!(
+fn print_table(s: &Snapshot, drops: u64) -> Result<(), OutputError> {
+    outln!(
         "t={:.1}s speed={}bps frames={} malformed={} warnings={} unknown-opcode={} kernel-drops={}",
-        s.time_s, s.speed_bps, s.frames, s.malformed, s.with_warnings, s.unknown_opcode, drops
-    );
-    println!(
+        s.time_s,
+        s.speed_bps,
+        s.frames,
+        s.malformed,
+        s.with_warnings,
+        s.unknown_opcode,
+        drops
+    )?;
+    outln!(
         "{:>5} {:>10} {:>10} {:>8} {:>7} {:>7} {:>12} {:>6} {:>6}",
-        "slot", "frames", "xoff", "xon", "->xoff", "->xon", "paused_s", "now", "storm"
-    );
+        "slot",
+        "frames",
+        "xoff",
+        "xon",
+        "->xoff",
+        "->xon",
+        "paused_s",
+        "now",
+        "storm"
+    )?;
     for x in &s.slots {
         let c = &x.counters;
-        println!(
+        outln!(
             "{:>5} {:>10} {:>10} {:>8} {:>7} {:>7} {:>12.6} {:>6} {:>6}",
             x.slot,
             c.frames,
@@ -180,7 +226,7 @@ fn print_table(s: &Snapshot, drops: u64) {
             x.paused_s,
             if x.paused_now { "XOFF" } else { "-" },
             if x.stormed { "STORM" } else { "-" }
-        );
+        )?;
     }
     if !s.top_talkers.is_empty() {
         let t: Vec<String> = s
@@ -188,6 +234,7 @@ fn print_table(s: &Snapshot, drops: u64) {
             .iter()
             .map(|t| format!("{} ({})", t.source, t.frames))
             .collect();
-        println!("top talkers: {}", t.join(", "));
+        outln!("top talkers: {}", t.join(", "))?;
     }
+    Ok(())
 }

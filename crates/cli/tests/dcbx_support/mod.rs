@@ -6,9 +6,13 @@ use std::path::{Path, PathBuf};
 
 pub use lossless_testkit::netns::{Pair, ready};
 
-/// The `lossless` binary under test.
+/// The `lossless` binary under test (`LOSSLESS_TEST_BIN` points the tests at another build,
+/// to show a test fails without a fix).
 pub fn lossless() -> &'static str {
-    env!("CARGO_BIN_EXE_lossless")
+    static BIN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    BIN.get_or_init(|| {
+        std::env::var("LOSSLESS_TEST_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_lossless").to_string())
+    })
 }
 
 /// An example agent configuration.

@@ -352,7 +352,12 @@ pub fn load(name_or_path: &str, ov: &Overrides) -> Result<SimConfig, ScenarioErr
 /// `--duration` (every point would then be the same).
 pub fn check_sweep(name_or_path: &str, ov: &Overrides, paths: &[&str]) -> Result<(), ScenarioError> {
     let (text, file) = scenario_text(name_or_path)?;
-    let table: toml::Table = toml::from_str(&text).map_err(|e| toml_error(&file, &text, &e))?;
+    check_sweep_str(&text, &file, ov, paths)
+}
+
+/// [`check_sweep`] for a scenario's text already read (`file` names it in errors).
+pub fn check_sweep_str(text: &str, file: &str, ov: &Overrides, paths: &[&str]) -> Result<(), ScenarioError> {
+    let table: toml::Table = toml::from_str(text).map_err(|e| toml_error(file, text, &e))?;
     let known = SetPaths::of(&table);
     let canonical = |p: &str, option: &str| {
         known

@@ -1,0 +1,526 @@
+//! Outputs: files renamed into place when complete, standard output, and the one rule for
+//! output directories.
+
+use std::fmt;
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
+use std::os::fd::AsFd;
+use std::path::{Path, PathBuf};
+
+/// Why an output could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {source}", shown(path))]
+pub struct OutputError {
+    /// The output (its final name, not the temporary one; `-` for standard output).
+    pub path: PathBuf,
+    /// The operating system's reason.
+    pub source: io::Error,
+}
+
+/// How an output is named in messages: `-` is "standard output".
+fn shown(path: &Path) -> String {
+    if path.as_os_str() == "-" {
+        "standard output".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Whether `e` (one error of a chain) says that the reader of an output went away (a closed
+/// pipe, as after `| head -1`): the command then ends quietly, as coreutils do.
+pub fn is_broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
+    if let Some(io) = e.downcast_ref::<io::Error>() {
+        return io.kind() == io::ErrorKind::BrokenPipe;
+    }
+    if let Some(o) = e.downcast_ref::<OutputError>() {
+        return o.source.kind() == io::ErrorKind::BrokenPipe;
+    }
+    false
+}
+
+/// Writes `args` to standard output; an error (a closed pipe, a full disk) names standard
+/// output instead of panicking as `print!` does.
+pub fn print_stdout(args: fmt::Arguments<'_>) -> Result<(), OutputError> {
+    io::stdout().lock().write_fmt(args).map_err(|source| OutputError {
+        path: PathBuf::from("-"),
+        source,
+    })
+}
+
+/// The parent directory of an output, `.` for a bare name.
+fn parent_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// The one rule for where outputs go: the directory an output is created in must exist
+/// (lossless creates an output file or directory, never the directories above it, as `cp`,
+/// `mkdir` without `-p` and `tshark -w` do).
+fn check_parent(path: &Path) -> Result<(), OutputError> {
+    let parent = parent_of(path);
+    match fs::metadata(&parent) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(OutputError {
+            path: path.to_path_buf(),
+            source: io::Error::new(
+                io::ErrorKind::NotADirectory,
+                format!("{} is not a directory", parent.display()),
+            ),
+        }),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Err(OutputError {
+            path: path.to_path_buf(),
+            source: io::Error::new(
+                io::ErrorKind::NotFound,
+                format!(
+                    "the directory {} does not exist (outputs are created, the directories above them are not)",
+                    parent.display()
+                ),
+            ),
+        }),
+        Err(source) => Err(OutputError {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Makes sure the output directory `dir` exists: an existing directory is used as it is, a
+/// missing one is created (but not its parents, see the module's rule), anything else is
+/// refused.
+pub fn create_output_dir(dir: &Path) -> Result<(), OutputError> {
+    let err = |source| OutputError {
+        path: dir.to_path_buf(),
+        source,
+    };
+    match fs::metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(err(io::Error::new(
+            io::ErrorKind::NotADirectory,
+            "exists and is not a directory",
+        ))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            check_parent(dir)?;
+            match fs::create_dir(dir) {
+                Err(e) if e.kind() != io::ErrorKind::AlreadyExists => Err(err(e)),
+                _ => Ok(()),
+            }
+        }
+        Err(e) => Err(err(e)),
+    }
+}
+
+/// An output file being written: bytes go to a temporary file beside `path`, which
+/// [`AtomicFile::commit`] renames to `path`; dropped without a commit, the temporary file is
+/// removed and `path` is left as it was.
+pub struct AtomicFile {
+    path: PathBuf,
+    tmp: PathBuf,
+    file: Option<File>,
+}
+
+impl AtomicFile {
+    /// Starts writing `path` (its directory must exist). The temporary file is
+    /// `.NAME.PID.N.tmp` in the same directory; it takes the permissions of the file it
+    /// replaces.
+    pub fn create(path: &Path) -> Result<Self, OutputError> {
+        let err = |source| OutputError {
+            path: path.to_path_buf(),
+            source,
+        };
+        let name = path
+            .file_name()
+            .ok_or_else(|| err(io::Error::new(io::ErrorKind::InvalidInput, "not a file name")))?;
+        let dir = parent_of(path);
+        let mut n = 0u32;
+        loop {
+            let mut tmp_name = std::ffi::OsString::from(".");
+            tmp_name.push(name);
+            tmp_name.push(format!(".{}.{n}.tmp", std::process::id()));
+            let tmp = dir.join(tmp_name);
+            match fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
+                Ok(file) => {
+                    let f = AtomicFile {
+                        path: path.to_path_buf(),
+                        tmp,
+                        file: Some(file),
+                    };
+                    if let Ok(old) = fs::metadata(path)
+                        && let Some(file) = &f.file
+                    {
+                        // best effort: the replaced file's mode (a 0600 file stays 0600)
+                        let _ = file.set_permissions(old.permissions());
+                    }
+                    return Ok(f);
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < 1000 => n += 1,
+                Err(e) => return Err(err(e)),
+            }
+        }
+    }
+
+    /// The final name.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Flushes the data to the disk and renames the file into place.
+    pub fn commit(mut self) -> Result<(), OutputError> {
+        let err = |source| OutputError {
+            path: self.path.clone(),
+            source,
+        };
+        if let Some(f) = self.file.take()
+            && let Err(e) = f.sync_all()
+        {
+            let _ = fs::remove_file(&self.tmp);
+            return Err(err(e));
+        }
+        if let Err(e) = fs::rename(&self.tmp, &self.path) {
+            let _ = fs::remove_file(&self.tmp);
+            return Err(err(e));
+        }
+        Ok(())
+    }
+
+    /// Writes all of `bytes`, naming the output file on error.
+    pub fn write_all_named(&mut self, bytes: &[u8]) -> Result<(), OutputError> {
+        self.write_all(bytes).map_err(|source| OutputError {
+            path: self.path.clone(),
+            source,
+        })
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.file {
+            Some(f) => f.write(buf),
+            None => Err(io::Error::other("output already committed")),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.file {
+            Some(f) => f.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Writes `bytes` to `path` through an [`AtomicFile`].
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
+    let mut f = AtomicFile::create(path)?;
+    f.write_all_named(bytes)?;
+    f.commit()
+}
+
+/// Where an [`Output`]'s bytes go.
+enum Sink {
+    Stdout(io::Stdout),
+    Stderr(io::Stderr),
+    /// Not a regular file (`/dev/null`, a FIFO): written in place.
+    Direct(File),
+    Atomic(AtomicFile),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::Stdout(s) => s.write(buf),
+            Sink::Stderr(s) => s.write(buf),
+            Sink::Direct(f) => f.write(buf),
+            Sink::Atomic(f) => f.write(buf),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Stdout(s) => s.flush(),
+            Sink::Stderr(s) => s.flush(),
+            Sink::Direct(f) => f.flush(),
+            Sink::Atomic(f) => f.flush(),
+        }
+    }
+}
+
+/// (device, inode) of what a standard stream is connected to.
+fn std_identity(fd: std::os::fd::BorrowedFd<'_>) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let owned = fd.try_clone_to_owned().ok()?;
+    let m = File::from(owned).metadata().ok()?;
+    Some((m.dev(), m.ino()))
+}
+
+/// Which standard stream, if any, `meta` is (the file behind `/dev/stdout`, or the file
+/// standard output was redirected to).
+pub(crate) fn standard_stream(meta: &fs::Metadata) -> Option<u8> {
+    use std::os::unix::fs::MetadataExt;
+    let id = Some((meta.dev(), meta.ino()));
+    if id == std_identity(io::stdout().as_fd()) {
+        Some(1)
+    } else if id == std_identity(io::stderr().as_fd()) {
+        Some(2)
+    } else {
+        None
+    }
+}
+
+/// An output of a command, buffered: standard output for `-` (or a path that is standard
+/// output, such as `/dev/stdout`), written directly when the path exists and is not a
+/// regular file (`/dev/null`, a FIFO), else an [`AtomicFile`] renamed into place by
+/// [`Output::commit`] (through symbolic links: the file a link points to is replaced, the
+/// link stays). Every write error names the output; dropped without a commit, a temporary
+/// file is removed.
+pub struct Output {
+    name: PathBuf,
+    sink: BufWriter<Sink>,
+}
+
+impl Output {
+    /// Opens the output `path` (see [`Output`]); a missing directory above it is an error
+    /// (the module's rule), as is a directory.
+    pub fn create(path: &Path) -> Result<Output, OutputError> {
+        let err = |source| OutputError {
+            path: path.to_path_buf(),
+            source,
+        };
+        let sink = if path.as_os_str() == "-" {
+            Sink::Stdout(io::stdout())
+        } else {
+            match fs::metadata(path) {
+                Ok(m) => match standard_stream(&m) {
+                    Some(1) => Sink::Stdout(io::stdout()),
+                    Some(_) => Sink::Stderr(io::stderr()),
+                    None if m.is_dir() => {
+                        return Err(err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory")));
+                    }
+                    None if m.is_file() => {
+                        // replace the file a symbolic link points to, not the link
+                        let target = fs::canonicalize(path).map_err(err)?;
+                        Sink::Atomic(AtomicFile::create(&target).map_err(|e| err(e.source))?)
+                    }
+                    None => Sink::Direct(fs::OpenOptions::new().write(true).open(path).map_err(err)?),
+                },
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    check_parent(path)?;
+                    Sink::Atomic(AtomicFile::create(path)?)
+                }
+                Err(e) => return Err(err(e)),
+            }
+        };
+        Ok(Output {
+            name: path.to_path_buf(),
+            sink: BufWriter::with_capacity(64 << 10, sink),
+        })
+    }
+
+    /// The output as given (`-` for standard output).
+    pub fn path(&self) -> &Path {
+        &self.name
+    }
+
+    /// Whether this output is the process's standard output.
+    pub fn is_stdout(&self) -> bool {
+        matches!(self.sink.get_ref(), Sink::Stdout(_))
+    }
+
+    /// The error `source` met while writing this output, naming it.
+    pub fn error(&self, source: io::Error) -> OutputError {
+        OutputError {
+            path: self.name.clone(),
+            source,
+        }
+    }
+
+    /// Writes all of `bytes`, naming the output on error.
+    pub fn write_all_named(&mut self, bytes: &[u8]) -> Result<(), OutputError> {
+        self.sink.write_all(bytes).map_err(|e| self.error(e))
+    }
+
+    /// Flushes what is buffered (a streamed output's complete lines reach the file).
+    pub fn flush_named(&mut self) -> Result<(), OutputError> {
+        self.sink.flush().map_err(|e| self.error(e))
+    }
+
+    /// Finishes the output: flushes it and, for a file, moves it into place.
+    pub fn commit(self) -> Result<(), OutputError> {
+        let name = self.name;
+        let sink = self.sink.into_inner().map_err(|e| OutputError {
+            path: name.clone(),
+            source: e.into_error(),
+        })?;
+        let err = |source| OutputError {
+            path: name.clone(),
+            source,
+        };
+        match sink {
+            Sink::Stdout(mut s) => s.flush().map_err(err),
+            Sink::Stderr(mut s) => s.flush().map_err(err),
+            Sink::Direct(mut f) => f.flush().map_err(err),
+            Sink::Atomic(f) => f.commit().map_err(|e| OutputError {
+                path: name.clone(),
+                source: e.source,
+            }),
+        }
+    }
+}
+
+impl Write for Output {
+    /// Writes through the buffer; an error keeps its kind and names the output.
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.sink
+            .write(buf)
+            .map_err(|e| io::Error::new(e.kind(), self.error(e)))
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.sink
+            .flush()
+            .map_err(|e| io::Error::new(e.kind(), self.error(e)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{Scratch, mkfifo};
+
+    fn names(d: &Path) -> Vec<String> {
+        let mut v: Vec<String> = fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn an_uncommitted_output_leaves_nothing_and_the_old_file_intact() {
+        let d = Scratch::new("atomic");
+        let p = d.path().join("out.json");
+        fs::write(&p, "old").unwrap();
+        {
+            let mut f = AtomicFile::create(&p).unwrap();
+            f.write_all(b"half").unwrap();
+        }
+        assert_eq!(fs::read_to_string(&p).unwrap(), "old");
+        assert_eq!(names(d.path()), ["out.json"], "temporary file removed");
+        write_atomic(&p, b"new").unwrap();
+        assert_eq!(fs::read_to_string(&p).unwrap(), "new");
+        assert_eq!(names(d.path()), ["out.json"]);
+    }
+
+    #[test]
+    fn an_output_in_a_missing_directory_names_the_file_and_the_directory() {
+        let e = Output::create(Path::new("/nonexistent-dir-lossless/out.json"))
+            .err()
+            .unwrap();
+        assert_eq!(
+            e.to_string(),
+            "/nonexistent-dir-lossless/out.json: the directory /nonexistent-dir-lossless does \
+             not exist (outputs are created, the directories above them are not)"
+        );
+        let e = create_output_dir(Path::new("/nonexistent-dir-lossless/rpt")).unwrap_err();
+        assert!(e.to_string().contains("does not exist"), "{e}");
+    }
+
+    #[test]
+    fn an_output_directory_is_created_once_and_a_file_in_its_place_refused() {
+        let d = Scratch::new("outdir");
+        let rpt = d.path().join("rpt");
+        create_output_dir(&rpt).unwrap();
+        create_output_dir(&rpt).unwrap();
+        assert!(rpt.is_dir());
+        let f = d.path().join("f");
+        fs::write(&f, "x").unwrap();
+        let e = create_output_dir(&f).unwrap_err();
+        assert!(e.to_string().ends_with("exists and is not a directory"), "{e}");
+        let e = Output::create(&rpt).err().unwrap();
+        assert!(e.to_string().ends_with("is a directory"), "{e}");
+    }
+
+    #[test]
+    fn an_output_is_in_place_only_after_commit() {
+        let d = Scratch::new("output");
+        let p = d.path().join("a.json");
+        let mut o = Output::create(&p).unwrap();
+        o.write_all_named(b"{}\n").unwrap();
+        o.flush_named().unwrap();
+        assert!(!p.exists(), "not in place before the commit");
+        assert_eq!(names(d.path()).len(), 1, "one temporary file");
+        o.commit().unwrap();
+        assert_eq!(fs::read_to_string(&p).unwrap(), "{}\n");
+        assert_eq!(names(d.path()), ["a.json"]);
+        // dropped without a commit: the old file stays, no temporary file is left
+        let mut o = Output::create(&p).unwrap();
+        o.write_all_named(b"half").unwrap();
+        drop(o);
+        assert_eq!(fs::read_to_string(&p).unwrap(), "{}\n");
+        assert_eq!(names(d.path()), ["a.json"]);
+    }
+
+    #[test]
+    fn a_symbolic_link_keeps_pointing_at_the_replaced_file() {
+        let d = Scratch::new("symlink");
+        let real = d.path().join("real.json");
+        let link = d.path().join("link.json");
+        fs::write(&real, "old").unwrap();
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let mut o = Output::create(&link).unwrap();
+        o.write_all_named(b"new").unwrap();
+        o.commit().unwrap();
+        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(fs::read_to_string(&real).unwrap(), "new");
+    }
+
+    #[test]
+    fn outputs_that_are_not_regular_files_are_written_directly() {
+        let d = Scratch::new("direct");
+        let mut o = Output::create(Path::new("/dev/null")).unwrap();
+        o.write_all_named(b"x").unwrap();
+        o.commit().unwrap();
+        assert!(Path::new("/dev/null").exists(), "/dev/null is not replaced");
+        let fifo = d.path().join("fifo");
+        mkfifo(&fifo);
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || fs::read_to_string(fifo).unwrap())
+        };
+        let mut o = Output::create(&fifo).unwrap();
+        o.write_all_named(b"through the fifo").unwrap();
+        o.commit().unwrap();
+        assert_eq!(reader.join().unwrap(), "through the fifo");
+        assert_eq!(names(d.path()), ["fifo"], "no temporary file beside a FIFO");
+    }
+
+    #[test]
+    fn a_full_device_is_an_error_naming_the_output() {
+        let mut o = Output::create(Path::new("/dev/full")).unwrap();
+        let e = o
+            .write_all_named(&[0u8; 100_000])
+            .and_then(|()| o.flush_named())
+            .unwrap_err();
+        assert_eq!(e.source.kind(), io::ErrorKind::StorageFull);
+        assert!(e.to_string().starts_with("/dev/full: "), "{e}");
+        assert!(!is_broken_pipe(&e));
+    }
+
+    #[test]
+    fn a_closed_pipe_is_told_apart_from_other_errors() {
+        let e = OutputError {
+            path: PathBuf::from("-"),
+            source: io::Error::from(io::ErrorKind::BrokenPipe),
+        };
+        assert!(is_broken_pipe(&e));
+        assert!(e.to_string().starts_with("standard output: "), "{e}");
+        let wrapped = io::Error::new(io::ErrorKind::BrokenPipe, e);
+        assert!(is_broken_pipe(&wrapped));
+    }
+}
