@@ -9,12 +9,16 @@
 //! Every error names the file, the line, the key or field, what was found and what is allowed.
 
 mod convert;
+mod output;
 mod parse;
 
 use std::path::{Path, PathBuf};
 
 use lossless_proto::units::{Duration, Instant, Rate};
 
+pub use output::{
+    Ns3Observer, OutputKeys, PfcLine, QlenMonitor, Resolved, resolve_input, write_fct, write_pfc,
+};
 pub use parse::ns_of_seconds;
 use parse::{Tokens, micros};
 
@@ -94,17 +98,15 @@ pub struct Config {
     pub buffer_mib: u64,
     /// Keys read and ignored.
     pub ignored: Vec<IgnoredKey>,
+    /// The output files the config names (`FCT_OUTPUT_FILE`, `PFC_OUTPUT_FILE`, the queue
+    /// monitor's `QLEN_MON_*`).
+    pub outputs: OutputKeys,
 }
 
 /// Keys accepted and not used, and why.
-const IGNORED: [(&str, &str); 18] = [
+const IGNORED: [(&str, &str); 13] = [
     ("TRACE_FILE", "packet traces are not written (use --pcap)"),
     ("TRACE_OUTPUT_FILE", "packet traces are not written (use --pcap)"),
-    ("FCT_OUTPUT_FILE", "FCTs are in the report"),
-    ("PFC_OUTPUT_FILE", "PFC frames are in the report"),
-    ("QLEN_MON_FILE", "queue lengths are in the report"),
-    ("QLEN_MON_START", "queue lengths are in the report"),
-    ("QLEN_MON_END", "queue lengths are in the report"),
     ("ENABLE_TRACE", "packet traces are not written"),
     ("DCTCP_RATE_AI", "DCTCP only (CC_MODE 8)"),
     ("GLOBAL_T", "window-based CC only (HAS_WIN 1)"),
@@ -163,6 +165,7 @@ impl Config {
             pmax: Vec::new(),
             buffer_mib: 16,
             ignored: Vec::new(),
+            outputs: OutputKeys::default(),
         };
         let mut seen_topology = false;
         let mut seen_flows = false;
@@ -245,6 +248,9 @@ impl Config {
                     }
                 }
                 "BUFFER_SIZE" => c.buffer_mib = t.num(key, "MiB")?,
+                "FCT_OUTPUT_FILE" | "PFC_OUTPUT_FILE" | "QLEN_MON_FILE" | "QLEN_MON_START" | "QLEN_MON_END" => {
+                    c.outputs.read(&mut t, key, line)?
+                }
                 "ERROR_RATE_PER_LINK" => {
                     let e: f64 = t.num(key, "a probability")?;
                     if e != 0.0 {
