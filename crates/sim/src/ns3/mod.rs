@@ -633,12 +633,23 @@ impl Run {
         };
         let tp = find(&c.topology_file, topology);
         let fp = find(&c.flow_file, flows);
-        let topology = Topology::parse(&read(&tp)?, &tp.display().to_string())?;
-        let flows = parse_flows(&read(&fp)?, &fp.display().to_string())?;
+        Run::from_parts(
+            c,
+            (&read(&tp)?, &tp.display().to_string()),
+            (&read(&fp)?, &fp.display().to_string()),
+        )
+    }
+
+    /// A run from its parsed config and the texts of its topology and flow files (each with
+    /// the name errors give it); checks that every flow goes between two hosts.
+    pub fn from_parts(c: Config, topology: (&str, &str), flows: (&str, &str)) -> Result<Run, Ns3Error> {
+        let topology = Topology::parse(topology.0, topology.1)?;
+        let fp = flows.1;
+        let flows = parse_flows(flows.0, fp)?;
         for f in &flows {
             if f.src == f.dst {
                 return Err(Ns3Error {
-                    file: fp.display().to_string(),
+                    file: fp.to_string(),
                     line: f.line,
                     what: "dst".into(),
                     message: format!("found node {} as both source and destination", f.src),
@@ -647,7 +658,7 @@ impl Run {
             for (x, what) in [(f.src, "src"), (f.dst, "dst")] {
                 if x >= topology.nodes || topology.is_switch[x as usize] {
                     return Err(Ns3Error {
-                        file: fp.display().to_string(),
+                        file: fp.to_string(),
                         line: f.line,
                         what: what.into(),
                         message: format!("found node {x}, allowed a host of the topology"),
