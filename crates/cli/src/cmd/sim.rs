@@ -38,6 +38,16 @@ Examples:
       start your own scenario from a built-in (examples/scenarios/README.md lists every key)
   lossless sim incast --sweep senders=2..=64/2 --sweep seed=1..=3 --json sweep.jsonl
       a sweep on every CPU, one JSON line per point; add --shard I/N to split it over machines
+  cd simulation && lossless sim --ns3 mix/config.txt
+      an HPCC ns-3 experiment, unchanged: reads the config.txt of the fork's `third` and the
+      files it names (relative to the current directory, as the fork opens them, else to the
+      config's), says which keys it ignores, writes fct.txt, pfc.txt (and qlen.txt) in the
+      fork's formats at the config's paths, so the fork's scripts keep working (docs/ns3.md)
+  C=../shared/corpus/hpcc-ns3/ft-k4-websearch
+  lossless sim --ns3 $C/config.txt --ns3-topology $C/topology.txt --ns3-flows $C/flow.txt \\
+               --ns3-out out/ --json out/report.json
+      the corpus's 16-host fat-tree with WebSearch traffic at 30 % load and DCQCN; outputs under
+      out/ instead; compare out/fct.txt with $C/fct.txt (slowdown p50 1.44 vs 1.45)
   lossless sim incast-dcqcn --report rpt/
       8 RoCEv2 QPs under DCQCN converge to fair shares; the report plots each QP's rate
   lossless sim four-bridge-cn
