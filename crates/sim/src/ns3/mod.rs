@@ -123,8 +123,16 @@ const IGNORED: [(&str, &str); 13] = [
     ),
 ];
 /// More ignored keys (split to keep the table readable).
-const IGNORED_2: [(&str, &str); 5] = [
+const IGNORED_2: [(&str, &str); 7] = [
     ("PINT_LOG_BASE", "PINT only"),
+    (
+        "DATA_RATE",
+        "read and unused by the fork (link rates come from the topology file)",
+    ),
+    (
+        "LINK_DELAY",
+        "read and unused by the fork (link delays come from the topology file)",
+    ),
     ("PINT_PROB", "PINT only"),
     (
         "USE_DYNAMIC_PFC_THRESHOLD",
