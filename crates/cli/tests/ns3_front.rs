@@ -25,7 +25,10 @@ fn corpus(run: &str, test: &str) -> Option<PathBuf> {
     } else {
         skip(
             test,
-            &format!("{} not found (the HPCC ns-3 reference runs of the shared corpus)", d.display()),
+            &format!(
+                "{} not found (the HPCC ns-3 reference runs of the shared corpus)",
+                d.display()
+            ),
         );
         None
     }
@@ -88,7 +91,10 @@ fn fct_matches_reference(name: &str, dir: &Path, out: &Path) {
         assert_eq!(f.len(), 8, "{name} fct.txt line {}: {l:?}", i + 1);
         for hex in &f[..2] {
             assert!(
-                hex.len() == 8 && hex.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()),
+                hex.len() == 8
+                    && hex
+                        .bytes()
+                        .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()),
                 "{name} fct.txt line {}: {hex:?} is not 8 lowercase hex digits",
                 i + 1
             );
@@ -103,7 +109,11 @@ fn fct_matches_reference(name: &str, dir: &Path, out: &Path) {
     }
     let ours = parse_fct(&ours_text, "ours").unwrap();
     let theirs = parse_fct(&theirs_text, "reference").unwrap();
-    assert_eq!(ours.len(), theirs.len(), "{name}: every flow finished, as in the reference");
+    assert_eq!(
+        ours.len(),
+        theirs.len(),
+        "{name}: every flow finished, as in the reference"
+    );
     // in order of completion
     for w in ours.windows(2) {
         assert!(
@@ -149,8 +159,17 @@ fn pfc_lines(name: &str, path: &Path) -> usize {
                     .unwrap_or_else(|_| panic!("{name} pfc.txt line {}: {l:?}", i + 1))
             })
             .collect();
-        assert_eq!(f.len(), 5, "{name} pfc.txt line {}: time node type if_index type", i + 1);
-        assert!(f[2] <= 1 && f[4] <= 1 && f[3] >= 1, "{name} pfc.txt line {}: {l:?}", i + 1);
+        assert_eq!(
+            f.len(),
+            5,
+            "{name} pfc.txt line {}: time node type if_index type",
+            i + 1
+        );
+        assert!(
+            f[2] <= 1 && f[4] <= 1 && f[3] >= 1,
+            "{name} pfc.txt line {}: {l:?}",
+            i + 1
+        );
     }
     text.lines().count()
 }
@@ -172,7 +191,8 @@ fn incast_8_through_the_front_door_writes_the_references_files() {
     // keys it ignores are said one per line with the reason, and the JSON report is written
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.lines().any(|l| l.ends_with(":8: TRACE_FILE ignored: packet traces are not written (use --pcap)")),
+        err.lines()
+            .any(|l| l.ends_with(":8: TRACE_FILE ignored: packet traces are not written (use --pcap)")),
         "{err}"
     );
     let json: serde_json::Value =
@@ -243,7 +263,9 @@ fn a_missing_topology_names_the_key_its_line_and_the_option() {
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("config.txt:6: TOPOLOGY_FILE:") && err.contains("mix/topo_incast9.txt") && err.contains("--ns3-topology"),
+        err.contains("config.txt:6: TOPOLOGY_FILE:")
+            && err.contains("mix/topo_incast9.txt")
+            && err.contains("--ns3-topology"),
         "{err}"
     );
     // nothing was written

@@ -92,7 +92,12 @@ fn a_k4_fat_tree_has_16_hosts_20_switches_48_links_and_is_the_corpus_topo_ftk4()
     let c = fabric("kind = \"fat-tree\"\nk = 4\nhost_rate = \"100G\"\ndelay = \"1us\"");
     assert_eq!(counts(&c), (16, 20, 48));
     assert_eq!(
-        (c.nodes[0].name.as_str(), c.nodes[16].name.as_str(), c.nodes[24].name.as_str(), c.nodes[35].name.as_str()),
+        (
+            c.nodes[0].name.as_str(),
+            c.nodes[16].name.as_str(),
+            c.nodes[24].name.as_str(),
+            c.nodes[35].name.as_str()
+        ),
         ("h1", "edge1", "agg1", "core4")
     );
     all_hosts_reach_all(&c);
@@ -145,7 +150,10 @@ fn oversubscription_puts_more_hosts_under_each_edge() {
     )
     .unwrap_err();
     assert_eq!((e.line, e.key.as_str()), (6, "key `oversubscription`: "));
-    assert!(e.message.contains("2.6") && e.message.contains("whole number"), "{e}");
+    assert!(
+        e.message.contains("2.6") && e.message.contains("whole number"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -157,12 +165,7 @@ fn a_leaf_spine_links_every_leaf_to_every_spine() {
     assert_eq!(c.nodes[32].name, "leaf1");
     assert_eq!(c.nodes[38].name, "spine3");
     for leaf in 32..36u32 {
-        let spines: Vec<u32> = c
-            .links
-            .iter()
-            .filter(|l| l.a == leaf)
-            .map(|l| l.b)
-            .collect();
+        let spines: Vec<u32> = c.links.iter().filter(|l| l.a == leaf).map(|l| l.b).collect();
         assert_eq!(spines, vec![36, 37, 38], "leaf {leaf}");
     }
     assert!(c.links[..32].iter().all(|l| l.rate == Rate::from_gbps(25)));
@@ -178,7 +181,8 @@ fn a_workload_over_a_generated_fabric_runs_and_completes_flows() {
          [fabric]\nkind = \"leaf-spine\"\nleaves = 2\nspines = 2\nhosts_per_leaf = 4\nhost_rate = \"100G\"\ndelay = \"1us\"\n{SWITCH}\
          [[workload]]\nname = \"w\"\nsrc = [\"h*\"]\ndst = [\"h*\"]\npriority = 3\ncdf_file = \"sizes.txt\"\nload = 0.3\nstop = \"100us\"\n"
     );
-    let c = load_str(&text, "f.toml", Some(dir.path()), &Overrides::default()).unwrap_or_else(|e| panic!("{e}"));
+    let c =
+        load_str(&text, "f.toml", Some(dir.path()), &Overrides::default()).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(c.links[0].delay, Some(Duration::from_us(1)));
     let mut sim = Simulator::new(c).unwrap();
     sim.run();
@@ -204,7 +208,8 @@ fn fabric_errors_name_the_key() {
     assert!(e.key.contains("`k`") && e.message.contains("even"), "{e}");
     let e = err("kind = \"fat-tree\"\nhost_rate = \"100G\"");
     assert!(e.key.contains("`k`") && e.message.contains("missing"), "{e}");
-    let e = err("kind = \"leaf-spine\"\nleaves = 2\nspines = 2\nhosts_per_leaf = 2\nk = 4\nhost_rate = \"100G\"");
+    let e =
+        err("kind = \"leaf-spine\"\nleaves = 2\nspines = 2\nhosts_per_leaf = 2\nk = 4\nhost_rate = \"100G\"");
     assert!(e.key.contains("`k`") && e.message.contains("leaf-spine"), "{e}");
     let e = err("kind = \"torus\"\nhost_rate = \"100G\"");
     assert!(e.message.contains("fat-tree"), "{e}");

@@ -82,7 +82,11 @@ pub fn run(args: &SimArgs, config_path: &Path) -> anyhow::Result<ExitCode> {
     };
     let mut files = Vec::new();
     for (key, named, given) in [
-        ("TOPOLOGY_FILE", &config.topology_file, args.ns3_topology.as_deref()),
+        (
+            "TOPOLOGY_FILE",
+            &config.topology_file,
+            args.ns3_topology.as_deref(),
+        ),
         ("FLOW_FILE", &config.flow_file, args.ns3_flows.as_deref()),
     ] {
         match resolve_input(config_path, key, named, line_of(key), given) {
@@ -185,24 +189,22 @@ pub fn run(args: &SimArgs, config_path: &Path) -> anyhow::Result<ExitCode> {
     let mut monitor = qlen_out
         .as_ref()
         .map(|_| QlenMonitor::new(&sim_config, keys.qlen_start_ns, keys.qlen_end_ns));
-    say.line(format_args!(
-        "{}: {}\n",
-        sim_config.name, sim_config.description
-    ))?;
+    say.line(format_args!("{}: {}\n", sim_config.name, sim_config.description))?;
     let mut sim = Simulator::with_observer(sim_config, observer)
         .with_context(|| format!("{cname}: the experiment loads but cannot be built"))?;
     let mut qlen_error = None;
-    let ran = execute_with(&mut sim, &|_| false, &mut |sim, until: Instant| {
-        match (&mut monitor, &mut qlen_out) {
-            (Some(m), Some(out)) if qlen_error.is_none() => match m.run_until(sim, until, out) {
-                Ok(done) => done,
-                Err(e) => {
-                    qlen_error = Some(out.error(e));
-                    true
-                }
-            },
-            _ => sim.run_until(until),
-        }
+    let ran = execute_with(&mut sim, &|_| false, &mut |sim, until: Instant| match (
+        &mut monitor,
+        &mut qlen_out,
+    ) {
+        (Some(m), Some(out)) if qlen_error.is_none() => match m.run_until(sim, until, out) {
+            Ok(done) => done,
+            Err(e) => {
+                qlen_error = Some(out.error(e));
+                true
+            }
+        },
+        _ => sim.run_until(until),
     });
     if ran.interrupted {
         return Ok(interrupted(&sim));
@@ -214,7 +216,10 @@ pub fn run(args: &SimArgs, config_path: &Path) -> anyhow::Result<ExitCode> {
     // fct.txt is read back with the fork's field layout before it is written
     let mut fct_text = Vec::new();
     let unfinished = write_fct(&run, &report.flows, &mut fct_text)?;
-    let lines = parse_fct(&String::from_utf8_lossy(&fct_text), &fct_path.display().to_string())?;
+    let lines = parse_fct(
+        &String::from_utf8_lossy(&fct_text),
+        &fct_path.display().to_string(),
+    )?;
     fct_out.write_all_named(&fct_text)?;
     let mut pfc_text = Vec::new();
     write_pfc(&sim.observer().pfc, &mut pfc_text)?;

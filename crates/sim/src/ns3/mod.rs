@@ -256,9 +256,8 @@ impl Config {
                     }
                 }
                 "BUFFER_SIZE" => c.buffer_mib = t.num(key, "MiB")?,
-                "FCT_OUTPUT_FILE" | "PFC_OUTPUT_FILE" | "QLEN_MON_FILE" | "QLEN_MON_START" | "QLEN_MON_END" => {
-                    c.outputs.read(&mut t, key, line)?
-                }
+                "FCT_OUTPUT_FILE" | "PFC_OUTPUT_FILE" | "QLEN_MON_FILE" | "QLEN_MON_START"
+                | "QLEN_MON_END" => c.outputs.read(&mut t, key, line)?,
                 "ERROR_RATE_PER_LINK" => {
                     let e: f64 = t.num(key, "a probability")?;
                     if e != 0.0 {

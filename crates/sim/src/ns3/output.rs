@@ -104,9 +104,7 @@ impl std::fmt::Display for Resolved {
             Resolved::Given => "given on the command line",
             Resolved::Absolute => "absolute path",
             Resolved::CurrentDir => "relative to the current directory, as the fork opens it",
-            Resolved::ConfigDir => {
-                "not in the current directory; found relative to the config's directory"
-            }
+            Resolved::ConfigDir => "not in the current directory; found relative to the config's directory",
         })
     }
 }
@@ -375,7 +373,10 @@ mod tests {
         assert_eq!(c.outputs.fct_file, ("out/fct.txt".to_string(), 3));
         assert_eq!(c.outputs.pfc_file, ("pfc.txt".to_string(), 0));
         assert_eq!(c.outputs.qlen_file, Some(("q.txt".to_string(), 4)));
-        assert_eq!((c.outputs.qlen_start_ns, c.outputs.qlen_end_ns), (0, 2_100_000_000));
+        assert_eq!(
+            (c.outputs.qlen_start_ns, c.outputs.qlen_end_ns),
+            (0, 2_100_000_000)
+        );
         assert!(c.ignored.is_empty(), "output keys are honoured, not ignored");
         let e = Config::parse("TOPOLOGY_FILE t\nFLOW_FILE f\nQLEN_MON_END soon\n", "c").unwrap_err();
         assert_eq!((e.line, e.what.as_str()), (3, "QLEN_MON_END"));

@@ -117,11 +117,7 @@ fn stray(
 ) -> Result<(), ScenarioError> {
     for (k, v) in keys {
         if let Some(v) = v {
-            return ctx.err(
-                v.span(),
-                k,
-                format!("not a key of a {:?} fabric", kind.get_ref()),
-            );
+            return ctx.err(v.span(), k, format!("not a key of a {:?} fabric", kind.get_ref()));
         }
     }
     Ok(())
@@ -154,7 +150,11 @@ pub(super) fn expand(raw: &mut RawScenario, ctx: &Ctx<'_>) -> Result<(), Scenari
             let kv = need(ctx, &f.k, "k", kind)?;
             let k = count(ctx, raw, kv, "k", 2)?;
             if k % 2 != 0 || k > 128 {
-                return ctx.err(kv.span(), "k", format!("found {k}, allowed an even number 2..=128"));
+                return ctx.err(
+                    kv.span(),
+                    "k",
+                    format!("found {k}, allowed an even number 2..=128"),
+                );
             }
             let pods = match &f.pods {
                 Some(v) => {
@@ -233,7 +233,10 @@ pub(super) fn expand(raw: &mut RawScenario, ctx: &Ctx<'_>) -> Result<(), Scenari
     }
     let span = kind.span();
     let s = |text: String| Spanned::new(span.clone(), text);
-    let group = f.hosts.as_ref().map_or_else(|| "h".to_string(), |h| h.get_ref().clone());
+    let group = f
+        .hosts
+        .as_ref()
+        .map_or_else(|| "h".to_string(), |h| h.get_ref().clone());
     raw.host.push(RawHost {
         name: s(group.clone()),
         count: Some(Spanned::new(span.clone(), toml::Value::Integer(hosts as i64))),
@@ -352,7 +355,7 @@ fn per_edge(
     span: Range<usize>,
 ) -> Result<u64, ScenarioError> {
     let x = oversubscription * half as f64 * fabric.bps() as f64 / host.bps() as f64;
-    if !(x >= 1.0 && x <= 1e6 && (x - x.round()).abs() < 1e-9) {
+    if !((1.0..=1e6).contains(&x) && (x - x.round()).abs() < 1e-9) {
         return ctx.err(
             span,
             "oversubscription",

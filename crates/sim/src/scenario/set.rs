@@ -42,8 +42,8 @@ fn struct_fields<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
 
 /// Top-level keys that hold tables or arrays of tables (not settable by a path).
 const TABLES: [&str; 13] = [
-    "params", "defaults", "host", "switch", "link", "flow", "workload", "signal", "model", "qp", "ecn", "qcn",
-    "fabric",
+    "params", "defaults", "host", "switch", "link", "flow", "workload", "signal", "model", "qp", "ecn",
+    "qcn", "fabric",
 ];
 
 /// The tables of single keys a path may name a key of, with their keys.
