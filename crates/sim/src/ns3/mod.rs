@@ -1,6 +1,6 @@
 //! Reading the inputs of the HPCC ns-3 simulator (`alibaba-edu/High-Precision-Congestion-
 //! Control`, `simulation/`, run as `third <config>`): its `config.txt`, topology file and flow
-//! file, and its `fct.txt` output; and turning a run's inputs into a [`SimConfig`] with the
+//! file, and its `fct.txt` output; and turning a run's inputs into a [`SimConfig`](crate::config::SimConfig) with the
 //! reference's modelling choices (`[model] preset = "hpcc-ns3"`, the `hpcc_ns3` engine presets
 //! with the config's values laid over them). `/work/shared/corpus/hpcc-ns3/MODEL.md` says
 //! what the reference does; [`Config`] lists which keys are used, which are accepted and
