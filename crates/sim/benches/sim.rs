@@ -1,13 +1,19 @@
 //! Simulator throughput: events per second (and simulated time per wall second) on `incast`
-//! with 64 senders and on `four-bridge`. Run: `cargo bench -p lossless-sim --bench sim`.
+//! with 64 senders and on `four-bridge` (PFC only), and with RoCEv2 QPs, ECN marking and
+//! DCQCN on `incast-dcqcn` (2 ms) and on the 320-host fat-tree of the shared corpus's
+//! `workloads/` (`lossless_testkit::corpus_dir`) with WebSearch flows at 30 % load (200 µs;
+//! skipped, saying so, when the corpus is absent). Run: `cargo bench -p lossless-sim --bench sim`.
 #![allow(missing_docs)] // criterion_group! generates undocumented items
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use lossless_proto::units::Duration;
 use lossless_sim::Simulator;
 use lossless_sim::config::SimConfig;
 use lossless_sim::event::{HeapQueue, RadixQueue};
+use lossless_sim::ns3::Topology;
 use lossless_sim::observer::NoObserver;
 use lossless_sim::scenario::{self, Overrides};
+use lossless_sim::traffic::SizeCdf;
 
 fn config(name: &str, set: &[&str]) -> SimConfig {
     let ov = Overrides {
@@ -15,6 +21,22 @@ fn config(name: &str, set: &[&str]) -> SimConfig {
         ..Default::default()
     };
     scenario::load(name, &ov).expect("built-in scenario loads")
+}
+
+/// The 320-host fat-tree with WebSearch flows at 30 % load under DCQCN, 200 µs.
+fn fat_tree() -> Option<SimConfig> {
+    let dir = lossless_testkit::corpus_dir().join("workloads");
+    let read = |f: &str| {
+        let path = dir.join(f);
+        std::fs::read_to_string(&path)
+            .map_err(|e| eprintln!("SKIPPED fat-tree-320-websearch-dcqcn: {}: {e}", path.display()))
+            .ok()
+    };
+    let topo = read("fat-tree-320.topology.txt")?;
+    let cdf = read("WebSearch_distribution.txt")?;
+    let topo = Topology::parse(&topo, "fat-tree-320.topology.txt").expect("topology parses");
+    let cdf = SizeCdf::parse(&cdf).expect("CDF parses");
+    Some(topo.websearch_dcqcn(cdf, 0.3, Duration::from_us(200)))
 }
 
 fn events_of(c: &SimConfig) -> u64 {
@@ -26,10 +48,19 @@ fn events_of(c: &SimConfig) -> u64 {
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("sim");
     g.sample_size(10);
-    for (label, cfg) in [
+    let mut runs = vec![
         ("incast-64", config("incast", &["senders=64"])),
         ("four-bridge", config("four-bridge", &[])),
-    ] {
+        ("incast-dcqcn", {
+            let mut c = config("incast-dcqcn", &[]);
+            c.duration = Duration::from_ms(2);
+            c
+        }),
+    ];
+    if let Some(c) = fat_tree() {
+        runs.push(("fat-tree-320-websearch-dcqcn", c));
+    }
+    for (label, cfg) in runs {
         let events = events_of(&cfg);
         eprintln!("{label}: {events} events per run, {} simulated", cfg.duration);
         g.throughput(Throughput::Elements(events));

@@ -4,6 +4,10 @@
 //! `cargo run --release -p lossless-sim --example simrun -- incast senders=64 [--json FILE]
 //! [--queue calendar|heap|radix] [--repeat N]`: the event queue to use (calendar, the default)
 //! and how many runs (the best is printed) for before/after comparisons in one binary.
+//!
+//! `simrun fat-tree-websearch [DURATION]` runs the 320-host fat-tree of the shared corpus's
+//! `workloads/` (`$LOSSLESS_CORPUS`, else `shared/corpus` beside the checkout) with WebSearch flows at 30 %
+//! load, all RoCEv2 QPs with DCQCN and ECN marking (HPCC ns-3 presets), for DURATION (200us).
 
 use std::time::Instant as WallClock;
 
@@ -47,7 +51,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         set,
         ..Default::default()
     };
-    let config = scenario::load(&name, &ov)?;
+    let config = if name == "fat-tree-websearch" {
+        let dir = lossless_testkit::corpus_dir().join("workloads");
+        let topo_path = dir.join("fat-tree-320.topology.txt");
+        let topo = lossless_sim::ns3::Topology::parse(
+            &std::fs::read_to_string(&topo_path)?,
+            &topo_path.display().to_string(),
+        )?;
+        let cdf = lossless_sim::traffic::SizeCdf::parse(&std::fs::read_to_string(
+            dir.join("WebSearch_distribution.txt"),
+        )?)?;
+        let d = ov.set.first().map_or("200us", String::as_str);
+        topo.websearch_dcqcn(cdf, 0.3, scenario::parse_duration(d)?)
+    } else {
+        scenario::load(&name, &ov)?
+    };
     let mut best: Option<(u64, f64, Report)> = None;
     for _ in 0..repeat.max(1) {
         let r = match queue.as_str() {

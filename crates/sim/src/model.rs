@@ -49,6 +49,7 @@ impl ModelConfig {
     /// How long the wire is taken by a frame of `len` bytes (FCS included) at `rate`: 802.3
     /// adds preamble, SFD and gap; the ns-3 framing takes the frame alone, rounded down to a
     /// nanosecond. This is also the pacing gap of a sender at `rate`.
+    #[inline(always)]
     pub fn wire_time(&self, rate: Rate, len: u64) -> Duration {
         match self.framing {
             Framing::Ieee8023 => rate.wire_time(len),

@@ -175,7 +175,7 @@ impl PcapSink {
             w.write_pcapng_block(idb).map_err(|e| pcap_error(&path, e))?;
             writers.push((path, w));
         }
-        // per node, its ports in local order (link i has ports 2i at `a` and 2i + 1 at `b`)
+        // each node's ports in local order (link i has ports 2i at `a` and 2i + 1 at `b`)
         let mut node_ports = vec![Vec::new(); config.nodes.len()];
         for (i, link) in config.links.iter().enumerate() {
             node_ports[link.a as usize].push(2 * i as PortId);

@@ -1,9 +1,12 @@
 //! A trace sink writing a VCD waveform (opens in GTKWave), in the spirit of document 002's
-//! timing diagram. Per port: `tx` (0 idle, 1 data, 2 PAUSE/PFC frame on the wire, from the
-//! first preamble bit to the last FCS bit), `request` (the XOFF request per priority — module
-//! A's `fc_rdy` for a PAUSE port is bit 0), `paused` (the priorities the port may not start —
-//! document 002's `fc` to module B), and `pause_quanta` (the pause time last received, cleared
-//! when the pause ends). Timescale 1 ps.
+//! timing diagram. Per port, the engine's own signals: `tx` (0 idle, 1 data, 2 PAUSE/PFC
+//! frame, 3 LLDP on the wire, from the first preamble bit to the last FCS bit), `request` (the
+//! XOFF request per priority), `paused` (the priorities the port may not start) and
+//! `pause_quanta` (the pause time last received, cleared when the pause ends); beside them
+//! document 002's names: `fc_rdy` (module A asks its MAC TX for flow control: any priority
+//! requested, bit 0 of `request` on a PAUSE port), `fc` (MAC RX tells module B to stop: any
+//! priority paused) and `mac_tx_state` (a string, `idle`, `data`, `pause` or `lldp`, the MAC
+//! TX state `tx` counts). Timescale 1 ps.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -16,7 +19,19 @@ use crate::config::SimConfig;
 use crate::frame::PortId;
 use crate::observer::{Observer, WireFrame};
 
-const SIGNALS: [(&str, u32); 4] = [("tx", 2), ("request", 8), ("paused", 8), ("pause_quanta", 16)];
+/// Per port: name and width; width 0 is a VCD string (GTKWave's extension).
+const SIGNALS: [(&str, u32); 7] = [
+    ("tx", 2),
+    ("request", 8),
+    ("paused", 8),
+    ("pause_quanta", 16),
+    ("fc_rdy", 1),
+    ("fc", 1),
+    ("mac_tx_state", 0),
+];
+/// Index of `mac_tx_state` in [`SIGNALS`], and the texts its values stand for (those of `tx`).
+const MAC_TX_STATE: u32 = 6;
+const MAC_TX_STATES: [&str; 4] = ["idle", "data", "pause", "lldp"];
 
 /// Writes value changes as VCD while the simulation runs. Every trace call but one carries
 /// the simulator's current time, and the exception (a frame's last bit, in the future) is
@@ -31,6 +46,7 @@ pub struct VcdSink<W: Write> {
     last: Option<Instant>,
     error: Option<io::Error>,
     request: Vec<u8>,
+    paused: Vec<u8>,
     /// Off only in tests: hold every change to the end (the whole-run sort this streams).
     streaming: bool,
 }
@@ -54,13 +70,22 @@ impl<W: Write> VcdSink<W> {
         for (p, name) in names.iter().enumerate() {
             writeln!(out, "$scope module {name} $end")?;
             for (i, (sig, width)) in SIGNALS.iter().enumerate() {
-                writeln!(out, "$var wire {width} {} {sig} $end", ids[p * SIGNALS.len() + i])?;
+                let id = &ids[p * SIGNALS.len() + i];
+                if *width == 0 {
+                    writeln!(out, "$var string 1 {id} {sig} $end")?;
+                } else {
+                    writeln!(out, "$var wire {width} {id} {sig} $end")?;
+                }
             }
             writeln!(out, "$upscope $end")?;
         }
         writeln!(out, "$upscope $end\n$enddefinitions $end\n#0\n$dumpvars")?;
-        for i in &ids {
-            writeln!(out, "b0 {i}")?;
+        for (k, i) in ids.iter().enumerate() {
+            if SIGNALS[k % SIGNALS.len()].1 == 0 {
+                writeln!(out, "s{} {i}", MAC_TX_STATES[0])?;
+            } else {
+                writeln!(out, "b0 {i}")?;
+            }
         }
         writeln!(out, "$end")?;
         Ok(VcdSink {
@@ -71,6 +96,7 @@ impl<W: Write> VcdSink<W> {
             last: None,
             error: None,
             request: vec![0; names.len()],
+            paused: vec![0; names.len()],
             streaming: true,
         })
     }
@@ -108,7 +134,13 @@ impl<W: Write> VcdSink<W> {
                 writeln!(self.out, "#{}", t.as_ps())?;
                 self.last = Some(t);
             }
-            writeln!(self.out, "b{v:b} {}", self.ids[sig as usize])
+            let id = &self.ids[sig as usize];
+            if sig % SIGNALS.len() as u32 == MAC_TX_STATE {
+                let text = MAC_TX_STATES.get(v as usize).unwrap_or(&"unknown");
+                writeln!(self.out, "s{text} {id}")
+            } else {
+                writeln!(self.out, "b{v:b} {id}")
+            }
         })();
         if let Err(e) = r {
             self.error = Some(e);
@@ -171,13 +203,16 @@ impl<W: Write> Observer for VcdSink<W> {
             WireFrame::Lldp { .. } => 3,
         };
         self.push(start, port, 0, v);
+        self.push(start, port, MAC_TX_STATE, v);
         self.push(last_bit, port, 0, 0);
+        self.push(last_bit, port, MAC_TX_STATE, 0);
         self.release(start);
     }
     fn request_changed(&mut self, port: PortId, prio: u8, on: bool, at: Instant) {
         let Some(r) = self.request.get_mut(port as usize) else {
             return;
         };
+        let before = *r;
         if on {
             *r |= 1 << prio;
         } else {
@@ -185,10 +220,19 @@ impl<W: Write> Observer for VcdSink<W> {
         }
         let v = u32::from(*r);
         self.push(at, port, 1, v);
+        if (before != 0) != (v != 0) {
+            self.push(at, port, 4, u32::from(v != 0));
+        }
         self.release(at);
     }
     fn pause_changed(&mut self, port: PortId, mask: u8, at: Instant) {
         self.push(at, port, 2, u32::from(mask));
+        if let Some(p) = self.paused.get_mut(port as usize) {
+            let before = std::mem::replace(p, mask);
+            if (before != 0) != (mask != 0) {
+                self.push(at, port, 5, u32::from(mask != 0));
+            }
+        }
         if mask == 0 {
             self.push(at, port, 3, 0);
         }
@@ -251,9 +295,10 @@ mod tests {
             let (sorted, held, _) = waveform(name, us, false);
             assert!(streamed.lines().count() > 100, "{name}: a real waveform");
             assert_eq!(streamed, sorted, "{name}");
+            // a frame end is two held changes: `tx` and `mac_tx_state` back to idle
             assert!(
-                most <= ports,
-                "{name}: at most one frame end per port held back, found {most} for {ports} ports"
+                most <= 2 * ports,
+                "{name}: at most one frame end per port held back, found {most} changes for {ports} ports"
             );
             assert!(held > 10 * ports, "{name}: the reference holds the run ({held})");
         }

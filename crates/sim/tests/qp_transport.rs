@@ -92,6 +92,29 @@ fn go_back_n_recovers_tail_drops_and_delivers_every_byte_once() {
         tail_drops(&r)
     );
     assert!(r.cn.as_ref().unwrap().every_byte_once);
+    assert_injected_are_the_qps_frames(&r);
+}
+
+/// Conservation with retransmissions: every frame injected is a QP's data packet (first
+/// sending or retransmission) or a reply, and each is delivered, dropped with a reason,
+/// queued or on a wire at the end.
+fn assert_injected_are_the_qps_frames(r: &Report) {
+    let c = &r.conservation;
+    let sent: u64 = r
+        .flows
+        .iter()
+        .map(|f| {
+            let q = f.qp.as_ref().unwrap();
+            q.data_sent_frames + q.replies_sent_frames
+        })
+        .sum();
+    assert_eq!(c.injected_frames, sent);
+    let dropped: u64 = c.dropped_frames.values().sum();
+    assert_eq!(
+        c.injected_frames,
+        c.delivered_frames + c.queued_frames + c.in_flight_frames + dropped
+    );
+    assert!(c.balanced);
 }
 
 #[test]
@@ -113,6 +136,7 @@ fn irn_resends_exactly_the_packets_the_switch_dropped() {
         assert!(f.completion_ps.is_some());
         assert_eq!(f.qp.as_ref().unwrap().transport_delivered_bytes, 1_000_000);
     }
+    assert_injected_are_the_qps_frames(&r);
 }
 
 #[test]

@@ -115,16 +115,40 @@ fn mac1_resumes_at_once_on_xon_and_when_the_timer_runs_out_in_case_2() {
     );
 }
 
-/// (time in ps, value) of every change of VCD signal `id`.
+/// The identifier of VCD signal `name` in port scope `scope`, read from the header.
+fn vcd_id(text: &str, scope: &str, name: &str) -> String {
+    let mut current = "";
+    for line in text.lines() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        match w.as_slice() {
+            ["$scope", "module", s, "$end"] => current = s,
+            ["$var", _, _, id, n, "$end"] if current == scope && *n == name => {
+                return id.to_string();
+            }
+            ["$enddefinitions", ..] => break,
+            _ => {}
+        }
+    }
+    panic!("no signal {scope}.{name} in the VCD header")
+}
+
+/// (time in ps, value) of every change of VCD signal `id` after the initial values (`b` vectors
+/// and `s` strings alike).
 fn vcd_changes(text: &str, id: &str) -> Vec<(u128, String)> {
     let mut t = 0u128;
     let mut out = Vec::new();
+    let mut dumped = false;
     for line in text.lines() {
-        if let Some(ts) = line.strip_prefix('#') {
+        if line == "$end" {
+            dumped = true;
+        } else if let Some(ts) = line.strip_prefix('#') {
             t = ts.parse().unwrap();
-        } else if let Some((v, i)) = line.strip_prefix('b').and_then(|l| l.split_once(' '))
+        } else if let Some((v, i)) = line
+            .strip_prefix('b')
+            .or_else(|| line.strip_prefix('s'))
+            .and_then(|l| l.split_once(' '))
             && i == id
-            && !(t == 0 && v == "0")
+            && dumped
         {
             out.push((t, v.to_string()));
         }
@@ -132,38 +156,70 @@ fn vcd_changes(text: &str, id: &str) -> Vec<(u128, String)> {
     out
 }
 
-#[test]
-fn the_waveform_shows_fc_rdy_and_fc_at_the_documented_instants() {
+fn two_chip_waveform() -> String {
     let c = common::load("two-chip", &[], None);
     let sink = lossless_sim::vcd::VcdSink::new(&c, Vec::new()).unwrap();
     let mut sim = Simulator::with_observer(c, sink).unwrap();
     sim.run();
     sim.observer_mut().finish().unwrap();
-    let text = String::from_utf8(sim.observer().get_ref().clone()).unwrap();
-    // module_a_0: signals ! tx, " request (fc_rdy), # paused, $ quanta; module_b_0: % & ' (
-    let fc_rdy = vcd_changes(&text, "\"");
-    assert_eq!(
-        fc_rdy,
-        [
-            (10_000_000, "1"),
-            (50_000_000, "0"),
-            (150_000_000, "1"),
-            (202_428_800, "0")
-        ]
-        .map(|(t, v)| (t, v.to_string()))
-    );
-    // fc (MAC1 paused): from reception (+67.6 ns) + reaction delay (3.072 µs) until the XON
-    // arrives (case 1) or the last pause runs out (case 2)
-    let fc = vcd_changes(&text, "'");
-    assert_eq!(
-        fc,
-        [
-            (13_139_600, "1"),
-            (50_067_600, "0"),
-            (153_139_600, "1"),
-            (228_710_800, "0")
-        ]
-        .map(|(t, v)| (t, v.to_string()))
+    String::from_utf8(sim.observer().get_ref().clone()).unwrap()
+}
+
+const FC_RDY: [(u128, &str); 4] = [
+    (10_000_000, "1"),
+    (50_000_000, "0"),
+    (150_000_000, "1"),
+    (202_428_800, "0"),
+];
+// fc (MAC1 paused): from reception (+67.6 ns) + reaction delay (3.072 µs) until the XON
+// arrives (case 1) or the last pause runs out (case 2)
+const FC: [(u128, &str); 4] = [
+    (13_139_600, "1"),
+    (50_067_600, "0"),
+    (153_139_600, "1"),
+    (228_710_800, "0"),
+];
+
+fn owned(v: &[(u128, &str)]) -> Vec<(u128, String)> {
+    v.iter().map(|&(t, s)| (t, s.to_string())).collect()
+}
+
+#[test]
+fn the_waveform_shows_fc_rdy_and_fc_at_the_documented_instants() {
+    let text = two_chip_waveform();
+    // the engine's own signals: module A's request vector (bit 0 = fc_rdy on a PAUSE port) and
+    // module B's paused vector
+    let request = vcd_changes(&text, &vcd_id(&text, "module_a_0", "request"));
+    assert_eq!(request, owned(&FC_RDY));
+    let paused = vcd_changes(&text, &vcd_id(&text, "module_b_0", "paused"));
+    assert_eq!(paused, owned(&FC));
+}
+
+#[test]
+fn the_waveform_carries_document_002s_signal_names() {
+    let text = two_chip_waveform();
+    // fc_rdy on MAC0's side (module A raises it), fc on MAC1's side (MAC1 RX tells module B)
+    let fc_rdy = vcd_changes(&text, &vcd_id(&text, "module_a_0", "fc_rdy"));
+    assert_eq!(fc_rdy, owned(&FC_RDY));
+    let fc = vcd_changes(&text, &vcd_id(&text, "module_b_0", "fc"));
+    assert_eq!(fc, owned(&FC));
+    // MAC0 TX state follows `tx` exactly, as text: every PAUSE frame is `pause`, back to `idle`
+    let a = "module_a_0";
+    let tx = vcd_changes(&text, &vcd_id(&text, a, "tx"));
+    let state = vcd_changes(&text, &vcd_id(&text, a, "mac_tx_state"));
+    let names = ["idle", "data", "pause", "lldp"];
+    let from_tx: Vec<(u128, String)> = tx
+        .iter()
+        .map(|(t, v)| (*t, names[usize::from_str_radix(v, 2).unwrap()].to_string()))
+        .collect();
+    assert_eq!(state, from_tx);
+    assert!(state.iter().any(|(_, s)| s == "pause"), "MAC0 sent PAUSE frames");
+    assert!(
+        text.contains(&format!(
+            "$var string 1 {} mac_tx_state $end",
+            vcd_id(&text, a, "mac_tx_state")
+        )),
+        "mac_tx_state is declared as a string"
     );
 }
 

@@ -103,8 +103,8 @@ pub struct SimArgs {
     /// Write one pcapng per link direction into DIR (PFC/PAUSE as MAC Control frames).
     #[arg(long, value_name = "DIR")]
     pub pcap: Option<PathBuf>,
-    /// Write a VCD waveform (GTKWave) of every port: tx state, request (fc_rdy), paused (fc),
-    /// received pause time.
+    /// Write a VCD waveform (GTKWave) of every port: tx, request, paused, received pause time,
+    /// and document 002's fc_rdy, fc and mac_tx_state (idle/data/pause).
     #[arg(long, value_name = "FILE")]
     pub vcd: Option<PathBuf>,
     /// Write an HTML report with SVG plots (throughput per priority, buffer occupancy, pause
@@ -294,21 +294,19 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     let to_stdout =
         json.as_ref().is_some_and(Output::is_stdout) || vcd.as_ref().is_some_and(|v| v.get_ref().is_stdout());
     let say = Say::new(args.quiet, to_stdout);
-    // the twin without congestion notification runs on another thread meanwhile (once every
-    // output is checked)
-    let twin_config = if args.no_twin {
+    // the twin without congestion notification runs on another thread meanwhile
+    let twin = if args.no_twin {
         None
     } else {
         lossless_sim::cn_report::cn_off(&config)
-    };
-    let mut twin = twin_config.map(|c| {
+    }
+    .map(|c| {
         std::thread::spawn(move || {
             let mut sim = Simulator::new(c).ok()?;
             sim.run();
             Some(Report::collect(&sim))
         })
     });
-    let mut twin_report = || twin.take().and_then(|h| h.join().ok().flatten());
     let pcap = match &args.pcap {
         Some(dir) => Some(PcapSink::create(dir, &config)?),
         None => None,
@@ -327,15 +325,12 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     let ran = if pcap.is_some() || vcd.is_some() || html.is_some() {
         let mut sim = Simulator::with_observer(config, (pcap, (vcd, html)))
             .with_context(|| format!("{name}: the scenario loads but cannot be built"))?;
-        let mut ran = execute(&mut sim, &|sim| {
+        let ran = execute(&mut sim, &|sim| {
             let (pcap, (vcd, _)) = sim.observer();
             pcap.as_ref().is_some_and(PcapSink::failed) || vcd.as_ref().is_some_and(VcdSink::failed)
         });
         if ran.interrupted {
             return Ok(interrupted(&sim));
-        }
-        if let Some(without) = twin_report() {
-            ran.report.compare_with_cn_off(&without);
         }
         let end = sim.now();
         let (pcap, (vcd, html)) = sim.observer_mut();
@@ -368,16 +363,16 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     } else {
         let mut sim = Simulator::with_observer(config, NoObserver)
             .with_context(|| format!("{name}: the scenario loads but cannot be built"))?;
-        let mut ran = execute(&mut sim, &|_| false);
+        let ran = execute(&mut sim, &|_| false);
         if ran.interrupted {
             return Ok(interrupted(&sim));
         }
-        if let Some(without) = twin_report() {
-            ran.report.compare_with_cn_off(&without);
-        }
         ran
     };
-    let report = ran.report;
+    let mut report = ran.report;
+    if let Some(without) = twin.and_then(|h| h.join().ok().flatten()) {
+        report.compare_with_cn_off(&without);
+    }
     if let Some(mut out) = json {
         serde_json::to_writer_pretty(&mut out, &report)?;
         out.write_all_named(b"\n")?;

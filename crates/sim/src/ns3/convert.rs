@@ -13,13 +13,14 @@ use lossless_proto::dcqcn::{NpParams, RpParams};
 use lossless_proto::ecn::{EcnConfig, MarkPoint};
 use lossless_proto::flow_control::FlowControlConfig;
 use lossless_proto::rocev2::RcConfig;
-use lossless_proto::units::{Duration, Instant};
+use lossless_proto::units::{Duration, Instant, Rate};
 
-use super::{Ns3Error, Run};
+use super::{Link, Ns3Error, Run, Topology};
 use crate::buffer::Threshold;
 use crate::config::{HostConfig, LinkConfig, NodeConfig, NodeKind, SimConfig, SwitchConfig};
+use crate::frame::NodeId;
 use crate::model::ModelConfig;
-use crate::traffic::{FlowSpec, Pattern};
+use crate::traffic::{FlowSpec, Pattern, SizeCdf, Workload};
 use crate::transport::{CcSpec, EcnSpec, QpSpec};
 
 impl Run {
@@ -55,36 +56,27 @@ impl Run {
         for f in &self.flows {
             lossless |= 1 << f.pg;
         }
-        let mut nodes = Vec::with_capacity(t.nodes as usize);
-        for id in 0..t.nodes {
-            if !t.is_switch[id as usize] {
-                nodes.push(NodeConfig {
-                    name: format!("h{id}"),
-                    kind: NodeKind::Host(HostConfig::default()),
-                    dcbx: None,
-                });
-                continue;
+        // ECN thresholds of each port rate from the config's maps (KB of 1000 bytes)
+        let ecn = |ports: &[&Link]| -> Result<Option<EcnSpec>, Ns3Error> {
+            if !c.enable_qcn {
+                return Ok(None);
             }
-            let ports: Vec<_> = t.links.iter().filter(|l| l.a == id || l.b == id).collect();
-            // the reference's headroom per port: 3 × rate × delay / 8 (third.cc)
-            let headroom = ports
-                .iter()
-                .map(|l| (u128::from(l.rate.bps()) * l.delay.as_ps() / 8 / 1_000_000_000_000 * 3) as u64)
-                .max()
-                .unwrap_or(0);
             let mut by_rate = Vec::new();
-            for l in &ports {
+            for l in ports {
                 if by_rate.iter().any(|(r, _)| *r == l.rate) {
                     continue;
                 }
-                let find = |m: &[(lossless_proto::units::Rate, u64)], key: &str| {
+                let find = |m: &[(Rate, u64)], key: &str| {
                     m.iter().find(|(r, _)| *r == l.rate).map(|(_, v)| *v).ok_or_else(|| {
-                        err(key, format!("no entry for the {} link of line {}: the reference asserts one per link rate", l.rate, l.line))
+                        err(
+                            key,
+                            format!(
+                                "no entry for the {} link of line {}: the reference asserts one per link rate",
+                                l.rate, l.line
+                            ),
+                        )
                     })
                 };
-                if !c.enable_qcn {
-                    break;
-                }
                 let kmin = find(&c.kmin_kb, "KMIN_MAP")?;
                 let kmax = find(&c.kmax_kb, "KMAX_MAP")?;
                 let pmax = c
@@ -107,47 +99,30 @@ impl Run {
                 cfg.validate().map_err(|e| err("KMIN_MAP", e.to_string()))?;
                 by_rate.push((l.rate, cfg));
             }
-            nodes.push(NodeConfig {
-                name: format!("s{id}"),
-                kind: NodeKind::Switch(SwitchConfig {
-                    buffer_bytes: c.buffer_mib * 1024 * 1024,
-                    threshold: Threshold::Dynamic { alpha_1024: 128 },
-                    xon_offset_bytes: 3072,
-                    headroom_bytes: Some(headroom),
-                    mtu: u64::from(c.packet_payload_size),
-                    // class 0 (PFC and CNPs in the reference) is never marked
-                    ecn: c.enable_qcn.then_some(EcnSpec {
-                        config: None,
-                        by_rate,
-                        hpcc_ns3_by_rate: false,
-                        priorities: 0xFE,
-                    }),
-                    qcn: None,
-                }),
-                dcbx: None,
-            });
-        }
-        let links = t
-            .links
-            .iter()
-            .map(|l| {
-                let fc = FlowControlConfig::pfc(l.rate, [0; 6], lossless);
-                LinkConfig {
-                    a: l.a,
-                    b: l.b,
-                    rate: l.rate,
-                    length_m: 0,
-                    delay: Some(l.delay),
-                    interface_delay: Duration::ZERO,
-                    fc_a: fc,
-                    fc_b: fc,
-                    ets: None,
-                    ets_idle_slope: [None; 8],
-                    dcbx_a: None,
-                    dcbx_b: None,
-                }
-            })
-            .collect();
+            // class 0 (PFC and CNPs in the reference) is never marked
+            Ok(Some(EcnSpec {
+                config: None,
+                by_rate,
+                hpcc_ns3_by_rate: false,
+                priorities: 0xFE,
+            }))
+        };
+        let mut sim = t.sim_config(
+            name,
+            c.buffer_mib * 1024 * 1024,
+            lossless,
+            u64::from(c.packet_payload_size),
+            ecn,
+        )?;
+        sim.duration = c.stop_time;
+        sim.description = format!(
+            "HPCC ns-3 run: {} nodes, {} links, {} flows (CC_MODE {}, ECN {})",
+            t.nodes,
+            t.links.len(),
+            self.flows.len(),
+            c.cc_mode,
+            if c.enable_qcn { "on" } else { "off" }
+        );
         let rc = RcConfig {
             mtu: c.packet_payload_size,
             ..RcConfig::hpcc_ns3()
@@ -182,24 +157,145 @@ impl Run {
                 })),
             })
             .collect();
+        sim.flows = flows;
+        Ok(sim)
+    }
+}
+
+impl Topology {
+    /// The topology as a simulation without traffic (add flows or workloads): hosts `h<id>`
+    /// and switches `s<id>` keeping the file's node ids, links with their delays and PFC on the
+    /// priorities of `lossless`, switches with `buffer_bytes` of shared buffer (dynamic
+    /// threshold 1/8, XON 3072 bytes below it, the reference's headroom 3 × rate × delay of
+    /// their fastest port per lossless priority) and the ECN marking `ecn` gives for their
+    /// ports; the HPCC ns-3 modelling choices; 1 s long.
+    pub fn sim_config<E>(
+        &self,
+        name: &str,
+        buffer_bytes: u64,
+        lossless: u8,
+        mtu: u64,
+        ecn: impl Fn(&[&Link]) -> Result<Option<EcnSpec>, E>,
+    ) -> Result<SimConfig, E> {
+        let t = self;
+        let mut nodes = Vec::with_capacity(t.nodes as usize);
+        for id in 0..t.nodes {
+            if !t.is_switch[id as usize] {
+                nodes.push(NodeConfig {
+                    name: format!("h{id}"),
+                    kind: NodeKind::Host(HostConfig::default()),
+                    dcbx: None,
+                });
+                continue;
+            }
+            let ports: Vec<&Link> = t.links.iter().filter(|l| l.a == id || l.b == id).collect();
+            // the reference's headroom per port: 3 × rate × delay / 8 (third.cc)
+            let headroom = ports
+                .iter()
+                .map(|l| (u128::from(l.rate.bps()) * l.delay.as_ps() / 8 / 1_000_000_000_000 * 3) as u64)
+                .max()
+                .unwrap_or(0);
+            nodes.push(NodeConfig {
+                name: format!("s{id}"),
+                kind: NodeKind::Switch(SwitchConfig {
+                    buffer_bytes,
+                    threshold: Threshold::Dynamic { alpha_1024: 128 },
+                    xon_offset_bytes: 3072,
+                    headroom_bytes: Some(headroom),
+                    mtu,
+                    ecn: ecn(&ports)?,
+                    qcn: None,
+                }),
+                dcbx: None,
+            });
+        }
+        let links = t
+            .links
+            .iter()
+            .map(|l| {
+                let fc = FlowControlConfig::pfc(l.rate, [0; 6], lossless);
+                LinkConfig {
+                    a: l.a,
+                    b: l.b,
+                    rate: l.rate,
+                    length_m: 0,
+                    delay: Some(l.delay),
+                    interface_delay: Duration::ZERO,
+                    fc_a: fc,
+                    fc_b: fc,
+                    ets: None,
+                    ets_idle_slope: [None; 8],
+                    dcbx_a: None,
+                    dcbx_b: None,
+                }
+            })
+            .collect();
         Ok(SimConfig {
             name: name.to_string(),
-            description: format!(
-                "HPCC ns-3 run: {} nodes, {} links, {} flows (CC_MODE {}, ECN {})",
-                t.nodes,
-                t.links.len(),
-                self.flows.len(),
-                c.cc_mode,
-                if c.enable_qcn { "on" } else { "off" }
-            ),
+            description: format!("{} nodes, {} links", t.nodes, t.links.len()),
             seed: 1,
-            duration: c.stop_time,
+            duration: Duration::from_secs(1),
             nodes,
             links,
-            flows,
+            flows: Vec::new(),
             workloads: Vec::new(),
             signals: Vec::new(),
             model: ModelConfig::HPCC_NS3,
         })
+    }
+}
+
+impl Topology {
+    /// The topology with Poisson flow arrivals between all its hosts (as the reference's
+    /// `traffic_gen.py` draws them: each host a source at `load` of its link, uniformly random
+    /// other destinations, sizes from `cdf`), every flow a RoCEv2 QP with the reference's
+    /// transport and DCQCN (its `hpcc_ns3` presets, CNPs as ACK flags) on priority 3, and ECN
+    /// marking at every switch with the reference's thresholds for each port's rate (Kmin
+    /// 100 KB and Kmax 400 KB per 25 Gb/s, Pmax 0.2, at dequeue), for `duration`.
+    pub fn websearch_dcqcn(&self, cdf: SizeCdf, load: f64, duration: Duration) -> SimConfig {
+        let ecn = |_: &[&Link]| -> Result<Option<EcnSpec>, std::convert::Infallible> {
+            Ok(Some(EcnSpec {
+                config: None,
+                by_rate: Vec::new(),
+                hpcc_ns3_by_rate: true,
+                priorities: 0xFE,
+            }))
+        };
+        let Ok(mut sim) = self.sim_config("websearch-dcqcn", 32 << 20, 1 << 3, 1000, ecn);
+        let hosts: Vec<NodeId> = (0..self.nodes).filter(|&n| !self.is_switch[n as usize]).collect();
+        let total_bps: u128 = self
+            .links
+            .iter()
+            .filter(|l| !self.is_switch[l.a as usize] || !self.is_switch[l.b as usize])
+            .map(|l| u128::from(l.rate.bps()))
+            .sum();
+        sim.name = "websearch-dcqcn".into();
+        sim.description = format!(
+            "{} hosts, Poisson flows at {:.0} % load, sizes from the CDF, DCQCN (HPCC ns-3 presets)",
+            hosts.len(),
+            load * 100.0
+        );
+        sim.duration = duration;
+        sim.workloads.push(Workload {
+            name: "websearch".into(),
+            mean_interarrival: Workload::interarrival_for_bps(&cdf, load, total_bps),
+            src: hosts.clone(),
+            dst: hosts,
+            priority: 3,
+            mtu: 1000,
+            cdf,
+            start: Instant::ZERO,
+            stop: Instant::MAX,
+            transport: Some(Box::new(QpSpec {
+                rc: RcConfig::hpcc_ns3(),
+                cc: CcSpec::Dcqcn {
+                    rp: RpParams::hpcc_ns3(),
+                    np: NpParams::hpcc_ns3(),
+                },
+                ack_priority: 3,
+                udp_dport: 100,
+            })),
+        });
+        sim
     }
 }

@@ -161,8 +161,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     lldp_wire: VecDeque::new(),
                     pull: 0,
                     reply_first: false,
-                    ecn_mask,
-                    cp_mask,
+                    staged: 0,
+                    cn_mask: ecn_mask | cp_mask,
                     cn,
                 });
             }
@@ -201,7 +201,6 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                             Box::new(Nic {
                                 qp_ready: std::array::from_fn(|_| Vec::with_capacity(16)),
                                 last_served: [FlowId::MAX; 8],
-                                staged: 0,
                                 replies: VecDeque::new(),
                             })
                         }),

@@ -81,12 +81,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
     }
 
+    #[inline(always)]
     pub(super) fn deliver(&mut self, node: NodeId, frame: Frame) {
         let now = self.now;
         self.totals.delivered += 1;
         if frame.kind != FrameKind::Plain {
-            self.roce_receive(node, frame);
-            self.observer.delivered(node, &frame, now);
+            self.deliver_roce(node, frame);
             return;
         }
         let fs = &mut self.flows[frame.flow as usize];
@@ -116,6 +116,14 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 return;
             }
         }
+    }
+
+    /// [`Self::deliver`] of a RoCEv2 frame or CNM (kept out of the plain frames' path).
+    #[inline(never)]
+    fn deliver_roce(&mut self, node: NodeId, frame: Frame) {
+        let now = self.now;
+        self.roce_receive(node, frame);
+        self.observer.delivered(node, &frame, now);
     }
 
     pub(super) fn on_emit(&mut self, f: FlowId) {

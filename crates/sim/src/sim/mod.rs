@@ -103,10 +103,11 @@ pub(crate) struct Port {
     pull: u8,
     /// Host ports: the NIC's reply queue ([`crate::model::ReplyQueue::First`]) holds frames.
     reply_first: bool,
-    /// Switch ports: bit q set when queue q's frames are ECN-marked.
-    ecn_mask: u8,
-    /// Switch ports: bit q set when queue q is a QCN congestion point.
-    cp_mask: u8,
+    /// Host ports: bit q set while queue q holds a frame pulled from a QP.
+    staged: u8,
+    /// Switch ports: bit q set when queue q's frames are ECN-marked or q is a QCN congestion
+    /// point (the port's `cn` says which).
+    cn_mask: u8,
     /// Switch ports: the ECN markers and QCN congestion points.
     pub(crate) cn: Option<Box<PortCn>>,
 }
@@ -157,8 +158,6 @@ pub(crate) struct Nic {
     qp_ready: [Vec<FlowId>; 8],
     /// The QP of each priority served last (round robin continues after it).
     last_served: [FlowId; 8],
-    /// Bit q set while queue q of the NIC holds a frame pulled from a QP.
-    staged: u8,
     /// Replies (ACK/NAK/SACK/CNP) waiting in the NIC's reply queue
     /// ([`crate::model::ReplyQueue::First`]).
     replies: VecDeque<Frame>,
@@ -367,10 +366,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let now = self.now;
         let port = &mut self.ports[p as usize];
         let q = frame.priority as usize;
-        if port.ecn_mask & (1 << q) != 0
+        let cn = port.cn_mask & (1 << q) != 0;
+        if cn
             && frame.ecn.is_capable()
-            && let Some(cn) = port.cn.as_deref_mut()
-            && cn.mark_at_enqueue(q, port.queued_bytes[q])
+            && let Some(c) = port.cn.as_deref_mut()
+            && c.mark_at_enqueue(q, port.queued_bytes[q])
         {
             frame.ecn = Ecn::Ce;
         }
@@ -383,6 +383,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         port.queued_bytes[q] += frame.len as u64;
         let st = &mut port.stats.prio[q];
         st.peak_queue_bytes = st.peak_queue_bytes.max(port.queued_bytes[q]);
+        if cn {
+            // a QCN congestion point (switch ports only) sees every enqueued frame
+            let node = port.node;
+            self.cp_enqueued(node, p, frame);
+        }
         true
     }
 
@@ -498,8 +503,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if !port.lldp_tx.is_empty() && self.start_lldp(p) {
             return;
         }
-        let port = &self.ports[pi];
-        if (port.pull != 0 || port.reply_first) && self.nic_service(p) {
+        let port = &mut self.ports[pi];
+        if port.pull | port.reply_first as u8 != 0 && self.nic_service(p) {
             return;
         }
         let port = &mut self.ports[pi];
@@ -546,7 +551,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if port.queues[q as usize].is_empty() {
             port.nonempty &= !(1 << q);
         }
-        if port.ecn_mask & (1 << q) != 0
+        // pulled from a QP (host ports): the queue may take the QP's next packet
+        if port.staged != 0 && frame.kind == FrameKind::RoceData {
+            port.staged &= !(1 << q);
+        }
+        if port.cn_mask != 0
+            && port.cn_mask & (1 << q) != 0
             && frame.ecn.is_capable()
             && let Some(cn) = port.cn.as_deref_mut()
             && cn.mark_at_dequeue(q as usize, port.queued_bytes[q as usize])
@@ -571,12 +581,6 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
         self.start_frame(p, frame, slot);
         let node = self.ports[pi].node;
-        if frame.kind == FrameKind::RoceData
-            && let Node::Host(h) = &mut self.nodes[node as usize]
-            && let Some(nic) = h.nic.as_deref_mut()
-        {
-            nic.staged &= !(1 << q);
-        }
         // the freed queue slot goes to the host's longest-blocked flow of this class (one
         // wake-up per frame sent: waking them all costs events quadratic in blocked flows)
         self.wake_blocked(node, q);
@@ -708,24 +712,36 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// The egress port of switch `node` towards `frame`'s destination (ECMP among equal-cost
     /// next hops), or `None` without a route.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn route(&self, node: NodeId, frame: &Frame) -> Option<PortId> {
         let Node::Switch(sw) = &self.nodes[node as usize] else {
             return None;
         };
+        Self::route_in(sw, &self.config, &self.flows, node, frame)
+    }
+
+    /// [`Self::route`] at switch `sw` (node `node`).
+    #[inline(always)]
+    fn route_in(
+        sw: &Switch,
+        config: &SimConfig,
+        flows: &[FlowState],
+        node: NodeId,
+        frame: &Frame,
+    ) -> Option<PortId> {
         let cands = sw.routes.get(frame.dst as usize);
         match cands.len() {
             0 => None,
             1 => Some(cands[0]),
-            n => Some(match self.config.model.ecmp {
+            n => Some(match config.model.ecmp {
                 Ecmp::FlowHash => {
                     // a flow's replies and CNPs hash apart from its data
                     let dir = if frame.kind.is_reverse() { REVERSE_HASH } else { 0 };
-                    let h = splitmix64(frame.flow as u64 ^ ((node as u64) << 32) ^ self.config.seed ^ dir);
+                    let h = splitmix64(frame.flow as u64 ^ ((node as u64) << 32) ^ config.seed ^ dir);
                     cands[(h % n as u64) as usize]
                 }
                 Ecmp::Ns3 => {
-                    let f = &self.flows[frame.flow as usize];
+                    let f = &flows[frame.flow as usize];
                     let (sport, dport) = if frame.kind.is_reverse() {
                         (f.dport, f.sport)
                     } else {
@@ -739,15 +755,15 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     fn switch_receive(&mut self, node: NodeId, p: PortId, frame: Frame) {
-        let Some(out) = self.route(node, &frame) else {
+        let Node::Switch(sw) = &mut self.nodes[node as usize] else {
+            return;
+        };
+        let Some(out) = Self::route_in(sw, &self.config, &self.flows, node, &frame) else {
             self.drop_frame(p, frame, DropReason::NoRoute);
             return;
         };
         let local = self.ports[p as usize].local as usize;
         let lossless = self.ports[p as usize].lossless & (1 << frame.priority) != 0;
-        let Node::Switch(sw) = &mut self.nodes[node as usize] else {
-            return;
-        };
         match sw.buffer.admit(local, frame.priority, frame.len as u64, lossless) {
             Admission::Dropped(reason) => self.drop_frame(p, frame, reason),
             Admission::Admitted { xoff } => {
@@ -756,9 +772,6 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     .buffer_changed(node, local as u32, frame.priority, occ, self.now);
                 if !self.enqueue(out, frame) {
                     return;
-                }
-                if self.ports[out as usize].cp_mask & (1 << frame.priority) != 0 {
-                    self.cp_enqueued(node, out, frame);
                 }
                 if xoff {
                     self.set_pair_xoff(p, frame.priority, true);

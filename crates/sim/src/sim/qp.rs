@@ -685,6 +685,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// The host NIC's part of starting a frame on its idle port `p`: a frame of the reply
     /// queue first (true: it started), then one packet of a ready QP into each priority's
     /// queue that holds none (not started here: transmission selection picks among queues).
+    #[inline(never)]
     pub(super) fn nic_service(&mut self, p: PortId) -> bool {
         let now = self.now;
         let pi = p as usize;
@@ -710,8 +711,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let Node::Host(h) = &self.nodes[node as usize] else {
             return false;
         };
-        let staged = h.nic.as_ref().map_or(0xFF, |n| n.staged);
-        let mut want = self.ports[pi].pull & !staged;
+        if h.nic.is_none() {
+            return false;
+        }
+        let mut want = self.ports[pi].pull & !self.ports[pi].staged;
         while want != 0 {
             let q = want.trailing_zeros() as u8;
             want &= want - 1;
@@ -723,11 +726,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     if !self.enqueue(p, frame) {
                         return true; // engine fault: the run stops
                     }
-                    if let Node::Host(h) = &mut self.nodes[node as usize]
-                        && let Some(nic) = h.nic.as_deref_mut()
-                    {
-                        nic.staged |= 1 << q;
-                    }
+                    self.ports[pi].staged |= 1 << q;
                 }
                 None => self.ports[pi].pull &= !(1 << q),
             }
