@@ -5,6 +5,7 @@ pub mod dcbx;
 pub mod decode;
 pub mod r#gen;
 pub mod headroom;
+pub mod ns3;
 pub mod sim;
 pub mod sweep;
 pub mod watch;

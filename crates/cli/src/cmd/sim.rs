@@ -42,6 +42,16 @@ Examples:
       start your own scenario from a built-in (examples/scenarios/README.md lists every key)
   lossless sim incast --sweep senders=2..=64/2 --sweep seed=1..=3 --json sweep.jsonl
       a sweep on every CPU, one JSON line per point; add --shard I/N to split it over machines
+  cd simulation && lossless sim --ns3 mix/config.txt
+      an HPCC ns-3 experiment, unchanged: reads the config.txt of the fork's `third` and the
+      files it names (relative to the current directory, as the fork opens them, else to the
+      config's), says which keys it ignores, writes fct.txt, pfc.txt (and qlen.txt) in the
+      fork's formats at the config's paths, so the fork's scripts keep working (docs/ns3.md)
+  C=../shared/corpus/hpcc-ns3/ft-k4-websearch
+  lossless sim --ns3 $C/config.txt --ns3-topology $C/topology.txt --ns3-flows $C/flow.txt \\
+               --ns3-out out/ --json out/report.json
+      the corpus's 16-host fat-tree with WebSearch traffic at 30 % load and DCQCN; outputs under
+      out/ instead; compare out/fct.txt with $C/fct.txt (slowdown p50 1.44 vs 1.45)
   lossless sim incast-dcqcn --report rpt/
       8 RoCEv2 QPs under DCQCN converge to fair shares; the report plots each QP's rate
   lossless sim four-bridge-cn
@@ -64,6 +74,21 @@ finished.")]
 pub struct SimArgs {
     /// Built-in scenario name (see --list) or a scenario TOML file; default: four-bridge.
     pub scenario: Option<String>,
+    /// Run an experiment of the HPCC ns-3 simulator from its config.txt (and the topology and
+    /// flow files it names); writes its fct.txt, pfc.txt (and qlen.txt) in the fork's formats.
+    /// See `lossless sim --help` and docs/ns3.md.
+    #[arg(long, value_name = "CONFIG", conflicts_with_all = ["scenario", "list", "show", "set", "sweep", "duration", "pcap", "vcd", "report"])]
+    pub ns3: Option<PathBuf>,
+    /// With --ns3: write fct.txt, pfc.txt and qlen.txt into DIR (by the file names the config
+    /// gives) instead of at the config's paths.
+    #[arg(long, value_name = "DIR", requires = "ns3")]
+    pub ns3_out: Option<PathBuf>,
+    /// With --ns3: the topology file, instead of the config's TOPOLOGY_FILE.
+    #[arg(long, value_name = "FILE", requires = "ns3")]
+    pub ns3_topology: Option<PathBuf>,
+    /// With --ns3: the flow file, instead of the config's FLOW_FILE.
+    #[arg(long, value_name = "FILE", requires = "ns3")]
+    pub ns3_flows: Option<PathBuf>,
     /// List the built-in scenarios and exit.
     #[arg(long)]
     pub list: bool,
@@ -221,6 +246,9 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
             outln!("{:<w$}  {}", b.name, b.summary)?;
         }
         return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(config) = &args.ns3 {
+        return super::ns3::run(&args, config);
     }
     let name = args.scenario.as_deref().unwrap_or(BUILTINS[0].name);
     if args.show {
@@ -393,7 +421,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
 
 /// Says where a run stopped by SIGINT/SIGTERM was; nothing is written (the outputs'
 /// temporary files go with their writers).
-fn interrupted<O: Observer>(sim: &Simulator<O>) -> ExitCode {
+pub(super) fn interrupted<O: Observer>(sim: &Simulator<O>) -> ExitCode {
     errln!(
         "interrupted at {} of {} simulated: no output written",
         sim.now().since_epoch(),
@@ -403,17 +431,27 @@ fn interrupted<O: Observer>(sim: &Simulator<O>) -> ExitCode {
 }
 
 /// What [`execute`] came to.
-struct Ran {
-    report: Report,
-    wall_s: f64,
-    simulated_s: f64,
+pub(super) struct Ran {
+    pub(super) report: Report,
+    pub(super) wall_s: f64,
+    pub(super) simulated_s: f64,
     /// SIGINT/SIGTERM stopped the run before its end.
-    interrupted: bool,
+    pub(super) interrupted: bool,
 }
 
 /// Runs a simulator to its end (or until SIGINT/SIGTERM, or `failed` says an output broke)
 /// with a progress bar after one second.
 fn execute<O: Observer>(sim: &mut Simulator<O>, failed: &dyn Fn(&Simulator<O>) -> bool) -> Ran {
+    execute_with(sim, failed, &mut |sim, until| sim.run_until(until))
+}
+
+/// [`execute`] with the step that runs the simulator to an instant and says whether it reached
+/// its end (e.g. a monitor sampling on the way).
+pub(super) fn execute_with<O: Observer>(
+    sim: &mut Simulator<O>,
+    failed: &dyn Fn(&Simulator<O>) -> bool,
+    step: &mut dyn FnMut(&mut Simulator<O>, lossless_proto::units::Instant) -> bool,
+) -> Ran {
     let wall = WallClock::now();
     let end = sim.end();
     let bar = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::hidden());
@@ -427,7 +465,8 @@ fn execute<O: Observer>(sim: &mut Simulator<O>, failed: &dyn Fn(&Simulator<O>) -
     let mut interrupted = false;
     loop {
         let t0 = WallClock::now();
-        let done = sim.run_until(slicer.next(sim.now()));
+        let next = slicer.next(sim.now());
+        let done = step(sim, next);
         slicer.took(t0.elapsed());
         if signals::stop_requested() {
             interrupted = !done;

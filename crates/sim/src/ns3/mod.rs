@@ -9,12 +9,16 @@
 //! Every error names the file, the line, the key or field, what was found and what is allowed.
 
 mod convert;
+mod output;
 mod parse;
 
 use std::path::{Path, PathBuf};
 
 use lossless_proto::units::{Duration, Instant, Rate};
 
+pub use output::{
+    Ns3Observer, OutputKeys, PfcLine, QlenMonitor, Resolved, resolve_input, write_fct, write_pfc,
+};
 pub use parse::ns_of_seconds;
 use parse::{Tokens, micros};
 
@@ -94,17 +98,15 @@ pub struct Config {
     pub buffer_mib: u64,
     /// Keys read and ignored.
     pub ignored: Vec<IgnoredKey>,
+    /// The output files the config names (`FCT_OUTPUT_FILE`, `PFC_OUTPUT_FILE`, the queue
+    /// monitor's `QLEN_MON_*`).
+    pub outputs: OutputKeys,
 }
 
 /// Keys accepted and not used, and why.
-const IGNORED: [(&str, &str); 18] = [
+const IGNORED: [(&str, &str); 13] = [
     ("TRACE_FILE", "packet traces are not written (use --pcap)"),
     ("TRACE_OUTPUT_FILE", "packet traces are not written (use --pcap)"),
-    ("FCT_OUTPUT_FILE", "FCTs are in the report"),
-    ("PFC_OUTPUT_FILE", "PFC frames are in the report"),
-    ("QLEN_MON_FILE", "queue lengths are in the report"),
-    ("QLEN_MON_START", "queue lengths are in the report"),
-    ("QLEN_MON_END", "queue lengths are in the report"),
     ("ENABLE_TRACE", "packet traces are not written"),
     ("DCTCP_RATE_AI", "DCTCP only (CC_MODE 8)"),
     ("GLOBAL_T", "window-based CC only (HAS_WIN 1)"),
@@ -121,8 +123,16 @@ const IGNORED: [(&str, &str); 18] = [
     ),
 ];
 /// More ignored keys (split to keep the table readable).
-const IGNORED_2: [(&str, &str); 5] = [
+const IGNORED_2: [(&str, &str); 7] = [
     ("PINT_LOG_BASE", "PINT only"),
+    (
+        "DATA_RATE",
+        "read and unused by the fork (link rates come from the topology file)",
+    ),
+    (
+        "LINK_DELAY",
+        "read and unused by the fork (link delays come from the topology file)",
+    ),
     ("PINT_PROB", "PINT only"),
     (
         "USE_DYNAMIC_PFC_THRESHOLD",
@@ -163,6 +173,7 @@ impl Config {
             pmax: Vec::new(),
             buffer_mib: 16,
             ignored: Vec::new(),
+            outputs: OutputKeys::default(),
         };
         let mut seen_topology = false;
         let mut seen_flows = false;
@@ -245,6 +256,8 @@ impl Config {
                     }
                 }
                 "BUFFER_SIZE" => c.buffer_mib = t.num(key, "MiB")?,
+                "FCT_OUTPUT_FILE" | "PFC_OUTPUT_FILE" | "QLEN_MON_FILE" | "QLEN_MON_START"
+                | "QLEN_MON_END" => c.outputs.read(&mut t, key, line)?,
                 "ERROR_RATE_PER_LINK" => {
                     let e: f64 = t.num(key, "a probability")?;
                     if e != 0.0 {
@@ -627,12 +640,23 @@ impl Run {
         };
         let tp = find(&c.topology_file, topology);
         let fp = find(&c.flow_file, flows);
-        let topology = Topology::parse(&read(&tp)?, &tp.display().to_string())?;
-        let flows = parse_flows(&read(&fp)?, &fp.display().to_string())?;
+        Run::from_parts(
+            c,
+            (&read(&tp)?, &tp.display().to_string()),
+            (&read(&fp)?, &fp.display().to_string()),
+        )
+    }
+
+    /// A run from its parsed config and the texts of its topology and flow files (each with
+    /// the name errors give it); checks that every flow goes between two hosts.
+    pub fn from_parts(c: Config, topology: (&str, &str), flows: (&str, &str)) -> Result<Run, Ns3Error> {
+        let topology = Topology::parse(topology.0, topology.1)?;
+        let fp = flows.1;
+        let flows = parse_flows(flows.0, fp)?;
         for f in &flows {
             if f.src == f.dst {
                 return Err(Ns3Error {
-                    file: fp.display().to_string(),
+                    file: fp.to_string(),
                     line: f.line,
                     what: "dst".into(),
                     message: format!("found node {} as both source and destination", f.src),
@@ -641,7 +665,7 @@ impl Run {
             for (x, what) in [(f.src, "src"), (f.dst, "dst")] {
                 if x >= topology.nodes || topology.is_switch[x as usize] {
                     return Err(Ns3Error {
-                        file: fp.display().to_string(),
+                        file: fp.to_string(),
                         line: f.line,
                         what: what.into(),
                         message: format!("found node {x}, allowed a host of the topology"),

@@ -98,11 +98,12 @@ impl Names {
 }
 
 pub(super) fn build(
-    raw: RawScenario,
+    mut raw: RawScenario,
     ctx: &Ctx<'_>,
     dir: Option<&Path>,
     ov: &Overrides,
 ) -> Result<SimConfig, ScenarioError> {
+    super::fabric::expand(&mut raw, ctx)?;
     let duration = match ov.duration {
         // an option is checked where it is parsed (the CLI names it); a zero from a library
         // caller is named here without blaming the file

@@ -14,6 +14,7 @@ use lossless_proto::units::Duration;
 use crate::config::SimConfig;
 
 mod build;
+mod fabric;
 mod flows;
 mod link;
 mod pathology;

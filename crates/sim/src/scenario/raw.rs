@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::fabric::RawFabric;
 use super::qp::{RawEcn, RawQcn, RawQp};
 
 #[derive(Deserialize)]
@@ -52,6 +53,8 @@ pub(super) struct RawScenario {
     pub(super) ecn: Option<RawEcn>,
     /// Default QCN congestion points of every switch.
     pub(super) qcn: Option<RawQcn>,
+    /// A generated topology (fat tree, leaf-spine) added to the hosts, switches and links.
+    pub(super) fabric: Option<RawFabric>,
 }
 
 /// `[pfcwd]` or a switch's `pfcwd = { ... }`.

@@ -8,6 +8,7 @@
 use serde::Deserialize;
 use serde::de::{self, Visitor};
 
+use super::fabric::RawFabric;
 use super::qp::{RawEcn, RawQcn, RawQp};
 use super::raw::{RawLinkParams, RawModel, RawScenario};
 
@@ -40,14 +41,15 @@ fn struct_fields<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
 }
 
 /// Top-level keys that hold tables or arrays of tables (not settable by a path).
-const TABLES: [&str; 17] = [
+const TABLES: [&str; 18] = [
     "params", "defaults", "host", "switch", "link", "flow", "workload", "signal", "pfcwd", "route", "event",
-    "deadlock", "victims", "model", "qp", "ecn", "qcn",
+    "deadlock", "victims", "model", "qp", "ecn", "qcn", "fabric",
 ];
 
 /// The tables of single keys a path may name a key of, with their keys.
-fn key_tables() -> [(&'static str, &'static [&'static str]); 4] {
+fn key_tables() -> [(&'static str, &'static [&'static str]); 5] {
     [
+        ("fabric", struct_fields::<RawFabric>()),
         ("model", struct_fields::<RawModel>()),
         ("qp", struct_fields::<RawQp>()),
         ("ecn", struct_fields::<RawEcn>()),
@@ -170,6 +172,7 @@ mod tests {
         );
         assert_eq!(s.canonical("ecn.kmin_bytes").unwrap(), ["ecn", "kmin_bytes"]);
         assert_eq!(s.canonical("model.preset").unwrap(), ["model", "preset"]);
+        assert_eq!(s.canonical("fabric.k").unwrap(), ["fabric", "k"]);
         for bad in ["qp.presett", "ecn.kmin", "model", "qp.foo.x"] {
             let e = s.canonical(bad).unwrap_err();
             assert!(e.contains("qp.KEY") && e.contains("preset"), "{bad}: {e}");

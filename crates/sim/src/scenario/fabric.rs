@@ -1,0 +1,372 @@
+//! The `[fabric]` table: a generated topology (a fat tree or a leaf-spine), expanded into the
+//! scenario's `[[host]]`, `[[switch]]` and `[[link]]` entries before anything is built, so
+//! that every check, `[defaults]` and `[[workload]]` apply to it as to a written topology.
+//!
+//! Node order (and so node ids, and each switch's port order) follows the HPCC ns-3 fork's
+//! topology files: hosts first, then edge (leaf), aggregation and core (spine) switches; links
+//! host–edge in host order, then edge–aggregation, then aggregation–core. A fat tree of k = 4
+//! is the fork's `topo_ftk4.txt` link for link.
+
+use std::ops::Range;
+
+use lossless_proto::units::Rate;
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::ScenarioError;
+use super::build::Ctx;
+use super::link::link_rate;
+use super::raw::{RawHost, RawLink, RawScenario, RawSwitch};
+
+/// The `[fabric]` table.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawFabric {
+    /// "fat-tree" or "leaf-spine".
+    kind: Spanned<String>,
+    /// Fat tree: switch radix k (even): k pods of k/2 edge and k/2 aggregation switches,
+    /// (k/2)² core switches.
+    k: Option<Spanned<toml::Value>>,
+    /// Fat tree: pods built (1..=k, default k); each aggregation switch still has k/2 cores.
+    pods: Option<Spanned<toml::Value>>,
+    /// Fat tree: hosts' bandwidth per edge over its uplinks' (default 1): hosts per edge =
+    /// oversubscription × k/2 × fabric_rate / host_rate.
+    oversubscription: Option<Spanned<toml::Value>>,
+    /// Leaf-spine: leaf switches.
+    leaves: Option<Spanned<toml::Value>>,
+    /// Leaf-spine: spine switches (every leaf links to every spine).
+    spines: Option<Spanned<toml::Value>>,
+    /// Leaf-spine: hosts per leaf.
+    hosts_per_leaf: Option<Spanned<toml::Value>>,
+    /// Rate of host links.
+    host_rate: Spanned<String>,
+    /// Rate of switch-to-switch links (default: `host_rate`).
+    fabric_rate: Option<Spanned<String>>,
+    /// One-way delay of every link (default: `[defaults]`).
+    delay: Option<Spanned<String>>,
+    /// Name of the host group (default "h": hosts h1..hN, `h*` for all).
+    hosts: Option<Spanned<String>>,
+    /// Every switch's keys (those of `[[switch]]` but `name`).
+    switch: RawFabricSwitch,
+}
+
+/// The `[[switch]]` keys every generated switch gets.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFabricSwitch {
+    buffer_bytes: Spanned<u64>,
+    threshold: Option<Spanned<String>>,
+    alpha: Option<f64>,
+    static_threshold_bytes: Option<u64>,
+    xon_offset_bytes: Option<u64>,
+    headroom_bytes: Option<u64>,
+    mtu: Option<Spanned<u64>>,
+    dcbx: Option<toml::Value>,
+    ecn: Option<toml::Value>,
+    qcn: Option<toml::Value>,
+    pfcwd: Option<Spanned<toml::Value>>,
+}
+
+/// A whole number ≥ `min` (or "$name" of `[params]`) at `v`.
+fn count(
+    ctx: &Ctx<'_>,
+    raw: &RawScenario,
+    v: &Spanned<toml::Value>,
+    key: &str,
+    min: i64,
+) -> Result<u64, ScenarioError> {
+    let (found, n) = match v.get_ref() {
+        toml::Value::Integer(n) => (n.to_string(), Some(*n)),
+        toml::Value::String(s) => match s.strip_prefix('$').and_then(|k| raw.params.get(k)) {
+            Some(&n) => (format!("{n} (from {s})"), Some(n)),
+            None => (format!("{s:?}"), None),
+        },
+        other => (other.to_string(), None),
+    };
+    match n {
+        Some(n) if n >= min => Ok(n as u64),
+        _ => ctx.err(
+            v.span(),
+            key,
+            format!("found {found}, allowed a whole number ≥ {min} or \"$name\" of [params]"),
+        ),
+    }
+}
+
+/// The value of a required key of this kind, or an error at the `kind` key.
+fn need<'a>(
+    ctx: &Ctx<'_>,
+    v: &'a Option<Spanned<toml::Value>>,
+    key: &str,
+    kind: &Spanned<String>,
+) -> Result<&'a Spanned<toml::Value>, ScenarioError> {
+    match v {
+        Some(v) => Ok(v),
+        None => ctx.err(
+            kind.span(),
+            key,
+            format!("missing: a {:?} fabric needs it", kind.get_ref()),
+        ),
+    }
+}
+
+/// Refuses a key that belongs to the other kind.
+fn stray(
+    ctx: &Ctx<'_>,
+    keys: &[(&str, &Option<Spanned<toml::Value>>)],
+    kind: &Spanned<String>,
+) -> Result<(), ScenarioError> {
+    for (k, v) in keys {
+        if let Some(v) = v {
+            return ctx.err(v.span(), k, format!("not a key of a {:?} fabric", kind.get_ref()));
+        }
+    }
+    Ok(())
+}
+
+/// Appends the nodes and links of `raw.fabric` to `raw`'s hosts, switches and links.
+pub(super) fn expand(raw: &mut RawScenario, ctx: &Ctx<'_>) -> Result<(), ScenarioError> {
+    let Some(f) = raw.fabric.take() else {
+        return Ok(());
+    };
+    let kind = &f.kind;
+    let host_rate = link_rate(ctx, &f.host_rate, "host_rate")?;
+    let fabric_rate = match &f.fabric_rate {
+        Some(r) => link_rate(ctx, r, "fabric_rate")?,
+        None => host_rate,
+    };
+    let fabric_rate_text = f.fabric_rate.clone().unwrap_or_else(|| f.host_rate.clone());
+    // hosts per edge, edges per pod, aggregations per pod, pods, cores, cores per aggregation
+    let shape = match kind.get_ref().as_str() {
+        "fat-tree" => {
+            stray(
+                ctx,
+                &[
+                    ("leaves", &f.leaves),
+                    ("spines", &f.spines),
+                    ("hosts_per_leaf", &f.hosts_per_leaf),
+                ],
+                kind,
+            )?;
+            let kv = need(ctx, &f.k, "k", kind)?;
+            let k = count(ctx, raw, kv, "k", 2)?;
+            if k % 2 != 0 || k > 128 {
+                return ctx.err(
+                    kv.span(),
+                    "k",
+                    format!("found {k}, allowed an even number 2..=128"),
+                );
+            }
+            let pods = match &f.pods {
+                Some(v) => {
+                    let p = count(ctx, raw, v, "pods", 1)?;
+                    if p > k {
+                        return ctx.err(v.span(), "pods", format!("found {p}, allowed 1..={k} (k)"));
+                    }
+                    p
+                }
+                None => k,
+            };
+            let half = k / 2;
+            let hosts_per_edge = match &f.oversubscription {
+                None => per_edge(ctx, 1.0, half, host_rate, fabric_rate, kind.span())?,
+                Some(v) => {
+                    let o = match v.get_ref() {
+                        toml::Value::Integer(n) => *n as f64,
+                        toml::Value::Float(x) => *x,
+                        other => {
+                            return ctx.err(
+                                v.span(),
+                                "oversubscription",
+                                format!("found {other}, allowed a ratio such as 1, 2 or 1.5"),
+                            );
+                        }
+                    };
+                    per_edge(ctx, o, half, host_rate, fabric_rate, v.span())?
+                }
+            };
+            (hosts_per_edge, half, half, pods, half * half, half)
+        }
+        "leaf-spine" => {
+            stray(
+                ctx,
+                &[
+                    ("k", &f.k),
+                    ("pods", &f.pods),
+                    ("oversubscription", &f.oversubscription),
+                ],
+                kind,
+            )?;
+            let leaves = count(ctx, raw, need(ctx, &f.leaves, "leaves", kind)?, "leaves", 1)?;
+            let spines = count(ctx, raw, need(ctx, &f.spines, "spines", kind)?, "spines", 1)?;
+            let hpl = count(
+                ctx,
+                raw,
+                need(ctx, &f.hosts_per_leaf, "hosts_per_leaf", kind)?,
+                "hosts_per_leaf",
+                1,
+            )?;
+            // one "pod" of leaves, no aggregation layer: every leaf links to every spine
+            (hpl, leaves, 0, 1, spines, spines)
+        }
+        other => {
+            return ctx.err(
+                kind.span(),
+                "kind",
+                format!("found {other:?}, allowed \"fat-tree\" or \"leaf-spine\""),
+            );
+        }
+    };
+    let (hpe, edges, aggs, pods, cores, _) = shape;
+    let hosts = pods * edges * hpe;
+    // the scenario's size limit applies when the entries are built; refuse absurd shapes
+    // here before any entry is made
+    let switches = pods * (edges + aggs) + cores;
+    if hosts + switches > super::MAX_SCENARIO_SIZE {
+        return ctx.err(
+            kind.span(),
+            "",
+            format!(
+                "the fabric has {hosts} hosts and {switches} switches; allowed at most {} elements in all",
+                super::MAX_SCENARIO_SIZE
+            ),
+        );
+    }
+    let span = kind.span();
+    let s = |text: String| Spanned::new(span.clone(), text);
+    let group = f
+        .hosts
+        .as_ref()
+        .map_or_else(|| "h".to_string(), |h| h.get_ref().clone());
+    raw.host.push(RawHost {
+        name: s(group.clone()),
+        count: Some(Spanned::new(span.clone(), toml::Value::Integer(hosts as i64))),
+        rx_rate: None,
+        rx_buffer_bytes: None,
+        rx_xoff_bytes: None,
+        rx_xon_bytes: None,
+        nic_queue_frames: None,
+        dcbx: None,
+        rx_stall: None,
+        pfc_prevention_tout: None,
+    });
+    let (lower, upper) = if kind.get_ref() == "fat-tree" {
+        ("edge", "core")
+    } else {
+        ("leaf", "spine")
+    };
+    let sw = &f.switch;
+    let switch = |name: String| RawSwitch {
+        name: s(name),
+        buffer_bytes: sw.buffer_bytes.clone(),
+        threshold: sw
+            .threshold
+            .clone()
+            .unwrap_or_else(|| Spanned::new(span.clone(), "dynamic".into())),
+        alpha: sw.alpha,
+        static_threshold_bytes: sw.static_threshold_bytes,
+        xon_offset_bytes: sw.xon_offset_bytes,
+        headroom_bytes: sw.headroom_bytes,
+        mtu: sw.mtu.clone(),
+        dcbx: sw.dcbx.clone(),
+        ecn: sw.ecn.clone(),
+        qcn: sw.qcn.clone(),
+        pfcwd: sw.pfcwd.clone(),
+    };
+    let edge_name = |e: u64| format!("{lower}{}", e + 1);
+    let agg_name = |a: u64| format!("agg{}", a + 1);
+    let core_name = |c: u64| format!("{upper}{}", c + 1);
+    for e in 0..pods * edges {
+        raw.switch.push(switch(edge_name(e)));
+    }
+    for a in 0..pods * aggs {
+        raw.switch.push(switch(agg_name(a)));
+    }
+    for c in 0..cores {
+        raw.switch.push(switch(core_name(c)));
+    }
+    let link = |a: String, b: String, rate: &Spanned<String>| RawLink {
+        a: s(a),
+        b: s(b),
+        rate: Some(rate.clone()),
+        length_m: None,
+        delay: f.delay.clone(),
+        interface_delay: None,
+        mtu: None,
+        flow_control: None,
+        pfc_priorities: None,
+        pause_quanta: None,
+        refresh_quanta: None,
+        xon_on_release: None,
+        hold_own_data: None,
+        reaction_delay_quanta: None,
+        ets_tc_bandwidth: None,
+        ets_prio_tc: None,
+        ets_tsa: None,
+        ets_idle_slope: None,
+        dcbx: None,
+        a_end: None,
+        b_end: None,
+    };
+    for h in 0..hosts {
+        raw.link.push(link(
+            format!("{group}{}", h + 1),
+            edge_name(h / hpe),
+            &f.host_rate,
+        ));
+    }
+    if aggs == 0 {
+        for e in 0..edges {
+            for c in 0..cores {
+                raw.link.push(link(edge_name(e), core_name(c), &fabric_rate_text));
+            }
+        }
+    } else {
+        for p in 0..pods {
+            for e in 0..edges {
+                for j in 0..aggs {
+                    raw.link.push(link(
+                        edge_name(p * edges + e),
+                        agg_name(p * aggs + j),
+                        &fabric_rate_text,
+                    ));
+                }
+            }
+        }
+        let per_agg = cores / aggs;
+        for p in 0..pods {
+            for j in 0..aggs {
+                for c in 0..per_agg {
+                    raw.link.push(link(
+                        agg_name(p * aggs + j),
+                        core_name(j * per_agg + c),
+                        &fabric_rate_text,
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Hosts per edge switch for `oversubscription` with k/2 = `half` uplinks: a whole number ≥ 1.
+fn per_edge(
+    ctx: &Ctx<'_>,
+    oversubscription: f64,
+    half: u64,
+    host: Rate,
+    fabric: Rate,
+    span: Range<usize>,
+) -> Result<u64, ScenarioError> {
+    let x = oversubscription * half as f64 * fabric.bps() as f64 / host.bps() as f64;
+    if !((1.0..=1e6).contains(&x) && (x - x.round()).abs() < 1e-9) {
+        return ctx.err(
+            span,
+            "oversubscription",
+            format!(
+                "found {oversubscription}: hosts per edge switch = oversubscription × k/2 × fabric_rate / host_rate = {x}; allowed a value that makes it a whole number ≥ 1"
+            ),
+        );
+    }
+    Ok(x.round() as u64)
+}
