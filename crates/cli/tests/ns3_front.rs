@@ -15,7 +15,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use lossless_sim::ns3::{FctLine, parse_fct};
-use lossless_testkit::{corpus_dir, skip, temp_dir};
+use lossless_testkit::{corpus_dir, skip_missing_corpus, temp_dir};
 use support::*;
 
 fn corpus(run: &str, test: &str) -> Option<PathBuf> {
@@ -23,13 +23,7 @@ fn corpus(run: &str, test: &str) -> Option<PathBuf> {
     if d.join("config.txt").is_file() {
         Some(d)
     } else {
-        skip(
-            test,
-            &format!(
-                "{} not found (the HPCC ns-3 reference runs of the shared corpus)",
-                d.display()
-            ),
-        );
+        skip_missing_corpus(test, &d);
         None
     }
 }

@@ -11,7 +11,7 @@ use lossless_sim::config::{NodeKind, SimConfig};
 use lossless_sim::ns3::Topology;
 use lossless_sim::scenario::{Overrides, load_str};
 use lossless_sim::{Report, Simulator};
-use lossless_testkit::{corpus_dir, skip};
+use lossless_testkit::{corpus_dir, skip_missing_corpus};
 
 const SWITCH: &str = "[fabric.switch]\nbuffer_bytes = 33554432\nalpha = 0.125\n";
 
@@ -105,10 +105,7 @@ fn a_k4_fat_tree_has_16_hosts_20_switches_48_links_and_is_the_corpus_topo_ftk4()
     if file.is_file() {
         equals_topology_file(&c, &file);
     } else {
-        skip(
-            "a_k4_fat_tree_..._is_the_corpus_topo_ftk4",
-            &format!("{} not found (the HPCC ns-3 reference runs)", file.display()),
-        );
+        skip_missing_corpus("a_k4_fat_tree_..._is_the_corpus_topo_ftk4", &file);
     }
 }
 
@@ -127,9 +124,9 @@ fn five_pods_of_a_k8_fat_tree_at_4_to_1_rates_are_the_320_host_fabric() {
     if file.is_file() {
         equals_topology_file(&c, &file);
     } else {
-        skip(
+        skip_missing_corpus(
             "five_pods_of_a_k8_fat_tree_at_4_to_1_rates_are_the_320_host_fabric",
-            &format!("{} not found (the shared corpus)", file.display()),
+            &file,
         );
     }
 }

@@ -11,7 +11,7 @@ use std::process::Command;
 use lossless_sim::html::HtmlReport;
 use lossless_sim::scenario::{Overrides, load_str};
 use lossless_sim::{Report, Simulator, SummaryOptions};
-use lossless_testkit::{corpus_dir, require, skip, temp_dir};
+use lossless_testkit::{corpus_dir, require, skip_missing_corpus, temp_dir};
 
 /// The scenario TOML of an HPCC ns-3 topology file (`nodes switches links`, the switch ids,
 /// then `a b rate delay error` per link): hosts `h1..`, switches `s<id>`, 4 MB switch
@@ -119,10 +119,7 @@ fn a_320_host_report_renders_in_a_browser_with_a_topology_heat_maps_and_no_long_
         corpus.join("WebSearch_distribution.txt"),
     );
     if !topo.is_file() || !cdf.is_file() {
-        skip(
-            TEST,
-            &format!("the corpus's {} or {} is missing", topo.display(), cdf.display()),
-        );
+        skip_missing_corpus(TEST, if topo.is_file() { &cdf } else { &topo });
         return;
     }
     let Some(exe) = require("chromium", TEST) else {

@@ -20,13 +20,7 @@ fn corpus(run: &str) -> Option<PathBuf> {
         Some(d)
     } else {
         // the corpus is the project's shared store: without it there is nothing to compare
-        lossless_testkit::skip(
-            &format!("ns3_reference {run}"),
-            &format!(
-                "{} not found (the HPCC ns-3 reference runs; set LOSSLESS_CORPUS to the corpus)",
-                d.display()
-            ),
-        );
+        lossless_testkit::skip_missing_corpus(&format!("ns3_reference {run}"), &d);
         None
     }
 }

@@ -67,7 +67,21 @@ pub fn require_root(test: &str) -> bool {
 
 /// Prints a loud skip notice, or panics when peers are required.
 pub fn skip(test: &str, why: &str) {
-    let msg = format!("SKIPPED {test}: {why}. Run the README's test command as root to install it.");
+    skip_with(test, why, "Run the README's test command as root to install it.");
+}
+
+/// Says loudly that `test` was skipped because the shared corpus (or `what` in it) is missing,
+/// and how to point the tests at it; a failure when peers are required.
+pub fn skip_missing_corpus(test: &str, what: &Path) {
+    skip_with(
+        test,
+        &format!("{} not found (the shared corpus)", what.display()),
+        "The tests look for shared/corpus beside the checkout or one of its parents; set LOSSLESS_CORPUS=DIR to point elsewhere.",
+    );
+}
+
+fn skip_with(test: &str, why: &str, hint: &str) {
+    let msg = format!("SKIPPED {test}: {why}. {hint}");
     if peers_required() {
         panic!("{msg} (LOSSLESS_REQUIRE_PEERS=1, so this is a failure)");
     }
