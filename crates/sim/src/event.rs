@@ -231,13 +231,14 @@ impl<E: Copy> EventQueue<E> for RadixQueue<E> {
     }
 }
 
-/// log2 of a calendar bucket's width in picoseconds: 4.096 ns, shorter than a minimum-size
-/// frame at 100 Gb/s (6.72 ns with preamble and IFG), so buckets rarely hold more than a few
-/// events.
-const CAL_SHIFT: u32 = 12;
+/// log2 of a calendar bucket's width in picoseconds: 512 ps, so that a 320-host fat tree
+/// (6.6–13.5 events per ns) overflows its four ways less often (4.096 ns buckets held ≈ 27
+/// events there and 79 % of events went through the spill heap; docs/benchmarks.md,
+/// "Fabric scale").
+const CAL_SHIFT: u32 = 9;
 /// Number of calendar buckets (a power of two): the near window spans
 /// `CAL_BUCKETS << CAL_SHIFT` ps ≈ 4.2 µs, longer than a 1500-byte frame at 10 Gb/s.
-const CAL_BUCKETS: usize = 1024;
+const CAL_BUCKETS: usize = 8192;
 /// Entries a bucket holds in place (one 64-byte cache line of 16-byte entries); more go to
 /// the spill heap.
 const CAL_WAYS: usize = 4;
@@ -258,7 +259,7 @@ struct NearEntry<E> {
 /// event popped, as in any discrete-event simulation) with O(1) push and pop for the events a
 /// network simulation mostly schedules — a frame time or a propagation delay ahead.
 ///
-/// Events less than one window (≈ 4.2 µs) ahead of the cursor go to a ring of 4.096 ns
+/// Events less than one window (≈ 4.2 µs) ahead of the cursor go to a ring of 512 ps
 /// buckets, each one cache line holding up to four events sorted by (time, sequence); a
 /// bitmap finds the next non-empty bucket. Later events (pause timers, idle flows) wait in a
 /// binary heap and move into the ring when the window reaches them; the rare fifth event of a
