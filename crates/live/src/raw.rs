@@ -103,6 +103,10 @@ pub struct Received {
     pub pkttype: u8,
 }
 
+/// How long an interface that went down is watched for its deletion (which takes it down
+/// first) before [`RawSocket::in_use_error`] says it went down.
+pub const DELETION_GRACE: std::time::Duration = std::time::Duration::from_millis(300);
+
 /// A raw AF_PACKET socket on one interface for one EtherType.
 #[derive(Debug)]
 pub struct RawSocket {
@@ -350,18 +354,25 @@ impl RawSocket {
 
     /// The error `e`, met while the socket was in use, told more exactly: the interface was
     /// up when the socket opened, so "down" means it went down, and an interface whose index
-    /// is no longer this socket's was deleted (the kernel says ENETDOWN for both).
+    /// is no longer this socket's was deleted (the kernel says ENETDOWN for both). A deletion
+    /// takes the interface down first, so one that is still there is watched for up to
+    /// [`DELETION_GRACE`] before it is said to have gone down.
     pub fn in_use_error(&self, op: &'static str, e: LiveError) -> LiveError {
         let gone = |iface: String| {
-            let idx = CString::new(iface.as_str())
-                // SAFETY: a valid NUL-terminated string.
-                .map(|c| unsafe { libc::if_nametoindex(c.as_ptr()) } as i32)
-                .unwrap_or(0);
-            if idx != self.ifindex {
-                LiveError::Deleted { op, iface }
-            } else {
-                LiveError::WentDown { op, iface }
+            let index = || {
+                CString::new(iface.as_str())
+                    // SAFETY: a valid NUL-terminated string.
+                    .map(|c| unsafe { libc::if_nametoindex(c.as_ptr()) } as i32)
+                    .unwrap_or(0)
+            };
+            let until = std::time::Instant::now() + DELETION_GRACE;
+            while index() == self.ifindex {
+                if std::time::Instant::now() >= until {
+                    return LiveError::WentDown { op, iface };
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
             }
+            LiveError::Deleted { op, iface }
         };
         match e {
             LiveError::InterfaceDown { iface } | LiveError::NoSuchInterface { iface } => gone(iface),
