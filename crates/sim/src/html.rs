@@ -494,7 +494,7 @@ fn fct_cdf_chart(report: &Report) -> Drawing {
                 chart
                     .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?
                     .label(format!("priority {p}"))
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2)));
+                    .legend(legend_swatch(c));
             }
             chart
                 .configure_series_labels()
@@ -510,6 +510,11 @@ fn fct_cdf_chart(report: &Report) -> Drawing {
         }
     }
     Drawing::Svg(svg)
+}
+
+/// A line chart's legend mark: a short stroke of the series' colour.
+fn legend_swatch(c: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
+    move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2))
 }
 
 /// Most QPs drawn one line each; with more, the chart shows their distribution.
@@ -598,7 +603,7 @@ fn xy_chart(series: &[XySeries], span_us: f64, unit: &str) -> Drawing {
                 chart
                     .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?
                     .label(name.as_str())
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2)));
+                    .legend(legend_swatch(c));
             }
             if !series.is_empty() {
                 chart
@@ -654,7 +659,7 @@ fn line_chart(series: &[(String, RGBColor, Vec<f64>)], span: Duration, unit: &st
                         c.stroke_width(2),
                     ))?
                     .label(name.as_str())
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2)));
+                    .legend(legend_swatch(c));
             }
             if !series.is_empty() {
                 chart

@@ -99,7 +99,7 @@ pub fn chart(h: &[FctHistogram; 4]) -> Drawing {
                 chart
                     .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?
                     .label(name.as_str())
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2)));
+                    .legend(super::legend_swatch(c));
             }
             chart
                 .configure_series_labels()
