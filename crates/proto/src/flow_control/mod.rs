@@ -534,7 +534,12 @@ impl FlowControl {
 /// in exact integers).
 pub fn ns3_tx_time(byte: Duration, frame_bytes: u64) -> Duration {
     let ps = byte.saturating_mul(frame_bytes).as_ps();
-    Duration::from_ps(ps - ps % 1_000)
+    // every real frame time fits 64 bits: round there (a 128-bit remainder is a library call)
+    let ps = match u64::try_from(ps) {
+        Ok(small) => u128::from(small - small % 1_000),
+        Err(_) => ps - ps % 1_000,
+    };
+    Duration::from_ps(ps)
 }
 
 /// Exact durations at `cfg`'s rate: a byte, a pause quantum, each set's refresh interval.
