@@ -68,21 +68,18 @@ pub enum Event {
 }
 
 /// One port: egress queues, transmitter, flow-control engine, the wire towards its peer.
+///
+/// Laid out by hand (`repr(C)`, hot fields first): what every event on the port reads (ids,
+/// flags, masks, fault state, selection, propagation delay) shares the first cache line, the
+/// frame on the wire and the wire's queue the second, the queued bytes the third; each
+/// egress queue's header is a half line; the engine, counters and DCBX state follow. Each
+/// port starts a cache line.
+#[repr(C, align(64))]
 pub(crate) struct Port {
     pub(crate) node: NodeId,
     pub(crate) local: u32,
     pub(crate) peer: PortId,
-    pub(crate) rate: Rate,
-    pub(crate) prop: Duration,
-    pub(crate) queues: [VecDeque<Frame>; 8],
-    pub(crate) queued_bytes: [u64; 8],
-    /// Bit q set while queue q holds a frame.
-    nonempty: u8,
     busy: bool,
-    current: Option<Frame>,
-    /// Frames on the wire towards `peer`, oldest first (constant delay keeps FIFO order).
-    inflight: VecDeque<WireFrame>,
-    pub(crate) mac: FlowControl,
     /// Set whenever the engine's transmit side may have a control frame due (a request
     /// changed, a deadline fired, a control frame went out or came in); cleared once the
     /// engine says none is due. While clear, `try_transmit` skips the control-frame poll and
@@ -93,23 +90,12 @@ pub(crate) struct Port {
     /// have moved; `arm_timer` asks `poll_timeout` only then (its answer depends on the
     /// engine's state alone).
     timer_stale: bool,
-    timer_at: Instant,
-    sel: PortSelection,
+    /// Bit q set while queue q holds a frame.
+    nonempty: u8,
     /// Priorities that are lossless here (flow control answers their congestion).
     pub(crate) lossless: u8,
     /// Pairs (this ingress port, priority) currently in XOFF.
     xoff_pairs: u8,
-    /// Last paused mask reported to the observer (only with `Observer::PAUSE_STATE`).
-    paused_seen: u8,
-    pub(crate) stats: PortStats,
-    /// Link down, pfcwd drops (`sim/topo.rs`, `sim/pfcwd.rs`).
-    pub(crate) fault: topo::PortFault,
-    /// The DCBX agent of a DCBX-managed port.
-    pub(crate) dcbx: Option<Box<PortDcbx>>,
-    /// LLDPDUs waiting for the transmitter.
-    lldp_tx: VecDeque<Vec<u8>>,
-    /// LLDPDUs on the wire towards `peer`, in the order of their `WireFrame::Lldp` entries.
-    lldp_wire: VecDeque<Vec<u8>>,
     /// Host ports: bit q set while the host has QPs of priority q ready to send (their next
     /// packet is pulled into queue q when that queue holds none of theirs).
     pull: u8,
@@ -120,8 +106,29 @@ pub(crate) struct Port {
     /// Switch ports: bit q set when queue q's frames are ECN-marked or q is a QCN congestion
     /// point (the port's `cn` says which).
     cn_mask: u8,
+    /// Last paused mask reported to the observer (only with `Observer::PAUSE_STATE`).
+    paused_seen: u8,
+    /// Link down, pfcwd drops (`sim/topo.rs`, `sim/pfcwd.rs`).
+    pub(crate) fault: topo::PortFault,
+    sel: PortSelection,
     /// Switch ports: the ECN markers and QCN congestion points.
     pub(crate) cn: Option<Box<PortCn>>,
+    pub(crate) prop: Duration,
+    current: Option<Frame>,
+    /// Frames on the wire towards `peer`, oldest first (constant delay keeps FIFO order).
+    inflight: VecDeque<WireFrame>,
+    pub(crate) queued_bytes: [u64; 8],
+    /// LLDPDUs waiting for the transmitter.
+    lldp_tx: VecDeque<Vec<u8>>,
+    timer_at: Instant,
+    pub(crate) rate: Rate,
+    /// The DCBX agent of a DCBX-managed port.
+    pub(crate) dcbx: Option<Box<PortDcbx>>,
+    pub(crate) queues: [VecDeque<Frame>; 8],
+    pub(crate) mac: FlowControl,
+    pub(crate) stats: PortStats,
+    /// LLDPDUs on the wire towards `peer`, in the order of their `WireFrame::Lldp` entries.
+    lldp_wire: VecDeque<Vec<u8>>,
 }
 
 pub(crate) struct Host {
