@@ -70,7 +70,7 @@ pub enum Event {
 /// One port: egress queues, transmitter, flow-control engine, the wire towards its peer.
 ///
 /// Laid out by hand (`repr(C)`, hot fields first): what every event on the port reads (ids,
-/// flags, masks, fault state, selection, propagation delay) shares the first cache line, the
+/// flags, masks, fault state, selection, propagation delay) fills the first cache line, the
 /// frame on the wire and the wire's queue the second, the queued bytes the third; each
 /// egress queue's header is a half line; the engine, counters and DCBX state follow. Each
 /// port starts a cache line.
@@ -94,8 +94,6 @@ pub(crate) struct Port {
     nonempty: u8,
     /// Priorities that are lossless here (flow control answers their congestion).
     pub(crate) lossless: u8,
-    /// Pairs (this ingress port, priority) currently in XOFF.
-    xoff_pairs: u8,
     /// Host ports: bit q set while the host has QPs of priority q ready to send (their next
     /// packet is pulled into queue q when that queue holds none of theirs).
     pull: u8,
@@ -103,11 +101,16 @@ pub(crate) struct Port {
     reply_first: bool,
     /// Host ports: bit q set while queue q holds a frame pulled from a QP.
     staged: u8,
-    /// Switch ports: bit q set when queue q's frames are ECN-marked or q is a QCN congestion
-    /// point (the port's `cn` says which).
-    cn_mask: u8,
-    /// Last paused mask reported to the observer (only with `Observer::PAUSE_STATE`).
-    paused_seen: u8,
+    /// Switch ports: bit q set when queue q's frames meet an ECN marker deciding at enqueue or
+    /// q is a QCN congestion point (the port's `cn` says which): enqueueing takes the
+    /// congestion-notification path.
+    cn_enq: u8,
+    /// Switch ports: bit q set when queue q's frames meet an ECN marker deciding at dequeue.
+    cn_deq: u8,
+    /// `lldp_tx` holds an LLDPDU (tested per transmission instead of the queue's header).
+    lldp_queued: bool,
+    /// The port belongs to a switch (tested per arrival instead of the node).
+    at_switch: bool,
     /// Link down, pfcwd drops (`sim/topo.rs`, `sim/pfcwd.rs`).
     pub(crate) fault: topo::PortFault,
     sel: PortSelection,
@@ -129,6 +132,10 @@ pub(crate) struct Port {
     pub(crate) stats: PortStats,
     /// LLDPDUs on the wire towards `peer`, in the order of their `WireFrame::Lldp` entries.
     lldp_wire: VecDeque<Vec<u8>>,
+    /// Last paused mask reported to the observer (only with `Observer::PAUSE_STATE`).
+    paused_seen: u8,
+    /// Pairs (this ingress port, priority) currently in XOFF.
+    xoff_pairs: u8,
 }
 
 pub(crate) struct Host {
@@ -359,7 +366,7 @@ fn dequeued_cn(port: &mut Port, q: u8, mut frame: Frame) -> Frame {
     if frame.kind == FrameKind::RoceData {
         port.staged &= !(1 << q);
     }
-    if port.cn_mask & (1 << q) != 0
+    if port.cn_deq & (1 << q) != 0
         && frame.ecn().is_capable()
         && let Some(cn) = port.cn.as_deref_mut()
         && cn.mark_at_dequeue(q as usize, port.queued_bytes[q as usize])
@@ -415,7 +422,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// engine fault) when the selection refuses it.
     #[inline]
     pub(crate) fn enqueue(&mut self, p: PortId, frame: Frame) -> bool {
-        if self.ports[p as usize].cn_mask != 0 {
+        if self.ports[p as usize].cn_enq != 0 {
             return self.enqueue_cn(p, frame);
         }
         self.enqueue_plain(p, frame)
@@ -427,7 +434,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     fn enqueue_cn(&mut self, p: PortId, mut frame: Frame) -> bool {
         let port = &mut self.ports[p as usize];
         let q = frame.priority as usize;
-        let cn = port.cn_mask & (1 << q) != 0;
+        let cn = port.cn_enq & (1 << q) != 0;
         if cn
             && frame.ecn().is_capable()
             && let Some(c) = port.cn.as_deref_mut()
@@ -578,7 +585,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.arm_timer(p);
             return;
         }
-        if !port.lldp_tx.is_empty() && self.start_lldp(p) {
+        if port.lldp_queued && self.start_lldp(p) {
             return;
         }
         let port = &mut self.ports[pi];
@@ -629,7 +636,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if port.queues[q as usize].is_empty() {
             port.nonempty &= !(1 << q);
         }
-        if port.staged | port.cn_mask != 0 {
+        if port.staged | port.cn_deq != 0 {
             frame = dequeued_cn(port, q, frame);
         }
         let slot = match port.mac.on_tx_start(now, frame.len as u64, q) {
@@ -767,9 +774,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 st.rx_bytes += frame.len as u64;
                 let node = port.node;
                 frame.ingress = p;
-                match &self.nodes[node as usize] {
-                    Node::Host(_) => self.host_receive(node, frame),
-                    Node::Switch(_) => self.switch_receive(node, p, frame),
+                if port.at_switch {
+                    self.switch_receive(node, p, frame);
+                } else {
+                    self.host_receive(node, frame);
                 }
             }
         }
