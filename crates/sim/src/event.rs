@@ -231,21 +231,23 @@ impl<E: Copy> EventQueue<E> for RadixQueue<E> {
     }
 }
 
-/// log2 of a calendar bucket's width in picoseconds: 512 ps, so that a 320-host fat tree
-/// (6.6–13.5 events per ns) overflows its four ways less often (4.096 ns buckets held ≈ 27
-/// events there and 79 % of events went through the spill heap; docs/benchmarks.md,
-/// "Fabric scale").
-const CAL_SHIFT: u32 = 9;
+/// log2 of a calendar bucket's width in picoseconds: 1.024 ns. A bucket holds any number of
+/// events, unsorted until the cursor reaches it, so a busy fabric (a 320-host fat tree
+/// schedules 6.6–13.5 events per ns) costs one small sort per bucket instead of a heap
+/// operation per event (docs/benchmarks.md, "Fabric scale").
+const CAL_SHIFT: u32 = 10;
 /// Number of calendar buckets (a power of two): the near window spans
 /// `CAL_BUCKETS << CAL_SHIFT` ps ≈ 4.2 µs, longer than a 1500-byte frame at 10 Gb/s.
-const CAL_BUCKETS: usize = 8192;
-/// Entries a bucket holds in place (one 64-byte cache line of 16-byte entries); more go to
-/// the spill heap.
-const CAL_WAYS: usize = 4;
+const CAL_BUCKETS: usize = 4096;
+/// Entries the node pool and the current bucket reserve at the first push, so that small
+/// scenarios never grow them.
+const CAL_RESERVE: usize = 4096;
 const CAL_WORDS: usize = CAL_BUCKETS / 64;
 const SEQ_MASK: u128 = (1 << SEQ_BITS) - 1;
 /// Largest time a key can hold (2^88 ps ≈ 9.8 million years); later times saturate.
 const MAX_KEY_TIME: u128 = (1u128 << (128 - SEQ_BITS)) - 1;
+/// End of a node list; also "no bucket" for the current one.
+const NIL: u32 = u32::MAX;
 
 /// A ring entry: its time within the bucket's slot and its sequence number in one `u64`
 /// (`offset << 40 | seq mod 2^40`); the slot itself is the bucket's position.
@@ -255,29 +257,48 @@ struct NearEntry<E> {
     event: E,
 }
 
+/// An entry of a bucket that the cursor has not reached: a node of the bucket's list.
+#[derive(Clone, Copy, Debug)]
+struct Node<E> {
+    entry: NearEntry<E>,
+    next: u32,
+}
+
 /// A calendar queue: an [`EventQueue`] for monotone use (nothing is scheduled before the last
-/// event popped, as in any discrete-event simulation) with O(1) push and pop for the events a
-/// network simulation mostly schedules — a frame time or a propagation delay ahead.
+/// event popped, as in any discrete-event simulation) with O(1) push and a small sort per
+/// bucket for the events a network simulation mostly schedules — a frame time or a
+/// propagation delay ahead.
 ///
-/// Events less than one window (≈ 4.2 µs) ahead of the cursor go to a ring of 512 ps
-/// buckets, each one cache line holding up to four events sorted by (time, sequence); a
-/// bitmap finds the next non-empty bucket. Later events (pause timers, idle flows) wait in a
-/// binary heap and move into the ring when the window reaches them; the rare fifth event of a
-/// bucket waits in a spill heap that every pop compares against. Order is exactly
-/// (time, sequence), as in [`HeapQueue`]; nothing allocates in steady state.
+/// Events less than one window (≈ 4.2 µs) ahead of the cursor go into a ring of 1.024 ns
+/// buckets, each an unsorted list of nodes from one shared pool; a bitmap finds the next
+/// non-empty bucket. When the cursor reaches a bucket, its events move into one array,
+/// sorted by (time, sequence), from which they pop in order (later pushes into that bucket
+/// are inserted in order); a bucket of one event pops straight from its node. Later events (pause timers, idle flows) wait in a binary heap
+/// and move into the ring when the window reaches them; an event scheduled before the
+/// cursor's bucket (a simulator never does) waits in a spill heap that every pop compares
+/// against. Order is exactly (time, sequence), as in [`HeapQueue`]. The pool grows only
+/// when more events are pending than ever before, the current array only for a bucket
+/// larger than any before: nothing allocates per event.
 #[derive(Debug)]
 pub struct CalendarQueue<E> {
     /// Slot number (time >> CAL_SHIFT) of the cursor: no ring event is earlier.
     cursor: u128,
-    /// `CAL_BUCKETS × CAL_WAYS` entries, allocated at the first push (filled with its event).
-    ring: Vec<NearEntry<E>>,
-    /// Per bucket: (first live entry, one past the last).
-    span: Vec<(u8, u8)>,
+    /// First node of each bucket's list (`NIL` when empty or when the bucket is current).
+    heads: Vec<u32>,
+    /// The nodes of every list, and free ones.
+    pool: Vec<Node<E>>,
+    /// First free node of the pool (`NIL` for none).
+    free: u32,
+    /// The current bucket's events, sorted, from `cur_head` on.
+    cur: Vec<NearEntry<E>>,
+    cur_head: usize,
+    /// Which bucket `cur` holds (`NIL` for none).
+    cur_b: u32,
     /// Bit b set while bucket b holds an event.
     occupied: [u64; CAL_WORDS],
     /// Events in the ring.
     near: usize,
-    /// Events inside the window whose bucket was full (or, defensively, before the cursor).
+    /// Events before the cursor's slot (defensive: a simulator never schedules them).
     spill: BinaryHeap<Entry<E>>,
     /// Events at or beyond the end of the window.
     far: BinaryHeap<Entry<E>>,
@@ -290,11 +311,15 @@ impl<E> Default for CalendarQueue<E> {
     fn default() -> Self {
         CalendarQueue {
             cursor: 0,
-            ring: Vec::new(),
-            span: vec![(0, 0); CAL_BUCKETS],
+            heads: Vec::new(),
+            pool: Vec::new(),
+            free: NIL,
+            cur: Vec::new(),
+            cur_head: 0,
+            cur_b: NIL,
             occupied: [0; CAL_WORDS],
             near: 0,
-            spill: BinaryHeap::with_capacity(64),
+            spill: BinaryHeap::new(),
             far: BinaryHeap::with_capacity(256),
             far_slot: u128::MAX,
             next_seq: 0,
@@ -309,34 +334,46 @@ impl<E: Copy> CalendarQueue<E> {
         self.cursor + CAL_BUCKETS as u128
     }
 
-    /// Puts an entry (full key) whose slot lies in the window into its bucket, keeping the
-    /// bucket sorted, or into the spill heap when the bucket is full.
+    /// Links `entry` at the front of bucket `b`'s list.
+    #[inline(always)]
+    fn link(&mut self, b: usize, entry: NearEntry<E>) {
+        let next = self.heads[b];
+        let n = if self.free != NIL {
+            let n = self.free;
+            let node = &mut self.pool[n as usize];
+            self.free = node.next;
+            *node = Node { entry, next };
+            n
+        } else {
+            // more events pending than ever before
+            let n = self.pool.len() as u32;
+            assert!(n != NIL, "over 2^32 events pending in one calendar window");
+            self.pool.push(Node { entry, next });
+            n
+        };
+        self.heads[b] = n;
+    }
+
+    /// Puts an entry (full key) whose slot lies in the window into its bucket: linked into
+    /// its list, or in order into the current array if it is the current bucket.
     #[inline(always)]
     fn insert_near(&mut self, slot: u128, key: u128, event: E) {
         let b = (slot as usize) & (CAL_BUCKETS - 1);
-        let (head, end) = self.span[b];
-        let (mut head, mut end) = (usize::from(head), usize::from(end));
-        if end == CAL_WAYS {
-            if head == 0 {
-                self.spill.push(Entry { key, event });
-                return;
+        let entry = NearEntry {
+            key: (key & ((1u128 << (SEQ_BITS + CAL_SHIFT)) - 1)) as u64,
+            event,
+        };
+        if b as u32 == self.cur_b {
+            // a new event usually has the largest sequence number and a time no earlier
+            // than the rest: it goes at the end, else before the larger keys
+            let mut i = self.cur.len();
+            while i > self.cur_head && self.cur[i - 1].key > entry.key {
+                i -= 1;
             }
-            // consumed entries at the front: slide the live ones down
-            self.ring
-                .copy_within(b * CAL_WAYS + head..b * CAL_WAYS + end, b * CAL_WAYS);
-            (head, end) = (0, end - head);
+            self.cur.insert(i, entry);
+        } else {
+            self.link(b, entry);
         }
-        let near_key = (key & ((1u128 << (SEQ_BITS + CAL_SHIFT)) - 1)) as u64;
-        let base = b * CAL_WAYS;
-        // a new event usually has the largest sequence number and a time no earlier than
-        // its neighbours: it goes at the end, else it moves back past the larger keys
-        let mut i = end;
-        while i > head && self.ring[base + i - 1].key > near_key {
-            self.ring[base + i] = self.ring[base + i - 1];
-            i -= 1;
-        }
-        self.ring[base + i] = NearEntry { key: near_key, event };
-        self.span[b] = (head as u8, end as u8 + 1);
         self.occupied[b / 64] |= 1 << (b % 64);
         self.near += 1;
     }
@@ -358,6 +395,12 @@ impl<E: Copy> CalendarQueue<E> {
             self.insert_near(slot, e.key, e.event);
         }
         self.far_slot = u128::MAX;
+    }
+
+    /// Marks bucket `b` empty.
+    #[inline(always)]
+    fn vacate(&mut self, b: usize) {
+        self.occupied[b / 64] &= !(1 << (b % 64));
     }
 
     /// Index of the first occupied bucket at or after the cursor, going round the ring once.
@@ -383,17 +426,94 @@ impl<E: Copy> CalendarQueue<E> {
         None
     }
 
-    /// The earliest ring entry: (bucket, its slot, full key).
+    /// The slot that bucket `b` stands for in the current window.
     #[inline]
-    fn ring_min(&self) -> Option<(usize, u128, u128)> {
+    fn slot_of(&self, b: usize) -> u128 {
+        let start = (self.cursor as usize) & (CAL_BUCKETS - 1);
+        self.cursor + ((b + CAL_BUCKETS - start) & (CAL_BUCKETS - 1)) as u128
+    }
+
+    /// Makes bucket `b` the current one: the events left in the current array go back to
+    /// their bucket's list (only when an earlier bucket filled after a bounded pop stopped
+    /// short of them), `b`'s list moves into the array, sorted.
+    #[inline]
+    fn make_current(&mut self, b: usize) {
+        if self.cur_b != NIL {
+            let old = self.cur_b as usize;
+            for i in self.cur_head..self.cur.len() {
+                let e = self.cur[i];
+                self.link(old, e);
+            }
+        }
+        self.cur.clear();
+        self.cur_head = 0;
+        let mut n = std::mem::replace(&mut self.heads[b], NIL);
+        while n != NIL {
+            let node = &mut self.pool[n as usize];
+            self.cur.push(node.entry);
+            let next = node.next;
+            node.next = self.free;
+            self.free = n;
+            n = next;
+        }
+        if self.cur.len() > 1 {
+            // the list is newest first; oldest first is nearly sorted already (sequence
+            // numbers ascend, times mostly do), which the sort finishes in few steps. Keys
+            // are unique (distinct sequence numbers), so an unstable sort is deterministic.
+            self.cur.reverse();
+            self.cur.sort_unstable_by_key(|e| e.key);
+        }
+        self.cur_b = b as u32;
+    }
+
+    /// The earliest ring entry: (bucket, its slot, full key, whether it is a lone node of
+    /// its bucket's list rather than the head of the current array). A bucket of more than
+    /// one event is made current.
+    #[inline]
+    fn ring_min(&mut self) -> Option<(usize, u128, u128, bool)> {
         if self.near == 0 {
             return None;
         }
         let b = self.next_occupied()?;
-        let start = (self.cursor as usize) & (CAL_BUCKETS - 1);
-        let slot = self.cursor + ((b + CAL_BUCKETS - start) & (CAL_BUCKETS - 1)) as u128;
-        let e = self.ring[b * CAL_WAYS + usize::from(self.span[b].0)];
-        Some((b, slot, (slot << (SEQ_BITS + CAL_SHIFT)) | u128::from(e.key)))
+        let slot = self.slot_of(b);
+        if b as u32 != self.cur_b {
+            let n = self.heads[b];
+            let node = &self.pool[n as usize];
+            if node.next == NIL {
+                // a bucket of one event (most of them in a small scenario): no sorting
+                let key = (slot << (SEQ_BITS + CAL_SHIFT)) | u128::from(node.entry.key);
+                return Some((b, slot, key, true));
+            }
+            self.make_current(b);
+        }
+        let e = self.cur[self.cur_head];
+        Some((
+            b,
+            slot,
+            (slot << (SEQ_BITS + CAL_SHIFT)) | u128::from(e.key),
+            false,
+        ))
+    }
+
+    /// The earliest ring entry's full key, without moving anything.
+    fn ring_min_key(&self) -> Option<u128> {
+        if self.near == 0 {
+            return None;
+        }
+        let b = self.next_occupied()?;
+        let min = if b as u32 == self.cur_b {
+            self.cur[self.cur_head].key
+        } else {
+            let mut min = u64::MAX;
+            let mut n = self.heads[b];
+            while n != NIL {
+                let node = &self.pool[n as usize];
+                min = min.min(node.entry.key);
+                n = node.next;
+            }
+            min
+        };
+        Some((self.slot_of(b) << (SEQ_BITS + CAL_SHIFT)) | u128::from(min))
     }
 }
 
@@ -407,8 +527,10 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
         let t = at.as_ps().min(MAX_KEY_TIME);
         let key = (t << SEQ_BITS) | (u128::from(seq) & SEQ_MASK);
         let slot = t >> CAL_SHIFT;
-        if self.ring.is_empty() {
-            self.ring = vec![NearEntry { key: 0, event }; CAL_BUCKETS * CAL_WAYS];
+        if self.heads.is_empty() {
+            self.heads = vec![NIL; CAL_BUCKETS];
+            self.pool = Vec::with_capacity(CAL_RESERVE);
+            self.cur = Vec::with_capacity(CAL_RESERVE);
         }
         if self.near == 0 && self.spill.is_empty() && self.far_slot == u128::MAX {
             self.cursor = slot;
@@ -444,22 +566,34 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
         let ring = self.ring_min();
         let spill_key = self.spill.peek().map(|e| e.key);
         let key = match (ring, spill_key) {
-            (Some((b, slot, key)), s) if s.is_none_or(|s| key < s) => {
+            (Some((b, slot, key, lone)), s) if s.is_none_or(|s| key < s) => {
                 if key >> SEQ_BITS >= until {
                     return None;
                 }
                 if slot != self.cursor {
+                    // (the far events this pulls in land in other buckets than b)
                     self.cursor = slot;
                     self.pull_far();
                 }
-                let (head, end) = self.span[b];
-                let e = self.ring[b * CAL_WAYS + usize::from(head)];
-                if head + 1 == end {
-                    self.span[b] = (0, 0);
-                    self.occupied[b / 64] &= !(1 << (b % 64));
+                let e = if lone {
+                    let n = std::mem::replace(&mut self.heads[b], NIL);
+                    let node = &mut self.pool[n as usize];
+                    node.next = self.free;
+                    let entry = node.entry;
+                    self.free = n;
+                    self.vacate(b);
+                    entry
                 } else {
-                    self.span[b] = (head + 1, end);
-                }
+                    let e = self.cur[self.cur_head];
+                    self.cur_head += 1;
+                    if self.cur_head == self.cur.len() {
+                        self.cur.clear();
+                        self.cur_head = 0;
+                        self.cur_b = NIL;
+                        self.vacate(b);
+                    }
+                    e
+                };
                 self.near -= 1;
                 return Some(Scheduled {
                     at: Instant::from_ps(key >> SEQ_BITS),
@@ -487,7 +621,7 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
     }
 
     fn peek_time(&self) -> Option<Instant> {
-        let ring = self.ring_min().map(|r| r.2);
+        let ring = self.ring_min_key();
         let spill = self.spill.peek().map(|e| e.key);
         let key = match (ring, spill) {
             (Some(r), Some(s)) => r.min(s),
@@ -609,12 +743,12 @@ mod tests {
     }
 
     #[test]
-    fn a_burst_larger_than_a_bucket_spills_and_still_pops_in_order() {
+    fn a_burst_of_a_hundred_events_in_one_bucket_pops_in_order() {
         let mut c = CalendarQueue::default();
         let mut h = HeapQueue::with_capacity(256);
         for i in 0..100u32 {
-            // 100 events in one 4 ns slot, half at one instant, in scrambled time order
-            let t = Instant::from_ps(1_000_000 + u128::from((i * 37) % 50) * (i % 2) as u128);
+            // 100 events in one bucket's slot, half at one instant, in scrambled time order
+            let t = Instant::from_ps(1_024_000 + u128::from((i * 37) % 50) * (i % 2) as u128);
             c.push(t, i);
             h.push(t, i);
         }
@@ -629,6 +763,27 @@ mod tests {
             }
         }
         assert_eq!(c.len(), 0);
+    }
+
+    #[test]
+    fn a_bucket_reached_by_a_bounded_pop_gives_way_to_an_earlier_one() {
+        let mut c = CalendarQueue::default();
+        let slot = 1u128 << CAL_SHIFT;
+        c.push(Instant::from_ps(0), 'a');
+        c.push(Instant::from_ps(10 * slot + 1), 'y');
+        c.push(Instant::from_ps(10 * slot), 'x');
+        c.push(Instant::from_ps(10 * slot + 1), 'z');
+        assert_eq!(c.pop().map(|s| s.event), Some('a'));
+        // stops short of bucket 10, which it has looked at (and sorted)
+        assert!(c.pop_before(Instant::from_ps(10 * slot)).is_none());
+        // an earlier bucket fills, and the looked-at one receives more
+        c.push(Instant::from_ps(3 * slot), 'b');
+        c.push(Instant::from_ps(10 * slot), 'w');
+        assert_eq!(c.peek_time(), Some(Instant::from_ps(3 * slot)));
+        assert_eq!(c.pop().map(|s| s.event), Some('b'));
+        assert_eq!(c.peek_time(), Some(Instant::from_ps(10 * slot)));
+        let order: Vec<char> = std::iter::from_fn(|| c.pop().map(|s| s.event)).collect();
+        assert_eq!(order, ['x', 'w', 'y', 'z']);
     }
 
     #[test]
