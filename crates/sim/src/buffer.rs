@@ -56,19 +56,23 @@ struct Pair {
 }
 
 /// The shared buffer of one switch.
+///
+/// Laid out by hand (`repr(C)`): what every admission and release reads comes first, in the
+/// order that keeps it within two cache lines where the simulator's switch places it.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct SharedBuffer {
-    size: u64,
     shared_size: u64,
     shared_used: u64,
-    headroom_used: u64,
-    peak_used: u64,
-    threshold: Threshold,
-    xon_offset: u64,
     /// Per (local port, priority).
     pairs: Vec<[Pair; 8]>,
+    threshold: Threshold,
+    headroom_used: u64,
+    peak_used: u64,
+    xon_offset: u64,
     /// Bytes in each port's headroom (its pairs' `headroom`, summed).
     port_headroom: Vec<u64>,
+    size: u64,
 }
 
 /// Error building a buffer whose headroom reserves exceed its size.

@@ -191,14 +191,20 @@ pub(crate) struct Nic {
     replies: VecDeque<Frame>,
 }
 
+/// A switch. Laid out by hand (`repr(C)`; a node starts a cache line): the node's tag, the
+/// routes and the start of the buffer's totals share the first line, the buffer's other
+/// totals the second (a frame's routing, admission and release touch those two).
+#[repr(C)]
 pub(crate) struct Switch {
-    pub(crate) ports: Vec<PortId>,
-    pub(crate) buffer: SharedBuffer,
     /// Egress candidates per destination node (empty for switches and unreachable hosts);
     /// set once every port exists.
     routes: routes::Routes,
+    pub(crate) buffer: SharedBuffer,
+    pub(crate) ports: Vec<PortId>,
 }
 
+/// A node; each starts a cache line (see [`Switch`]).
+#[repr(align(64))]
 pub(crate) enum Node {
     Host(Host),
     Switch(Switch),

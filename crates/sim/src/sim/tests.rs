@@ -62,3 +62,26 @@ fn port_hot_fields_stay_in_the_first_cache_line() {
     assert_eq!(offset_of!(Port, queues) % 64, 0);
     assert_eq!(offset_of!(Port, mac) % 64, 0);
 }
+
+/// The hand layout of `Switch` in `Node`: a frame's routing, admission and release touch the
+/// node's first two cache lines only.
+#[test]
+fn a_switch_routes_and_buffer_totals_stay_in_its_first_two_cache_lines() {
+    use std::mem::{align_of, offset_of, size_of};
+
+    use super::{Node, Switch, routes::Routes};
+    use crate::scenario::{self, Overrides};
+    assert_eq!(align_of::<Node>(), 64);
+    let sim = Simulator::new(scenario::load("four-bridge", &Overrides::default()).unwrap()).unwrap();
+    let mut switches = 0;
+    for n in &sim.nodes {
+        if let Node::Switch(sw) = n {
+            switches += 1;
+            let payload = sw as *const Switch as usize - n as *const Node as usize;
+            assert!(payload + offset_of!(Switch, routes) + size_of::<Routes>() <= 64);
+            // the totals and the pairs' vector: 72 bytes from the buffer's start
+            assert!(payload + offset_of!(Switch, buffer) + 72 <= 128);
+        }
+    }
+    assert!(switches > 0);
+}
