@@ -427,13 +427,11 @@ impl Report {
             let ideal = spec.size.map(|size| match sim.config.model.ideal_fct {
                 IdealFct::Wire => ideal_fct(size, spec.mtu, line),
                 IdealFct::Ns3 => {
-                    let hops = paths
-                        .entry((spec.src, spec.dst))
-                        .or_insert_with(|| {
-                            ns3_paths
-                                .get_or_insert_with(|| sim.ns3_paths())
-                                .path(spec.src, spec.dst)
-                        });
+                    let hops = paths.entry((spec.src, spec.dst)).or_insert_with(|| {
+                        ns3_paths
+                            .get_or_insert_with(|| sim.ns3_paths())
+                            .path(spec.src, spec.dst)
+                    });
                     ns3_standalone_fct(size, spec.mtu, hops)
                 }
             });

@@ -54,7 +54,12 @@ fn port_hot_fields_stay_in_the_first_cache_line() {
         "prop ends at {}",
         offset_of!(Port, prop) + size_of::<Duration>()
     );
-    for off in [offset_of!(Port, node), offset_of!(Port, fault), offset_of!(Port, sel), offset_of!(Port, cn)] {
+    for off in [
+        offset_of!(Port, node),
+        offset_of!(Port, fault),
+        offset_of!(Port, sel),
+        offset_of!(Port, cn),
+    ] {
         assert!(off < 64, "a hot field at {off}");
     }
     assert_eq!(offset_of!(Port, current), 64);
