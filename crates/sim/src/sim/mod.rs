@@ -665,10 +665,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.victims_dequeued(p, &frame);
         }
         self.start_frame(p, frame, slot);
-        let node = self.ports[pi].node;
+        let port = &self.ports[pi];
         // the freed queue slot goes to the host's longest-blocked flow of this class (one
-        // wake-up per frame sent: waking them all costs events quadratic in blocked flows)
-        self.wake_blocked(node, q);
+        // wake-up per frame sent: waking them all costs events quadratic in blocked flows);
+        // a switch has none
+        if !port.at_switch {
+            self.wake_blocked(port.node, q);
+        }
     }
 
     /// Puts `frame` on the wire of `p` in the engine's `slot`: the transmitter is busy until
