@@ -87,7 +87,13 @@ impl Duration {
     }
     /// This duration multiplied by `n`, saturating at [`Duration::MAX`].
     pub const fn saturating_mul(self, n: u64) -> Duration {
-        Duration(self.0.saturating_mul(n as u128))
+        if self.0 <= u64::MAX as u128 {
+            // 64 × 64 bits always fit 128 bits: one multiply, no overflow test (a byte time
+            // times a frame length on every frame)
+            Duration((self.0 as u64 as u128) * (n as u128))
+        } else {
+            Duration(self.0.saturating_mul(n as u128))
+        }
     }
     /// The converting `std::time::Duration`, saturating at its maximum.
     pub fn to_std(self) -> std::time::Duration {

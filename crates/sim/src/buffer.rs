@@ -40,31 +40,39 @@ pub enum Admission {
     Dropped(DropReason),
 }
 
+/// The accounting of one (ingress port, priority) pair, with the reserves that bound it: all
+/// a frame's admission and release touch besides the buffer's totals, in one cache line.
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(align(64))]
 struct Pair {
     shared: u64,
     headroom: u64,
     peak: u64,
+    /// Headroom reserve of the pair; 0 = not lossless on that port.
+    reserve: u64,
+    /// Link-level (PAUSE) headroom reserve of the pair's port, shared by all its priorities.
+    link_reserve: u64,
     xoff: bool,
 }
 
 /// The shared buffer of one switch.
+///
+/// Laid out by hand (`repr(C)`): what every admission and release reads comes first, in the
+/// order that keeps it within two cache lines where the simulator's switch places it.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct SharedBuffer {
-    size: u64,
     shared_size: u64,
     shared_used: u64,
+    /// Per (local port, priority).
+    pairs: Vec<[Pair; 8]>,
+    threshold: Threshold,
     headroom_used: u64,
     peak_used: u64,
-    threshold: Threshold,
     xon_offset: u64,
-    /// Headroom reserve per (local port, priority); 0 = not lossless on that port.
-    reserve: Vec<[u64; 8]>,
-    /// Link-level (PAUSE) headroom reserve per local port, shared by all its priorities.
-    port_reserve: Vec<u64>,
-    /// Bytes in each port's link-level headroom.
+    /// Bytes in each port's headroom (its pairs' `headroom`, summed).
     port_headroom: Vec<u64>,
-    pairs: Vec<[Pair; 8]>,
+    size: u64,
 }
 
 /// Error building a buffer whose headroom reserves exceed its size.
@@ -97,7 +105,17 @@ impl SharedBuffer {
         if reserved > size {
             return Err(BufferTooSmall { reserved, size });
         }
-        let pairs = vec![[Pair::default(); 8]; reserve.len()];
+        let pairs = reserve
+            .iter()
+            .zip(&port_reserve)
+            .map(|(r, &link_reserve)| {
+                r.map(|reserve| Pair {
+                    reserve,
+                    link_reserve,
+                    ..Pair::default()
+                })
+            })
+            .collect();
         Ok(SharedBuffer {
             size,
             shared_size: size - reserved,
@@ -106,9 +124,7 @@ impl SharedBuffer {
             peak_used: 0,
             threshold,
             xon_offset,
-            reserve,
             port_headroom: vec![0; port_reserve.len()],
-            port_reserve,
             pairs,
         })
     }
@@ -129,11 +145,10 @@ impl SharedBuffer {
     pub fn admit(&mut self, port: usize, prio: u8, len: u64, lossless: bool) -> Admission {
         let p = prio as usize;
         let limit = self.limit();
-        let link_reserve = self.port_reserve[port];
-        let reserve = self.reserve[port][p];
         let pair = &mut self.pairs[port][p];
         let fits_shared = pair.shared + len <= limit && self.shared_used + len <= self.shared_size;
         let mut xoff = false;
+        let (reserve, link_reserve) = (pair.reserve, pair.link_reserve);
         if fits_shared && pair.headroom == 0 {
             pair.shared += len;
             self.shared_used += len;
@@ -175,9 +190,11 @@ impl SharedBuffer {
         let p = prio as usize;
         let pair = &mut self.pairs[port][p];
         let from_headroom = len.min(pair.headroom);
-        pair.headroom -= from_headroom;
-        self.port_headroom[port] -= from_headroom;
-        self.headroom_used -= from_headroom;
+        if from_headroom > 0 {
+            pair.headroom -= from_headroom;
+            self.port_headroom[port] -= from_headroom;
+            self.headroom_used -= from_headroom;
+        }
         let from_shared = len - from_headroom;
         pair.shared -= from_shared;
         self.shared_used -= from_shared;

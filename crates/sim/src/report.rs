@@ -408,6 +408,8 @@ impl Report {
         }
         let mut flows = Vec::new();
         let mut paths: HashMap<(u32, u32), Vec<Hop>> = HashMap::new();
+        // built at the first flow that asks (ns-3 ideal FCTs only)
+        let mut ns3_paths = None;
         let mut totals = CnTotals {
             every_byte_once: true,
             ..CnTotals::default()
@@ -425,9 +427,11 @@ impl Report {
             let ideal = spec.size.map(|size| match sim.config.model.ideal_fct {
                 IdealFct::Wire => ideal_fct(size, spec.mtu, line),
                 IdealFct::Ns3 => {
-                    let hops = paths
-                        .entry((spec.src, spec.dst))
-                        .or_insert_with(|| sim.ns3_path(spec.src, spec.dst));
+                    let hops = paths.entry((spec.src, spec.dst)).or_insert_with(|| {
+                        ns3_paths
+                            .get_or_insert_with(|| sim.ns3_paths())
+                            .path(spec.src, spec.dst)
+                    });
                     ns3_standalone_fct(size, spec.mtu, hops)
                 }
             });

@@ -10,7 +10,11 @@ use crate::frame::DropReason;
 use crate::traffic::frame_len;
 
 /// Counters of one (port, priority).
+///
+/// The five the simulator updates per frame come first and each priority starts a cache
+/// line (`repr(C, align(64))`): a frame's enqueue, start and arrival touch one line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C, align(64))]
 pub struct PrioStats {
     /// Data frames transmitted.
     pub tx_frames: u64,
@@ -20,10 +24,10 @@ pub struct PrioStats {
     pub rx_frames: u64,
     /// Data bytes received.
     pub rx_bytes: u64,
-    /// Frames received on this port and dropped, by [`DropReason::index`].
-    pub drops: [u64; DropReason::ALL.len()],
     /// Largest egress queue in bytes.
     pub peak_queue_bytes: u64,
+    /// Frames received on this port and dropped, by [`DropReason::index`].
+    pub drops: [u64; DropReason::ALL.len()],
     /// PFC frames sent with this priority's enable bit set and a non-zero time (XOFF).
     pub pfc_xoff_tx: u64,
     /// PFC frames sent with this priority's enable bit set and time 0 (XON).

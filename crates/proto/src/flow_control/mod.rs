@@ -162,20 +162,32 @@ pub enum Refusal {
 }
 
 /// Flow control of one port (MAC): transmit-side generation and receive-side obeying.
+///
+/// Laid out by hand (`repr(C)`) for a simulator that runs thousands of engines: what a data
+/// frame's start reads is the clock and wire times (one cache line) and the receive side's
+/// open-span mask, the active mask, mode, framing and the transmit side's busy mask (together
+/// in the line where the receive side ends and the transmit side begins); the per-priority
+/// states are read only while their set is open or busy.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct FlowControl {
-    cfg: FlowControlConfig,
-    active: u8,
-    tx: TxSide,
-    rx: RxSide,
-    counters: Counters,
     now: Instant,
     tx_last_bit: Instant,
     wire_free_at: Instant,
     /// Exact durations at the port's rate, computed once (no division on the hot path).
     byte: Duration,
+    /// Ends with its open-span mask.
+    rx: RxSide,
+    active: u8,
+    /// `cfg.mode` and `cfg.framing`, beside the masks the data path reads.
+    mode: Mode,
+    framing: Framing,
+    /// Starts with its busy mask.
+    tx: TxSide,
     quantum: Duration,
     refresh: [Duration; PRIORITIES],
+    cfg: FlowControlConfig,
+    counters: Counters,
 }
 
 impl FlowControl {
@@ -188,6 +200,8 @@ impl FlowControl {
             quantum,
             refresh,
             active: cfg.active_mask(),
+            mode: cfg.mode,
+            framing: cfg.framing,
             cfg,
             tx: TxSide::default(),
             rx: RxSide::default(),
@@ -250,6 +264,8 @@ impl FlowControl {
         }
         (self.byte, self.quantum, self.refresh) = durations(&cfg);
         self.active = active;
+        self.mode = cfg.mode;
+        self.framing = cfg.framing;
         self.cfg = cfg;
         Ok(())
     }
@@ -279,7 +295,7 @@ impl FlowControl {
 
     /// Register set used for priority `p`: PAUSE mode uses 0 for every priority.
     fn slot(&self, p: u8) -> usize {
-        match self.cfg.mode {
+        match self.mode {
             config::Mode::Pfc => usize::from(p & 7),
             _ => 0,
         }
@@ -343,7 +359,7 @@ impl FlowControl {
 
     fn occupy(&mut self, frame_bytes: u64) -> TxSlot {
         let start = self.now;
-        let (last_bit, free_at) = match self.cfg.framing {
+        let (last_bit, free_at) = match self.framing {
             Framing::Ieee8023 => (
                 start.saturating_add(
                     self.byte
@@ -449,7 +465,7 @@ impl FlowControl {
     /// Whether a data frame of priority `p` may start at `now` as far as the peer's pauses go
     /// (document 002's `fc`, inverted). Priorities are taken modulo 8 (3 PCP bits).
     pub fn may_transmit(&self, now: Instant, p: u8) -> bool {
-        if self.cfg.mode == Mode::Off {
+        if self.mode == Mode::Off {
             return true;
         }
         let slot = self.slot(p);
@@ -534,7 +550,12 @@ impl FlowControl {
 /// in exact integers).
 pub fn ns3_tx_time(byte: Duration, frame_bytes: u64) -> Duration {
     let ps = byte.saturating_mul(frame_bytes).as_ps();
-    Duration::from_ps(ps - ps % 1_000)
+    // every real frame time fits 64 bits: round there (a 128-bit remainder is a library call)
+    let ps = match u64::try_from(ps) {
+        Ok(small) => u128::from(small - small % 1_000),
+        Err(_) => ps - ps % 1_000,
+    };
+    Duration::from_ps(ps)
 }
 
 /// Exact durations at `cfg`'s rate: a byte, a pause quantum, each set's refresh interval.

@@ -57,10 +57,12 @@ impl RxPrio {
 
 /// The receive side of one port.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub(crate) struct RxSide {
     prio: [RxPrio; PRIORITIES],
     /// Bit p set while `prio[p]` is not closed: a cache so that settling and the next-change
-    /// search visit only open spans.
+    /// search visit only open spans. Last (`repr(C)`), so that it shares a cache line with
+    /// what follows the side in the engine.
     open: u8,
 }
 
@@ -139,6 +141,10 @@ impl RxSide {
 
     /// Whether p may start a data frame at `now`.
     pub(crate) fn may_transmit(&self, now: Instant, p: usize) -> bool {
+        // a closed set (its bit clear) is not read: only the mask's cache line is
+        if self.open & (1 << p) == 0 {
+            return true;
+        }
         let st = &self.prio[p];
         st.closed || now < st.block_from || now >= st.until
     }

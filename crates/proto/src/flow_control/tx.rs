@@ -31,11 +31,13 @@ struct TxPrio {
 
 /// The transmit side of one port.
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub(crate) struct TxSide {
-    prio: [TxPrio; PRIORITIES],
     /// Bit p set while `prio[p].requested` or `prio[p].xon_pending`: a cache that lets the
     /// per-frame checks (`due`, `holds_data`) answer "nothing" without visiting eight sets.
+    /// First, so that it shares a cache line with what precedes the side in the engine.
     busy: u8,
+    prio: [TxPrio; PRIORITIES],
 }
 
 impl TxSide {

@@ -5,7 +5,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use lossless_proto::dcbx::Agent;
-use lossless_proto::ecn::EcnMarker;
+use lossless_proto::ecn::{EcnMarker, MarkPoint};
 use lossless_proto::ets::{PortParams, Scheduler};
 use lossless_proto::flow_control::{FlowControl, Mode};
 use lossless_proto::lldp_agent::AgentConfig;
@@ -117,7 +117,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 }
                 let local = node_ports[node as usize].len() as u32;
                 node_ports[node as usize].push(me);
-                let (cn, ecn_mask, cp_mask) = match &config.nodes[node as usize].kind {
+                let (cn, (enq_mask, deq_mask), cp_mask) = match &config.nodes[node as usize].kind {
                     NodeKind::Switch(sw) => port_cn(
                         sw,
                         me,
@@ -126,8 +126,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                         config.seed,
                         &config.nodes[node as usize].name,
                     )?
-                    .map_or((None, 0, 0), |(c, e, q)| (Some(c), e, q)),
-                    NodeKind::Host(_) => (None, 0, 0),
+                    .map_or((None, (0, 0), 0), |(c, e, q)| (Some(c), e, q)),
+                    NodeKind::Host(_) => (None, (0, 0), 0),
                 };
                 ports.push(Port {
                     node,
@@ -163,7 +163,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     pull: 0,
                     reply_first: false,
                     staged: 0,
-                    cn_mask: ecn_mask | cp_mask,
+                    cn_enq: enq_mask | cp_mask,
+                    cn_deq: deq_mask,
+                    lldp_queued: false,
+                    at_switch: matches!(config.nodes[node as usize].kind, NodeKind::Switch(_)),
                     cn,
                 });
             }
@@ -408,6 +411,10 @@ impl FlowState {
     }
 }
 
+/// A port's congestion notification: its markers and CPs, the priorities whose ECN markers
+/// decide at enqueue and at dequeue, and the priorities of its CPs.
+type PortCnBuilt = (Box<PortCn>, (u8, u8), u8);
+
 /// The ECN markers and QCN congestion points of port `me` (local index `local`) of a switch
 /// configured with `sw`, or `None` when it has neither.
 fn port_cn(
@@ -417,7 +424,7 @@ fn port_cn(
     rate: Rate,
     seed: u64,
     switch: &str,
-) -> Result<Option<(Box<PortCn>, u8, u8)>, BuildError> {
+) -> Result<Option<PortCnBuilt>, BuildError> {
     if sw.ecn.is_none() && sw.qcn.is_none() {
         return Ok(None);
     }
@@ -427,7 +434,8 @@ fn port_cn(
         cnm_priority: 0,
         cnms_sent: [0; 8],
     };
-    let (mut ecn_mask, mut cp_mask) = (0u8, 0u8);
+    // ECN markers deciding at enqueue, at dequeue; QCN congestion points
+    let (mut enq_mask, mut deq_mask, mut cp_mask) = (0u8, 0u8, 0u8);
     if let Some(e) = &sw.ecn {
         let Some(cfg) = e.for_rate(rate) else {
             return Err(BuildError::Cn {
@@ -442,8 +450,11 @@ fn port_cn(
                 switch: switch.to_string(),
                 problem: format!("ECN: {err}"),
             })?;
+            match m.point() {
+                MarkPoint::Enqueue => enq_mask |= 1 << q,
+                MarkPoint::Dequeue => deq_mask |= 1 << q,
+            }
             cn.markers[q as usize] = Some(m);
-            ecn_mask |= 1 << q;
         }
     }
     if let Some(qc) = &sw.qcn {
@@ -466,7 +477,7 @@ fn port_cn(
             cp_mask |= 1 << q;
         }
     }
-    Ok(Some((Box::new(cn), ecn_mask, cp_mask)))
+    Ok(Some((Box::new(cn), (enq_mask, deq_mask), cp_mask)))
 }
 
 /// A seed for the engine `what` of priority `q` at port `p`, from the scenario's seed.

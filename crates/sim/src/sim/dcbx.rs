@@ -148,6 +148,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         };
         while let Some(f) = d.agent.poll_transmit(now) {
             port.lldp_tx.push_back(f);
+            port.lldp_queued = true;
         }
         let mut changed = false;
         while let Some(e) = d.agent.poll_event() {
@@ -287,8 +288,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let now = self.now;
         let port = &mut self.ports[p as usize];
         let Some(frame) = port.lldp_tx.pop_front() else {
+            port.lldp_queued = false;
             return false;
         };
+        port.lldp_queued = !port.lldp_tx.is_empty();
         let len = frame.len() as u64 + 4;
         let (last_bit, free_at) = lldp_times(port.rate, now, len);
         let w = WireFrame::Lldp { len: len as u32 };

@@ -68,21 +68,18 @@ pub enum Event {
 }
 
 /// One port: egress queues, transmitter, flow-control engine, the wire towards its peer.
+///
+/// Laid out by hand (`repr(C)`, hot fields first): what every event on the port reads (ids,
+/// flags, masks, fault state, selection, propagation delay) fills the first cache line, the
+/// frame on the wire and the wire's queue the second, the queued bytes the third; each
+/// egress queue's header is a half line; the engine, counters and DCBX state follow. Each
+/// port starts a cache line.
+#[repr(C, align(64))]
 pub(crate) struct Port {
     pub(crate) node: NodeId,
     pub(crate) local: u32,
     pub(crate) peer: PortId,
-    pub(crate) rate: Rate,
-    pub(crate) prop: Duration,
-    pub(crate) queues: [VecDeque<Frame>; 8],
-    pub(crate) queued_bytes: [u64; 8],
-    /// Bit q set while queue q holds a frame.
-    nonempty: u8,
     busy: bool,
-    current: Option<Frame>,
-    /// Frames on the wire towards `peer`, oldest first (constant delay keeps FIFO order).
-    inflight: VecDeque<WireFrame>,
-    pub(crate) mac: FlowControl,
     /// Set whenever the engine's transmit side may have a control frame due (a request
     /// changed, a deadline fired, a control frame went out or came in); cleared once the
     /// engine says none is due. While clear, `try_transmit` skips the control-frame poll and
@@ -93,23 +90,10 @@ pub(crate) struct Port {
     /// have moved; `arm_timer` asks `poll_timeout` only then (its answer depends on the
     /// engine's state alone).
     timer_stale: bool,
-    timer_at: Instant,
-    sel: PortSelection,
+    /// Bit q set while queue q holds a frame.
+    nonempty: u8,
     /// Priorities that are lossless here (flow control answers their congestion).
     pub(crate) lossless: u8,
-    /// Pairs (this ingress port, priority) currently in XOFF.
-    xoff_pairs: u8,
-    /// Last paused mask reported to the observer (only with `Observer::PAUSE_STATE`).
-    paused_seen: u8,
-    pub(crate) stats: PortStats,
-    /// Link down, pfcwd drops (`sim/topo.rs`, `sim/pfcwd.rs`).
-    pub(crate) fault: topo::PortFault,
-    /// The DCBX agent of a DCBX-managed port.
-    pub(crate) dcbx: Option<Box<PortDcbx>>,
-    /// LLDPDUs waiting for the transmitter.
-    lldp_tx: VecDeque<Vec<u8>>,
-    /// LLDPDUs on the wire towards `peer`, in the order of their `WireFrame::Lldp` entries.
-    lldp_wire: VecDeque<Vec<u8>>,
     /// Host ports: bit q set while the host has QPs of priority q ready to send (their next
     /// packet is pulled into queue q when that queue holds none of theirs).
     pull: u8,
@@ -117,11 +101,41 @@ pub(crate) struct Port {
     reply_first: bool,
     /// Host ports: bit q set while queue q holds a frame pulled from a QP.
     staged: u8,
-    /// Switch ports: bit q set when queue q's frames are ECN-marked or q is a QCN congestion
-    /// point (the port's `cn` says which).
-    cn_mask: u8,
+    /// Switch ports: bit q set when queue q's frames meet an ECN marker deciding at enqueue or
+    /// q is a QCN congestion point (the port's `cn` says which): enqueueing takes the
+    /// congestion-notification path.
+    cn_enq: u8,
+    /// Switch ports: bit q set when queue q's frames meet an ECN marker deciding at dequeue.
+    cn_deq: u8,
+    /// `lldp_tx` holds an LLDPDU (tested per transmission instead of the queue's header).
+    lldp_queued: bool,
+    /// The port belongs to a switch (tested per arrival instead of the node).
+    at_switch: bool,
+    /// Link down, pfcwd drops (`sim/topo.rs`, `sim/pfcwd.rs`).
+    pub(crate) fault: topo::PortFault,
+    sel: PortSelection,
     /// Switch ports: the ECN markers and QCN congestion points.
     pub(crate) cn: Option<Box<PortCn>>,
+    pub(crate) prop: Duration,
+    current: Option<Frame>,
+    /// Frames on the wire towards `peer`, oldest first (constant delay keeps FIFO order).
+    inflight: VecDeque<WireFrame>,
+    pub(crate) queued_bytes: [u64; 8],
+    /// LLDPDUs waiting for the transmitter.
+    lldp_tx: VecDeque<Vec<u8>>,
+    timer_at: Instant,
+    pub(crate) rate: Rate,
+    /// The DCBX agent of a DCBX-managed port.
+    pub(crate) dcbx: Option<Box<PortDcbx>>,
+    pub(crate) queues: [VecDeque<Frame>; 8],
+    pub(crate) mac: FlowControl,
+    pub(crate) stats: PortStats,
+    /// LLDPDUs on the wire towards `peer`, in the order of their `WireFrame::Lldp` entries.
+    lldp_wire: VecDeque<Vec<u8>>,
+    /// Last paused mask reported to the observer (only with `Observer::PAUSE_STATE`).
+    paused_seen: u8,
+    /// Pairs (this ingress port, priority) currently in XOFF.
+    xoff_pairs: u8,
 }
 
 pub(crate) struct Host {
@@ -177,14 +191,20 @@ pub(crate) struct Nic {
     replies: VecDeque<Frame>,
 }
 
+/// A switch. Laid out by hand (`repr(C)`; a node starts a cache line): the node's tag, the
+/// routes and the start of the buffer's totals share the first line, the buffer's other
+/// totals the second (a frame's routing, admission and release touch those two).
+#[repr(C)]
 pub(crate) struct Switch {
-    pub(crate) ports: Vec<PortId>,
-    pub(crate) buffer: SharedBuffer,
     /// Egress candidates per destination node (empty for switches and unreachable hosts);
     /// set once every port exists.
     routes: routes::Routes,
+    pub(crate) buffer: SharedBuffer,
+    pub(crate) ports: Vec<PortId>,
 }
 
+/// A node; each starts a cache line (see [`Switch`]).
+#[repr(align(64))]
 pub(crate) enum Node {
     Host(Host),
     Switch(Switch),
@@ -352,7 +372,7 @@ fn dequeued_cn(port: &mut Port, q: u8, mut frame: Frame) -> Frame {
     if frame.kind == FrameKind::RoceData {
         port.staged &= !(1 << q);
     }
-    if port.cn_mask & (1 << q) != 0
+    if port.cn_deq & (1 << q) != 0
         && frame.ecn().is_capable()
         && let Some(cn) = port.cn.as_deref_mut()
         && cn.mark_at_dequeue(q as usize, port.queued_bytes[q as usize])
@@ -408,7 +428,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// engine fault) when the selection refuses it.
     #[inline]
     pub(crate) fn enqueue(&mut self, p: PortId, frame: Frame) -> bool {
-        if self.ports[p as usize].cn_mask != 0 {
+        if self.ports[p as usize].cn_enq != 0 {
             return self.enqueue_cn(p, frame);
         }
         self.enqueue_plain(p, frame)
@@ -420,7 +440,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     fn enqueue_cn(&mut self, p: PortId, mut frame: Frame) -> bool {
         let port = &mut self.ports[p as usize];
         let q = frame.priority as usize;
-        let cn = port.cn_mask & (1 << q) != 0;
+        let cn = port.cn_enq & (1 << q) != 0;
         if cn
             && frame.ecn().is_capable()
             && let Some(c) = port.cn.as_deref_mut()
@@ -571,7 +591,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.arm_timer(p);
             return;
         }
-        if !port.lldp_tx.is_empty() && self.start_lldp(p) {
+        if port.lldp_queued && self.start_lldp(p) {
             return;
         }
         let port = &mut self.ports[pi];
@@ -622,7 +642,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if port.queues[q as usize].is_empty() {
             port.nonempty &= !(1 << q);
         }
-        if port.staged | port.cn_mask != 0 {
+        if port.staged | port.cn_deq != 0 {
             frame = dequeued_cn(port, q, frame);
         }
         let slot = match port.mac.on_tx_start(now, frame.len as u64, q) {
@@ -645,10 +665,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.victims_dequeued(p, &frame);
         }
         self.start_frame(p, frame, slot);
-        let node = self.ports[pi].node;
+        let port = &self.ports[pi];
         // the freed queue slot goes to the host's longest-blocked flow of this class (one
-        // wake-up per frame sent: waking them all costs events quadratic in blocked flows)
-        self.wake_blocked(node, q);
+        // wake-up per frame sent: waking them all costs events quadratic in blocked flows);
+        // a switch has none
+        if !port.at_switch {
+            self.wake_blocked(port.node, q);
+        }
     }
 
     /// Puts `frame` on the wire of `p` in the engine's `slot`: the transmitter is busy until
@@ -760,9 +783,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 st.rx_bytes += frame.len as u64;
                 let node = port.node;
                 frame.ingress = p;
-                match &self.nodes[node as usize] {
-                    Node::Host(_) => self.host_receive(node, frame),
-                    Node::Switch(_) => self.switch_receive(node, p, frame),
+                if port.at_switch {
+                    self.switch_receive(node, p, frame);
+                } else {
+                    self.host_receive(node, frame);
                 }
             }
         }
@@ -906,10 +930,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     pub(crate) fn flow_views(&self) -> impl Iterator<Item = (&FlowSpec, &FlowStats, Option<&Qp>)> {
         self.flows.iter().map(|f| (&f.spec, &f.stats, f.qp.as_deref()))
     }
-    /// The hops from host `src` to host `dst` along the HPCC ns-3 simulator's routing BFS
-    /// tree (rooted at `dst`, neighbours by ascending node id, only switches expanded; the
-    /// first path found): what its ideal FCT is computed over. Empty when unreachable.
-    pub(crate) fn ns3_path(&self, src: NodeId, dst: NodeId) -> Vec<Hop> {
+    /// The HPCC ns-3 simulator's routing BFS trees, built lazily one per destination, for
+    /// [`Ns3Paths::path`]: the adjacency lists once, then one BFS per destination asked for.
+    pub(crate) fn ns3_paths(&self) -> Ns3Paths<'_, O, Q> {
         let n = self.nodes.len();
         // per node: (neighbour, the port leading to it), by ascending neighbour id
         let mut adj: Vec<Vec<(usize, PortId)>> = vec![Vec::new(); n];
@@ -919,36 +942,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         for a in &mut adj {
             a.sort_by_key(|&(nb, p)| (nb, p));
         }
-        let mut parent: Vec<Option<PortId>> = vec![None; n];
-        let mut seen = vec![false; n];
-        seen[dst as usize] = true;
-        let mut q = VecDeque::from([dst as usize]);
-        while let Some(x) = q.pop_front() {
-            for &(y, p) in &adj[x] {
-                if !seen[y] {
-                    seen[y] = true;
-                    // the port at y towards x
-                    parent[y] = Some(self.ports[p as usize].peer);
-                    if matches!(self.nodes[y], Node::Switch(_)) {
-                        q.push_back(y);
-                    }
-                }
-            }
+        Ns3Paths {
+            sim: self,
+            adj,
+            trees: std::collections::HashMap::new(),
         }
-        let mut hops = Vec::new();
-        let mut at = src as usize;
-        while at != dst as usize {
-            let Some(p) = parent[at] else {
-                return Vec::new();
-            };
-            let port = &self.ports[p as usize];
-            hops.push(Hop {
-                rate: port.rate,
-                delay: port.prop,
-            });
-            at = self.ports[port.peer as usize].node as usize;
-        }
-        hops
     }
     /// The NIC port of host `node`.
     pub(crate) fn host_port(&self, node: NodeId) -> PortId {
@@ -956,5 +954,66 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             Node::Host(h) => h.port,
             Node::Switch(sw) => sw.ports.first().copied().unwrap_or(0),
         }
+    }
+}
+
+/// The HPCC ns-3 simulator's routing BFS trees of a simulator (see [`Simulator::ns3_paths`]).
+pub(crate) struct Ns3Paths<'a, O: Observer, Q: EventQueue<Event>> {
+    sim: &'a Simulator<O, Q>,
+    /// Per node: (neighbour, the port leading to it), by ascending neighbour id.
+    adj: Vec<Vec<(usize, PortId)>>,
+    /// Per destination: each node's port towards it on the BFS tree rooted there.
+    trees: std::collections::HashMap<NodeId, Vec<Option<PortId>>>,
+}
+
+impl<O: Observer, Q: EventQueue<Event>> Ns3Paths<'_, O, Q> {
+    /// The BFS tree rooted at `dst` (neighbours by ascending node id, only switches
+    /// expanded): each node's port towards `dst`.
+    fn tree(&self, dst: NodeId) -> Vec<Option<PortId>> {
+        let sim = self.sim;
+        let n = sim.nodes.len();
+        let mut parent: Vec<Option<PortId>> = vec![None; n];
+        let mut seen = vec![false; n];
+        seen[dst as usize] = true;
+        let mut q = VecDeque::from([dst as usize]);
+        while let Some(x) = q.pop_front() {
+            for &(y, p) in &self.adj[x] {
+                if !seen[y] {
+                    seen[y] = true;
+                    // the port at y towards x
+                    parent[y] = Some(sim.ports[p as usize].peer);
+                    if matches!(sim.nodes[y], Node::Switch(_)) {
+                        q.push_back(y);
+                    }
+                }
+            }
+        }
+        parent
+    }
+
+    /// The hops from host `src` to host `dst` along the HPCC ns-3 simulator's routing BFS
+    /// tree (rooted at `dst`, neighbours by ascending node id, only switches expanded; the
+    /// first path found): what its ideal FCT is computed over. Empty when unreachable.
+    pub(crate) fn path(&mut self, src: NodeId, dst: NodeId) -> Vec<Hop> {
+        if !self.trees.contains_key(&dst) {
+            let t = self.tree(dst);
+            self.trees.insert(dst, t);
+        }
+        let parent = &self.trees[&dst];
+        let sim = self.sim;
+        let mut hops = Vec::new();
+        let mut at = src as usize;
+        while at != dst as usize {
+            let Some(p) = parent[at] else {
+                return Vec::new();
+            };
+            let port = &sim.ports[p as usize];
+            hops.push(Hop {
+                rate: port.rate,
+                delay: port.prop,
+            });
+            at = sim.ports[port.peer as usize].node as usize;
+        }
+        hops
     }
 }

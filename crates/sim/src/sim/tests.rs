@@ -38,3 +38,55 @@ fn a_frame_the_ets_scheduler_refuses_stops_the_run_with_an_engine_fault() {
     );
     assert!(r.summary().contains("ENGINE FAULT"));
 }
+
+/// The hand layout of `Port` (a performance property at fabric scale, see its doc): what every
+/// event reads stays in the first cache line, the engine and the queue headers start lines.
+#[test]
+fn port_hot_fields_stay_in_the_first_cache_line() {
+    use std::mem::{align_of, offset_of, size_of};
+
+    use lossless_proto::units::Duration;
+
+    use super::Port;
+    assert_eq!(align_of::<Port>(), 64);
+    assert!(
+        offset_of!(Port, prop) + size_of::<Duration>() <= 64,
+        "prop ends at {}",
+        offset_of!(Port, prop) + size_of::<Duration>()
+    );
+    for off in [
+        offset_of!(Port, node),
+        offset_of!(Port, fault),
+        offset_of!(Port, sel),
+        offset_of!(Port, cn),
+    ] {
+        assert!(off < 64, "a hot field at {off}");
+    }
+    assert_eq!(offset_of!(Port, current), 64);
+    assert_eq!(offset_of!(Port, queued_bytes) % 64, 0);
+    assert_eq!(offset_of!(Port, queues) % 64, 0);
+    assert_eq!(offset_of!(Port, mac) % 64, 0);
+}
+
+/// The hand layout of `Switch` in `Node`: a frame's routing, admission and release touch the
+/// node's first two cache lines only.
+#[test]
+fn a_switch_routes_and_buffer_totals_stay_in_its_first_two_cache_lines() {
+    use std::mem::{align_of, offset_of, size_of};
+
+    use super::{Node, Switch, routes::Routes};
+    use crate::scenario::{self, Overrides};
+    assert_eq!(align_of::<Node>(), 64);
+    let sim = Simulator::new(scenario::load("four-bridge", &Overrides::default()).unwrap()).unwrap();
+    let mut switches = 0;
+    for n in &sim.nodes {
+        if let Node::Switch(sw) = n {
+            switches += 1;
+            let payload = sw as *const Switch as usize - n as *const Node as usize;
+            assert!(payload + offset_of!(Switch, routes) + size_of::<Routes>() <= 64);
+            // the totals and the pairs' vector: 72 bytes from the buffer's start
+            assert!(payload + offset_of!(Switch, buffer) + 72 <= 128);
+        }
+    }
+    assert!(switches > 0);
+}
