@@ -495,38 +495,11 @@ impl<E: Copy> CalendarQueue<E> {
         ))
     }
 
-    /// The earliest ring entry's full key, without moving anything.
-    fn ring_min_key(&self) -> Option<u128> {
-        if self.near == 0 {
-            return None;
-        }
-        let b = self.next_occupied()?;
-        let min = if b as u32 == self.cur_b {
-            self.cur[self.cur_head].key
-        } else {
-            let mut min = u64::MAX;
-            let mut n = self.heads[b];
-            while n != NIL {
-                let node = &self.pool[n as usize];
-                min = min.min(node.entry.key);
-                n = node.next;
-            }
-            min
-        };
-        Some((self.slot_of(b) << (SEQ_BITS + CAL_SHIFT)) | u128::from(min))
-    }
-}
-
-impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
-    /// Adds an event; an event before the cursor's slot (a simulator never schedules into
-    /// the past) still pops in (time, sequence) order.
-    #[inline]
-    fn push(&mut self, at: Instant, event: E) {
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        let t = at.as_ps().min(MAX_KEY_TIME);
-        let key = (t << SEQ_BITS) | (u128::from(seq) & SEQ_MASK);
-        let slot = t >> CAL_SHIFT;
+    /// `push` for an empty ring (the first push, or the window moving to this event), an
+    /// event beyond the window, or (defensively) one before the cursor.
+    #[cold]
+    #[inline(never)]
+    fn push_rare(&mut self, slot: u128, key: u128, event: E) {
         if self.heads.is_empty() {
             self.heads = vec![NIL; CAL_BUCKETS];
             self.pool = Vec::with_capacity(CAL_RESERVE);
@@ -545,16 +518,11 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
         }
     }
 
-    #[inline]
-    fn pop(&mut self) -> Option<Scheduled<E>> {
-        self.pop_before(Instant::MAX)
-    }
-
-    // one call site in the run loop: always inline it there (the CLI binary's size otherwise
-    // tips LTO's heuristics against it, costing a quarter of the event rate)
-    #[inline(always)]
-    fn pop_before(&mut self, until: Instant) -> Option<Scheduled<E>> {
-        let until = until.as_ps();
+    /// `pop_before` when the ring is empty or the spill heap holds an event: the ring's and
+    /// the spill heap's earliest compared, the window jumped to the far heap if need be.
+    #[cold]
+    #[inline(never)]
+    fn pop_general(&mut self, until: u128) -> Option<Scheduled<E>> {
         if self.near == 0 && self.spill.is_empty() {
             // the window is empty: jump it to the earliest far event
             if self.far_slot == u128::MAX || self.far.peek()?.key >> SEQ_BITS >= until {
@@ -616,6 +584,111 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
         Some(Scheduled {
             at: Instant::from_ps(e.key >> SEQ_BITS),
             seq: (e.key & SEQ_MASK) as u64,
+            event: e.event,
+        })
+    }
+
+    /// The earliest ring entry's full key, without moving anything.
+    fn ring_min_key(&self) -> Option<u128> {
+        if self.near == 0 {
+            return None;
+        }
+        let b = self.next_occupied()?;
+        let min = if b as u32 == self.cur_b {
+            self.cur[self.cur_head].key
+        } else {
+            let mut min = u64::MAX;
+            let mut n = self.heads[b];
+            while n != NIL {
+                let node = &self.pool[n as usize];
+                min = min.min(node.entry.key);
+                n = node.next;
+            }
+            min
+        };
+        Some((self.slot_of(b) << (SEQ_BITS + CAL_SHIFT)) | u128::from(min))
+    }
+}
+
+impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
+    /// Adds an event; an event before the cursor's slot (a simulator never schedules into
+    /// the past) still pops in (time, sequence) order.
+    // inlined at every call site: the common case (a non-empty queue, an event inside the
+    // window) is a few instructions; everything else is in `push_rare`
+    #[inline(always)]
+    fn push(&mut self, at: Instant, event: E) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let t = at.as_ps().min(MAX_KEY_TIME);
+        let key = (t << SEQ_BITS) | (u128::from(seq) & SEQ_MASK);
+        let slot = t >> CAL_SHIFT;
+        if self.near != 0 && slot >= self.cursor && slot < self.window_end() {
+            self.insert_near(slot, key, event);
+        } else {
+            self.push_rare(slot, key, event);
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<Scheduled<E>> {
+        self.pop_before(Instant::MAX)
+    }
+
+    // one call site in the run loop: always inline it there (the CLI binary's size otherwise
+    // tips LTO's heuristics against it, costing a quarter of the event rate)
+    #[inline(always)]
+    fn pop_before(&mut self, until: Instant) -> Option<Scheduled<E>> {
+        if self.near == 0 || !self.spill.is_empty() {
+            return self.pop_general(until.as_ps());
+        }
+        // the common case: the earliest event is the ring's
+        let b = self.next_occupied()?;
+        let slot = self.slot_of(b);
+        let lone = b as u32 != self.cur_b && {
+            if self.pool[self.heads[b] as usize].next == NIL {
+                true
+            } else {
+                self.make_current(b);
+                false
+            }
+        };
+        let near_key = if lone {
+            self.pool[self.heads[b] as usize].entry.key
+        } else {
+            self.cur[self.cur_head].key
+        };
+        let at = (slot << CAL_SHIFT) | u128::from(near_key >> SEQ_BITS);
+        if at >= until.as_ps() {
+            return None;
+        }
+        if slot != self.cursor {
+            // (the far events this pulls in land in other buckets than b)
+            self.cursor = slot;
+            self.pull_far();
+        }
+        let e = if lone {
+            let n = std::mem::replace(&mut self.heads[b], NIL);
+            let node = &mut self.pool[n as usize];
+            node.next = self.free;
+            let entry = node.entry;
+            self.free = n;
+            self.vacate(b);
+            entry
+        } else {
+            let e = self.cur[self.cur_head];
+            self.cur_head += 1;
+            if self.cur_head == self.cur.len() {
+                self.cur.clear();
+                self.cur_head = 0;
+                self.cur_b = NIL;
+                self.vacate(b);
+            }
+            e
+        };
+        self.near -= 1;
+        Some(Scheduled {
+            at: Instant::from_ps(at),
+            seq: near_key & ((1 << SEQ_BITS) - 1),
             event: e.event,
         })
     }
