@@ -2,18 +2,22 @@
 //! with 64 senders and on `four-bridge` (PFC only), and with RoCEv2 QPs, ECN marking and
 //! DCQCN on `incast-dcqcn` (2 ms) and on the 320-host fat-tree of the shared corpus's
 //! `workloads/` (`lossless_testkit::corpus_dir`) with WebSearch flows at 30 % load (200 µs;
-//! skipped, saying so, when the corpus is absent). Run: `cargo bench -p lossless-sim --bench sim`.
+//! skipped, saying so, when the corpus is absent). Also the event queues alone in the classic
+//! "hold" model (pop the earliest event, push one a random delay later) with as many events
+//! pending as the fat tree's busy run holds: the floor under any event rate the simulator can
+//! reach. Run: `cargo bench -p lossless-sim --bench sim`.
 #![allow(missing_docs)] // criterion_group! generates undocumented items
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use lossless_proto::units::Duration;
-use lossless_sim::Simulator;
+use lossless_proto::units::{Duration, Instant};
 use lossless_sim::config::SimConfig;
+use lossless_sim::event::{CalendarQueue, EventQueue};
 use lossless_sim::event::{HeapQueue, RadixQueue};
 use lossless_sim::ns3::Topology;
 use lossless_sim::observer::NoObserver;
 use lossless_sim::scenario::{self, Overrides};
 use lossless_sim::traffic::SizeCdf;
+use lossless_sim::{Event, Simulator};
 
 fn config(name: &str, set: &[&str]) -> SimConfig {
     let ov = Overrides {
@@ -102,5 +106,57 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// Pending events in the hold model: about what the 320-host fat tree holds at 1 ms
+/// (13.5 events per ns, most of them a 1 µs propagation delay ahead).
+const HOLD_PENDING: usize = 16_384;
+/// Hold operations (one pop, one push) per timed iteration.
+const HOLD_OPS: u64 = 1 << 20;
+
+/// Delays like the simulator's, in ps: a third a frame time ahead (0–120 ns, the end of a
+/// transmission), the rest a 1 µs link plus a frame time (the arrival at the peer).
+fn hold_delays() -> Vec<u128> {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(13);
+    (0..4096)
+        .map(|_| {
+            let frame = rng.gen_range(0..120_000u128);
+            if rng.gen_bool(1.0 / 3.0) {
+                frame
+            } else {
+                1_000_000 + frame
+            }
+        })
+        .collect()
+}
+
+/// One pre-filled queue, then `HOLD_OPS` hold operations; returns a checksum of the times.
+fn hold<Q: EventQueue<Event>>(mut q: Q, delays: &[u128]) -> u128 {
+    for (i, d) in delays.iter().cycle().take(HOLD_PENDING).enumerate() {
+        q.push(Instant::from_ps(*d), Event::TxEnd(i as u32));
+    }
+    let mut sum = 0u128;
+    let mut i = 0;
+    for _ in 0..HOLD_OPS {
+        let Some(s) = q.pop() else { break };
+        sum = sum.wrapping_add(s.at.as_ps());
+        q.push(Instant::from_ps(s.at.as_ps() + delays[i]), s.event);
+        i = (i + 1) % delays.len();
+    }
+    sum
+}
+
+fn bench_queues(c: &mut Criterion) {
+    let mut g = c.benchmark_group("queue-hold-16k");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(HOLD_OPS));
+    let delays = hold_delays();
+    g.bench_function("calendar", |b| b.iter(|| hold(CalendarQueue::default(), &delays)));
+    g.bench_function("binary-heap", |b| {
+        b.iter(|| hold(HeapQueue::with_capacity(HOLD_PENDING), &delays))
+    });
+    g.bench_function("radix-heap", |b| b.iter(|| hold(RadixQueue::default(), &delays)));
+    g.finish();
+}
+
+criterion_group!(benches, bench, bench_queues);
 criterion_main!(benches);
