@@ -53,14 +53,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let config = if name == "fat-tree-websearch" {
         let dir = lossless_testkit::corpus_dir().join("workloads");
-        let topo_path = dir.join("fat-tree-320.topology.txt");
+        // the corpus is found beside the checkout or at $LOSSLESS_CORPUS: say which file is missing
+        let read = |f: &str| {
+            let path = dir.join(f);
+            std::fs::read_to_string(&path).map_err(|e| {
+                format!(
+                    "{}: {e} (the shared corpus; set LOSSLESS_CORPUS to its folder)",
+                    path.display()
+                )
+            })
+        };
         let topo = lossless_sim::ns3::Topology::parse(
-            &std::fs::read_to_string(&topo_path)?,
-            &topo_path.display().to_string(),
+            &read("fat-tree-320.topology.txt")?,
+            &dir.join("fat-tree-320.topology.txt").display().to_string(),
         )?;
-        let cdf = lossless_sim::traffic::SizeCdf::parse(&std::fs::read_to_string(
-            dir.join("WebSearch_distribution.txt"),
-        )?)?;
+        let cdf = lossless_sim::traffic::SizeCdf::parse(&read("WebSearch_distribution.txt")?)?;
         let d = ov.set.first().map_or("200us", String::as_str);
         topo.websearch_dcqcn(cdf, 0.3, scenario::parse_duration(d)?)
     } else {
