@@ -11,6 +11,7 @@ use serde::Serialize;
 use crate::config::{NodeKind, SimConfig};
 use crate::report::Report;
 use crate::series::SeriesReport;
+use crate::summary::SummaryOptions;
 use crate::transport::CcSpec;
 
 /// What a QP did (a flow with `transport = "rocev2"`).
@@ -195,16 +196,36 @@ impl Report {
         }
     }
 
-    /// The congestion-notification section of the summary (empty without QPs or markers).
-    pub(crate) fn cn_summary(&self) -> String {
+    /// The congestion-notification section of the summary (empty without QPs or markers):
+    /// every QP and marking port when they fit `opts`, else the top QPs by rate cuts and the
+    /// top ports by frames marked.
+    pub(crate) fn cn_summary(&self, opts: &SummaryOptions) -> String {
         let mut s = String::new();
-        let qps: Vec<_> = self
+        let mut qps: Vec<_> = self
             .flows
             .iter()
             .filter_map(|f| f.qp.as_ref().map(|q| (f, q)))
             .collect();
         if !qps.is_empty() {
             let _ = writeln!(s);
+            if !opts.whole(qps.len()) {
+                // the QPs congestion control worked on most: rate cuts, then CNPs, then the
+                // lowest rate reached (a stable sort keeps flow order among equals)
+                qps.sort_by_key(|(_, q)| {
+                    (
+                        std::cmp::Reverse(q.rate_decreases_total),
+                        std::cmp::Reverse(q.cnps_received_total + q.cnms_received_total),
+                        q.min_rate_bps,
+                    )
+                });
+                let _ = writeln!(
+                    s,
+                    "top {} of {} QPs by rate cuts (then CNPs received, then lowest rate; --full lists all)",
+                    opts.top,
+                    qps.len()
+                );
+                qps.truncate(opts.top);
+            }
             let _ = writeln!(
                 s,
                 "{:<20} {:<6} {:>9} {:>9} {:>6} {:>7} {:>7} {:>6} {:>6} {:>5} {:>12}",
@@ -220,7 +241,7 @@ impl Report {
                 "RTO",
                 "completion"
             );
-            for (f, q) in qps.iter().take(40) {
+            for (f, q) in &qps {
                 let c = f
                     .completion_ps
                     .map(|c| Duration::from_ps(c).to_string())
@@ -241,11 +262,8 @@ impl Report {
                     c
                 );
             }
-            if qps.len() > 40 {
-                let _ = writeln!(s, "… {} more QPs", qps.len() - 40);
-            }
         }
-        let marked: Vec<_> = self
+        let mut marked: Vec<_> = self
             .ports
             .iter()
             .filter_map(|p| p.cn.as_ref().map(|c| (p, c)))
@@ -253,12 +271,22 @@ impl Report {
             .filter(|(_, q)| q.ecn_marked_frames + q.cnms_sent_total > 0)
             .collect();
         if !marked.is_empty() {
+            if !opts.whole(marked.len()) {
+                marked.sort_by_key(|(_, q)| std::cmp::Reverse(q.ecn_marked_frames + q.cnms_sent_total));
+                let _ = writeln!(
+                    s,
+                    "top {} of {} marking port priorities by frames CE-marked and CNMs sent (--full lists all)",
+                    opts.top,
+                    marked.len()
+                );
+                marked.truncate(opts.top);
+            }
             let _ = writeln!(
                 s,
                 "{:<22} {:>3} {:>12} {:>12} {:>10} {:>8}",
                 "ECN/QCN port → peer", "pri", "CE marked", "not marked", "CP samples", "CNMs"
             );
-            for (p, q) in marked.iter().take(40) {
+            for (p, q) in &marked {
                 let _ = writeln!(
                     s,
                     "{:<22} {:>3} {:>12} {:>12} {:>10} {:>8}",

@@ -15,7 +15,8 @@ use crate::stats::FctSummary;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SummaryOptions {
     /// Rows per table cut to its top (port priorities by pause time and by peak buffer, flows
-    /// by slowdown, switches by peak buffer, DCBX ports); a table of at most
+    /// by slowdown, QPs by rate cuts, ECN/QCN ports by marks, switches by peak buffer, DCBX
+    /// ports); a table of at most
     /// [`WHOLE_ROWS`] rows (or `top`, if more) is shown whole.
     pub top: usize,
     /// Every row of every table, as a small scenario shows them.
@@ -40,7 +41,7 @@ impl Default for SummaryOptions {
 
 impl SummaryOptions {
     /// Whether a table of `rows` rows is shown whole.
-    fn whole(&self, rows: usize) -> bool {
+    pub(crate) fn whole(&self, rows: usize) -> bool {
         self.full || rows <= self.top.max(WHOLE_ROWS)
     }
 }
@@ -84,7 +85,7 @@ impl Report {
         s.push_str(&self.ports_text(opts));
         let _ = writeln!(s);
         s.push_str(&self.flows_text(opts));
-        s.push_str(&self.cn_summary());
+        s.push_str(&self.cn_summary(opts));
         if let Some(all) = &self.fct.all {
             let _ = writeln!(s);
             s.push_str(&self.fct_table(all));
@@ -601,5 +602,82 @@ mod tests {
         assert_eq!(port_rows(&full).len(), rows, "{full}");
         assert!(r.flows.iter().all(|f| full.contains(&format!("{:<20} ", f.name))));
         assert_eq!(port_rows(&text).len(), 10, "{text}");
+    }
+
+    #[test]
+    fn a_run_of_many_qps_shows_the_top_qps_by_rate_cuts_and_the_top_marking_ports() {
+        let mut r = run("incast-dcqcn", &["senders=48", "duration=\"300us\""]);
+        let qps = r.flows.iter().filter(|f| f.qp.is_some()).count();
+        assert!(qps > WHOLE_ROWS, "{qps} QPs");
+        // the section's rows: QP rows start with a flow name, port rows with a port
+        let rows_after = |text: &str, head: &str| -> Vec<String> {
+            let from = text.find(head).unwrap_or_else(|| panic!("no {head}: {text}"));
+            text[from..]
+                .lines()
+                .skip(2)
+                .take_while(|l| !l.starts_with("top ") && !l.starts_with("CN:") && !l.starts_with("ECN/QCN"))
+                .map(str::to_string)
+                .collect()
+        };
+        let opts = SummaryOptions { top: 5, full: false };
+        let text = r.summary_with(&opts);
+        let rows = rows_after(&text, &format!("top 5 of {qps} QPs by rate cuts"));
+        assert_eq!(rows.len(), 5, "{text}");
+        let mut cuts: Vec<u64> = r
+            .flows
+            .iter()
+            .filter_map(|f| f.qp.as_ref())
+            .map(|q| q.rate_decreases_total)
+            .collect();
+        cuts.sort_unstable_by(|a, b| b.cmp(a));
+        assert!(cuts[0] > 0, "DCQCN cut some rate: {cuts:?}");
+        for (row, want) in rows.iter().zip(&cuts) {
+            let shown: u64 = row.split_whitespace().nth(4).unwrap().parse().unwrap();
+            assert_eq!(shown, *want, "{row}");
+        }
+        // --full lists every QP, in flow order
+        let full = r.summary_with(&SummaryOptions { top: 5, full: true });
+        assert!(!full.contains("QPs by rate cuts"), "{full}");
+        for f in r.flows.iter().filter(|f| f.qp.is_some()) {
+            assert!(full.contains(&format!("{:<20} dcqcn", f.name)), "{}", f.name);
+        }
+        // more marking port priorities than a screen: the top ones by marks, with the count
+        let (i, marker) = r
+            .ports
+            .iter()
+            .enumerate()
+            .find(|(_, p)| {
+                p.cn.as_ref()
+                    .is_some_and(|c| c.priorities.iter().any(|q| q.ecn_marked_frames > 0))
+            })
+            .map(|(i, p)| (i, p.clone()))
+            .expect("a marking port");
+        for k in 0..45u64 {
+            let mut p = marker.clone();
+            p.port = 1000 + k as u32;
+            for q in &mut p.cn.as_mut().unwrap().priorities {
+                q.ecn_marked_frames = 1 + k;
+            }
+            r.ports.insert(i + 1, p);
+        }
+        let text = r.summary_with(&opts);
+        let ports = rows_after(&text, "top 5 of 46 marking port priorities by frames CE-marked");
+        assert_eq!(ports.len(), 5, "{text}");
+        let marked = |row: &str| -> u64 { row.split_whitespace().nth(4).unwrap().parse().unwrap() };
+        let want = marker
+            .cn
+            .as_ref()
+            .unwrap()
+            .priorities
+            .iter()
+            .map(|q| q.ecn_marked_frames)
+            .max()
+            .unwrap()
+            .max(45);
+        assert_eq!(marked(&ports[0]), want, "{}", ports[0]);
+        assert!(
+            ports.windows(2).all(|w| marked(&w[0]) >= marked(&w[1])),
+            "{ports:?}"
+        );
     }
 }
