@@ -123,12 +123,13 @@ pub struct SimArgs {
     #[arg(long, short)]
     pub quiet: bool,
     /// Rows per summary table when a run is too large to list whole: the top N port
-    /// priorities by time paused and by peak buffer, flows by FCT slowdown, switches by peak
-    /// buffer (a table of at most N rows is shown whole; the JSON always has everything).
+    /// priorities by time paused and by peak buffer, flows by FCT slowdown, QPs by rate cuts,
+    /// ECN/QCN ports by marks, switches by peak buffer (a table of at most N rows is shown
+    /// whole; the JSON always has everything).
     #[arg(long, value_name = "N", default_value_t = lossless_sim::summary::DEFAULT_TOP as u32,
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub top: u32,
-    /// List every port, flow and switch in the summary, however many.
+    /// List every port, flow, QP and switch in the summary, however many.
     #[arg(long)]
     pub full: bool,
     /// Do not run the twin without congestion notification. By default a scenario with ECN
