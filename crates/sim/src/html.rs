@@ -30,8 +30,28 @@ use plotters::prelude::*;
 mod pathology;
 mod victims;
 
-/// Time bins across the run.
+/// Time bins across the run's activity (even: bins merge in pairs).
 pub const BINS: usize = 200;
+
+/// Doublings of the first bin width that reach the bins of the whole run.
+const COARSENINGS: u32 = 10;
+
+/// The first instant anything the report draws can happen: the first flow start, workload
+/// arrival window or scripted signal; zero when the run has pathology parts (stalls, link
+/// events), or nothing scheduled.
+fn first_activity(config: &SimConfig) -> Instant {
+    if !config.pathology.is_off() {
+        return Instant::ZERO;
+    }
+    config
+        .flows
+        .iter()
+        .map(|f| f.start)
+        .chain(config.workloads.iter().map(|w| w.start))
+        .chain(config.signals.iter().map(|s| s.at))
+        .min()
+        .unwrap_or(Instant::ZERO)
+}
 
 const COLORS: [&str; 8] = [
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
@@ -47,8 +67,17 @@ type XySeries = (String, RGBColor, Vec<(f64, f64)>);
 type Pauses = Vec<Vec<(Instant, Instant, u8)>>;
 
 /// Collects time series during a run and renders them.
+///
+/// The time axis covers the run's activity: from the first thing that can happen (the first
+/// flow, workload arrival or scripted signal; zero with pathology parts) to the last change
+/// observed, or to the end when a pause or a buffer level is still held. Bins start fine and
+/// double in width as later changes arrive, so an HPCC ns-3 experiment (flows from 2 s,
+/// stopped at 4 s, busy for a few ms) is drawn over its few busy ms.
 pub struct HtmlReport {
     title: String,
+    /// Start of the time axis, ps.
+    origin_ps: u128,
+    /// Width of a bin, ps: [`BINS`] bins from `origin_ps` cover every change so far.
     bin_ps: u128,
     node_names: Vec<String>,
     is_switch: Vec<bool>,
@@ -78,9 +107,13 @@ impl HtmlReport {
             }
         }
         let n = port_names.len();
+        let origin = first_activity(config);
+        let run_ps = config.duration.as_ps().saturating_sub(origin.as_ps());
         HtmlReport {
             title: config.name.clone(),
-            bin_ps: (config.duration.as_ps() / BINS as u128).max(1),
+            origin_ps: origin.as_ps(),
+            // up to ten doublings reach the bins of the whole run
+            bin_ps: (run_ps / BINS as u128).div_ceil(1 << COARSENINGS).max(1),
             node_names: config.nodes.iter().map(|n| n.name.clone()).collect(),
             is_switch: config
                 .nodes
@@ -103,19 +136,73 @@ impl HtmlReport {
         }
     }
 
-    fn bin(&self, at: Instant) -> usize {
-        ((at.as_ps() / self.bin_ps) as usize).min(BINS - 1)
+    /// The bin of `at` (an instant before the axis starts goes into the first), the bins
+    /// widened until they reach it.
+    fn bin(&mut self, at: Instant) -> usize {
+        let t = at.as_ps().saturating_sub(self.origin_ps);
+        while t >= self.bin_ps * BINS as u128 {
+            self.coarsen();
+        }
+        (t / self.bin_ps) as usize
+    }
+
+    /// Doubles the bins' width: each pair of bins becomes one (bytes delivered add up, buffer
+    /// peaks take the larger).
+    fn coarsen(&mut self) {
+        const HALF: usize = BINS / 2;
+        for v in &mut self.delivered {
+            for k in 0..HALF {
+                v[k] = v[2 * k] + v[2 * k + 1];
+            }
+            v[HALF..].fill(0);
+        }
+        for (v, last_bin, _) in self.occupancy.values_mut() {
+            for k in 0..HALF {
+                v[k] = v[2 * k].max(v[2 * k + 1]);
+            }
+            v[HALF..].fill(0);
+            *last_bin /= 2;
+        }
+        self.bin_ps *= 2;
+    }
+
+    /// The span the time axis covers: from its start, [`BINS`] bins.
+    pub fn window(&self) -> (Instant, Instant) {
+        (
+            Instant::from_ps(self.origin_ps),
+            Instant::from_ps(self.origin_ps + self.bin_ps * BINS as u128),
+        )
+    }
+
+    /// The time axis's description: µs, from the run's start or from where activity began.
+    fn axis(&self) -> String {
+        if self.origin_ps == 0 {
+            "time (µs)".into()
+        } else {
+            format!("time (µs) since {}", Duration::from_ps(self.origin_ps))
+        }
     }
 
     /// Renders the page (closing pauses still running at `end`) with `report`'s terminal
     /// summary as text and its completed flows' FCT distribution.
     pub fn render(&mut self, end: Instant, report: &Report) -> String {
+        // a pause or a buffer level still held at the end reaches the end of the axis
+        let held = self.open.iter().any(Option::is_some) || self.occupancy.values().any(|o| o.2 > 0);
+        if held {
+            let end_bin = self.bin(end);
+            for (v, last_bin, last) in self.occupancy.values_mut() {
+                for x in &mut v[(*last_bin + 1).min(end_bin + 1)..=end_bin] {
+                    *x = *last;
+                }
+            }
+        }
         for (p, o) in self.open.iter_mut().enumerate() {
             if let Some((from, mask)) = o.take() {
                 self.pauses[p].push((from, end, mask));
             }
         }
         let span = Duration::from_ps(self.bin_ps * BINS as u128);
+        let axis = self.axis();
         let mut plots = Vec::new();
         // 1. the topology and the order PFC spread in
         let spread = self.topology.spread_list(&self.pauses);
@@ -158,17 +245,11 @@ impl HtmlReport {
             })
             .collect();
         plots.push(
-            Plot::new("throughput", line_chart(&series, span, "Gb/s"))
+            Plot::new("throughput", line_chart(&series, span, &axis, "Gb/s"))
                 .heading("Delivered throughput per priority (Gb/s)"),
         );
         // 3. buffer occupancy: a line per queue, or a heat map of them
         let mut occ: Vec<(String, RGBColor, Vec<f64>)> = Vec::new();
-        let end_bin = self.bin(end);
-        for (v, last_bin, last) in self.occupancy.values_mut() {
-            for x in &mut v[(*last_bin + 1).min(end_bin + 1)..=end_bin] {
-                *x = *last;
-            }
-        }
         for (i, (&(node, port, prio), (v, _, _))) in self.occupancy.iter().enumerate() {
             if v.iter().all(|&b| b == 0) {
                 continue;
@@ -186,7 +267,7 @@ impl HtmlReport {
         }
         if occ.len() <= heatmap::LINES_MAX {
             plots.push(
-                Plot::new("buffer", line_chart(&occ, span, "bytes"))
+                Plot::new("buffer", line_chart(&occ, span, &axis, "bytes"))
                     .heading("Buffer occupancy per ingress port and priority (bytes, peak per bin)"),
             );
         } else {
@@ -204,7 +285,7 @@ impl HtmlReport {
                 caption: heat_caption(total, dropped, "buffer that held bytes"),
                 ..Plot::new(
                     "buffer",
-                    heatmap::heat_map(&rows, span, max, "bytes", heatmap::blues),
+                    heatmap::heat_map(&rows, span, &axis, max, "bytes", heatmap::blues),
                 )
                 .heading("Buffer occupancy heat map: ingress port and priority × time (bytes, peak per bin)")
             });
@@ -213,7 +294,7 @@ impl HtmlReport {
         let paused_ports = self.pauses.iter().filter(|p| !p.is_empty()).count();
         if paused_ports <= heatmap::LINES_MAX {
             plots.push(
-                Plot::new("pause", self.timeline(span))
+                Plot::new("pause", self.timeline(span, &axis))
                     .heading("Pause timeline: when each port's transmitter was paused by its peer"),
             );
         } else {
@@ -223,7 +304,7 @@ impl HtmlReport {
                 caption: heat_caption(paused_ports, dropped, "port paused"),
                 ..Plot::new(
                     "pause",
-                    heatmap::heat_map(&rows, span, 1.0, "paused", topology::heat),
+                    heatmap::heat_map(&rows, span, &axis, 1.0, "paused", topology::heat),
                 )
                 .heading("Pause heat map: port × time (fraction of each time bin the port's transmitter was paused by its peer)")
             });
@@ -231,7 +312,7 @@ impl HtmlReport {
         // 5. the QPs' rates, when the run has QPs
         if report.flows.iter().any(|f| f.qp.is_some()) {
             plots.push(
-                Plot::new("qp-rate", qp_rate_chart(report, end))
+                Plot::new("qp-rate", qp_rate_chart(report, self.window(), &axis))
                     .heading("Rate of each QP over time (its reaction point's rate, Gb/s)"),
             );
         }
@@ -286,7 +367,7 @@ impl HtmlReport {
 
     /// Per paused port: the fraction of each time bin its transmitter was paused.
     fn pause_rows(&self) -> Vec<HeatRow> {
-        let bin = self.bin_ps;
+        let (bin, origin) = (self.bin_ps, self.origin_ps);
         self.pauses
             .iter()
             .enumerate()
@@ -294,7 +375,7 @@ impl HtmlReport {
             .map(|(p, iv)| {
                 let mut v = vec![0.0f64; BINS];
                 for &(a, b, _) in iv {
-                    let (a, b) = (a.as_ps(), b.as_ps());
+                    let (a, b) = (a.as_ps().saturating_sub(origin), b.as_ps().saturating_sub(origin));
                     let mut t = a;
                     while t < b {
                         let k = (t / bin) as usize;
@@ -314,7 +395,7 @@ impl HtmlReport {
             .collect()
     }
 
-    fn timeline(&self, span: Duration) -> Drawing {
+    fn timeline(&self, span: Duration, axis: &str) -> Drawing {
         let rows: Vec<usize> = (0..self.pauses.len())
             .filter(|&p| !self.pauses[p].is_empty())
             .collect();
@@ -344,14 +425,15 @@ impl HtmlReport {
                             String::new()
                         }
                     })
-                    .x_desc("time (µs)")
+                    .x_desc(axis)
                     .draw()?;
+                let us = |t: Instant| t.as_ps().saturating_sub(self.origin_ps) as f64 / 1e6;
                 for (r, &p) in rows.iter().enumerate() {
                     let y = (n - 1 - r) as f64;
                     chart.draw_series(self.pauses[p].iter().map(|&(a, b, mask)| {
                         let c = parse_color(COLORS[(7 - mask.leading_zeros()) as usize % 8]);
-                        let x0 = a.as_ps() as f64 / 1e6;
-                        let x1 = (b.as_ps() as f64 / 1e6).max(x0 + span_us / 2000.0);
+                        let x0 = us(a);
+                        let x1 = us(b).max(x0 + span_us / 2000.0);
                         Rectangle::new([(x0, y + 0.15), (x1, y + 0.85)], c.filled())
                     }))?;
                 }
@@ -529,9 +611,10 @@ fn rate_at(at: &[u64], bps: &[u64], t: u64) -> Option<u64> {
 /// The QPs' rates over time: one step line per QP when there are at most
 /// [`RATE_LINES_MAX`], else the minimum, 10th percentile, median, 90th percentile and maximum
 /// over the QPs (active from their first step) in each of [`BINS`] time bins.
-fn qp_rate_chart(report: &Report, end: Instant) -> Drawing {
-    let end_ps = u64::try_from(end.as_ps()).unwrap_or(u64::MAX).max(1);
-    let us = |ps: u64| ps as f64 / 1e6;
+fn qp_rate_chart(report: &Report, (from, to): (Instant, Instant), axis: &str) -> Drawing {
+    let from_ps = u64::try_from(from.as_ps()).unwrap_or(u64::MAX);
+    let end_ps = u64::try_from(to.as_ps()).unwrap_or(u64::MAX).max(from_ps + 1);
+    let us = |ps: u64| ps.saturating_sub(from_ps) as f64 / 1e6;
     let qps: Vec<(&str, &crate::series::SeriesReport)> = report
         .flows
         .iter()
@@ -554,7 +637,7 @@ fn qp_rate_chart(report: &Report, end: Instant) -> Drawing {
         let mut cols: Vec<Vec<(f64, f64)>> = (0..5).map(|_| Vec::with_capacity(BINS)).collect();
         let mut now: Vec<u64> = Vec::with_capacity(qps.len());
         for b in 0..BINS {
-            let t = (end_ps as u128 * (2 * b as u128 + 1) / (2 * BINS as u128)) as u64;
+            let t = from_ps + ((end_ps - from_ps) as u128 * (2 * b as u128 + 1) / (2 * BINS as u128)) as u64;
             now.clear();
             now.extend(qps.iter().filter_map(|(_, s)| rate_at(&s.at_ps, &s.rate_bps, t)));
             if now.is_empty() {
@@ -570,11 +653,11 @@ fn qp_rate_chart(report: &Report, end: Instant) -> Drawing {
             series.push((format!("{n} of {} QPs", qps.len()), distinct(i, 5), c));
         }
     }
-    xy_chart(&series, us(end_ps), "Gb/s")
+    xy_chart(&series, us(end_ps), axis, "Gb/s")
 }
 
 /// Lines through (x µs, y) points, drawn by plotters' SVG backend.
-fn xy_chart(series: &[XySeries], span_us: f64, unit: &str) -> Drawing {
+fn xy_chart(series: &[XySeries], span_us: f64, axis: &str, unit: &str) -> Drawing {
     let mut svg = String::new();
     let max = series
         .iter()
@@ -594,7 +677,7 @@ fn xy_chart(series: &[XySeries], span_us: f64, unit: &str) -> Drawing {
                 .build_cartesian_2d(0.0..span_us.max(1e-6), 0.0..max)?;
             chart
                 .configure_mesh()
-                .x_desc("time (µs)")
+                .x_desc(axis)
                 .y_desc(unit)
                 .y_label_formatter(&|v| fmt_num(*v))
                 .draw()?;
@@ -623,7 +706,7 @@ fn xy_chart(series: &[XySeries], span_us: f64, unit: &str) -> Drawing {
 }
 
 /// A line chart drawn by plotters' SVG backend (its built-in text metrics, no font files).
-fn line_chart(series: &[(String, RGBColor, Vec<f64>)], span: Duration, unit: &str) -> Drawing {
+fn line_chart(series: &[(String, RGBColor, Vec<f64>)], span: Duration, axis: &str, unit: &str) -> Drawing {
     let mut svg = String::new();
     let max = series
         .iter()
@@ -644,7 +727,7 @@ fn line_chart(series: &[(String, RGBColor, Vec<f64>)], span: Duration, unit: &st
                 .build_cartesian_2d(0.0..span_us, 0.0..max)?;
             chart
                 .configure_mesh()
-                .x_desc("time (µs)")
+                .x_desc(axis)
                 .y_desc(unit)
                 .y_label_formatter(&|v| fmt_num(*v))
                 .draw()?;
@@ -728,6 +811,7 @@ impl Observer for HtmlReport {
         if p >= self.open.len() {
             return;
         }
+        self.bin(at); // the axis reaches every pause change
         if let Some((from, m)) = self.open[p].take() {
             self.pauses[p].push((from, at, m));
         }

@@ -7,7 +7,7 @@
 
 mod common;
 
-use lossless_proto::units::Duration;
+use lossless_proto::units::{Duration, Instant};
 use lossless_sim::config::SimConfig;
 use lossless_sim::html::HtmlReport;
 use lossless_sim::{Report, Simulator};
@@ -245,4 +245,41 @@ fn many_qps_are_drawn_as_percentiles_of_their_rates() {
     assert!(html.contains("median of 16 QPs") && html.contains("90th percentile of 16 QPs"));
     assert!(!html.contains(">qp:sender16<"), "no line per QP");
     assert!(self_contained(&html));
+}
+
+#[test]
+fn the_time_axis_covers_the_busy_span_of_a_run_that_starts_late_and_goes_quiet() {
+    // as an HPCC ns-3 experiment runs: flows from 2 ms, done well before the run's end (20 ms)
+    let mut c = common::load("incast", &["senders=4"], Some(Duration::from_ms(20)));
+    for f in &mut c.flows {
+        f.start += Duration::from_ms(2);
+    }
+    let mut sim = Simulator::with_observer(c.clone(), HtmlReport::new(&c)).unwrap();
+    sim.run();
+    let report = Report::collect(&sim);
+    let last_done = report.flows.iter().filter_map(|f| f.completion_ps).max().unwrap();
+    let first = c.flows.iter().map(|f| f.start).min().unwrap();
+    let end = sim.now();
+    let html = sim.observer_mut().render(end, &report);
+    let (from, to) = sim.observer().window();
+    assert_eq!(from, first, "the axis starts with the first flow");
+    let busy = Instant::from_ps(first.as_ps() + last_done);
+    assert!(to >= busy, "the axis reaches the last completion: {to} < {busy}");
+    // bins double: the axis is at most twice the busy span, far short of the 18 ms left
+    let span = to - from;
+    assert!(
+        span <= (busy - from) + (busy - from),
+        "{span} for {}",
+        busy - from
+    );
+    assert!(span < Duration::from_ms(1), "{span}");
+    assert!(
+        html.contains("time (µs) since 2 ms"),
+        "the axis says where it starts"
+    );
+    // a run whose flows start at zero keeps the plain axis over the whole run
+    let c = common::load("incast", &["senders=4"], None);
+    let (html, _) = page(c.clone());
+    assert!(html.contains("time (µs)\n"), "plain axis");
+    assert!(!html.contains("time (µs) since"), "no offset");
 }

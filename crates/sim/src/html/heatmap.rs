@@ -50,11 +50,12 @@ pub fn blues(f: f64) -> RGBColor {
     RGBColor(mix(222.0, 8.0), mix(235.0, 48.0), mix(247.0, 107.0))
 }
 
-/// A heat map of `rows` over `span` (µs on the x axis); cells coloured by `palette` from 0 to
+/// A heat map of `rows` over `span` (µs on the x axis, described by `axis`); cells coloured by `palette` from 0 to
 /// `max` (a colour bar labelled in `unit` on the right); zero cells stay white.
 pub fn heat_map(
     rows: &[HeatRow],
     span: Duration,
+    axis: &str,
     max: f64,
     unit: &str,
     palette: fn(f64) -> RGBColor,
@@ -82,7 +83,7 @@ pub fn heat_map(
                 .configure_mesh()
                 .disable_mesh()
                 .y_labels(0)
-                .x_desc("time (µs)")
+                .x_desc(axis)
                 .draw()?;
             for (r, row) in rows.iter().enumerate() {
                 let y = (n - 1 - r) as f64;

@@ -225,7 +225,7 @@ impl Topology {
                     let x = 125 + k * 8;
                     root.draw(&Rectangle::new([(x, 9), (x + 8, 21)], c.filled()))?;
                 }
-                root.draw(&Text::new("100 % of the run", (297, 10), font.clone()))?;
+                root.draw(&Text::new("100 % of the span", (297, 10), font.clone()))?;
                 root.draw(&PathElement::new(
                     vec![(410, 15), (440, 15)],
                     RGBColor(205, 205, 205).stroke_width(1),
