@@ -265,3 +265,75 @@ fn a_missing_topology_names_the_key_its_line_and_the_option() {
     // nothing was written
     assert_eq!(std::fs::read_dir(cwd.path()).unwrap().count(), 0);
 }
+
+#[test]
+fn an_ns3_run_writes_the_html_report_over_its_busy_span_pcap_and_vcd_as_a_scenario_does() {
+    let test = "an_ns3_run_writes_the_html_report_over_its_busy_span_pcap_and_vcd_as_a_scenario_does";
+    let Some(dir) = corpus("incast-8", test) else {
+        return;
+    };
+    let out = temp_dir("ns3-extras");
+    let (rpt, pcap, vcd) = (out.join("rpt"), out.join("pcap"), out.join("run.vcd"));
+    // the reference's flows moved to 2 s, where the fork's experiments start theirs
+    let flows: String = std::fs::read_to_string(dir.join("flow.txt"))
+        .unwrap()
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            let mut f: Vec<&str> = l.split_whitespace().collect();
+            if i > 0 {
+                f[5] = "2.000000000";
+            }
+            f.join(" ") + "\n"
+        })
+        .collect();
+    let flow_file = out.join("flow-at-2s.txt");
+    std::fs::write(&flow_file, flows).unwrap();
+    let child = Command::new(bin())
+        .arg("sim")
+        .arg("--ns3")
+        .arg(dir.join("config.txt"))
+        .arg("--ns3-topology")
+        .arg(dir.join("topology.txt"))
+        .arg("--ns3-flows")
+        .arg(&flow_file)
+        .arg("--ns3-out")
+        .arg(&*out)
+        .arg("--report")
+        .arg(&rpt)
+        .arg("--pcap")
+        .arg(&pcap)
+        .arg("--vcd")
+        .arg(&vcd)
+        .args(["--top", "3"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the lossless binary runs");
+    let o = wait_bounded(child, Duration::from_secs(600), "lossless sim --ns3 --report");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(o.status.success(), "{}\n{stderr}", o.status);
+    // the fork's files as without the extra outputs: every flow in fct.txt, started at 2 s
+    let fct = std::fs::read_to_string(out.join("fct.txt")).unwrap();
+    let lines = parse_fct(&fct, "fct.txt").unwrap();
+    assert_eq!(lines.len(), 8, "{fct}");
+    assert!(lines.iter().all(|l| l.start_ns == 2_000_000_000), "{fct}");
+    // the report's time axis starts where the flows start (2 s), not at zero
+    let html = std::fs::read_to_string(rpt.join("index.html")).expect("the report is written");
+    assert!(html.contains("time (µs) since 2 s"), "axis from the first flow");
+    assert!(html.contains("<section id=\"fct-size\""), "FCT slowdown by size");
+    // one pcapng per link direction, and the waveform
+    let files = std::fs::read_dir(&pcap).unwrap().count();
+    assert!(files > 0, "pcapng files in {}", pcap.display());
+    let v = std::fs::read_to_string(&vcd).expect("the VCD is written");
+    assert!(v.contains("$enddefinitions"), "a VCD header");
+    // --top is taken as for a scenario (eight flows fit a screen: all are listed)
+    assert!(stdout.contains("FCT pri"), "the summary's FCT table: {stdout}");
+    for w in [rpt.join("index.html"), vcd.clone()] {
+        assert!(stdout.contains(&format!("wrote {}", w.display())), "{stdout}");
+    }
+}

@@ -10,14 +10,18 @@ use anyhow::Context as _;
 use lossless_files::{Claims, Output};
 use lossless_live::signals;
 use lossless_proto::units::Instant;
-use lossless_sim::Simulator;
 use lossless_sim::ns3::{
     Config, IgnoredKey, Ns3Error, Ns3Observer, QlenMonitor, Run, parse_fct, resolve_input, write_fct,
     write_pfc,
 };
+use lossless_sim::observer::Observer;
+use lossless_sim::vcd::VcdSink;
+use lossless_sim::{Simulator, SummaryOptions};
 
 use super::Say;
-use super::sim::{SimArgs, execute_with, interrupted};
+use super::sim::{
+    Ran, SimArgs, claim_extras, execute_with, extras_failed, finish_extras, interrupted, open_extras,
+};
 
 /// Largest config.txt read, bytes.
 pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
@@ -59,6 +63,35 @@ fn output_path(key: &str, named: &str, line: usize, out: Option<&Path>) -> Resul
 fn quantile(v: &[f64], q: f64) -> f64 {
     let i = ((q * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1;
     v[i]
+}
+
+/// Runs `sim` to its end with the fork's queue monitor sampling on the way (when qlen.txt is
+/// written); a failure to write qlen.txt stops the run and is the error.
+fn run_monitored<O: Observer>(
+    sim: &mut Simulator<O>,
+    monitor: &mut Option<QlenMonitor>,
+    qlen_out: &mut Option<Output>,
+    failed: &dyn Fn(&Simulator<O>) -> bool,
+) -> anyhow::Result<Ran> {
+    let mut qlen_error = None;
+    let ran = execute_with(
+        sim,
+        failed,
+        &mut |sim, until: Instant| match (&mut *monitor, &mut *qlen_out) {
+            (Some(m), Some(out)) if qlen_error.is_none() => match m.run_until(sim, until, out) {
+                Ok(done) => done,
+                Err(e) => {
+                    qlen_error = Some(out.error(e));
+                    true
+                }
+            },
+            _ => sim.run_until(until),
+        },
+    );
+    match qlen_error {
+        Some(e) if !ran.interrupted => Err(e.into()),
+        _ => Ok(ran),
+    }
 }
 
 /// Runs `lossless sim --ns3 CONFIG`.
@@ -166,6 +199,7 @@ pub fn run(args: &SimArgs, config_path: &Path) -> anyhow::Result<ExitCode> {
     if let Some(j) = &args.json {
         claims.output("--json", j)?;
     }
+    claim_extras(args, &sim_config, &mut claims)?;
     match &qlen_path {
         None => errln!("QLEN_MON_FILE not set: no queue monitor (as in the fork)"),
         Some(_) if keys.qlen_start_ns >= stop_ns => errln!(
@@ -179,39 +213,48 @@ pub fn run(args: &SimArgs, config_path: &Path) -> anyhow::Result<ExitCode> {
     let mut pfc_out = Output::create(&pfc_path)?;
     let mut qlen_out = qlen_path.as_deref().map(Output::create).transpose()?;
     let mut json = args.json.as_deref().map(Output::create).transpose()?;
+    let vcd = match &args.vcd {
+        Some(p) => Some(VcdSink::new(&sim_config, Output::create(p)?)?),
+        None => None,
+    };
     let to_stdout = [Some(&fct_out), Some(&pfc_out), qlen_out.as_ref(), json.as_ref()]
         .into_iter()
         .flatten()
-        .any(Output::is_stdout);
+        .any(Output::is_stdout)
+        || vcd.as_ref().is_some_and(|v| v.get_ref().is_stdout());
     let say = Say::new(args.quiet, to_stdout);
+    let (pcap, html) = open_extras(args, &sim_config)?;
 
     let observer = Ns3Observer::new(&sim_config);
     let mut monitor = qlen_out
         .as_ref()
         .map(|_| QlenMonitor::new(&sim_config, keys.qlen_start_ns, keys.qlen_end_ns));
     say.line(format_args!("{}: {}\n", sim_config.name, sim_config.description))?;
-    let mut sim = Simulator::with_observer(sim_config, observer)
-        .with_context(|| format!("{cname}: the experiment loads but cannot be built"))?;
-    let mut qlen_error = None;
-    let ran = execute_with(&mut sim, &|_| false, &mut |sim, until: Instant| match (
-        &mut monitor,
-        &mut qlen_out,
-    ) {
-        (Some(m), Some(out)) if qlen_error.is_none() => match m.run_until(sim, until, out) {
-            Ok(done) => done,
-            Err(e) => {
-                qlen_error = Some(out.error(e));
-                true
-            }
-        },
-        _ => sim.run_until(until),
-    });
-    if ran.interrupted {
-        return Ok(interrupted(&sim));
-    }
-    if let Some(e) = qlen_error {
-        return Err(e.into());
-    }
+    let built = || format!("{cname}: the experiment loads but cannot be built");
+    let mut wrote = Vec::new();
+    // the pcapng, VCD and HTML observers only when asked for: the plain run observes no more
+    // than pfc.txt needs
+    let (ran, pfc) = if pcap.is_some() || vcd.is_some() || html.is_some() {
+        let mut sim =
+            Simulator::with_observer(sim_config, (observer, (pcap, (vcd, html)))).with_context(built)?;
+        let ran = run_monitored(&mut sim, &mut monitor, &mut qlen_out, &|sim| {
+            extras_failed(&sim.observer().1)
+        })?;
+        if ran.interrupted {
+            return Ok(interrupted(&sim));
+        }
+        let end = sim.now();
+        let (ns3, extras) = sim.observer_mut();
+        finish_extras(args, extras, end, &ran.report, &mut wrote)?;
+        (ran, std::mem::take(&mut ns3.pfc))
+    } else {
+        let mut sim = Simulator::with_observer(sim_config, observer).with_context(built)?;
+        let ran = run_monitored(&mut sim, &mut monitor, &mut qlen_out, &|_| false)?;
+        if ran.interrupted {
+            return Ok(interrupted(&sim));
+        }
+        (ran, std::mem::take(&mut sim.observer_mut().pfc))
+    };
     let report = ran.report;
     // fct.txt is read back with the fork's field layout before it is written
     let mut fct_text = Vec::new();
@@ -222,9 +265,8 @@ pub fn run(args: &SimArgs, config_path: &Path) -> anyhow::Result<ExitCode> {
     )?;
     fct_out.write_all_named(&fct_text)?;
     let mut pfc_text = Vec::new();
-    write_pfc(&sim.observer().pfc, &mut pfc_text)?;
+    write_pfc(&pfc, &mut pfc_text)?;
     pfc_out.write_all_named(&pfc_text)?;
-    let mut wrote = Vec::new();
     let mut commit = |out: Output, what: String| -> anyhow::Result<()> {
         if !out.is_stdout() {
             wrote.push(format!("{} ({what})", out.path().display()));
@@ -236,10 +278,7 @@ pub fn run(args: &SimArgs, config_path: &Path) -> anyhow::Result<ExitCode> {
         fct_out,
         format!("{} flows finished, {unfinished} did not", lines.len()),
     )?;
-    commit(
-        pfc_out,
-        format!("{} PFC frames received", sim.observer().pfc.len()),
-    )?;
+    commit(pfc_out, format!("{} PFC frames received", pfc.len()))?;
     if let (Some(mut out), Some(m)) = (qlen_out, monitor) {
         out.flush_named()?;
         commit(out, format!("{} samples of every switch port", m.samples))?;
@@ -251,7 +290,10 @@ pub fn run(args: &SimArgs, config_path: &Path) -> anyhow::Result<ExitCode> {
     if let Some(out) = json {
         commit(out, "the report".into())?;
     }
-    say.text(&report.summary())?;
+    say.text(&report.summary_with(&SummaryOptions {
+        top: args.top as usize,
+        full: args.full,
+    }))?;
     let mut slow: Vec<f64> = lines
         .iter()
         .map(|l| l.fct_ns as f64 / l.standalone_ns.max(1) as f64)

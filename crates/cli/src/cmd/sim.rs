@@ -49,9 +49,10 @@ Examples:
       fork's formats at the config's paths, so the fork's scripts keep working (docs/ns3.md)
   C=../shared/corpus/hpcc-ns3/ft-k4-websearch
   lossless sim --ns3 $C/config.txt --ns3-topology $C/topology.txt --ns3-flows $C/flow.txt \\
-               --ns3-out out/ --json out/report.json
+               --ns3-out out/ --json out/report.json --report out/rpt
       the corpus's 16-host fat-tree with WebSearch traffic at 30 % load and DCQCN; outputs under
-      out/ instead; compare out/fct.txt with $C/fct.txt (slowdown p50 1.44 vs 1.45)
+      out/ instead; compare out/fct.txt with $C/fct.txt (slowdown p50 1.44 vs 1.45); the
+      report's plots span the busy milliseconds from 2 s, where the fork starts the flows
   lossless sim incast-dcqcn --report rpt/
       8 RoCEv2 QPs under DCQCN converge to fair shares; the report plots each QP's rate
   lossless sim four-bridge-cn
@@ -77,7 +78,7 @@ pub struct SimArgs {
     /// Run an experiment of the HPCC ns-3 simulator from its config.txt (and the topology and
     /// flow files it names); writes its fct.txt, pfc.txt (and qlen.txt) in the fork's formats.
     /// See `lossless sim --help` and docs/ns3.md.
-    #[arg(long, value_name = "CONFIG", conflicts_with_all = ["scenario", "list", "show", "set", "sweep", "duration", "pcap", "vcd", "report"])]
+    #[arg(long, value_name = "CONFIG", conflicts_with_all = ["scenario", "list", "show", "set", "sweep", "duration"])]
     pub ns3: Option<PathBuf>,
     /// With --ns3: write fct.txt, pfc.txt and qlen.txt into DIR (by the file names the config
     /// gives) instead of at the config's paths.
@@ -289,16 +290,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     if let Some(p) = &args.json {
         claims.output("--json", p)?;
     }
-    if let Some(p) = &args.vcd {
-        claims.output("--vcd", p)?;
-    }
-    if let Some(d) = &args.report {
-        claims.output_dir("--report", d, [HtmlReport::FILE])?;
-    }
-    if let Some(d) = &args.pcap {
-        let names = PcapSink::file_names(&config);
-        claims.output_dir("--pcap", d, names.iter().map(String::as_str))?;
-    }
+    claim_extras(&args, &config, &mut claims)?;
     // before any output exists: a signal from now on stops the run and removes them
     signals::install_stop_handlers().context("installing the Ctrl-C handler")?;
     let json = args.json.as_deref().map(Output::create).transpose()?;
@@ -322,17 +314,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
             Some(Report::collect(&sim))
         })
     });
-    let pcap = match &args.pcap {
-        Some(dir) => Some(PcapSink::create(dir, &config)?),
-        None => None,
-    };
-    let html = match &args.report {
-        Some(dir) => {
-            lossless_files::create_output_dir(dir)?;
-            Some(HtmlReport::new(&config))
-        }
-        None => None,
-    };
+    let (pcap, html) = open_extras(&args, &config)?;
     if !config.description.is_empty() {
         say.line(format_args!("{}: {}\n", config.name, config.description))?;
     }
@@ -340,40 +322,12 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     let ran = if pcap.is_some() || vcd.is_some() || html.is_some() {
         let mut sim = Simulator::with_observer(config, (pcap, (vcd, html)))
             .with_context(|| format!("{name}: the scenario loads but cannot be built"))?;
-        let ran = execute(&mut sim, &|sim| {
-            let (pcap, (vcd, _)) = sim.observer();
-            pcap.as_ref().is_some_and(PcapSink::failed) || vcd.as_ref().is_some_and(VcdSink::failed)
-        });
+        let ran = execute(&mut sim, &|sim| extras_failed(sim.observer()));
         if ran.interrupted {
             return Ok(interrupted(&sim));
         }
         let end = sim.now();
-        let (pcap, (vcd, html)) = sim.observer_mut();
-        // the streamed outputs first: one that failed (and stopped the run early) is reported
-        // before anything of that run is put in place
-        let vcd = match vcd.take() {
-            Some(mut sink) => {
-                sink.finish()?;
-                Some(sink.into_inner())
-            }
-            None => None,
-        };
-        if let Some(sink) = pcap {
-            let files = sink.finish()?;
-            if let Some(dir) = &args.pcap {
-                wrote.push(format!("{} pcapng files to {}", files.len(), dir.display()));
-            }
-        }
-        if let (Some(sink), Some(dir)) = (html, &args.report) {
-            let path = sink.write(dir, end, &ran.report)?;
-            wrote.push(path.display().to_string());
-        }
-        if let Some(out) = vcd {
-            if !out.is_stdout() {
-                wrote.push(out.path().display().to_string());
-            }
-            out.commit()?;
-        }
+        finish_extras(&args, sim.observer_mut(), end, &ran.report, &mut wrote)?;
         ran
     } else {
         let mut sim = Simulator::with_observer(config, NoObserver)
@@ -418,6 +372,87 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The outputs a run may write besides its JSON: pcapng files, a VCD waveform, the HTML
+/// report (each `None` unless asked for).
+pub(super) type Extras = (Option<PcapSink>, (Option<VcdSink<Output>>, Option<HtmlReport>));
+
+/// Claims the paths of `--pcap`, `--vcd` and `--report` (checked against the inputs and each
+/// other before anything is written).
+pub(super) fn claim_extras(args: &SimArgs, config: &SimConfig, claims: &mut Claims) -> anyhow::Result<()> {
+    if let Some(p) = &args.vcd {
+        claims.output("--vcd", p)?;
+    }
+    if let Some(d) = &args.report {
+        claims.output_dir("--report", d, [HtmlReport::FILE])?;
+    }
+    if let Some(d) = &args.pcap {
+        let names = PcapSink::file_names(config);
+        claims.output_dir("--pcap", d, names.iter().map(String::as_str))?;
+    }
+    Ok(())
+}
+
+/// Opens the `--pcap` files and the `--report` directory (the VCD is opened with the other
+/// streamed outputs, which decide whether the summary goes to stdout).
+pub(super) fn open_extras(
+    args: &SimArgs,
+    config: &SimConfig,
+) -> anyhow::Result<(Option<PcapSink>, Option<HtmlReport>)> {
+    let pcap = match &args.pcap {
+        Some(dir) => Some(PcapSink::create(dir, config)?),
+        None => None,
+    };
+    let html = match &args.report {
+        Some(dir) => {
+            lossless_files::create_output_dir(dir)?;
+            Some(HtmlReport::new(config))
+        }
+        None => None,
+    };
+    Ok((pcap, html))
+}
+
+/// Whether a streamed output (pcapng, VCD) failed, which stops the run.
+pub(super) fn extras_failed((pcap, (vcd, _)): &Extras) -> bool {
+    pcap.as_ref().is_some_and(PcapSink::failed) || vcd.as_ref().is_some_and(VcdSink::failed)
+}
+
+/// Finishes the outputs of a run that ended at `end`, saying in `wrote` what was written.
+pub(super) fn finish_extras(
+    args: &SimArgs,
+    (pcap, (vcd, html)): &mut Extras,
+    end: lossless_proto::units::Instant,
+    report: &Report,
+    wrote: &mut Vec<String>,
+) -> anyhow::Result<()> {
+    // the streamed outputs first: one that failed (and stopped the run early) is reported
+    // before anything of that run is put in place
+    let vcd = match vcd.take() {
+        Some(mut sink) => {
+            sink.finish()?;
+            Some(sink.into_inner())
+        }
+        None => None,
+    };
+    if let Some(sink) = pcap {
+        let files = sink.finish()?;
+        if let Some(dir) = &args.pcap {
+            wrote.push(format!("{} pcapng files to {}", files.len(), dir.display()));
+        }
+    }
+    if let (Some(sink), Some(dir)) = (html, &args.report) {
+        let path = sink.write(dir, end, report)?;
+        wrote.push(path.display().to_string());
+    }
+    if let Some(out) = vcd {
+        if !out.is_stdout() {
+            wrote.push(out.path().display().to_string());
+        }
+        out.commit()?;
+    }
+    Ok(())
 }
 
 /// Says where a run stopped by SIGINT/SIGTERM was; nothing is written (the outputs'
