@@ -602,30 +602,49 @@ fn legend_swatch(c: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> 
 /// Most QPs drawn one line each; with more, the chart shows their distribution.
 pub const RATE_LINES_MAX: usize = 12;
 
-/// The rate of a step series at `t` (picoseconds): the last step at or before it.
-fn rate_at(at: &[u64], bps: &[u64], t: u64) -> Option<u64> {
+/// The rate of a step series at `t` (picoseconds): the last step at or before it, while the
+/// QP is active (from its first step until `done`, when its flow completed).
+fn rate_at(at: &[u64], bps: &[u64], done: Option<u64>, t: u64) -> Option<u64> {
+    if done.is_some_and(|d| t >= d) {
+        return None;
+    }
     let i = at.partition_point(|&x| x <= t);
     (i > 0).then(|| bps[i - 1])
 }
 
 /// The QPs' rates over time: one step line per QP when there are at most
 /// [`RATE_LINES_MAX`], else the minimum, 10th percentile, median, 90th percentile and maximum
-/// over the QPs (active from their first step) in each of [`BINS`] time bins.
+/// over the QPs active (from their first step to their flow's completion) in each of
+/// [`BINS`] time bins.
 fn qp_rate_chart(report: &Report, (from, to): (Instant, Instant), axis: &str) -> Drawing {
     let from_ps = u64::try_from(from.as_ps()).unwrap_or(u64::MAX);
     let end_ps = u64::try_from(to.as_ps()).unwrap_or(u64::MAX).max(from_ps + 1);
     let us = |ps: u64| ps.saturating_sub(from_ps) as f64 / 1e6;
-    let qps: Vec<(&str, &crate::series::SeriesReport)> = report
+    // per QP: its name, rate steps, and when its flow completed (its first step is its start)
+    let qps: Vec<(&str, &crate::series::SeriesReport, Option<u64>)> = report
         .flows
         .iter()
-        .filter_map(|f| f.qp.as_ref().map(|q| (f.name.as_str(), &q.rate_series)))
+        .filter_map(|f| {
+            let q = f.qp.as_ref()?;
+            let s = &q.rate_series;
+            let done = f
+                .completion_ps
+                .zip(s.at_ps.first())
+                .map(|(c, &t0)| t0.saturating_add(u64::try_from(c).unwrap_or(u64::MAX)));
+            Some((f.name.as_str(), s, done))
+        })
         .collect();
     let mut series: Vec<XySeries> = Vec::new();
     if qps.len() <= RATE_LINES_MAX {
-        for (i, (name, s)) in qps.iter().enumerate() {
+        for (i, (name, s, done)) in qps.iter().enumerate() {
             let mut pts = Vec::with_capacity(2 * s.at_ps.len() + 1);
+            // a line ends where its flow completed
+            let last = done.map_or(end_ps, |d| d.min(end_ps));
             for (k, (&t, &r)) in s.at_ps.iter().zip(&s.rate_bps).enumerate() {
-                let next = s.at_ps.get(k + 1).copied().unwrap_or(end_ps).max(t);
+                if t > last {
+                    break;
+                }
+                let next = s.at_ps.get(k + 1).copied().unwrap_or(last).clamp(t, last);
                 pts.push((us(t), r as f64 / 1e9));
                 pts.push((us(next), r as f64 / 1e9));
             }
@@ -639,7 +658,10 @@ fn qp_rate_chart(report: &Report, (from, to): (Instant, Instant), axis: &str) ->
         for b in 0..BINS {
             let t = from_ps + ((end_ps - from_ps) as u128 * (2 * b as u128 + 1) / (2 * BINS as u128)) as u64;
             now.clear();
-            now.extend(qps.iter().filter_map(|(_, s)| rate_at(&s.at_ps, &s.rate_bps, t)));
+            now.extend(
+                qps.iter()
+                    .filter_map(|(_, s, done)| rate_at(&s.at_ps, &s.rate_bps, *done, t)),
+            );
             if now.is_empty() {
                 continue;
             }
@@ -650,7 +672,11 @@ fn qp_rate_chart(report: &Report, (from, to): (Instant, Instant), axis: &str) ->
             }
         }
         for (i, (c, n)) in cols.into_iter().zip(names).enumerate() {
-            series.push((format!("{n} of {} QPs", qps.len()), distinct(i, 5), c));
+            series.push((
+                format!("{n} of the active QPs ({} in all)", qps.len()),
+                distinct(i, 5),
+                c,
+            ));
         }
     }
     xy_chart(&series, us(end_ps), axis, "Gb/s")
@@ -818,5 +844,28 @@ impl Observer for HtmlReport {
         if mask != 0 {
             self.open[p] = Some((at, mask));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rate_at;
+
+    #[test]
+    fn a_qp_counts_in_the_rate_percentiles_from_its_first_step_until_its_flow_completed() {
+        let (at, bps) = ([100u64, 200], [50u64, 25]);
+        assert_eq!(rate_at(&at, &bps, Some(300), 99), None, "not started");
+        assert_eq!(rate_at(&at, &bps, Some(300), 100), Some(50));
+        assert_eq!(rate_at(&at, &bps, Some(300), 250), Some(25));
+        assert_eq!(
+            rate_at(&at, &bps, Some(300), 300),
+            None,
+            "completed: its last rate is no rate"
+        );
+        assert_eq!(
+            rate_at(&at, &bps, None, 10_000),
+            Some(25),
+            "an unfinished QP holds its rate"
+        );
     }
 }

@@ -242,7 +242,10 @@ fn many_qps_are_drawn_as_percentiles_of_their_rates() {
         &["senders=16"],
         Some(Duration::from_ms(1)),
     ));
-    assert!(html.contains("median of 16 QPs") && html.contains("90th percentile of 16 QPs"));
+    assert!(
+        html.contains("median of the active QPs (16 in all)")
+            && html.contains("90th percentile of the active QPs (16 in all)")
+    );
     assert!(!html.contains(">qp:sender16<"), "no line per QP");
     assert!(self_contained(&html));
 }
