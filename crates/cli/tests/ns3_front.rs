@@ -337,3 +337,59 @@ fn an_ns3_run_writes_the_html_report_over_its_busy_span_pcap_and_vcd_as_a_scenar
         assert!(stdout.contains(&format!("wrote {}", w.display())), "{stdout}");
     }
 }
+
+#[test]
+fn a_missing_output_directory_is_named_with_the_config_line_and_the_ways_on() {
+    let test = "a_missing_output_directory_is_named_with_the_config_line_and_the_ways_on";
+    let Some(dir) = corpus("incast-8", test) else {
+        return;
+    };
+    let cwd = temp_dir("ns3-no-out");
+    let (config, topo, flows) = (
+        dir.join("config.txt"),
+        dir.join("topology.txt"),
+        dir.join("flow.txt"),
+    );
+    let o = run_in(
+        &cwd,
+        &[
+            "sim",
+            "--ns3",
+            config.to_str().unwrap(),
+            "--ns3-topology",
+            topo.to_str().unwrap(),
+            "--ns3-flows",
+            flows.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(
+            "config.txt:10: FCT_OUTPUT_FILE out/incast-8/fct.txt: the directory out/incast-8 does not exist"
+        ) && err.contains("mkdir -p out/incast-8")
+            && err.contains("--ns3-out DIR"),
+        "{err}"
+    );
+    // nothing was written, and the run did not start
+    assert_eq!(std::fs::read_dir(cwd.path()).unwrap().count(), 0);
+    // made, the directory takes the fork's outputs
+    std::fs::create_dir_all(cwd.path().join("out/incast-8")).unwrap();
+    let o = run_in(
+        &cwd,
+        &[
+            "sim",
+            "--ns3",
+            config.to_str().unwrap(),
+            "--ns3-topology",
+            topo.to_str().unwrap(),
+            "--ns3-flows",
+            flows.to_str().unwrap(),
+            "-q",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for f in ["fct.txt", "pfc.txt", "qlen.txt"] {
+        assert!(cwd.path().join("out/incast-8").join(f).is_file(), "{f}");
+    }
+}

@@ -184,6 +184,33 @@ pub fn run(args: &SimArgs, config_path: &Path) -> anyhow::Result<ExitCode> {
         Ok(p) => p,
         Err(e) => return input_error(Ns3Error { file: cname, ..e }),
     };
+    if out_dir.is_none() {
+        // the fork writes into the directories its config names and does not create them;
+        // neither does lossless, but it says how to go on
+        let named = [
+            ("FCT_OUTPUT_FILE", &fct_path, keys.fct_file.1),
+            ("PFC_OUTPUT_FILE", &pfc_path, keys.pfc_file.1),
+        ]
+        .into_iter()
+        .chain(
+            qlen_path
+                .as_ref()
+                .zip(keys.qlen_file.as_ref())
+                .map(|(p, k)| ("QLEN_MON_FILE", p, k.1)),
+        );
+        for (key, path, line) in named {
+            let parent = path.parent().filter(|d| !d.as_os_str().is_empty());
+            if let Some(d) = parent.filter(|d| !d.is_dir()) {
+                errln!(
+                    "error: {cname}:{line}: {key} {}: the directory {} does not exist (the fork does not create it either): create it (mkdir -p {}) or put the outputs in one directory with --ns3-out DIR",
+                    path.display(),
+                    d.display(),
+                    d.display()
+                );
+                return Ok(ExitCode::from(2));
+            }
+        }
+    }
     let mut claims = Claims::new();
     claims.input("the config", config_path);
     claims.input("the topology", &tp);
