@@ -79,6 +79,8 @@ pub struct HtmlReport {
     origin_ps: u128,
     /// Width of a bin, ps: [`BINS`] bins from `origin_ps` cover every change so far.
     bin_ps: u128,
+    /// Whether any change was observed (a run without any is drawn over its whole length).
+    observed: bool,
     node_names: Vec<String>,
     is_switch: Vec<bool>,
     port_names: Vec<String>,
@@ -112,6 +114,7 @@ impl HtmlReport {
         HtmlReport {
             title: config.name.clone(),
             origin_ps: origin.as_ps(),
+            observed: false,
             // up to ten doublings reach the bins of the whole run
             bin_ps: (run_ps / BINS as u128).div_ceil(1 << COARSENINGS).max(1),
             node_names: config.nodes.iter().map(|n| n.name.clone()).collect(),
@@ -139,6 +142,7 @@ impl HtmlReport {
     /// The bin of `at` (an instant before the axis starts goes into the first), the bins
     /// widened until they reach it.
     fn bin(&mut self, at: Instant) -> usize {
+        self.observed = true;
         let t = at.as_ps().saturating_sub(self.origin_ps);
         while t >= self.bin_ps * BINS as u128 {
             self.coarsen();
@@ -186,9 +190,10 @@ impl HtmlReport {
     /// Renders the page (closing pauses still running at `end`) with `report`'s terminal
     /// summary as text and its completed flows' FCT distribution.
     pub fn render(&mut self, end: Instant, report: &Report) -> String {
-        // a pause or a buffer level still held at the end reaches the end of the axis
+        // a pause or a buffer level still held at the end reaches the end of the axis, and so
+        // does a run in which nothing changed
         let held = self.open.iter().any(Option::is_some) || self.occupancy.values().any(|o| o.2 > 0);
-        if held {
+        if held || !self.observed {
             let end_bin = self.bin(end);
             for (v, last_bin, last) in self.occupancy.values_mut() {
                 for x in &mut v[(*last_bin + 1).min(end_bin + 1)..=end_bin] {
