@@ -220,7 +220,7 @@ impl Report {
                 });
                 let _ = writeln!(
                     s,
-                    "top {} of {} QPs by rate cuts (then CNPs received, then lowest rate; --full lists all)",
+                    "top {} of {} QPs by rate cuts (then CNPs and CNMs received, then lowest rate; --full lists all)",
                     opts.top,
                     qps.len()
                 );

@@ -33,7 +33,7 @@ mod victims;
 /// Time bins across the run's activity (even: bins merge in pairs).
 pub const BINS: usize = 200;
 
-/// Doublings of the first bin width that reach the bins of the whole run.
+/// Doublings of the first bin width after which [`BINS`] bins cover the whole run.
 const COARSENINGS: u32 = 10;
 
 /// The first instant anything the report draws can happen: the first flow start, workload
@@ -70,9 +70,10 @@ type Pauses = Vec<Vec<(Instant, Instant, u8)>>;
 ///
 /// The time axis covers the run's activity: from the first thing that can happen (the first
 /// flow, workload arrival or scripted signal; zero with pathology parts) to the last change
-/// observed, or to the end when a pause or a buffer level is still held. Bins start fine and
-/// double in width as later changes arrive, so an HPCC ns-3 experiment (flows from 2 s,
-/// stopped at 4 s, busy for a few ms) is drawn over its few busy ms.
+/// observed (a frame delivered, a buffer level, a pause), or to the end when a pause or a
+/// buffer level is still held or nothing changed. Bins start at 1/1024 of what the whole run
+/// needs and double in width as later changes arrive, so an HPCC ns-3 experiment (flows from
+/// 2 s, stopped at 4 s, busy for a few ms) is drawn over its few busy ms.
 pub struct HtmlReport {
     title: String,
     /// Start of the time axis, ps.
@@ -92,6 +93,9 @@ pub struct HtmlReport {
     topology: topology::Topology,
     /// Receiver stalls of the scenario's hosts, for the pathology timeline.
     stalls: pathology::Stalls,
+    /// When each scenario flow stops offering frames, by name (a QP that has not finished
+    /// leaves the rate percentiles then).
+    stops: std::collections::HashMap<String, Instant>,
 }
 
 impl HtmlReport {
@@ -116,7 +120,7 @@ impl HtmlReport {
             origin_ps: origin.as_ps(),
             observed: false,
             // up to ten doublings reach the bins of the whole run
-            bin_ps: (run_ps / BINS as u128).div_ceil(1 << COARSENINGS).max(1),
+            bin_ps: run_ps.div_ceil((BINS as u128) << COARSENINGS).max(1),
             node_names: config.nodes.iter().map(|n| n.name.clone()).collect(),
             is_switch: config
                 .nodes
@@ -129,6 +133,7 @@ impl HtmlReport {
             pauses: vec![Vec::new(); n],
             open: vec![None; n],
             topology: topology::Topology::new(config),
+            stops: config.flows.iter().map(|f| (f.name.clone(), f.stop)).collect(),
             stalls: config
                 .pathology
                 .hosts
@@ -194,7 +199,8 @@ impl HtmlReport {
         // does a run in which nothing changed
         let held = self.open.iter().any(Option::is_some) || self.occupancy.values().any(|o| o.2 > 0);
         if held || !self.observed {
-            let end_bin = self.bin(end);
+            // the run's last instant (its end is exclusive: nothing happens at it)
+            let end_bin = self.bin(Instant::from_ps(end.as_ps().saturating_sub(1)));
             for (v, last_bin, last) in self.occupancy.values_mut() {
                 for x in &mut v[(*last_bin + 1).min(end_bin + 1)..=end_bin] {
                     *x = *last;
@@ -317,8 +323,11 @@ impl HtmlReport {
         // 5. the QPs' rates, when the run has QPs
         if report.flows.iter().any(|f| f.qp.is_some()) {
             plots.push(
-                Plot::new("qp-rate", qp_rate_chart(report, self.window(), &axis))
-                    .heading("Rate of each QP over time (its reaction point's rate, Gb/s)"),
+                Plot::new(
+                    "qp-rate",
+                    qp_rate_chart(report, self.window(), end, &self.stops, &axis),
+                )
+                .heading("Rate of each QP over time (its reaction point's rate, Gb/s)"),
             );
         }
         // 6. flow completion times, when finite flows completed
@@ -608,7 +617,7 @@ fn legend_swatch(c: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> 
 pub const RATE_LINES_MAX: usize = 12;
 
 /// The rate of a step series at `t` (picoseconds): the last step at or before it, while the
-/// QP is active (from its first step until `done`, when its flow completed).
+/// QP is active (from its first step until `done`, when its flow completed or stopped).
 fn rate_at(at: &[u64], bps: &[u64], done: Option<u64>, t: u64) -> Option<u64> {
     if done.is_some_and(|d| t >= d) {
         return None;
@@ -619,23 +628,37 @@ fn rate_at(at: &[u64], bps: &[u64], done: Option<u64>, t: u64) -> Option<u64> {
 
 /// The QPs' rates over time: one step line per QP when there are at most
 /// [`RATE_LINES_MAX`], else the minimum, 10th percentile, median, 90th percentile and maximum
-/// over the QPs active (from their first step to their flow's completion) in each of
-/// [`BINS`] time bins.
-fn qp_rate_chart(report: &Report, (from, to): (Instant, Instant), axis: &str) -> Drawing {
-    let from_ps = u64::try_from(from.as_ps()).unwrap_or(u64::MAX);
-    let end_ps = u64::try_from(to.as_ps()).unwrap_or(u64::MAX).max(from_ps + 1);
-    let us = |ps: u64| ps.saturating_sub(from_ps) as f64 / 1e6;
-    // per QP: its name, rate steps, and when its flow completed (its first step is its start)
+/// over the QPs active (from their first step until their flow completed or stopped) in
+/// each of [`BINS`] time bins of the window `(from, to)`, up to the run's `end`; the
+/// percentile lines break where no QP is active.
+fn qp_rate_chart(
+    report: &Report,
+    (from, to): (Instant, Instant),
+    end: Instant,
+    stops: &std::collections::HashMap<String, Instant>,
+    axis: &str,
+) -> Drawing {
+    let ps = |t: Instant| u64::try_from(t.as_ps()).unwrap_or(u64::MAX);
+    let from_ps = ps(from);
+    let span_end = ps(to).max(from_ps + 1);
+    // nothing is drawn past the run's end
+    let end_ps = span_end.min(ps(end).max(from_ps + 1));
+    let us = |t: u64| t.saturating_sub(from_ps) as f64 / 1e6;
+    // per QP: its name, rate steps, and when it stopped being active: its flow's completion
+    // (its first step is its start), else the flow's stop
     let qps: Vec<(&str, &crate::series::SeriesReport, Option<u64>)> = report
         .flows
         .iter()
         .filter_map(|f| {
             let q = f.qp.as_ref()?;
             let s = &q.rate_series;
-            let done = f
-                .completion_ps
-                .zip(s.at_ps.first())
-                .map(|(c, &t0)| t0.saturating_add(u64::try_from(c).unwrap_or(u64::MAX)));
+            let done = match f.completion_ps {
+                Some(c) => s
+                    .at_ps
+                    .first()
+                    .map(|&t0| t0.saturating_add(u64::try_from(c).unwrap_or(u64::MAX))),
+                None => stops.get(&f.name).map(|&t| ps(t)),
+            };
             Some((f.name.as_str(), s, done))
         })
         .collect();
@@ -658,36 +681,49 @@ fn qp_rate_chart(report: &Report, (from, to): (Instant, Instant), axis: &str) ->
     } else {
         let names = ["min", "10th percentile", "median", "90th percentile", "max"];
         let qs = [0.0, 0.1, 0.5, 0.9, 1.0];
-        let mut cols: Vec<Vec<(f64, f64)>> = (0..5).map(|_| Vec::with_capacity(BINS)).collect();
+        // per percentile, its line's segments (a bin without an active QP breaks them)
+        let mut cols: Vec<Vec<Vec<(f64, f64)>>> = (0..5).map(|_| vec![Vec::new()]).collect();
         let mut now: Vec<u64> = Vec::with_capacity(qps.len());
         for b in 0..BINS {
-            let t = from_ps + ((end_ps - from_ps) as u128 * (2 * b as u128 + 1) / (2 * BINS as u128)) as u64;
+            let t =
+                from_ps + ((span_end - from_ps) as u128 * (2 * b as u128 + 1) / (2 * BINS as u128)) as u64;
+            if t >= end_ps {
+                break;
+            }
             now.clear();
             now.extend(
                 qps.iter()
                     .filter_map(|(_, s, done)| rate_at(&s.at_ps, &s.rate_bps, *done, t)),
             );
             if now.is_empty() {
+                for c in &mut cols {
+                    if c.last().is_some_and(|seg| !seg.is_empty()) {
+                        c.push(Vec::new());
+                    }
+                }
                 continue;
             }
             now.sort_unstable();
             for (c, q) in cols.iter_mut().zip(qs) {
                 let i = ((q * (now.len() - 1) as f64).round() as usize).min(now.len() - 1);
-                c.push((us(t), now[i] as f64 / 1e9));
+                if let Some(seg) = c.last_mut() {
+                    seg.push((us(t), now[i] as f64 / 1e9));
+                }
             }
         }
-        for (i, (c, n)) in cols.into_iter().zip(names).enumerate() {
-            series.push((
-                format!("{n} of the active QPs ({} in all)", qps.len()),
-                distinct(i, 5),
-                c,
-            ));
+        for (i, (segments, n)) in cols.into_iter().zip(names).enumerate() {
+            // the legend names each percentile once, at its first segment
+            let mut name = format!("{n} of the active QPs ({} in all)", qps.len());
+            for seg in segments.into_iter().filter(|s| !s.is_empty()) {
+                series.push((std::mem::take(&mut name), distinct(i, 5), seg));
+            }
         }
     }
-    xy_chart(&series, us(end_ps), axis, "Gb/s")
+    xy_chart(&series, us(span_end), axis, "Gb/s")
 }
 
-/// Lines through (x µs, y) points, drawn by plotters' SVG backend.
+/// Lines through (x µs, y) points, drawn by plotters' SVG backend; a series without a name
+/// continues the legend entry of the one before it.
 fn xy_chart(series: &[XySeries], span_us: f64, axis: &str, unit: &str) -> Drawing {
     let mut svg = String::new();
     let max = series
@@ -696,7 +732,8 @@ fn xy_chart(series: &[XySeries], span_us: f64, axis: &str, unit: &str) -> Drawin
         .fold(0.0f64, f64::max)
         .max(1e-9)
         * 1.05;
-    let height = 300 + 16 * series.len() as u32;
+    let named = series.iter().filter(|s| !s.0.is_empty()).count();
+    let height = 300 + 16 * named as u32;
     {
         let root = SVGBackend::with_string(&mut svg, (980, height)).into_drawing_area();
         let drawn = (|| -> Result<(), Box<dyn std::error::Error + '_>> {
@@ -714,12 +751,12 @@ fn xy_chart(series: &[XySeries], span_us: f64, axis: &str, unit: &str) -> Drawin
                 .draw()?;
             for (name, color, pts) in series {
                 let c = *color;
-                chart
-                    .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?
-                    .label(name.as_str())
-                    .legend(legend_swatch(c));
+                let drawn = chart.draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?;
+                if !name.is_empty() {
+                    drawn.label(name.as_str()).legend(legend_swatch(c));
+                }
             }
-            if !series.is_empty() {
+            if named > 0 {
                 chart
                     .configure_series_labels()
                     .background_style(WHITE.mix(0.8))
@@ -833,7 +870,9 @@ impl Observer for HtmlReport {
         for x in &mut v[(*last_bin + 1).min(b)..b] {
             *x = *last;
         }
-        v[b] = v[b].max(bytes);
+        // the level held until now was this bin's too, before it changed
+        let held = if *last_bin < b { *last } else { 0 };
+        v[b] = v[b].max(bytes).max(held);
         *last_bin = b;
         *last = bytes;
     }

@@ -280,19 +280,23 @@ fn the_time_axis_covers_the_busy_span_of_a_run_that_starts_late_and_goes_quiet()
         html.contains("time (µs) since 2 ms"),
         "the axis says where it starts"
     );
-    // a run in which nothing happens is drawn over its whole length
-    let mut c = common::load("four-bridge", &[], Some(Duration::from_us(100)));
-    c.flows.clear();
-    let mut sim = Simulator::with_observer(c.clone(), HtmlReport::new(&c)).unwrap();
-    sim.run();
-    let (report, end) = (Report::collect(&sim), sim.now());
-    sim.observer_mut().render(end, &report);
-    let (from, to) = sim.observer().window();
-    assert_eq!(from, Instant::ZERO);
-    assert!(
-        to >= end && to - end < Duration::from_us(1),
-        "{to} for a run to {end}"
-    );
+    // a run in which nothing happens is drawn over its whole length, and no further: also
+    // when it is exactly the 200 bins of 1/1024 of it that the axis starts from (409.6 µs:
+    // 2 ns bins, 204,800 of them in the run)
+    for run in [Duration::from_us(100), Duration::from_ps(409_600_000)] {
+        let mut c = common::load("four-bridge", &[], Some(run));
+        c.flows.clear();
+        let mut sim = Simulator::with_observer(c.clone(), HtmlReport::new(&c)).unwrap();
+        sim.run();
+        let (report, end) = (Report::collect(&sim), sim.now());
+        sim.observer_mut().render(end, &report);
+        let (from, to) = sim.observer().window();
+        assert_eq!(from, Instant::ZERO);
+        assert!(
+            to >= end && to - end < Duration::from_us(1),
+            "{to} for a run to {end}"
+        );
+    }
     // a run whose flows start at zero keeps the plain axis over the whole run
     let c = common::load("incast", &["senders=4"], None);
     let (html, _) = page(c.clone());

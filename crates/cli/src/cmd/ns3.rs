@@ -20,7 +20,7 @@ use lossless_sim::{Simulator, SummaryOptions};
 
 use super::Say;
 use super::sim::{
-    Ran, SimArgs, claim_extras, execute_with, extras_failed, finish_extras, interrupted, open_extras,
+    Extras, Ran, SimArgs, claim_extras, execute_with, extras_failed, finish_extras, interrupted, open_extras,
 };
 
 /// Largest config.txt read, bytes.
@@ -200,7 +200,7 @@ pub fn run(args: &SimArgs, config_path: &Path) -> anyhow::Result<ExitCode> {
         );
         for (key, path, line) in named {
             let parent = path.parent().filter(|d| !d.as_os_str().is_empty());
-            if let Some(d) = parent.filter(|d| !d.is_dir()) {
+            if let Some(d) = parent.filter(|d| !d.exists()) {
                 errln!(
                     "error: {cname}:{line}: {key} {}: the directory {} does not exist (the fork does not create it either): create it (mkdir -p {}) or put the outputs in one directory with --ns3-out DIR",
                     path.display(),
@@ -261,7 +261,7 @@ pub fn run(args: &SimArgs, config_path: &Path) -> anyhow::Result<ExitCode> {
     let mut wrote = Vec::new();
     // the pcapng, VCD and HTML observers only when asked for: the plain run observes no more
     // than pfc.txt needs
-    let (ran, pfc) = if pcap.is_some() || vcd.is_some() || html.is_some() {
+    let (ran, pfc, mut extras, end) = if pcap.is_some() || vcd.is_some() || html.is_some() {
         let mut sim =
             Simulator::with_observer(sim_config, (observer, (pcap, (vcd, html)))).with_context(built)?;
         let ran = run_monitored(&mut sim, &mut monitor, &mut qlen_out, &|sim| {
@@ -272,15 +272,26 @@ pub fn run(args: &SimArgs, config_path: &Path) -> anyhow::Result<ExitCode> {
         }
         let end = sim.now();
         let (ns3, extras) = sim.observer_mut();
-        finish_extras(args, extras, end, &ran.report, &mut wrote)?;
-        (ran, std::mem::take(&mut ns3.pfc))
+        if extras_failed(extras) {
+            // a streamed output broke and stopped the run: its error, and nothing written
+            finish_extras(args, extras, end, &ran.report, &mut wrote)?;
+        }
+        // the other outputs go in place after the fork's files are written
+        let extras: Extras = std::mem::take(extras);
+        (ran, std::mem::take(&mut ns3.pfc), extras, end)
     } else {
         let mut sim = Simulator::with_observer(sim_config, observer).with_context(built)?;
         let ran = run_monitored(&mut sim, &mut monitor, &mut qlen_out, &|_| false)?;
         if ran.interrupted {
             return Ok(interrupted(&sim));
         }
-        (ran, std::mem::take(&mut sim.observer_mut().pfc))
+        let end = sim.now();
+        (
+            ran,
+            std::mem::take(&mut sim.observer_mut().pfc),
+            Extras::default(),
+            end,
+        )
     };
     let report = ran.report;
     // fct.txt is read back with the fork's field layout before it is written
@@ -317,6 +328,7 @@ pub fn run(args: &SimArgs, config_path: &Path) -> anyhow::Result<ExitCode> {
     if let Some(out) = json {
         commit(out, "the report".into())?;
     }
+    finish_extras(args, &mut extras, end, &report, &mut wrote)?;
     say.text(&report.summary_with(&SummaryOptions {
         top: args.top as usize,
         full: args.full,
