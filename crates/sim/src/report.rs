@@ -336,7 +336,7 @@ impl Report {
         let span = now.as_ps();
         let names: Vec<&str> = sim.config.nodes.iter().map(|n| n.name.as_str()).collect();
         let mut ports = Vec::new();
-        for port in &sim.ports {
+        for (pi, port) in sim.ports.iter().enumerate() {
             let mode = port.mac.config().mode;
             let peak_in = |q: usize| match &sim.nodes[port.node as usize] {
                 Node::Switch(sw) => sw.buffer.peak(port.local as usize, q as u8),
@@ -360,7 +360,8 @@ impl Report {
                         port.mac.tx_pause_duration(now, set(q)).as_ps(),
                     )
                 };
-                let active = s.tx_frames + s.rx_frames + s.pfc_xoff_rx + s.pfc_xoff_tx > 0
+                let (rx_frames, rx_bytes) = sim.received(pi as crate::frame::PortId, q);
+                let active = s.tx_frames + rx_frames + s.pfc_xoff_rx + s.pfc_xoff_tx > 0
                     || s.drops.iter().any(|&d| d > 0);
                 if !active {
                     continue;
@@ -371,16 +372,16 @@ impl Report {
                     tx_frames: s.tx_frames,
                     tx_bytes: s.tx_bytes,
                     tx_throughput_bps: bps(s.tx_bytes, span),
-                    rx_frames: s.rx_frames,
-                    rx_bytes: s.rx_bytes,
-                    rx_throughput_bps: bps(s.rx_bytes, span),
+                    rx_frames,
+                    rx_bytes,
+                    rx_throughput_bps: bps(rx_bytes, span),
                     pfc_xoff_sent_frames: s.pfc_xoff_tx,
                     pfc_xon_sent_frames: s.pfc_xon_tx,
                     pfc_xoff_received_frames: s.pfc_xoff_rx,
                     pfc_xon_received_frames: s.pfc_xon_rx,
                     paused_ps: paused,
                     xoff_requested_ps: requested,
-                    peak_queue_bytes: s.peak_queue_bytes,
+                    peak_queue_bytes: port.queues[q as usize].peak,
                     peak_ingress_buffer_bytes: peak_in(q as usize),
                     drops_frames: drops_map(&s.drops),
                 });

@@ -11,8 +11,13 @@ use crate::traffic::frame_len;
 
 /// Counters of one (port, priority).
 ///
-/// The five the simulator updates per frame come first and each priority starts a cache
-/// line (`repr(C, align(64))`): a frame's enqueue, start and arrival touch one line.
+/// The two the simulator updates per frame come first and each priority starts a cache line
+/// (`repr(C, align(64))`): a frame's start touches one line. What a port received is what its
+/// peer sent less what is still on the wire or was lost on it ([`Simulator::received`]), and
+/// the queue's peak is kept with the queue (`EgressQueue`): an arrival and an enqueue touch no
+/// counter line.
+///
+/// [`Simulator::received`]: crate::Simulator::received
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C, align(64))]
 pub struct PrioStats {
@@ -20,12 +25,6 @@ pub struct PrioStats {
     pub tx_frames: u64,
     /// Data bytes transmitted (frame bytes, FCS included).
     pub tx_bytes: u64,
-    /// Data frames received.
-    pub rx_frames: u64,
-    /// Data bytes received.
-    pub rx_bytes: u64,
-    /// Largest egress queue in bytes.
-    pub peak_queue_bytes: u64,
     /// Frames received on this port and dropped, by [`DropReason::index`].
     pub drops: [u64; DropReason::ALL.len()],
     /// PFC frames sent with this priority's enable bit set and a non-zero time (XOFF).
@@ -36,6 +35,10 @@ pub struct PrioStats {
     pub pfc_xoff_rx: u64,
     /// PFC frames received with this priority's enable bit set and time 0.
     pub pfc_xon_rx: u64,
+    /// Data frames sent and lost on the wire (its link went down under them).
+    pub wire_lost_frames: u64,
+    /// Their bytes.
+    pub wire_lost_bytes: u64,
 }
 
 /// Counters of one port.

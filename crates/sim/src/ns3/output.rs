@@ -334,7 +334,7 @@ impl QlenMonitor {
                 return Ok(true);
             }
             for (p, _, _, cnt) in &mut self.ports {
-                let bytes: u64 = sim.ports[*p as usize].queued_bytes.iter().sum();
+                let bytes: u64 = sim.ports[*p as usize].queues.iter().map(|q| q.bytes).sum();
                 let kb = (bytes / 1000) as usize;
                 if cnt.len() <= kb {
                     cnt.resize(kb + 1, 0);

@@ -15,8 +15,8 @@ use rand::SeedableRng;
 use rand_pcg::Pcg64;
 
 use super::{
-    BuildError, Event, FlowState, Host, Nic, Node, Port, PortCn, PortDcbx, Qp, Simulator, Switch,
-    station_address,
+    BuildError, EgressQueue, Event, FlowState, Host, Nic, Node, Port, PortCn, PortDcbx, Qp, Simulator,
+    Switch, station_address,
 };
 use crate::buffer::SharedBuffer;
 use crate::config::{NodeKind, Signal, SimConfig, SwitchConfig};
@@ -141,8 +141,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     ),
                     // grown on demand (a few doublings while the run warms up, none in steady state):
                     // preallocating 64 frames per queue cost 37 kB per link whatever its traffic
-                    queues: std::array::from_fn(|_| VecDeque::new()),
-                    queued_bytes: [0; 8],
+                    queues: std::array::from_fn(|_| EgressQueue::default()),
                     nonempty: 0,
                     busy: false,
                     current: None,

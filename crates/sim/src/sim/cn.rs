@@ -51,7 +51,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
         let q = frame.priority as usize;
         let port = &mut self.ports[out as usize];
-        let queue_bytes = port.queued_bytes[q];
+        let queue_bytes = port.queues[q].bytes;
         let local = port.local;
         let Some(cn) = port.cn.as_deref_mut() else {
             return;

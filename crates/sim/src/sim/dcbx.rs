@@ -203,7 +203,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     // the frames already queued carry over, oldest first per priority
                     let mut err = None;
                     for (q, queue) in port.queues.iter().enumerate() {
-                        for f in queue {
+                        for f in &queue.frames {
                             if let Err(e) = s.enqueue(now, q as u8, f.len) {
                                 err = Some(e);
                             }

@@ -389,7 +389,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 d.stamp.iter_mut().for_each(|s| *s = 0);
                 d.epoch = 1;
             }
-            for f in &self.ports[o as usize].queues[q as usize] {
+            for f in &self.ports[o as usize].queues[q as usize].frames {
                 let x = f.ingress;
                 if x == crate::frame::NO_PORT || d.stamp[x as usize] == d.epoch {
                     continue;
@@ -426,7 +426,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     fn stuck_flows(&self, members: &[(PortId, u8)]) -> (Vec<FlowId>, usize) {
         let mut flows: Vec<FlowId> = members
             .iter()
-            .flat_map(|&(p, q)| self.ports[p as usize].queues[q as usize].iter().map(|f| f.flow))
+            .flat_map(|&(p, q)| {
+                self.ports[p as usize].queues[q as usize]
+                    .frames
+                    .iter()
+                    .map(|f| f.flow)
+            })
             .collect();
         flows.sort_unstable();
         flows.dedup();

@@ -120,7 +120,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let Node::Host(h) = &mut self.nodes[node as usize] else {
             return;
         };
-        if self.ports[h.port as usize].queues[q as usize].len() >= h.nic_cap {
+        if self.ports[h.port as usize].queues[q as usize].frames.len() >= h.nic_cap {
             return;
         }
         while let Some(f) = h.waiting[q as usize].pop_front() {
@@ -170,7 +170,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             return;
         };
         let hp = h.port;
-        if self.ports[hp as usize].queues[prio as usize].len() >= h.nic_cap {
+        if self.ports[hp as usize].queues[prio as usize].frames.len() >= h.nic_cap {
             h.waiting[prio as usize].push_back(f);
             return;
         }

@@ -67,13 +67,26 @@ pub enum Event {
     QpTimer(FlowId),
 }
 
+/// One egress queue of a port: its frames, their bytes and the most bytes it held, in one
+/// cache line (an enqueue and a dequeue touch nothing else of the queue).
+#[derive(Debug, Default)]
+#[repr(C, align(64))]
+pub(crate) struct EgressQueue {
+    /// The frames, oldest first.
+    pub(crate) frames: VecDeque<Frame>,
+    /// Their bytes.
+    pub(crate) bytes: u64,
+    /// The most bytes it held.
+    pub(crate) peak: u64,
+}
+
 /// One port: egress queues, transmitter, flow-control engine, the wire towards its peer.
 ///
 /// Laid out by hand (`repr(C)`, hot fields first): what every event on the port reads (ids,
 /// flags, masks, fault state, selection, propagation delay) fills the first cache line, the
-/// frame on the wire and the wire's queue the second, the queued bytes the third; each
-/// egress queue's header is a half line; the engine, counters and DCBX state follow. Each
-/// port starts a cache line.
+/// frame on the wire and the wire's queue the second; each egress queue (frames, bytes, peak)
+/// is a line of its own; the engine, counters and DCBX state follow. Each port starts a cache
+/// line.
 #[repr(C, align(64))]
 pub(crate) struct Port {
     pub(crate) node: NodeId,
@@ -120,14 +133,14 @@ pub(crate) struct Port {
     current: Option<Frame>,
     /// Frames on the wire towards `peer`, oldest first (constant delay keeps FIFO order).
     inflight: VecDeque<WireFrame>,
-    pub(crate) queued_bytes: [u64; 8],
     /// LLDPDUs waiting for the transmitter.
     lldp_tx: VecDeque<Vec<u8>>,
     timer_at: Instant,
     pub(crate) rate: Rate,
     /// The DCBX agent of a DCBX-managed port.
     pub(crate) dcbx: Option<Box<PortDcbx>>,
-    pub(crate) queues: [VecDeque<Frame>; 8],
+    /// Per priority: the frames, their bytes and the most it held, a cache line each.
+    pub(crate) queues: [EgressQueue; 8],
     pub(crate) mac: FlowControl,
     pub(crate) stats: PortStats,
     /// LLDPDUs on the wire towards `peer`, in the order of their `WireFrame::Lldp` entries.
@@ -375,7 +388,7 @@ fn dequeued_cn(port: &mut Port, q: u8, mut frame: Frame) -> Frame {
     if port.cn_deq & (1 << q) != 0
         && frame.ecn().is_capable()
         && let Some(cn) = port.cn.as_deref_mut()
-        && cn.mark_at_dequeue(q as usize, port.queued_bytes[q as usize])
+        && cn.mark_at_dequeue(q as usize, port.queues[q as usize].bytes)
     {
         frame.set_ecn(Ecn::Ce);
     }
@@ -444,7 +457,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if cn
             && frame.ecn().is_capable()
             && let Some(c) = port.cn.as_deref_mut()
-            && c.mark_at_enqueue(q, port.queued_bytes[q])
+            && c.mark_at_enqueue(q, port.queues[q].bytes)
         {
             frame.set_ecn(Ecn::Ce);
         }
@@ -468,11 +481,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.engine_fault(p, "transmission selection refused a frame", &e);
             return false;
         }
-        port.queues[q].push_back(frame);
+        let eq = &mut port.queues[q];
+        eq.frames.push_back(frame);
+        eq.bytes += frame.len as u64;
+        eq.peak = eq.peak.max(eq.bytes);
         port.nonempty |= 1 << q;
-        port.queued_bytes[q] += frame.len as u64;
-        let st = &mut port.stats.prio[q];
-        st.peak_queue_bytes = st.peak_queue_bytes.max(port.queued_bytes[q]);
         if self.patho.victims.is_some() {
             self.victims_enqueued(p, &frame);
         }
@@ -633,13 +646,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.arm_timer(p);
             return;
         };
-        let Some(mut frame) = port.queues[q as usize].pop_front() else {
+        let Some(mut frame) = port.queues[q as usize].frames.pop_front() else {
             port.nonempty &= !(1 << q);
             self.arm_timer(p);
             return;
         };
-        port.queued_bytes[q as usize] -= frame.len as u64;
-        if port.queues[q as usize].is_empty() {
+        port.queues[q as usize].bytes -= frame.len as u64;
+        if port.queues[q as usize].frames.is_empty() {
             port.nonempty &= !(1 << q);
         }
         if port.staged | port.cn_deq != 0 {
@@ -650,8 +663,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             Err(e) => {
                 // the engine refused what its own checks allowed: keep the frame (conservation
                 // holds) and stop the run, never carry on as if nothing happened
-                port.queued_bytes[q as usize] += frame.len as u64;
-                port.queues[q as usize].push_front(frame);
+                port.queues[q as usize].bytes += frame.len as u64;
+                port.queues[q as usize].frames.push_front(frame);
                 port.nonempty |= 1 << q;
                 self.engine_fault(p, "flow-control engine refused a data frame it allowed", &e);
                 return;
@@ -777,10 +790,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 self.lldp_received(p, &frame);
             }
             WireFrame::Data(mut frame) => {
-                let port = &mut self.ports[p as usize];
-                let st = &mut port.stats.prio[frame.priority as usize];
-                st.rx_frames += 1;
-                st.rx_bytes += frame.len as u64;
+                // (counted received as sent by the peer, see `received`)
+                let port = &self.ports[p as usize];
                 let node = port.node;
                 frame.ingress = p;
                 if port.at_switch {
@@ -904,7 +915,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             .ports
             .iter()
             .flat_map(|p| p.queues.iter())
-            .map(|q| q.len())
+            .map(|q| q.frames.len())
             .sum();
         let r: usize = self
             .nodes
@@ -919,6 +930,23 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             .sum();
         (q + r) as u64
     }
+    /// Data frames and bytes of priority `q` port `p` received: what its peer sent, less what
+    /// is still on the wire and what was lost on it.
+    pub fn received(&self, p: PortId, q: u8) -> (u64, u64) {
+        let peer = &self.ports[self.ports[p as usize].peer as usize];
+        let s = &peer.stats.prio[q as usize & 7];
+        let (mut frames, mut bytes) = (s.tx_frames - s.wire_lost_frames, s.tx_bytes - s.wire_lost_bytes);
+        for o in &peer.inflight {
+            if let WireFrame::Data(f) = o
+                && f.priority == q
+            {
+                frames -= 1;
+                bytes -= u64::from(f.len);
+            }
+        }
+        (frames, bytes)
+    }
+
     /// Data frames on the wire.
     pub fn in_flight_frames(&self) -> u64 {
         self.ports

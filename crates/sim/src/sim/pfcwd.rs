@@ -103,7 +103,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let paused = port.mac.config().mode == Mode::Pfc && !port.mac.may_transmit(now, q);
         let c = port.mac.counters();
         QueueSample {
-            occupancy_bytes: port.queued_bytes[q as usize],
+            occupancy_bytes: port.queues[q as usize].bytes,
             tx_packets: st.tx_frames,
             pfc_rx_packets: st.pfc_xoff_rx + st.pfc_xon_rx,
             pfc_on2off: c.rx_prio_pause_transition[q as usize] + u64::from(paused),

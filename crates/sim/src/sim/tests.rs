@@ -63,9 +63,18 @@ fn port_hot_fields_stay_in_the_first_cache_line() {
         assert!(off < 64, "a hot field at {off}");
     }
     assert_eq!(offset_of!(Port, current), 64);
-    assert_eq!(offset_of!(Port, queued_bytes) % 64, 0);
     assert_eq!(offset_of!(Port, queues) % 64, 0);
     assert_eq!(offset_of!(Port, mac) % 64, 0);
+}
+
+/// An egress queue's frames, bytes and peak share one cache line: an enqueue and a dequeue
+/// touch that line and no counter line.
+#[test]
+fn an_egress_queue_is_one_cache_line() {
+    use std::mem::{align_of, size_of};
+
+    use super::EgressQueue;
+    assert_eq!((size_of::<EgressQueue>(), align_of::<EgressQueue>()), (64, 64));
 }
 
 /// The hand layout of `Switch` in `Node`: a frame's routing, admission and release touch the

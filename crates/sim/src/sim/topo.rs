@@ -71,7 +71,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let port = &mut self.ports[peer as usize];
         port.fault.lost -= 1;
         match port.inflight.pop_front() {
-            Some(WireFrame::Data(frame)) => self.drop_frame(p, frame, DropReason::LinkDown),
+            Some(WireFrame::Data(frame)) => {
+                let st = &mut port.stats.prio[frame.priority as usize & 7];
+                st.wire_lost_frames += 1;
+                st.wire_lost_bytes += u64::from(frame.len);
+                self.drop_frame(p, frame, DropReason::LinkDown)
+            }
             Some(WireFrame::Lldp { .. }) => {
                 port.lldp_wire.pop_front();
             }
@@ -85,10 +90,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     pub(super) fn discard_queue(&mut self, p: PortId, q: u8, reason: DropReason) {
         let now = self.now;
         let node = self.ports[p as usize].node;
-        while let Some(frame) = self.ports[p as usize].queues[q as usize].pop_front() {
+        while let Some(frame) = self.ports[p as usize].queues[q as usize].frames.pop_front() {
             let port = &mut self.ports[p as usize];
-            port.queued_bytes[q as usize] -= frame.len as u64;
-            if port.queues[q as usize].is_empty() {
+            port.queues[q as usize].bytes -= frame.len as u64;
+            if port.queues[q as usize].frames.is_empty() {
                 port.nonempty &= !(1 << q);
             }
             if let Err(e) = port.sel.discarded(now, q, frame.len) {

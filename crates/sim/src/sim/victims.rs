@@ -216,10 +216,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let mut best = (0u64, NO_PORT);
         for &o in &sw.ports {
             let port = &self.ports[o as usize];
-            if port.queued_bytes[prio as usize] <= best.0 {
+            if port.queues[prio as usize].bytes <= best.0 {
                 continue;
             }
             let bytes: u64 = port.queues[prio as usize]
+                .frames
                 .iter()
                 .filter(|f| f.ingress == x)
                 .map(|f| f.len as u64)
