@@ -357,9 +357,9 @@ fn a_missing_output_directory_is_named_with_the_config_line_and_the_ways_on() {
         dir.join("topology.txt"),
         dir.join("flow.txt"),
     );
-    let o = run_in(
-        &cwd,
-        &[
+    // the fork's command line, run in `cwd`, with `extra` arguments
+    let ns3 = |extra: &[&str]| {
+        let mut args = vec![
             "sim",
             "--ns3",
             config.to_str().unwrap(),
@@ -367,8 +367,11 @@ fn a_missing_output_directory_is_named_with_the_config_line_and_the_ways_on() {
             topo.to_str().unwrap(),
             "--ns3-flows",
             flows.to_str().unwrap(),
-        ],
-    );
+        ];
+        args.extend_from_slice(extra);
+        run_in(&cwd, &args)
+    };
+    let o = ns3(&[]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
@@ -382,19 +385,7 @@ fn a_missing_output_directory_is_named_with_the_config_line_and_the_ways_on() {
     assert_eq!(std::fs::read_dir(cwd.path()).unwrap().count(), 0);
     // made, the directory takes the fork's outputs
     std::fs::create_dir_all(cwd.path().join("out/incast-8")).unwrap();
-    let o = run_in(
-        &cwd,
-        &[
-            "sim",
-            "--ns3",
-            config.to_str().unwrap(),
-            "--ns3-topology",
-            topo.to_str().unwrap(),
-            "--ns3-flows",
-            flows.to_str().unwrap(),
-            "-q",
-        ],
-    );
+    let o = ns3(&["-q"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     for f in ["fct.txt", "pfc.txt", "qlen.txt"] {
         assert!(cwd.path().join("out/incast-8").join(f).is_file(), "{f}");
