@@ -119,6 +119,48 @@ fn same(rp: &Rp, r: &TickedRp, at: Instant, what: &str) -> Result<(), TestCaseEr
     Ok(())
 }
 
+/// The case proptest found (a CI run, 2026-12-03): per-CNP mode with an initial alpha of 0,
+/// so the first CNP cuts nothing, leaves the rate at line rate and releases the RP; no alpha
+/// update may run after that (the reference used to re-arm its alpha timer after the release).
+#[test]
+fn a_first_cnp_that_cuts_nothing_releases_the_rp_and_stops_its_alpha_updates() {
+    let p = RpParams {
+        mode: RpMode::PerCnp,
+        clamp_tgt_rate: false,
+        clamp_tgt_rate_ati: false,
+        rpg_time_reset: Duration::from_us(5),
+        rpg_byte_reset: 0,
+        rpg_threshold: 0,
+        rpg_max_rate: None,
+        rpg_ai_rate: Rate::from_mbps(1),
+        rpg_hai_rate: Rate::from_mbps(1),
+        rpg_gd: 10,
+        rpg_min_dec_fac: 0,
+        rpg_min_rate: Rate::from_gbps(1),
+        rate_to_set_on_first_cnp: None,
+        dce_tcp_g: 0,
+        dce_tcp_rtt: Duration::from_us(1),
+        rate_reduce_monitor_period: Duration::from_us(1),
+        rate_reduce_monitor_offset: Duration::ZERO,
+        initial_alpha_value: 0,
+        release_at_line_rate: true,
+    };
+    let mut rp = Rp::new(p, line()).unwrap();
+    let mut r = TickedRp::new(p, line());
+    rp.handle_cnp(Instant::ZERO);
+    r.cnp(Instant::ZERO);
+    assert!(!rp.is_active(), "released at line rate");
+    assert_eq!(rp.poll_timeout(), None, "no timer after the release");
+    for us in [1, 2, 7] {
+        let t = Instant::ZERO + Duration::from_us(us);
+        rp.on_sent(t, 64);
+        r.sent(t, 64);
+        assert_eq!(rp.alpha(), r.alpha as f64 / 4_294_967_296.0, "alpha at {t}");
+        assert_eq!((rp.rate().bps(), r.rate), (line().bps(), line().bps()));
+        assert!(!r.active);
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
 

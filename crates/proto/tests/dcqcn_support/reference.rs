@@ -214,7 +214,11 @@ impl TickedRp {
                 self.cut(now);
                 let g = u64::from(self.p.dce_tcp_g);
                 self.alpha = (self.alpha * g + (1024 - g) * ONE) / 1024;
-                self.alpha_at = Some(now + self.p.dce_tcp_rtt);
+                // a cut that left the rate at the maximum released the RP: no timer runs
+                // until the next first CNP (as `release_if_at_max` stopped them)
+                if self.active {
+                    self.alpha_at = Some(now + self.p.dce_tcp_rtt);
+                }
             }
         }
     }
