@@ -13,7 +13,6 @@ mod fct_size;
 mod heatmap;
 mod topology;
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use askama::Template;
@@ -82,12 +81,19 @@ pub struct HtmlReport {
     bin_ps: u128,
     /// Whether any change was observed (a run without any is drawn over its whole length).
     observed: bool,
+    /// The bin the last change fell in and the span it covers, [lo, hi) ps from the origin
+    /// (empty until the first change and after the bins widen): most changes fall in the
+    /// same bin as the one before and need no division.
+    last_bin: (usize, u128, u128),
     node_names: Vec<String>,
     is_switch: Vec<bool>,
     port_names: Vec<String>,
     delivered: [Vec<u64>; 8],
-    /// Per key: peak per bin, last bin touched, last value.
-    occupancy: BTreeMap<(NodeId, u32, u8), Series>,
+    /// Per (node, local port, priority), in that order, from `occupancy_at`: peak per bin,
+    /// last bin touched, last value (`None` until the buffer first changes).
+    occupancy: Vec<Option<Series>>,
+    /// Per node: where its ports' entries start in `occupancy` (8 per port, a host has 1).
+    occupancy_at: Vec<usize>,
     pauses: Pauses,
     open: Vec<Option<(Instant, u8)>>,
     topology: topology::Topology,
@@ -113,12 +119,19 @@ impl HtmlReport {
             }
         }
         let n = port_names.len();
+        let mut occupancy_at = Vec::with_capacity(local.len());
+        let mut slots = 0;
+        for ports in &local {
+            occupancy_at.push(slots);
+            slots += 8 * (*ports).max(1) as usize;
+        }
         let origin = first_activity(config);
         let run_ps = config.duration.as_ps().saturating_sub(origin.as_ps());
         HtmlReport {
             title: config.name.clone(),
             origin_ps: origin.as_ps(),
             observed: false,
+            last_bin: (0, 0, 0),
             // up to ten doublings reach the bins of the whole run
             bin_ps: run_ps.div_ceil((BINS as u128) << COARSENINGS).max(1),
             node_names: config.nodes.iter().map(|n| n.name.clone()).collect(),
@@ -129,7 +142,8 @@ impl HtmlReport {
                 .collect(),
             port_names,
             delivered: std::array::from_fn(|_| vec![0; BINS]),
-            occupancy: BTreeMap::new(),
+            occupancy: std::iter::repeat_with(|| None).take(slots).collect(),
+            occupancy_at,
             pauses: vec![Vec::new(); n],
             open: vec![None; n],
             topology: topology::Topology::new(config),
@@ -149,10 +163,40 @@ impl HtmlReport {
     fn bin(&mut self, at: Instant) -> usize {
         self.observed = true;
         let t = at.as_ps().saturating_sub(self.origin_ps);
+        let (b, lo, hi) = self.last_bin;
+        if lo <= t && t < hi {
+            return b;
+        }
         while t >= self.bin_ps * BINS as u128 {
             self.coarsen();
         }
-        (t / self.bin_ps) as usize
+        let b = (t / self.bin_ps) as usize;
+        self.last_bin = (b, b as u128 * self.bin_ps, (b as u128 + 1) * self.bin_ps);
+        b
+    }
+
+    /// Each buffer that changed, by (node, local port, priority) in that order, with its series.
+    fn buffers(&self) -> impl Iterator<Item = ((NodeId, u32, u8), &Series)> {
+        let starts = &self.occupancy_at;
+        self.occupancy.iter().enumerate().filter_map(move |(i, o)| {
+            let o = o.as_ref()?;
+            let node = starts.partition_point(|&s| s <= i) - 1;
+            let k = i - starts[node];
+            Some(((node as NodeId, (k / 8) as u32, (k % 8) as u8), o))
+        })
+    }
+
+    /// The entry of a buffer in `occupancy`, `None` for a port the configuration does not
+    /// have (the simulator reports none).
+    fn buffer_slot(&self, node: NodeId, local_port: u32, prio: u8) -> Option<usize> {
+        let start = *self.occupancy_at.get(node as usize)?;
+        let end = self
+            .occupancy_at
+            .get(node as usize + 1)
+            .copied()
+            .unwrap_or(self.occupancy.len());
+        let i = start + local_port as usize * 8 + (prio as usize & 7);
+        (i < end).then_some(i)
     }
 
     /// Doubles the bins' width: each pair of bins becomes one (bytes delivered add up, buffer
@@ -165,7 +209,7 @@ impl HtmlReport {
             }
             v[HALF..].fill(0);
         }
-        for (v, last_bin, _) in self.occupancy.values_mut() {
+        for (v, last_bin, _) in self.occupancy.iter_mut().flatten() {
             for k in 0..HALF {
                 v[k] = v[2 * k].max(v[2 * k + 1]);
             }
@@ -173,6 +217,7 @@ impl HtmlReport {
             *last_bin /= 2;
         }
         self.bin_ps *= 2;
+        self.last_bin = (0, 0, 0);
     }
 
     /// The span the time axis covers: from its start, [`BINS`] bins.
@@ -197,11 +242,11 @@ impl HtmlReport {
     pub fn render(&mut self, end: Instant, report: &Report) -> String {
         // a pause or a buffer level still held at the end reaches the end of the axis, and so
         // does a run in which nothing changed
-        let held = self.open.iter().any(Option::is_some) || self.occupancy.values().any(|o| o.2 > 0);
+        let held = self.open.iter().any(Option::is_some) || self.occupancy.iter().flatten().any(|o| o.2 > 0);
         if held || !self.observed {
             // the run's last instant (its end is exclusive: nothing happens at it)
             let end_bin = self.bin(Instant::from_ps(end.as_ps().saturating_sub(1)));
-            for (v, last_bin, last) in self.occupancy.values_mut() {
+            for (v, last_bin, last) in self.occupancy.iter_mut().flatten() {
                 for x in &mut v[(*last_bin + 1).min(end_bin + 1)..=end_bin] {
                     *x = *last;
                 }
@@ -261,7 +306,8 @@ impl HtmlReport {
         );
         // 3. buffer occupancy: a line per queue, or a heat map of them
         let mut occ: Vec<(String, RGBColor, Vec<f64>)> = Vec::new();
-        for (i, (&(node, port, prio), (v, _, _))) in self.occupancy.iter().enumerate() {
+        let buffers = self.occupancy.iter().flatten().count();
+        for (i, ((node, port, prio), (v, _, _))) in self.buffers().enumerate() {
             if v.iter().all(|&b| b == 0) {
                 continue;
             }
@@ -270,11 +316,7 @@ impl HtmlReport {
             } else {
                 format!("{} rx backlog", self.node_names[node as usize])
             };
-            occ.push((
-                name,
-                distinct(i, self.occupancy.len()),
-                v.iter().map(|&b| b as f64).collect(),
-            ));
+            occ.push((name, distinct(i, buffers), v.iter().map(|&b| b as f64).collect()));
         }
         if occ.len() <= heatmap::LINES_MAX {
             plots.push(
@@ -861,11 +903,15 @@ impl Observer for HtmlReport {
         self.delivered[frame.priority as usize & 7][b] += u64::from(frame.len);
     }
     fn buffer_changed(&mut self, node: NodeId, local_port: u32, prio: u8, bytes: u64, at: Instant) {
+        let Some(i) = self.buffer_slot(node, local_port, prio) else {
+            debug_assert!(
+                false,
+                "a buffer of node {node} port {local_port} not in the configuration"
+            );
+            return;
+        };
         let b = self.bin(at);
-        let (v, last_bin, last) = self
-            .occupancy
-            .entry((node, local_port, prio))
-            .or_insert_with(|| (vec![0; BINS], 0, 0));
+        let (v, last_bin, last) = self.occupancy[i].get_or_insert_with(|| (vec![0; BINS], 0, 0));
         // the level held since the last change fills the bins in between
         for x in &mut v[(*last_bin + 1).min(b)..b] {
             *x = *last;
@@ -894,6 +940,34 @@ impl Observer for HtmlReport {
 #[cfg(test)]
 mod tests {
     use super::rate_at;
+    use super::{BINS, HtmlReport};
+    use crate::observer::Observer;
+    use lossless_proto::units::Instant;
+
+    #[test]
+    fn buffers_are_listed_by_node_port_and_priority_whatever_order_they_change_in() {
+        let config = crate::scenario::load("four-bridge", &Default::default()).expect("built-in");
+        let ports = |n: u32| config.links.iter().filter(|l| l.a == n || l.b == n).count() as u32;
+        let nodes = config.nodes.len() as u32;
+        let sw = (0..nodes).find(|&n| ports(n) >= 2).expect("a switch");
+        let mut r = HtmlReport::new(&config);
+        // every node's last port and priority exist; one past them does not
+        let last = (nodes - 1, ports(nodes - 1) - 1, 7u8);
+        let changes = [(sw, 1, 3u8), last, (0, 0, 0), (sw, 0, 7), (sw, 1, 0)];
+        for (k, &(n, p, q)) in changes.iter().enumerate() {
+            r.buffer_changed(n, p, q, 100 + k as u64, Instant::from_ps(1_000));
+        }
+        let keys: Vec<_> = r.buffers().map(|(k, _)| k).collect();
+        let mut want = vec![(0, 0, 0), (sw, 0, 7), (sw, 1, 0), (sw, 1, 3), last];
+        want.sort();
+        want.dedup();
+        assert_eq!(keys, want);
+        let (v, _, held) = r.buffers().find(|(k, _)| *k == (sw, 1, 3)).expect("listed").1;
+        assert_eq!((v.len(), *held), (BINS, 100));
+        assert_eq!(r.buffer_slot(nodes, 0, 0), None, "no such node");
+        let ports_of_0 = ports(0);
+        assert_eq!(r.buffer_slot(0, ports_of_0, 0), None, "one port past node 0's");
+    }
 
     #[test]
     fn a_qp_counts_in_the_rate_percentiles_from_its_first_step_until_its_flow_completed() {
