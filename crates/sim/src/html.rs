@@ -25,6 +25,7 @@ use crate::observer::Observer;
 use crate::report::{FctReport, Report};
 use heatmap::HeatRow;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 mod pathology;
 mod victims;
@@ -765,8 +766,11 @@ fn qp_rate_chart(
 }
 
 /// Lines through (x µs, y) points, drawn by plotters' SVG backend; a series without a name
-/// continues the legend entry of the one before it.
+/// continues the legend entry of the one before it. The legend goes under the plot, where it
+/// covers no line (QP rates fill the whole plot, up to its top).
 fn xy_chart(series: &[XySeries], span_us: f64, axis: &str, unit: &str) -> Drawing {
+    const PLOT_HEIGHT: u32 = 300;
+    const LEGEND_LINE: u32 = 16;
     let mut svg = String::new();
     let max = series
         .iter()
@@ -774,13 +778,22 @@ fn xy_chart(series: &[XySeries], span_us: f64, axis: &str, unit: &str) -> Drawin
         .fold(0.0f64, f64::max)
         .max(1e-9)
         * 1.05;
-    let named = series.iter().filter(|s| !s.0.is_empty()).count();
-    let height = 300 + 16 * named as u32;
+    let named: Vec<(&str, RGBColor)> = series
+        .iter()
+        .filter(|s| !s.0.is_empty())
+        .map(|s| (s.0.as_str(), s.1))
+        .collect();
+    let legend_height = if named.is_empty() {
+        0
+    } else {
+        LEGEND_LINE * named.len() as u32 + 8
+    };
     {
-        let root = SVGBackend::with_string(&mut svg, (980, height)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (980, PLOT_HEIGHT + legend_height)).into_drawing_area();
         let drawn = (|| -> Result<(), Box<dyn std::error::Error + '_>> {
             root.fill(&WHITE)?;
-            let mut chart = ChartBuilder::on(&root)
+            let (plot, legend) = root.split_vertically(PLOT_HEIGHT);
+            let mut chart = ChartBuilder::on(&plot)
                 .margin(10)
                 .x_label_area_size(30)
                 .y_label_area_size(70)
@@ -791,19 +804,20 @@ fn xy_chart(series: &[XySeries], span_us: f64, axis: &str, unit: &str) -> Drawin
                 .y_desc(unit)
                 .y_label_formatter(&|v| fmt_num(*v))
                 .draw()?;
-            for (name, color, pts) in series {
-                let c = *color;
-                let drawn = chart.draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?;
-                if !name.is_empty() {
-                    drawn.label(name.as_str()).legend(legend_swatch(c));
-                }
+            for (_, color, pts) in series {
+                chart.draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))?;
             }
-            if named > 0 {
-                chart
-                    .configure_series_labels()
-                    .background_style(WHITE.mix(0.8))
-                    .border_style(BLACK)
-                    .draw()?;
+            // one line per named series, aligned with the plot's left edge
+            let text =
+                TextStyle::from(("sans-serif", 13).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
+            for (k, (name, color)) in named.iter().enumerate() {
+                let y = 4 + (LEGEND_LINE * k as u32) as i32;
+                let mid = y + LEGEND_LINE as i32 / 2;
+                legend.draw(&PathElement::new(
+                    vec![(80, mid), (96, mid)],
+                    color.stroke_width(2),
+                ))?;
+                legend.draw(&Text::new(*name, (102, mid), text.clone()))?;
             }
             root.present()?;
             Ok(())

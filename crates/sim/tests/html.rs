@@ -248,6 +248,21 @@ fn many_qps_are_drawn_as_percentiles_of_their_rates() {
     );
     assert!(!html.contains(">qp:sender16<"), "no line per QP");
     assert!(self_contained(&html));
+    // the legend sits under the 300-pixel plot, where it covers none of the lines
+    for name in ["min", "median", "max"] {
+        let label = format!("\n{name} of the active QPs (16 in all)");
+        let at = html
+            .find(&label)
+            .unwrap_or_else(|| panic!("{name} in the legend"));
+        let tag = &html[html[..at].rfind("<text").expect("a text element")..at];
+        let y: u32 = tag
+            .split(" y=\"")
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no y in {tag}"));
+        assert!(y > 300, "{name}'s legend entry at y = {y}, inside the plot");
+    }
 }
 
 #[test]
