@@ -347,10 +347,15 @@ impl HtmlReport {
         // 4. when ports were paused: a timeline row per port, or a heat map of them
         let paused_ports = self.pauses.iter().filter(|p| !p.is_empty()).count();
         if paused_ports <= heatmap::LINES_MAX {
-            plots.push(
-                Plot::new("pause", self.timeline(span, &axis))
-                    .heading("Pause timeline: when each port's transmitter was paused by its peer"),
-            );
+            plots.push(Plot {
+                caption: if paused_ports == 0 {
+                    "No transmitter was paused by its peer.".into()
+                } else {
+                    String::new()
+                },
+                ..Plot::new("pause", self.timeline(span, &axis))
+                    .heading("Pause timeline: when each port's transmitter was paused by its peer")
+            });
         } else {
             let mut rows = self.pause_rows();
             let dropped = heatmap::cap_rows(&mut rows);

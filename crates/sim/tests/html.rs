@@ -49,6 +49,7 @@ fn the_report_has_five_plots_a_spread_order_a_pause_row_for_every_client_uplink_
         sections(&html),
         ["topology", "throughput", "buffer", "pause", "victims"]
     );
+    assert!(!html.contains("No transmitter was paused by its peer."));
     // the spreading list: bridge4 (the congested switch) pauses first, then hop by hop back
     let list = html
         .split("<section id=\"topology\">")
@@ -317,4 +318,21 @@ fn the_time_axis_covers_the_busy_span_of_a_run_that_starts_late_and_goes_quiet()
     let (html, _) = page(c.clone());
     assert!(html.contains("time (µs)\n"), "plain axis");
     assert!(!html.contains("time (µs) since"), "no offset");
+}
+
+#[test]
+fn a_run_without_pauses_says_so_under_its_empty_pause_timeline() {
+    // one sender into an idle receiver: nothing congests
+    let (html, _) = page(common::load(
+        "incast",
+        &["senders=1"],
+        Some(Duration::from_us(200)),
+    ));
+    let pause = html
+        .split("<section id=\"pause\">")
+        .nth(1)
+        .and_then(|s| s.split("</section>").next())
+        .expect("a pause section");
+    assert!(pause.contains("No transmitter was paused by its peer."), "{pause}");
+    assert!(html.contains("No link was paused."));
 }
