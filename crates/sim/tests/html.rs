@@ -333,6 +333,9 @@ fn a_run_without_pauses_says_so_under_its_empty_pause_timeline() {
         .nth(1)
         .and_then(|s| s.split("</section>").next())
         .expect("a pause section");
-    assert!(pause.contains("No transmitter was paused by its peer."), "{pause}");
+    assert!(
+        pause.contains("No transmitter was paused by its peer."),
+        "{pause}"
+    );
     assert!(html.contains("No link was paused."));
 }
