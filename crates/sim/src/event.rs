@@ -284,7 +284,7 @@ pub struct CalendarQueue<E> {
     /// Slot number (time >> CAL_SHIFT) of the cursor: no ring event is earlier.
     cursor: u128,
     /// First node of each bucket's list (`NIL` when empty or when the bucket is current).
-    heads: Vec<u32>,
+    heads: Box<[u32; CAL_BUCKETS]>,
     /// The nodes of every list, and free ones.
     pool: Vec<Node<E>>,
     /// First free node of the pool (`NIL` for none).
@@ -311,7 +311,8 @@ impl<E> Default for CalendarQueue<E> {
     fn default() -> Self {
         CalendarQueue {
             cursor: 0,
-            heads: Vec::new(),
+            // a fixed-size array: a bucket index (masked to the ring) needs no bounds check
+            heads: Box::new([NIL; CAL_BUCKETS]),
             pool: Vec::new(),
             free: NIL,
             cur: Vec::new(),
@@ -363,6 +364,12 @@ impl<E: Copy> CalendarQueue<E> {
             key: (key & ((1u128 << (SEQ_BITS + CAL_SHIFT)) - 1)) as u64,
             event,
         };
+        self.insert_bucket(b, entry);
+    }
+
+    /// Puts `entry` (its key within its slot) into bucket `b`, which lies in the window.
+    #[inline(always)]
+    fn insert_bucket(&mut self, b: usize, entry: NearEntry<E>) {
         if b as u32 == self.cur_b {
             // a new event usually has the largest sequence number and a time no earlier
             // than the rest: it goes at the end, else before the larger keys
@@ -500,8 +507,7 @@ impl<E: Copy> CalendarQueue<E> {
     #[cold]
     #[inline(never)]
     fn push_rare(&mut self, slot: u128, key: u128, event: E) {
-        if self.heads.is_empty() {
-            self.heads = vec![NIL; CAL_BUCKETS];
+        if self.pool.capacity() == 0 {
             self.pool = Vec::with_capacity(CAL_RESERVE);
             self.cur = Vec::with_capacity(CAL_RESERVE);
         }
@@ -623,13 +629,18 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
     fn push(&mut self, at: Instant, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        let t = at.as_ps().min(MAX_KEY_TIME);
-        let key = (t << SEQ_BITS) | (u128::from(seq) & SEQ_MASK);
+        let t = at.as_ps();
         let slot = t >> CAL_SHIFT;
-        if self.near != 0 && slot >= self.cursor && slot < self.window_end() {
-            self.insert_near(slot, key, event);
+        // inside the window: cursor <= slot < cursor + CAL_BUCKETS (a slot before the cursor
+        // wraps to a huge distance); a time past MAX_KEY_TIME is never inside it
+        if self.near != 0 && slot.wrapping_sub(self.cursor) < CAL_BUCKETS as u128 && t <= MAX_KEY_TIME {
+            let b = (slot as usize) & (CAL_BUCKETS - 1);
+            let key = ((t as u64) & ((1 << CAL_SHIFT) - 1)) << SEQ_BITS | (seq & SEQ_MASK as u64);
+            self.insert_bucket(b, NearEntry { key, event });
         } else {
-            self.push_rare(slot, key, event);
+            let t = t.min(MAX_KEY_TIME);
+            let key = (t << SEQ_BITS) | (u128::from(seq) & SEQ_MASK);
+            self.push_rare(t >> CAL_SHIFT, key, event);
         }
     }
 
@@ -647,7 +658,9 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
         }
         // the common case: the earliest event is the ring's
         let b = self.next_occupied()?;
-        let slot = self.slot_of(b);
+        // buckets from the cursor's to b (0: the cursor's own)
+        let ahead = (b.wrapping_sub(self.cursor as usize)) & (CAL_BUCKETS - 1);
+        let slot = self.cursor + ahead as u128;
         let lone = b as u32 != self.cur_b && {
             if self.pool[self.heads[b] as usize].next == NIL {
                 true
@@ -665,7 +678,7 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
         if at >= until.as_ps() {
             return None;
         }
-        if slot != self.cursor {
+        if ahead != 0 {
             // (the far events this pulls in land in other buckets than b)
             self.cursor = slot;
             self.pull_far();
@@ -861,6 +874,40 @@ mod tests {
         assert_eq!(c.peek_time(), Some(Instant::from_ps(10 * slot)));
         let order: Vec<char> = std::iter::from_fn(|| c.pop().map(|s| s.event)).collect();
         assert_eq!(order, ['x', 'w', 'y', 'z']);
+    }
+
+    #[test]
+    fn times_past_the_keys_range_pop_last_in_insertion_order_as_in_the_heap() {
+        let mut h = HeapQueue::with_capacity(8);
+        let mut c = CalendarQueue::default();
+        let times = [
+            5u128,
+            u128::MAX,
+            MAX_KEY_TIME,
+            MAX_KEY_TIME + 1,
+            7,
+            MAX_KEY_TIME - (1 << CAL_SHIFT),
+        ];
+        for (i, &t) in times.iter().enumerate() {
+            h.push(Instant::from_ps(t), i);
+            c.push(Instant::from_ps(t), i);
+        }
+        // a window near the top of the range, then pushes into it
+        let (a, b) = (h.pop().unwrap(), c.pop().unwrap());
+        assert_eq!((a.at, a.event), (b.at, b.event));
+        for (i, &t) in [MAX_KEY_TIME - 3, MAX_KEY_TIME].iter().enumerate() {
+            h.push(Instant::from_ps(t), 10 + i);
+            c.push(Instant::from_ps(t), 10 + i);
+        }
+        let mut order = Vec::new();
+        while let Some(a) = h.pop() {
+            let b = c.pop().expect("as many events as the heap");
+            assert_eq!((a.at, a.seq, a.event), (b.at, b.seq, b.event));
+            order.push(b.event);
+        }
+        assert!(c.pop().is_none());
+        // 1, 2 and 3 all saturate to the largest key time: they keep their insertion order
+        assert_eq!(order, [4, 5, 10, 1, 2, 3, 11]);
     }
 
     #[test]
