@@ -85,7 +85,7 @@ pub struct HtmlReport {
     /// The bin the last change fell in and the span it covers, [lo, hi) ps from the origin
     /// (empty until the first change and after the bins widen): most changes fall in the
     /// same bin as the one before and need no division.
-    last_bin: (usize, u128, u128),
+    recent_bin: (usize, u128, u128),
     node_names: Vec<String>,
     is_switch: Vec<bool>,
     port_names: Vec<String>,
@@ -132,7 +132,7 @@ impl HtmlReport {
             title: config.name.clone(),
             origin_ps: origin.as_ps(),
             observed: false,
-            last_bin: (0, 0, 0),
+            recent_bin: (0, 0, 0),
             // up to ten doublings reach the bins of the whole run
             bin_ps: run_ps.div_ceil((BINS as u128) << COARSENINGS).max(1),
             node_names: config.nodes.iter().map(|n| n.name.clone()).collect(),
@@ -164,7 +164,7 @@ impl HtmlReport {
     fn bin(&mut self, at: Instant) -> usize {
         self.observed = true;
         let t = at.as_ps().saturating_sub(self.origin_ps);
-        let (b, lo, hi) = self.last_bin;
+        let (b, lo, hi) = self.recent_bin;
         if lo <= t && t < hi {
             return b;
         }
@@ -172,7 +172,7 @@ impl HtmlReport {
             self.coarsen();
         }
         let b = (t / self.bin_ps) as usize;
-        self.last_bin = (b, b as u128 * self.bin_ps, (b as u128 + 1) * self.bin_ps);
+        self.recent_bin = (b, b as u128 * self.bin_ps, (b as u128 + 1) * self.bin_ps);
         b
     }
 
@@ -218,7 +218,7 @@ impl HtmlReport {
             *last_bin /= 2;
         }
         self.bin_ps *= 2;
-        self.last_bin = (0, 0, 0);
+        self.recent_bin = (0, 0, 0);
     }
 
     /// The span the time axis covers: from its start, [`BINS`] bins.
