@@ -1,6 +1,6 @@
 //! The wire framing option: 802.3 (preamble, SFD, gap, exact picoseconds) by default, and the
-//! HPCC ns-3 simulator's (the frame alone, rounded down to a whole nanosecond, 43-byte PFC
-//! packets) when a simulator reproduces that reference.
+//! HPCC ns-3 simulator's (the frame alone, one nanosecond less than its exact time rounded
+//! up, 43-byte PFC packets) when a simulator reproduces that reference.
 
 use lossless_proto::flow_control::{
     ControlFrame, FlowControl, FlowControlConfig, Framing, ReceivedControl, ns3_tx_time,
@@ -26,10 +26,19 @@ fn ieee_framing_adds_preamble_before_and_the_gap_after_a_data_frame() {
 }
 
 #[test]
-fn ns3_framing_times_the_frame_alone_rounded_down_to_a_nanosecond() {
-    // MODEL.md §0: 1048 B at 100 Gb/s take 83 ns (not 83.84), a 60-byte ACK 4 ns (not 4.8),
-    // at 400 Gb/s 1048 B take 20 ns (not 20.96)
-    for (gbps, bytes, ns) in [(100, 1048, 83), (100, 60, 4), (400, 1048, 20), (100, 1000, 80)] {
+fn ns3_framing_times_the_frame_alone_one_ns_below_its_exact_time_rounded_up() {
+    // MODEL.md §0 and §9.4: 1048 B at 100 Gb/s take 83 ns (not 83.84), a 60-byte ACK 4 ns
+    // (not 4.8), at 400 Gb/s 1048 B take 20 ns (not 20.96); a whole number of ns is one
+    // less: 1000 B at 100 Gb/s 79 ns, 1250 B 99 ns, 1050 B at 400 Gb/s 20 ns
+    for (gbps, bytes, ns) in [
+        (100, 1048, 83),
+        (100, 60, 4),
+        (400, 1048, 20),
+        (100, 1000, 79),
+        (100, 1250, 99),
+        (400, 1050, 20),
+        (400, 60, 1),
+    ] {
         let mut fc = engine(Rate::from_gbps(gbps), Framing::Ns3);
         let t0 = Instant::from_ps(5_000_000);
         let s = fc.on_tx_start(t0, bytes, 3).unwrap();
@@ -74,7 +83,14 @@ fn ns3_framing_still_obeys_received_pfc_frames_as_64_byte_mac_control_frames() {
 fn ns3_tx_time_is_exact_integer_arithmetic() {
     let byte = Rate::from_gbps(25).time_for_bytes(1); // 320 ps
     assert_eq!(ns3_tx_time(byte, 1048), Duration::from_ns(335)); // 335.36 ns
+    assert_eq!(ns3_tx_time(byte, 1000), Duration::from_ns(319)); // exactly 320 ns
     assert_eq!(ns3_tx_time(byte, 0), Duration::ZERO);
+    // a 43-byte PFC frame at 400 Gb/s (0.86 ns) takes no time: a pause and its resume sent
+    // back to back arrive at the same nanosecond, as the reference's pfc.txt shows
+    assert_eq!(
+        ns3_tx_time(Rate::from_gbps(400).time_for_bytes(1), 43),
+        Duration::ZERO
+    );
     // saturates instead of overflowing
     assert_eq!(ns3_tx_time(Duration::MAX, 2).as_ps() % 1_000, 0);
 }

@@ -63,6 +63,23 @@ pub enum Framing {
     Ns3,
 }
 
+/// How requests become control frames and how a received frame pauses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Signalling {
+    /// IEEE 802.3 Annex 31B / 802.1Qbb: a raised request sends an XOFF carrying its pause
+    /// time and refreshes it while raised; an early release sends an XON; one frame carries
+    /// every priority due; a received pause lasts its pause time unless an XON ends it.
+    #[default]
+    Ieee,
+    /// The HPCC ns-3 simulator's (`SwitchNode::CheckAndSendPfc`/`CheckAndSendResume`,
+    /// `QbbNetDevice::SendPfc`/`Receive`): every rise of a request sends one PAUSE frame for
+    /// that priority alone and every fall one RESUME (time 0), in the order they happened,
+    /// each a frame of its own; nothing is refreshed; a received PAUSE holds the priority
+    /// until a RESUME arrives, with no timer (its time only needs to be above 0).
+    Ns3,
+}
+
 /// Bytes of the HPCC ns-3 simulator's PFC packet (14 + 20 + 9: PPP, IPv4, pause header).
 pub const NS3_PFC_FRAME_BYTES: u64 = 43;
 
@@ -83,6 +100,10 @@ pub struct FlowControlConfig {
     /// How frames occupy the wire (802.3 unless a simulator reproduces another model).
     #[serde(default)]
     pub framing: Framing,
+    /// How requests become frames and received frames pause (802.3/802.1Qbb unless a
+    /// simulator reproduces another model).
+    #[serde(default)]
+    pub signalling: Signalling,
 }
 
 /// Why a configuration was refused.
@@ -136,6 +157,7 @@ impl FlowControlConfig {
             reaction_delay: default_reaction_delay(rate),
             priorities: [PriorityConfig::default(); PRIORITIES],
             framing: Framing::Ieee8023,
+            signalling: Signalling::Ieee,
         }
     }
 

@@ -76,7 +76,7 @@ mod wire;
 
 pub use config::{
     ConfigError, FlowControlConfig, Framing, Mode, NS3_PFC_FRAME_BYTES, PRIORITIES, PriorityConfig,
-    default_reaction_delay, reaction_delay_quanta,
+    Signalling, default_reaction_delay, reaction_delay_quanta,
 };
 pub use counters::Counters;
 pub use frame::{
@@ -430,6 +430,7 @@ impl FlowControl {
             timer_start: if self.tx_last_bit > r { self.tx_last_bit } else { r },
         };
         let (quantum, delay) = (self.quantum, self.cfg.reaction_delay);
+        let timer = self.cfg.signalling == Signalling::Ieee;
         match frame {
             ControlFrame::Pause { quanta } => {
                 self.counters.pause_mac_ctrl_frames_received += 1;
@@ -437,7 +438,8 @@ impl FlowControl {
                     self.counters.rx_ignored_mode += 1;
                     return RxOutcome::Refused(Refusal::Mode);
                 }
-                self.rx.apply(0, quanta, at, quantum, delay, &mut self.counters);
+                self.rx
+                    .apply(0, quanta, at, quantum, delay, timer, &mut self.counters);
                 RxOutcome::Obeyed { priorities: 1 }
             }
             ControlFrame::Pfc { enable_vector, time } => {
@@ -454,7 +456,7 @@ impl FlowControl {
                 let obey = enable_vector & self.active;
                 for (p, &q) in time.iter().enumerate() {
                     if obey & (1 << p) != 0 {
-                        self.rx.apply(p, q, at, quantum, delay, &mut self.counters);
+                        self.rx.apply(p, q, at, quantum, delay, timer, &mut self.counters);
                     }
                 }
                 RxOutcome::Obeyed { priorities: obey }
@@ -545,17 +547,19 @@ impl FlowControl {
     }
 }
 
-/// The HPCC ns-3 simulator's time to send `frame_bytes` whose byte lasts `byte`: rounded down
-/// to a whole nanosecond (its `Time` keeps the integer part of a double in nanoseconds; here
-/// in exact integers).
+/// The HPCC ns-3 simulator's time to send `frame_bytes` whose byte lasts `byte`: one
+/// nanosecond less than the exact time rounded up, `ceil(exact) − 1 ns` (ns-3's
+/// `Seconds(DataRate::CalculateTxTime(..))` lands just below a whole nanosecond and its
+/// `Time` keeps the integer part: the floor when the exact time is not whole, one less when
+/// it is; corpus MODEL.md §9.4). Zero bytes take no time.
 pub fn ns3_tx_time(byte: Duration, frame_bytes: u64) -> Duration {
     let ps = byte.saturating_mul(frame_bytes).as_ps();
-    // every real frame time fits 64 bits: round there (a 128-bit remainder is a library call)
-    let ps = match u64::try_from(ps) {
-        Ok(small) => u128::from(small - small % 1_000),
-        Err(_) => ps - ps % 1_000,
+    // every real frame time fits 64 bits: round there (a 128-bit division is a library call)
+    let ns = match u64::try_from(ps) {
+        Ok(small) => u128::from(small.div_ceil(1_000)),
+        Err(_) => ps.div_ceil(1_000),
     };
-    Duration::from_ps(ps)
+    Duration::from_ps(ns.saturating_sub(1) * 1_000)
 }
 
 /// Exact durations at `cfg`'s rate: a byte, a pause quantum, each set's refresh interval.

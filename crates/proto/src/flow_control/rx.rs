@@ -15,6 +15,9 @@
 //!   thus never take effect, which the standard allows.
 //!
 //! An XON (q = 0) ends the span at `r` at once.
+//!
+//! Without a timer (the HPCC ns-3 simulator's signalling), a pause of any q > 0 runs until an
+//! XON ends it: its expiry is `Instant::MAX`, which is never reported as a change.
 
 use super::config::PRIORITIES;
 use super::counters::Counters;
@@ -93,7 +96,9 @@ impl RxSide {
         }
     }
 
-    /// Applies pause time `quanta` for register set p, arrived as `at`.
+    /// Applies pause time `quanta` for register set p, arrived as `at`; with `timer` false
+    /// a pause lasts until an XON.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn apply(
         &mut self,
         p: usize,
@@ -101,6 +106,7 @@ impl RxSide {
         at: Arrival,
         quantum: Duration,
         reaction_delay: Duration,
+        timer: bool,
         counters: &mut Counters,
     ) {
         let (r, s) = (at.received, at.timer_start);
@@ -117,7 +123,11 @@ impl RxSide {
             return;
         }
         counters.rx_prio_pause[p] += 1;
-        let until = s.saturating_add(quantum.saturating_mul(u64::from(quanta)));
+        let until = if timer {
+            s.saturating_add(quantum.saturating_mul(u64::from(quanta)))
+        } else {
+            Instant::MAX
+        };
         if st.running_at(r) {
             st.until = until;
         } else {
@@ -160,7 +170,7 @@ impl RxSide {
             .filter_map(|st| {
                 if st.block_from > now {
                     Some(st.block_from)
-                } else if st.until > now {
+                } else if st.until > now && st.until != Instant::MAX {
                     Some(st.until)
                 } else {
                     None

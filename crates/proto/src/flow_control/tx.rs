@@ -13,7 +13,7 @@
 //! out for the request, nothing is sent (as verilog-ethernet `mac_pause_ctrl_tx` does: XON only
 //! after an XOFF).
 
-use super::config::{FlowControlConfig, Mode, PRIORITIES};
+use super::config::{FlowControlConfig, Mode, PRIORITIES, Signalling};
 use super::counters::Counters;
 use super::frame::ControlFrame;
 use crate::units::{Duration, Instant};
@@ -29,6 +29,72 @@ struct TxPrio {
     xon_pending: bool,
 }
 
+/// Most request edges waiting for the wire under [`Signalling::Ns3`]. A port's wire is busy
+/// for one frame while edges queue, and an edge needs a frame arrival or departure, so a
+/// handful at most wait in practice; see [`Ns3Edges::push`] for what a full ring does.
+const NS3_EDGES: usize = 16;
+
+/// Request edges waiting to go out as HPCC ns-3 PFC frames, oldest first (a ring).
+#[derive(Clone, Copy, Debug, Default)]
+struct Ns3Edges {
+    /// Entry: priority in bits 0..3, bit 3 set for a rise (PAUSE), clear for a fall (RESUME).
+    ring: [u8; NS3_EDGES],
+    head: u8,
+    len: u8,
+}
+
+impl Ns3Edges {
+    /// Queues an edge. A full ring keeps the state the peer ends in: a priority's edges
+    /// alternate, so its newest waiting edge is the opposite of this one and the two cancel
+    /// (both are taken out; the peer never sees either).
+    fn push(&mut self, p: usize, rise: bool) {
+        let entry = p as u8 | (u8::from(rise) << 3);
+        if usize::from(self.len) == NS3_EDGES {
+            let newest = (0..NS3_EDGES)
+                .rev()
+                .map(|i| (usize::from(self.head) + i) % NS3_EDGES)
+                .find(|&at| self.ring[at] & 7 == p as u8);
+            if let Some(at) = newest {
+                // close the gap: later entries move one slot towards the head
+                let mut i = at;
+                let last = (usize::from(self.head) + NS3_EDGES - 1) % NS3_EDGES;
+                while i != last {
+                    let next = (i + 1) % NS3_EDGES;
+                    self.ring[i] = self.ring[next];
+                    i = next;
+                }
+                self.len -= 1;
+                return;
+            }
+        }
+        let at = (usize::from(self.head) + usize::from(self.len)) % NS3_EDGES;
+        self.ring[at] = entry;
+        self.len += 1;
+    }
+
+    /// The oldest waiting edge, taken out: (priority, rise).
+    fn pop(&mut self) -> Option<(usize, bool)> {
+        if self.len == 0 {
+            return None;
+        }
+        let e = self.ring[usize::from(self.head)];
+        self.head = ((usize::from(self.head) + 1) % NS3_EDGES) as u8;
+        self.len -= 1;
+        Some((usize::from(e & 7), e & 8 != 0))
+    }
+
+    /// Forgets every waiting edge of priority p.
+    fn forget(&mut self, p: usize) {
+        let mut kept = Ns3Edges::default();
+        while let Some((q, rise)) = self.pop() {
+            if q != p {
+                kept.push(q, rise);
+            }
+        }
+        *self = kept;
+    }
+}
+
 /// The transmit side of one port.
 #[derive(Clone, Debug, Default)]
 #[repr(C)]
@@ -38,6 +104,8 @@ pub(crate) struct TxSide {
     /// First, so that it shares a cache line with what precedes the side in the engine.
     busy: u8,
     prio: [TxPrio; PRIORITIES],
+    /// Edges waiting for the wire ([`Signalling::Ns3`] only).
+    edges: Ns3Edges,
 }
 
 impl TxSide {
@@ -55,6 +123,17 @@ impl TxSide {
             return false;
         }
         st.requested = asserted;
+        if cfg.signalling == Signalling::Ns3 {
+            // one frame per edge, nothing outstanding to refresh or release
+            if asserted {
+                st.requested_since = now;
+            } else {
+                counters.tx_prio_pause_duration[p] += now.saturating_duration_since(st.requested_since);
+            }
+            self.edges.push(p, asserted);
+            self.sync(p);
+            return true;
+        }
         if asserted {
             st.requested_since = now;
             st.xoff_pending = true;
@@ -82,6 +161,7 @@ impl TxSide {
             counters.tx_prio_pause_duration[p] += now.saturating_duration_since(st.requested_since);
         }
         *st = TxPrio::default();
+        self.edges.forget(p);
         self.sync(p);
     }
 
@@ -96,8 +176,14 @@ impl TxSide {
         }
     }
 
-    /// Register sets needing an XOFF (first or refresh) at `now`, and those needing an XON.
+    /// Register sets needing an XOFF (first or refresh) at `now`, and those needing an XON
+    /// (under [`Signalling::Ns3`]: the oldest waiting edge's).
     pub(crate) fn due(&self, now: Instant, active: u8) -> (u8, u8) {
+        if self.edges.len > 0 {
+            let e = self.edges.ring[usize::from(self.edges.head)];
+            let bit = 1u8 << (e & 7);
+            return if e & 8 != 0 { (bit, 0) } else { (0, bit) };
+        }
         if self.busy & active == 0 {
             return (0, 0);
         }
@@ -129,6 +215,9 @@ impl TxSide {
         refresh: &[Duration; PRIORITIES],
         counters: &mut Counters,
     ) -> Option<ControlFrame> {
+        if cfg.signalling == Signalling::Ns3 {
+            return self.take_ns3_frame(cfg, counters);
+        }
         let (xoff, xon) = self.due(now, active);
         if xoff | xon == 0 {
             return None;
@@ -175,6 +264,36 @@ impl TxSide {
                 })
             }
             // active mask is 0 when off, so this is never reached with a due frame
+            Mode::Off => None,
+        }
+    }
+
+    /// The oldest waiting edge as a frame of its own ([`Signalling::Ns3`]).
+    fn take_ns3_frame(&mut self, cfg: &FlowControlConfig, counters: &mut Counters) -> Option<ControlFrame> {
+        let (p, rise) = self.edges.pop()?;
+        let time = if rise {
+            counters.tx_prio_pause[p] += 1;
+            cfg.priorities[p].pause_quanta
+        } else {
+            counters.tx_prio_xon[p] += 1;
+            0
+        };
+        counters.mac_control_frames_transmitted += 1;
+        match cfg.mode {
+            Mode::Pause => {
+                counters.pause_mac_ctrl_frames_transmitted += 1;
+                Some(ControlFrame::Pause { quanta: time })
+            }
+            Mode::Pfc => {
+                counters.pfc_frames_transmitted += 1;
+                counters.requests[p] += 1;
+                let mut t = [0u16; PRIORITIES];
+                t[p] = time;
+                Some(ControlFrame::Pfc {
+                    enable_vector: 1 << p,
+                    time: t,
+                })
+            }
             Mode::Off => None,
         }
     }
