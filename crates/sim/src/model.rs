@@ -6,8 +6,11 @@
 //! and 6) describes the reference's choices; `examples/scenarios/README.md` documents the
 //! keys.
 
-pub use lossless_proto::flow_control::Framing;
-use lossless_proto::units::{Duration, PS_PER_SEC, Rate};
+pub use lossless_proto::flow_control::{Framing, Signalling};
+use lossless_proto::units::{Duration, Rate};
+
+/// Nanoseconds per second.
+const NS_PER_SEC: u128 = 1_000_000_000;
 
 use crate::frame::NodeId;
 
@@ -24,17 +27,24 @@ pub struct ModelConfig {
     pub ecmp: Ecmp,
     /// When a QP's new rate takes effect on its pacing.
     pub pacing: Pacing,
+    /// How a switch accounts its buffer and decides PAUSE and RESUME.
+    pub buffer: BufferModel,
+    /// How flow-control requests become frames and how a received frame pauses.
+    pub pfc: Signalling,
 }
 
 impl ModelConfig {
     /// The HPCC ns-3 simulator's choices (MODEL.md): its framing, its "standalone" FCT,
-    /// replies ahead of data at hosts and never paused there, its ECMP hash.
+    /// replies ahead of data at hosts and never paused there, its ECMP hash, its switch MMU
+    /// and its PFC (a pause lasts until its resume).
     pub const HPCC_NS3: ModelConfig = ModelConfig {
         framing: Framing::Ns3,
         ideal_fct: IdealFct::Ns3,
         replies: ReplyQueue::First,
         ecmp: Ecmp::Ns3,
         pacing: Pacing::NextPacket,
+        buffer: BufferModel::Ns3,
+        pfc: Signalling::Ns3,
     };
 
     /// A preset by name: `"exact"` (the default) or `"hpcc-ns3"`.
@@ -47,17 +57,17 @@ impl ModelConfig {
     }
 
     /// How long the wire is taken by a frame of `len` bytes (FCS included) at `rate`: 802.3
-    /// adds preamble, SFD and gap; the ns-3 framing takes the frame alone, rounded down to a
-    /// nanosecond. This is also the pacing gap of a sender at `rate`.
+    /// adds preamble, SFD and gap; the ns-3 framing takes the frame alone, one nanosecond
+    /// less than its exact time rounded up. This is also the pacing gap of a sender at `rate`.
     #[inline(always)]
     pub fn wire_time(&self, rate: Rate, len: u64) -> Duration {
         match self.framing {
             Framing::Ieee8023 => rate.wire_time(len),
             Framing::Ns3 => {
-                // floor(len × 8 / rate) to the nanosecond, exactly at any rate (a reaction
-                // point's rate is rarely byte-exact)
-                let ps = u128::from(len) * 8 * PS_PER_SEC / u128::from(rate.bps());
-                Duration::from_ps(ps - ps % 1_000)
+                // ceil(len × 8 / rate) − 1 to the nanosecond (MODEL.md §9.4), exactly at any
+                // rate (a reaction point's rate is rarely byte-exact)
+                let ns = (u128::from(len) * 8 * NS_PER_SEC).div_ceil(u128::from(rate.bps()));
+                Duration::from_ps(ns.saturating_sub(1) * 1_000)
             }
         }
     }
@@ -139,6 +149,28 @@ pub enum ReplyQueue {
     /// In a NIC queue served before any data frame, obeying only pauses of priority 0 (the
     /// HPCC ns-3 NIC with `ACK_HIGH_PRIO 1`); switches still queue them by their priority.
     First,
+    /// In a NIC queue served before any data frame that stops while the replies' own priority
+    /// is paused (the HPCC ns-3 NIC with `ACK_HIGH_PRIO 0`, whose ACK queue obeys class 3, the
+    /// class its replies carry); switches queue them by their priority.
+    FirstPaused,
+}
+
+/// How a switch accounts its buffer and decides when to pause and resume its upstream.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BufferModel {
+    /// A shared pool with a static or dynamic (alpha) threshold per (ingress port, priority)
+    /// and a headroom reserve per lossless (port, priority); XOFF past the threshold, XON
+    /// `xon_offset_bytes` below it; a frame leaves the buffer when its last bit has been
+    /// sent ([`crate::buffer::SharedBuffer`]).
+    #[default]
+    Shared,
+    /// The HPCC ns-3 switch's MMU (`SwitchMmu`, MODEL.md §5): 4096 bytes reserved per
+    /// (ingress port, class), then the shared pool up to the dynamic threshold
+    /// `(buffer − Σ headroom − ports × 4096 − shared used) >> shift` or that port's headroom
+    /// (3 × rate × delay); PAUSE while headroom is used or the shared bytes reach the
+    /// threshold, RESUME once no headroom is used and the shared bytes are 0 or 3072 below it;
+    /// a packet leaves the buffer when it is dequeued ([`crate::buffer::Ns3Mmu`]).
+    Ns3,
 }
 
 /// How a switch chooses among equal-cost next hops.

@@ -31,10 +31,9 @@ pub const MAX_TOPOLOGY_BYTES: u64 = 64 << 20;
 pub const MAX_FLOW_BYTES: u64 = 256 << 20;
 
 /// What the fork models and this simulator models otherwise, said once per run.
-const NOT_HONOURED: [&str; 3] = [
-    "PFC: the fork's pause lasts until its resume; here PFC frames are 802.1Qbb frames with pause times, so pfc.txt may show a long pause refreshed (MODEL.md §5)",
-    "PFC thresholds: the fork's per-port reserve and rate-dependent alpha become a shared buffer with dynamic threshold 1/8, its headroom and XON 3072 B below the threshold (no PFC frame in the corpus runs depends on the difference)",
+const NOT_HONOURED: [&str; 2] = [
     "ECN marks: drawn from this simulator's seeded generators, not ns-3's, so marked packets differ one by one (not in distribution)",
+    "events at the same nanosecond: run in the order this simulator schedules them, which is not always the fork's (ns-3 orders them by when each was scheduled)",
 ];
 
 fn input_error(e: Ns3Error) -> anyhow::Result<ExitCode> {

@@ -1,4 +1,4 @@
-//! A switch's shared packet buffer with per-ingress-port × priority accounting, static or
+//! The shared packet buffer with per-ingress-port × priority accounting, static or
 //! dynamic (alpha) thresholds, XOFF/XON decisions and a headroom reserve per lossless
 //! priority of each port.
 //!
@@ -11,6 +11,7 @@
 //! not fit is tail-dropped. XON is decided when the pair's usage falls to the threshold minus
 //! `xon_offset_bytes`.
 
+use super::Admission;
 use crate::frame::DropReason;
 
 /// How the per-(ingress port, priority) limit on shared-pool use is computed.
@@ -26,18 +27,6 @@ pub enum Threshold {
         /// Alpha × 1024 (1024 = alpha 1.0).
         alpha_1024: u64,
     },
-}
-
-/// What the buffer decided about an arriving frame.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Admission {
-    /// Stored; `xoff` is true when this arrival moved the pair into the XOFF state.
-    Admitted {
-        /// The pair just crossed into XOFF: the port must raise its flow-control request.
-        xoff: bool,
-    },
-    /// Not stored.
-    Dropped(DropReason),
 }
 
 /// The accounting of one (ingress port, priority) pair, with the reserves that bound it: all

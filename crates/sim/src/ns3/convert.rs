@@ -1,13 +1,9 @@
 //! A reference run's inputs as a simulation: node ids kept (host `h<id>`, switch `s<id>`),
-//! links with their delays, switches with the reference's buffer, headroom and ECN maps, and
-//! every flow a RoCEv2 QP with the reference's transport and DCQCN.
-//!
-//! Approximations (none of them moves the reference runs, which send no PFC frame): the
-//! reference's MMU (4 KB reserved per ingress queue, a per-port headroom of 3 × rate × delay,
-//! PFC threshold `free >> shift` with a smaller shift for ports faster than the NICs, pauses
-//! that last until a resume) becomes this simulator's shared buffer with dynamic threshold
-//! alpha 1/8, the same headroom per (port, lossless priority), XON 3072 bytes below the
-//! threshold, and 802.1Qbb PFC frames with pause times.
+//! links with their delays, switches with the reference's buffer, MMU (headroom 3 × rate ×
+//! delay per port, 4096 bytes reserved per ingress class, the dynamic threshold with its
+//! per-rate shift, resume 3072 bytes below it) and ECN maps, the reference's PFC (one frame
+//! per pause or resume, a pause lasting until its resume), and every flow a RoCEv2 QP with the
+//! reference's transport and DCQCN.
 
 use lossless_proto::dcqcn::{NpParams, RpParams};
 use lossless_proto::ecn::{EcnConfig, MarkPoint};
@@ -16,10 +12,10 @@ use lossless_proto::rocev2::RcConfig;
 use lossless_proto::units::{Duration, Instant, Rate};
 
 use super::{Link, Ns3Error, Run, Topology};
-use crate::buffer::Threshold;
+use crate::buffer::{NS3_RESUME_OFFSET_BYTES, Threshold};
 use crate::config::{HostConfig, LinkConfig, NodeConfig, NodeKind, SimConfig, SwitchConfig};
 use crate::frame::NodeId;
-use crate::model::ModelConfig;
+use crate::model::{ModelConfig, ReplyQueue};
 use crate::traffic::{FlowSpec, Pattern, SizeCdf, Workload};
 use crate::transport::{CcSpec, EcnSpec, QpSpec};
 
@@ -115,6 +111,11 @@ impl Run {
             ecn,
         )?;
         sim.duration = c.stop_time;
+        sim.model.replies = if c.ack_high_prio {
+            ReplyQueue::First
+        } else {
+            ReplyQueue::FirstPaused
+        };
         sim.description = format!(
             "HPCC ns-3 run: {} nodes, {} links, {} flows (CC_MODE {}, ECN {})",
             t.nodes,
@@ -165,10 +166,9 @@ impl Run {
 impl Topology {
     /// The topology as a simulation without traffic (add flows or workloads): hosts `h<id>`
     /// and switches `s<id>` keeping the file's node ids, links with their delays and PFC on the
-    /// priorities of `lossless`, switches with `buffer_bytes` of shared buffer (dynamic
-    /// threshold 1/8, XON 3072 bytes below it, the reference's headroom 3 × rate × delay of
-    /// their fastest port per lossless priority) and the ECN marking `ecn` gives for their
-    /// ports; the HPCC ns-3 modelling choices; 1 s long.
+    /// priorities of `lossless`, switches with `buffer_bytes` of buffer run by the reference's
+    /// MMU and the ECN marking `ecn` gives for their ports; the HPCC ns-3 modelling choices;
+    /// 1 s long.
     pub fn sim_config<E>(
         &self,
         name: &str,
@@ -189,19 +189,16 @@ impl Topology {
                 continue;
             }
             let ports: Vec<&Link> = t.links.iter().filter(|l| l.a == id || l.b == id).collect();
-            // the reference's headroom per port: 3 × rate × delay / 8 (third.cc)
-            let headroom = ports
-                .iter()
-                .map(|l| (u128::from(l.rate.bps()) * l.delay.as_ps() / 8 / 1_000_000_000_000 * 3) as u64)
-                .max()
-                .unwrap_or(0);
             nodes.push(NodeConfig {
                 name: format!("s{id}"),
                 kind: NodeKind::Switch(SwitchConfig {
                     buffer_bytes,
+                    // the MMU of the preset (`BufferModel::Ns3`) sizes each port's headroom
+                    // from its rate and delay, and takes its threshold and resume offset from
+                    // the fork; these two apply to the shared-buffer model only
                     threshold: Threshold::Dynamic { alpha_1024: 128 },
-                    xon_offset_bytes: 3072,
-                    headroom_bytes: Some(headroom),
+                    xon_offset_bytes: NS3_RESUME_OFFSET_BYTES,
+                    headroom_bytes: None,
                     mtu,
                     ecn: ecn(&ports)?,
                     qcn: None,

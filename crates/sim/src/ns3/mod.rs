@@ -96,6 +96,9 @@ pub struct Config {
     pub pmax: Vec<(Rate, f64)>,
     /// `BUFFER_SIZE`, MiB per switch.
     pub buffer_mib: u64,
+    /// `ACK_HIGH_PRIO`: a host's ACK queue obeys class 0's pauses (which no switch sends)
+    /// rather than class 3's; the fork's default is 0.
+    pub ack_high_prio: bool,
     /// Keys read and ignored.
     pub ignored: Vec<IgnoredKey>,
     /// The output files the config names (`FCT_OUTPUT_FILE`, `PFC_OUTPUT_FILE`, the queue
@@ -172,6 +175,7 @@ impl Config {
             kmax_kb: Vec::new(),
             pmax: Vec::new(),
             buffer_mib: 16,
+            ack_high_prio: false,
             ignored: Vec::new(),
             outputs: OutputKeys::default(),
         };
@@ -295,15 +299,7 @@ impl Config {
                         ));
                     }
                 }
-                "ACK_HIGH_PRIO" => {
-                    if !flag(&mut t)? {
-                        return Err(t.err(
-                            line,
-                            key,
-                            "found 0: host ACK queues obeying the data class's pauses are not modelled; allowed 1".into(),
-                        ));
-                    }
-                }
+                "ACK_HIGH_PRIO" => c.ack_high_prio = flag(&mut t)?,
                 "LINK_DOWN" => {
                     let at: u64 = t.num(key, "a time in ns")?;
                     let _: u32 = t.num(key, "a node id")?;

@@ -17,7 +17,7 @@ use crate::buffer::Threshold;
 use crate::config::{HostConfig, LinkConfig, NodeConfig, NodeKind, SimConfig, SwitchConfig};
 use crate::frame::NodeId;
 use crate::headroom::interface_delay_bit_times;
-use crate::model::{Ecmp, Framing, IdealFct, ModelConfig, Pacing, ReplyQueue};
+use crate::model::{BufferModel, Ecmp, Framing, IdealFct, ModelConfig, Pacing, ReplyQueue, Signalling};
 
 /// Where a scenario came from, for errors: the file's name and, when the lines are those of
 /// the file, its text.
@@ -551,7 +551,11 @@ fn model_config(ctx: &Ctx<'_>, m: &RawModel) -> Result<ModelConfig, ScenarioErro
         ctx,
         &m.replies,
         "replies",
-        &[("queued", ReplyQueue::Queued), ("first", ReplyQueue::First)],
+        &[
+            ("queued", ReplyQueue::Queued),
+            ("first", ReplyQueue::First),
+            ("first_paused", ReplyQueue::FirstPaused),
+        ],
         &mut c.replies,
     )?;
     pick(
@@ -570,6 +574,20 @@ fn model_config(ctx: &Ctx<'_>, m: &RawModel) -> Result<ModelConfig, ScenarioErro
             ("next_packet", Pacing::NextPacket),
         ],
         &mut c.pacing,
+    )?;
+    pick(
+        ctx,
+        &m.buffer,
+        "buffer",
+        &[("shared", BufferModel::Shared), ("ns3", BufferModel::Ns3)],
+        &mut c.buffer,
+    )?;
+    pick(
+        ctx,
+        &m.pfc,
+        "pfc",
+        &[("ieee", Signalling::Ieee), ("ns3", Signalling::Ns3)],
+        &mut c.pfc,
     )?;
     Ok(c)
 }

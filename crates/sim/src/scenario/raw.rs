@@ -118,6 +118,8 @@ pub(super) struct RawModel {
     pub(super) replies: Option<Spanned<String>>,
     pub(super) ecmp: Option<Spanned<String>>,
     pub(super) pacing: Option<Spanned<String>>,
+    pub(super) buffer: Option<Spanned<String>>,
+    pub(super) pfc: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize, Default, Clone)]

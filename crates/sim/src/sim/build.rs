@@ -7,7 +7,7 @@ use std::collections::{HashMap, VecDeque};
 use lossless_proto::dcbx::Agent;
 use lossless_proto::ecn::{EcnMarker, MarkPoint};
 use lossless_proto::ets::{PortParams, Scheduler};
-use lossless_proto::flow_control::{FlowControl, Mode};
+use lossless_proto::flow_control::{FlowControl, Mode, Signalling};
 use lossless_proto::lldp_agent::AgentConfig;
 use lossless_proto::qcn::Cp;
 use lossless_proto::units::{Duration, Instant, Rate};
@@ -15,15 +15,15 @@ use rand::SeedableRng;
 use rand_pcg::Pcg64;
 
 use super::{
-    BuildError, EgressQueue, Event, FlowState, Host, Nic, Node, Port, PortCn, PortDcbx, Qp, Simulator,
-    Switch, station_address,
+    BuildError, EgressQueue, Event, FlowState, Host, Nic, Node, Port, PortCn, PortDcbx, PortKind, Qp,
+    Simulator, Switch, station_address,
 };
-use crate::buffer::SharedBuffer;
+use crate::buffer::{NS3_RESUME_OFFSET_BYTES, Ns3Mmu, Ns3Port, SharedBuffer, SwitchBuffer};
 use crate::config::{NodeKind, Signal, SimConfig, SwitchConfig};
 use crate::event::EventQueue;
 use crate::frame::{FlowId, NodeId, PortId};
 use crate::headroom::headroom_bytes_for_delay;
-use crate::model::Ecmp;
+use crate::model::{BufferModel, Ecmp};
 use crate::observer::Observer;
 use crate::selection::{Ets, PortSelection, StrictPriority};
 use crate::stats::{FlowStats, PortStats, Totals};
@@ -81,6 +81,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 let mut fc = fc;
                 fc.rate = link.rate;
                 fc.framing = config.model.framing;
+                fc.signalling = config.model.pfc;
+                if fc.signalling == Signalling::Ns3 {
+                    // the fork's device obeys a PFC frame the instant it is received
+                    fc.reaction_delay = Duration::ZERO;
+                }
                 fc.station_address = station_address(me);
                 let template = fc;
                 let dcbx = match dcbx_cfg {
@@ -165,7 +170,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     cn_enq: enq_mask | cp_mask,
                     cn_deq: deq_mask,
                     lldp_queued: false,
-                    at_switch: matches!(config.nodes[node as usize].kind, NodeKind::Switch(_)),
+                    kind: match (&config.nodes[node as usize].kind, config.model.buffer) {
+                        (NodeKind::Host(_), _) => PortKind::Host,
+                        (NodeKind::Switch(_), BufferModel::Shared) => PortKind::Switch,
+                        (NodeKind::Switch(_), BufferModel::Ns3) => PortKind::SwitchReleasingAtDequeue,
+                    },
                     cn,
                 });
             }
@@ -177,6 +186,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             .collect();
         let has_qps = config.flows.iter().any(|f| f.transport.is_some())
             || config.workloads.iter().any(|w| w.transport.is_some());
+        // the rate of the first host's NIC: the HPCC ns-3 MMU's reference rate (`get_nic_rate`)
+        let nic_rate = (0..n)
+            .find(|&i| is_host[i] && !node_ports[i].is_empty())
+            .map(|i| ports[node_ports[i][0] as usize].rate);
         let mut nodes = Vec::with_capacity(n);
         for (i, nd) in config.nodes.iter().enumerate() {
             match &nd.kind {
@@ -216,30 +229,15 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     }));
                 }
                 NodeKind::Switch(s) => {
-                    let mut reserve: Vec<[u64; 8]> = Vec::new();
-                    let mut port_reserve: Vec<u64> = Vec::new();
-                    for &p in &node_ports[i] {
-                        let port = &ports[p as usize];
-                        let link = &config.links[(p / 2) as usize];
-                        let h = s.headroom_bytes.unwrap_or_else(|| {
-                            headroom_bytes_for_delay(port.rate, link.propagation(), s.mtu)
-                        });
-                        if port.mac.config().mode == Mode::Pause {
-                            reserve.push([0; 8]);
-                            port_reserve.push(h);
-                        } else {
-                            let mask = headroom_mask[p as usize];
-                            reserve.push(std::array::from_fn(|q| if mask & (1 << q) != 0 { h } else { 0 }));
-                            port_reserve.push(0);
+                    let buffer = match config.model.buffer {
+                        BufferModel::Shared => {
+                            shared_buffer(s, &node_ports[i], &ports, &config, &headroom_mask)
+                                .map(SwitchBuffer::Shared)
+                        }
+                        BufferModel::Ns3 => {
+                            ns3_mmu(s, &node_ports[i], &ports, &config, nic_rate).map(SwitchBuffer::Ns3)
                         }
                     }
-                    let buffer = SharedBuffer::new(
-                        s.buffer_bytes,
-                        s.threshold,
-                        s.xon_offset_bytes,
-                        reserve,
-                        port_reserve,
-                    )
                     .map_err(|source| BuildError::Buffer {
                         switch: nd.name.clone(),
                         source,
@@ -482,4 +480,85 @@ fn port_cn(
 /// A seed for the engine `what` of priority `q` at port `p`, from the scenario's seed.
 fn mix(seed: u64, p: PortId, q: u8, what: u64) -> u64 {
     super::splitmix64(seed ^ (u64::from(p) << 16) ^ (u64::from(q) << 8) ^ what)
+}
+
+/// The shared buffer of switch `s` whose ports are `mine`: a headroom per lossless (port,
+/// priority) — the switch's `headroom_bytes`, or what the port's rate, cable and MTU need —
+/// or one per port running link PAUSE.
+fn shared_buffer(
+    s: &SwitchConfig,
+    mine: &[PortId],
+    ports: &[Port],
+    config: &SimConfig,
+    headroom_mask: &[u8],
+) -> Result<SharedBuffer, crate::buffer::BufferTooSmall> {
+    let mut reserve: Vec<[u64; 8]> = Vec::with_capacity(mine.len());
+    let mut port_reserve: Vec<u64> = Vec::with_capacity(mine.len());
+    for &p in mine {
+        let port = &ports[p as usize];
+        let link = &config.links[(p / 2) as usize];
+        let h = s
+            .headroom_bytes
+            .unwrap_or_else(|| headroom_bytes_for_delay(port.rate, link.propagation(), s.mtu));
+        if port.mac.config().mode == Mode::Pause {
+            reserve.push([0; 8]);
+            port_reserve.push(h);
+        } else {
+            let mask = headroom_mask[p as usize];
+            reserve.push(std::array::from_fn(|q| if mask & (1 << q) != 0 { h } else { 0 }));
+            port_reserve.push(0);
+        }
+    }
+    SharedBuffer::new(
+        s.buffer_bytes,
+        s.threshold,
+        s.xon_offset_bytes,
+        reserve,
+        port_reserve,
+    )
+}
+
+/// The HPCC ns-3 MMU of switch `s` whose ports are `mine` (`third.cc`, "config switch"): per
+/// port the switch's `headroom_bytes` or the fork's 3 × rate × delay / 8 (delay in whole
+/// nanoseconds, integer steps as the fork computes them), and a threshold shift of 3 less one
+/// per halving it takes to bring the port's rate down to the NICs' (`nic_rate`, the first
+/// host's; none: 3 everywhere).
+fn ns3_mmu(
+    s: &SwitchConfig,
+    mine: &[PortId],
+    ports: &[Port],
+    config: &SimConfig,
+    nic_rate: Option<Rate>,
+) -> Result<Ns3Mmu, crate::buffer::BufferTooSmall> {
+    let settings: Vec<Ns3Port> = mine
+        .iter()
+        .map(|&p| {
+            let port = &ports[p as usize];
+            let link = &config.links[(p / 2) as usize];
+            let delay_ns = link.propagation().as_ps() / 1_000;
+            let headroom = s.headroom_bytes.unwrap_or_else(|| {
+                let h = u128::from(port.rate.bps()) * delay_ns / 8 / 1_000_000_000 * 3;
+                u64::try_from(h).unwrap_or(u64::MAX)
+            });
+            Ns3Port {
+                headroom,
+                shift: ns3_shift(port.rate, nic_rate),
+            }
+        })
+        .collect();
+    Ns3Mmu::new(s.buffer_bytes, &settings, NS3_RESUME_OFFSET_BYTES)
+}
+
+/// The fork's PFC threshold shift for a port at `rate` with NICs at `nic_rate`: 3, one less
+/// per halving while the rate is above the NICs', never below 0.
+pub(crate) fn ns3_shift(rate: Rate, nic_rate: Option<Rate>) -> u32 {
+    let Some(nic) = nic_rate else {
+        return 3;
+    };
+    let (mut r, mut shift) = (rate.bps(), 3u32);
+    while r > nic.bps() && shift > 0 {
+        shift -= 1;
+        r /= 2;
+    }
+    shift
 }

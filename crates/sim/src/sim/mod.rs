@@ -28,7 +28,7 @@ pub(crate) use cn::PortCn;
 pub(crate) use dcbx::PortDcbx;
 pub(crate) use qp::Qp;
 
-use crate::buffer::{Admission, SharedBuffer};
+use crate::buffer::{Admission, SwitchBuffer};
 use crate::config::SimConfig;
 use crate::event::{CalendarQueue, EventQueue};
 use crate::frame::{DropReason, Ecn, FlowId, Frame, FrameKind, NO_PORT, NodeId, PortId};
@@ -122,8 +122,8 @@ pub(crate) struct Port {
     cn_deq: u8,
     /// `lldp_tx` holds an LLDPDU (tested per transmission instead of the queue's header).
     lldp_queued: bool,
-    /// The port belongs to a switch (tested per arrival instead of the node).
-    at_switch: bool,
+    /// Whose port it is (tested per arrival and departure instead of the node).
+    kind: PortKind,
     /// Link down, pfcwd drops (`sim/topo.rs`, `sim/pfcwd.rs`).
     pub(crate) fault: topo::PortFault,
     sel: PortSelection,
@@ -149,6 +149,31 @@ pub(crate) struct Port {
     paused_seen: u8,
     /// Pairs (this ingress port, priority) currently in XOFF.
     xoff_pairs: u8,
+}
+
+/// Whose a port is, and when its node's buffer lets a frame go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum PortKind {
+    /// A host's NIC port.
+    Host,
+    /// A switch port whose buffer releases a frame when its last bit has been sent.
+    Switch,
+    /// A switch port whose buffer releases a frame at its dequeue (the HPCC ns-3 MMU).
+    SwitchReleasingAtDequeue,
+}
+
+impl Port {
+    /// Whether the port belongs to a switch.
+    #[inline(always)]
+    fn at_switch(&self) -> bool {
+        self.kind != PortKind::Host
+    }
+    /// Whether its switch's buffer lets a frame go at its dequeue.
+    #[inline(always)]
+    fn release_at_dequeue(&self) -> bool {
+        self.kind == PortKind::SwitchReleasingAtDequeue
+    }
 }
 
 pub(crate) struct Host {
@@ -212,7 +237,7 @@ pub(crate) struct Switch {
     /// Egress candidates per destination node (empty for switches and unreachable hosts);
     /// set once every port exists.
     routes: routes::Routes,
-    pub(crate) buffer: SharedBuffer,
+    pub(crate) buffer: SwitchBuffer,
     pub(crate) ports: Vec<PortId>,
 }
 
@@ -679,10 +704,16 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
         self.start_frame(p, frame, slot);
         let port = &self.ports[pi];
+        if port.release_at_dequeue() {
+            // the HPCC ns-3 switch frees the ingress charge as the packet is dequeued (and
+            // checks its resume there), before the packet's transmission starts
+            self.release_ingress(port.node, frame);
+        }
+        let port = &self.ports[pi];
         // the freed queue slot goes to the host's longest-blocked flow of this class (one
         // wake-up per frame sent: waking them all costs events quadratic in blocked flows);
         // a switch has none
-        if !port.at_switch {
+        if !port.at_switch() {
             self.wake_blocked(port.node, q);
         }
     }
@@ -710,23 +741,33 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     fn on_tx_end(&mut self, p: PortId) {
         let pi = p as usize;
         self.ports[pi].busy = false;
-        if let Some(frame) = self.ports[pi].current.take() {
+        if let Some(frame) = self.ports[pi].current.take()
+            && !self.ports[pi].release_at_dequeue()
+        {
             // the frame has left the buffer: release its ingress charge
-            let node = self.ports[pi].node as usize;
-            if frame.ingress != NO_PORT
-                && let Node::Switch(sw) = &mut self.nodes[node]
-            {
-                let in_local = self.ports[frame.ingress as usize].local as usize;
-                let xon = sw.buffer.release(in_local, frame.priority, frame.len as u64);
-                let occ = sw.buffer.occupancy(in_local, frame.priority);
-                self.observer
-                    .buffer_changed(node as NodeId, in_local as u32, frame.priority, occ, self.now);
-                if xon {
-                    self.set_pair_xoff(frame.ingress, frame.priority, false);
-                }
-            }
+            self.release_ingress(self.ports[pi].node, frame);
         }
         self.try_transmit(p);
+    }
+
+    /// `frame` has left switch `node`'s buffer (sent, dequeued or discarded): its ingress
+    /// (port, priority) is charged that much less, and a pair leaving XOFF releases its
+    /// port's flow-control request.
+    pub(crate) fn release_ingress(&mut self, node: NodeId, frame: Frame) {
+        if frame.ingress == NO_PORT {
+            return;
+        }
+        let Node::Switch(sw) = &mut self.nodes[node as usize] else {
+            return;
+        };
+        let in_local = self.ports[frame.ingress as usize].local as usize;
+        let xon = sw.buffer.release(in_local, frame.priority, frame.len as u64);
+        let occ = sw.buffer.occupancy(in_local, frame.priority);
+        self.observer
+            .buffer_changed(node, in_local as u32, frame.priority, occ, self.now);
+        if xon {
+            self.set_pair_xoff(frame.ingress, frame.priority, false);
+        }
     }
 
     /// Records a (ingress port, priority) pair entering or leaving XOFF and drives the
@@ -794,7 +835,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 let port = &self.ports[p as usize];
                 let node = port.node;
                 frame.ingress = p;
-                if port.at_switch {
+                if port.at_switch() {
                     self.switch_receive(node, p, frame);
                 } else {
                     self.host_receive(node, frame);

@@ -666,7 +666,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         };
         let p = h.port;
         match self.config.model.replies {
-            ReplyQueue::First => {
+            ReplyQueue::First | ReplyQueue::FirstPaused => {
                 let Some(nic) = h.nic.as_deref_mut() else {
                     return;
                 };
@@ -691,19 +691,24 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let pi = p as usize;
         let node = self.ports[pi].node;
         if self.ports[pi].reply_first {
-            // the reply queue obeys pauses of priority 0 only (the reference's ack_q_idx)
-            if self.ports[pi].mac.may_start_data(now, 0) {
-                let Node::Host(h) = &mut self.nodes[node as usize] else {
-                    return false;
-                };
-                let Some(nic) = h.nic.as_deref_mut() else {
-                    return false;
-                };
+            // the reply queue obeys pauses of priority 0 only, or of the replies' own priority
+            // (the reference's ack_q_idx with ACK_HIGH_PRIO 1 or 0)
+            let Node::Host(h) = &mut self.nodes[node as usize] else {
+                return false;
+            };
+            let Some(nic) = h.nic.as_deref_mut() else {
+                return false;
+            };
+            let obeys = match (self.config.model.replies, nic.replies.front()) {
+                (ReplyQueue::FirstPaused, Some(f)) => f.priority,
+                _ => 0,
+            };
+            if self.ports[pi].mac.may_start_data(now, obeys) {
                 if let Some(frame) = nic.replies.pop_front() {
                     if nic.replies.is_empty() {
                         self.ports[pi].reply_first = false;
                     }
-                    return self.start_reply(p, frame);
+                    return self.start_reply(p, frame, obeys);
                 }
                 self.ports[pi].reply_first = false;
             }
@@ -736,10 +741,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// Starts a frame of the NIC's reply queue on idle port `p` (ahead of data, outside
     /// transmission selection).
-    fn start_reply(&mut self, p: PortId, frame: Frame) -> bool {
+    fn start_reply(&mut self, p: PortId, frame: Frame, obeys: u8) -> bool {
         let now = self.now;
         let port = &mut self.ports[p as usize];
-        let slot = match port.mac.on_tx_start(now, u64::from(frame.len), 0) {
+        let slot = match port.mac.on_tx_start(now, u64::from(frame.len), obeys) {
             Ok(slot) => slot,
             Err(e) => {
                 self.engine_fault(p, "flow-control engine refused a reply it allowed", &e);

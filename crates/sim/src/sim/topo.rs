@@ -112,18 +112,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 frame.ingress
             };
             self.drop_frame(charged, frame, reason);
-            if frame.ingress != NO_PORT
-                && let Node::Switch(sw) = &mut self.nodes[node as usize]
-            {
-                let in_local = self.ports[frame.ingress as usize].local as usize;
-                let xon = sw.buffer.release(in_local, frame.priority, frame.len as u64);
-                let occ = sw.buffer.occupancy(in_local, frame.priority);
-                self.observer
-                    .buffer_changed(node, in_local as u32, frame.priority, occ, now);
-                if xon {
-                    self.set_pair_xoff(frame.ingress, frame.priority, false);
-                }
-            }
+            self.release_ingress(node, frame);
         }
         // a host's blocked sources may use the freed NIC queue (nothing leaves while down)
         self.wake_blocked(node, q);
