@@ -21,6 +21,7 @@ use lossless_proto::units::{Duration, Instant, PS_PER_SEC};
 
 use crate::config::{NodeKind, SimConfig};
 use crate::frame::{Frame, NodeId, PortId};
+use crate::model::IdealFct;
 use crate::observer::Observer;
 use crate::report::{FctReport, Report};
 use heatmap::HeatRow;
@@ -385,11 +386,18 @@ impl HtmlReport {
                     .heading("Flow completion time (FCT) CDF per priority (completed finite flows)"),
             );
             let by_size = fct_size::by_size(&report.flows);
-            plots.push(Plot {
+            let mut by_size_plot = Plot {
                 table: fct_size::table(&by_size),
                 ..Plot::new("fct-size", fct_size::chart(&by_size))
                     .heading("FCT slowdown CDF by flow size (completed finite flows; slowdown = FCT / ideal)")
-            });
+            };
+            by_size_plot.caption = format!(
+                "The ideal FCT (\"{}\"): {}.",
+                report.fct.ideal_fct,
+                IdealFct::from_name(report.fct.ideal_fct)
+                    .map_or("see the JSON's fct.ideal_fct", IdealFct::definition)
+            );
+            plots.push(by_size_plot);
         }
         if let Some(p) = &report.pathology {
             if let Some(drawing) = pathology::timeline(p, &self.stalls, end) {
@@ -421,6 +429,7 @@ impl HtmlReport {
                 .as_ref()
                 .and_then(|p| p.verdict.as_ref())
                 .map(|v| v.text.as_str()),
+            finding: lossless_finding(report, crate::summary::DEFAULT_TOP),
             summary: &report.summary(),
         };
         page.render()
@@ -535,6 +544,8 @@ struct SimPage<'a> {
     plots: &'a [Plot],
     /// The detector's verdict, when it ran.
     verdict: Option<&'a str>,
+    /// The lossless verdict's headline and its places, when a lossless priority dropped.
+    finding: Option<(String, Vec<String>)>,
     summary: &'a str,
 }
 
@@ -587,6 +598,41 @@ enum Drawing {
     Svg(String),
     /// The drawing error.
     Failed(String),
+}
+
+/// The lossless verdict for the top of the page: a headline and at most `top` places.
+fn lossless_finding(report: &Report, top: usize) -> Option<(String, Vec<String>)> {
+    let v = &report.lossless;
+    if !v.dropped() {
+        return None;
+    }
+    let head = format!(
+        "{} frame(s) of lossless priorities were dropped at {} place(s).",
+        v.dropped_frames,
+        v.drops.len()
+    );
+    let mut list: Vec<String> = v
+        .drops
+        .iter()
+        .take(top)
+        .map(|d| {
+            let first = d
+                .first_ps
+                .map(|t| format!(", first at {}", Duration::from_ps(t)))
+                .unwrap_or_default();
+            format!(
+                "{} at {}.{} (from {}) priority {}{first}: {}",
+                d.frames, d.node, d.port, d.peer, d.priority, d.why
+            )
+        })
+        .collect();
+    if v.drops.len() > top {
+        list.push(format!(
+            "… {} more places (the JSON lists them all)",
+            v.drops.len() - top
+        ));
+    }
+    Some((head, list))
 }
 
 /// Escapes text for the last-resort page shown if the template itself fails.

@@ -26,6 +26,8 @@
 //!   [`model`] for the 802.3-exact vs HPCC ns-3 modelling choices; [`ns3`] reads the HPCC ns-3
 //!   reference's input files.
 //! - [`dcbx_report`]: the per-port DCBX figures of the report.
+//! - [`verdict`]: the lossless verdict (every frame of a lossless priority dropped, where and
+//!   why).
 //! - [`report`]: metrics (JSON with units in every key) and the frame conservation check;
 //!   [`summary`]: the terminal summary (totals, then the top ports and flows at fabric scale).
 //! - [`observer`]: the trace hook (zero cost when off); sinks [`pcap`] (pcapng per link
@@ -55,6 +57,7 @@ pub mod summary;
 pub mod traffic;
 pub mod transport;
 pub mod vcd;
+pub mod verdict;
 
 pub use report::Report;
 pub use sim::{BuildError, Event, Simulator};

@@ -126,17 +126,53 @@ pub const NS3_DATA_OVERHEAD_BYTES: u64 = 48;
 /// HPCC ns-3: an ACK or NACK, padded to 60 bytes.
 pub const NS3_ACK_BYTES: u64 = 60;
 
-/// The ideal completion time of a finite flow.
+/// The ideal completion time of a finite flow, which slowdowns divide by.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum IdealFct {
-    /// The flow's frames back to back at the sender's line rate, first preamble bit to last
-    /// frame bit ([`crate::stats::ideal_fct`]): no propagation, no switch.
+    /// The flow's own completion time alone in the idle fabric, exact to the bit time: its
+    /// frames through the store-and-forward pipeline of the path it takes (propagation and
+    /// interface delays on every hop, the first frame stored and forwarded at each switch,
+    /// the rest behind it at the bottleneck), its receiver's processing, and for a RoCEv2 QP
+    /// the last ACK's way back; slowdown is 1 for a flow alone and never below it.
     #[default]
+    Alone,
+    /// The flow's frames back to back at the sender's line rate, first preamble bit to last
+    /// frame bit ([`crate::stats::ideal_fct`]): no propagation, no switch (the ideal before
+    /// `Alone`; a short flow's slowdown reads its path's latency).
     Wire,
     /// The HPCC ns-3 "standalone FCT" (MODEL.md §6): base RTT (twice the path's delays plus
     /// one MTU of payload per hop at that hop's rate) + the flow's bytes with 48 bytes per
     /// packet at the path's slowest rate, in whole nanoseconds ([`ns3_standalone_fct`]).
     Ns3,
+}
+
+impl IdealFct {
+    /// The key's value in scenario files and in the JSON (`fct.ideal_fct`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            IdealFct::Alone => "alone",
+            IdealFct::Wire => "wire",
+            IdealFct::Ns3 => "ns3",
+        }
+    }
+    /// The choice of that name.
+    pub fn from_name(name: &str) -> Option<IdealFct> {
+        [IdealFct::Alone, IdealFct::Wire, IdealFct::Ns3]
+            .into_iter()
+            .find(|i| i.name() == name)
+    }
+    /// What a slowdown divides by, in words (the summary's and the report's footnote).
+    pub const fn definition(self) -> &'static str {
+        match self {
+            IdealFct::Alone => {
+                "the flow's own FCT alone in the idle fabric (its path's hops, delays and store-and-forward, exact)"
+            }
+            IdealFct::Wire => {
+                "the flow's frames back to back at the sender's line rate (no propagation, no switch)"
+            }
+            IdealFct::Ns3 => "the HPCC ns-3 standalone FCT (base RTT + bytes at the path's slowest rate)",
+        }
+    }
 }
 
 /// Where a host NIC queues the ACK/NAK/CNP packets it generates.

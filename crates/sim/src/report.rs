@@ -145,6 +145,9 @@ pub struct PrioFct {
 /// divided by [`ideal_fct`] (the flow's frames back to back at the sender's line rate).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct FctReport {
+    /// What the slowdowns divide by: "alone" (the flow's own FCT alone in the idle fabric,
+    /// the default), "wire" or "ns3" (see [`crate::model::IdealFct`]).
+    pub ideal_fct: &'static str,
     /// Finite flows not finished when the run ended (in no figure below).
     pub flows_unfinished_total: u64,
     /// All completed flows; `None` when none completed.
@@ -169,9 +172,10 @@ impl FctReport {
     }
 
     /// The figures of `flows`.
-    pub fn of(flows: &[FlowReport]) -> FctReport {
+    pub fn of(flows: &[FlowReport], ideal: IdealFct) -> FctReport {
         let (all, prio) = Self::histograms(flows);
         FctReport {
+            ideal_fct: ideal.name(),
             flows_unfinished_total: flows
                 .iter()
                 .filter(|f| f.fct_ideal_ps.is_some() && f.completion_ps.is_none())
@@ -232,6 +236,8 @@ pub struct Report {
     pub duration_ps: u128,
     /// Events handled.
     pub events: u64,
+    /// Whether every lossless priority stayed lossless, and where it did not.
+    pub lossless: crate::verdict::LosslessVerdict,
     /// Per port, with per-priority detail.
     pub ports: Vec<PortReport>,
     /// Per flow.
@@ -416,7 +422,7 @@ impl Report {
             ..CnTotals::default()
         };
         let mut any_cn = sim.ports.iter().any(|p| p.cn.is_some());
-        for (spec, s, qp) in sim.flow_views() {
+        for (fi, (spec, s, qp)) in sim.flow_views().enumerate() {
             let line = sim.ports[sim.host_port(spec.src) as usize].rate;
             let start = spec.start;
             let until = match (spec.size, s.completed) {
@@ -425,15 +431,16 @@ impl Report {
             };
             let active_ps = until.saturating_duration_since(start).as_ps();
             let completion = s.completed.map(|c| c.saturating_duration_since(start));
-            let ideal = spec.size.map(|size| match sim.config.model.ideal_fct {
-                IdealFct::Wire => ideal_fct(size, spec.mtu, line),
+            let ideal = spec.size.and_then(|size| match sim.config.model.ideal_fct {
+                IdealFct::Alone => sim.ideal_alone(fi as crate::frame::FlowId),
+                IdealFct::Wire => Some(ideal_fct(size, spec.mtu, line)),
                 IdealFct::Ns3 => {
                     let hops = paths.entry((spec.src, spec.dst)).or_insert_with(|| {
                         ns3_paths
                             .get_or_insert_with(|| sim.ns3_paths())
                             .path(spec.src, spec.dst)
                     });
-                    ns3_standalone_fct(size, spec.mtu, hops)
+                    Some(ns3_standalone_fct(size, spec.mtu, hops))
                 }
             });
             flows.push(FlowReport {
@@ -502,8 +509,9 @@ impl Report {
             seed: sim.config.seed,
             duration_ps: span,
             events: sim.events,
+            lossless: crate::verdict::LosslessVerdict::collect(sim),
             ports,
-            fct: FctReport::of(&flows),
+            fct: FctReport::of(&flows, sim.config.model.ideal_fct),
             flows,
             switches,
             hosts,
@@ -552,14 +560,10 @@ impl Report {
         }
     }
 
-    /// Frames of lossless priorities dropped anywhere (should be zero with correct headroom).
+    /// Frames of lossless priorities dropped anywhere (see [`crate::verdict`]; zero with
+    /// correct headroom and agreed PFC).
     pub fn lossless_drops(&self) -> u64 {
-        self.ports
-            .iter()
-            .flat_map(|p| &p.priorities)
-            .filter(|q| q.lossless)
-            .map(|q| q.drops_frames.values().sum::<u64>())
-            .sum()
+        self.lossless.dropped_frames
     }
 
     /// The port of `node` whose peer is `peer`.

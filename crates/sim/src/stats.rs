@@ -56,6 +56,8 @@ pub struct PortStats {
     pub pause_xon_rx: u64,
     /// LLDP frames received and dropped: no DCBX agent on the port, or not one it accepts.
     pub lldp_rx_ignored: u64,
+    /// Per priority: when a frame that arrived on this port was first dropped.
+    pub first_drop: [Option<Instant>; 8],
 }
 
 impl PortStats {

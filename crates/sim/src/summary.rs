@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 
 use lossless_proto::units::Duration;
 
+use crate::model::IdealFct;
 use crate::report::{FlowReport, PortReport, PrioReport, Report};
 use crate::stats::FctSummary;
 
@@ -80,6 +81,7 @@ impl Report {
             "scenario {}  seed {}  simulated {}  events {}",
             self.scenario, self.seed, dur, self.events
         );
+        s.push_str(&self.lossless.text(opts.top.max(3)));
         s.push_str(&self.totals_text());
         let _ = writeln!(s);
         s.push_str(&self.ports_text(opts));
@@ -385,7 +387,8 @@ impl Report {
         }
         let _ = writeln!(
             s,
-            "(FCT = flow start to last delivery; slowdown = FCT / the flow's frames back to back at the sender's line rate{})",
+            "(FCT = flow start to last delivery, or a QP's last ACK back; slowdown = FCT / {}{})",
+            ideal_definition(self.fct.ideal_fct),
             match self.fct.flows_unfinished_total {
                 0 => String::new(),
                 n => format!("; {n} finite flows unfinished, not counted"),
@@ -393,6 +396,11 @@ impl Report {
         );
         s
     }
+}
+
+/// What slowdowns divide by, from the JSON's `fct.ideal_fct` name.
+fn ideal_definition(name: &str) -> &'static str {
+    IdealFct::from_name(name).map_or("the ideal FCT", IdealFct::definition)
 }
 
 /// PAUSE frames a port sent and received.

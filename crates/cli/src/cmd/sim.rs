@@ -365,13 +365,25 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     for w in &wrote {
         say.line(format_args!("wrote {w}"))?;
     }
+    Ok(run_status(&report))
+}
+
+/// The exit status of a finished run: 1 when it must not be trusted (an engine fault or a
+/// frame unaccounted for; 2 stays for input that does not load), 3 when it is sound but a
+/// lossless priority dropped frames (the summary opened with where and why), else 0.
+pub(super) fn run_status(report: &Report) -> ExitCode {
     if let Err(e) = report.check() {
-        // the run itself went wrong (an engine fault or a frame unaccounted for): exit 1, as a
-        // sweep point does; 2 stays for input that does not load
         errln!("error: {e}");
-        return Ok(ExitCode::from(1));
+        return ExitCode::from(1);
     }
-    Ok(ExitCode::SUCCESS)
+    if report.lossless.dropped() {
+        errln!(
+            "finding: {} frame(s) of lossless priorities dropped (exit status 3; the summary and the JSON's `lossless` say where and why)",
+            report.lossless.dropped_frames
+        );
+        return ExitCode::from(3);
+    }
+    ExitCode::SUCCESS
 }
 
 /// The outputs a run may write besides its JSON: pcapng files, a VCD waveform, the HTML

@@ -204,16 +204,13 @@ struct Headline {
 }
 
 fn headline(r: &Report) -> Headline {
-    let (mut lossless_drops, mut lossy_drops, mut pause_frames, mut max_paused_ps) = (0, 0, 0, 0);
+    // the lossless verdict's count (it includes priorities whose PFC DCBX left off)
+    let lossless_drops = r.lossless.dropped_frames;
+    let (mut all_drops, mut pause_frames, mut max_paused_ps) = (0u64, 0, 0);
     for p in &r.ports {
         pause_frames += p.pause_xoff_sent_frames;
         for q in &p.priorities {
-            let d: u64 = q.drops_frames.values().sum();
-            if q.lossless {
-                lossless_drops += d;
-            } else {
-                lossy_drops += d;
-            }
+            all_drops += q.drops_frames.values().sum::<u64>();
             pause_frames += q.pfc_xoff_sent_frames;
             max_paused_ps = max_paused_ps.max(q.paused_ps);
         }
@@ -221,7 +218,7 @@ fn headline(r: &Report) -> Headline {
     Headline {
         events: r.events,
         lossless_drops,
-        lossy_drops,
+        lossy_drops: all_drops.saturating_sub(lossless_drops),
         pause_frames,
         max_paused_ps,
         flows_done: r.flows.iter().filter(|f| f.completion_ps.is_some()).count(),
@@ -262,6 +259,8 @@ enum Finished {
         line: String,
         row: String,
         failure: Option<String>,
+        /// A lossless priority dropped frames in the point.
+        lossless_dropped: bool,
     },
     /// The point's simulator could not be built (say, headroom larger than the buffer).
     NotBuilt(String),
@@ -278,6 +277,8 @@ struct Sink<'a> {
     bar: &'a ProgressBar,
     finished: usize,
     failed: usize,
+    /// Points in which a lossless priority dropped frames.
+    lossless_dropped: usize,
     /// The first output error; the sweep stops at it.
     error: Option<OutputError>,
 }
@@ -286,7 +287,13 @@ impl Sink<'_> {
     fn write(&mut self, f: Finished) {
         self.finished += 1;
         let r = match f {
-            Finished::Ran { line, row, failure } => {
+            Finished::Ran {
+                line,
+                row,
+                failure,
+                lossless_dropped,
+            } => {
+                self.lossless_dropped += usize::from(lossless_dropped);
                 if let Some(why) = failure {
                     self.failed += 1;
                     self.bar.suspend(|| errln!("error: {why}"));
@@ -393,7 +400,12 @@ fn run_point(
         wall,
         if h.balanced { "" } else { "  ✗" }
     );
-    Some(Finished::Ran { line, row, failure })
+    Some(Finished::Ran {
+        line,
+        row,
+        failure,
+        lossless_dropped: report.lossless.dropped(),
+    })
 }
 
 /// Runs `lossless sim NAME --sweep ...`.
@@ -475,6 +487,7 @@ pub fn run(args: &SimArgs, scenario: &Scenario) -> anyhow::Result<ExitCode> {
         bar: &bar,
         finished: 0,
         failed: 0,
+        lossless_dropped: 0,
         error: None,
     });
     let moved = Condvar::new();
@@ -584,6 +597,13 @@ pub fn run(args: &SimArgs, scenario: &Scenario) -> anyhow::Result<ExitCode> {
     if s.failed > 0 {
         errln!("error: {} of {mine} points failed (see above)", s.failed);
         return Ok(ExitCode::from(1));
+    }
+    if s.lossless_dropped > 0 {
+        errln!(
+            "finding: a lossless priority dropped frames in {} of {mine} points (the `lossless drops` column; exit status 3)",
+            s.lossless_dropped
+        );
+        return Ok(ExitCode::from(3));
     }
     Ok(ExitCode::SUCCESS)
 }

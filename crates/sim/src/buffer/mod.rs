@@ -88,6 +88,14 @@ impl SwitchBuffer {
             SwitchBuffer::Ns3(b) => b.size(),
         }
     }
+    /// The headroom (port, prio) may use: its reserve, the port's under link PAUSE, or the
+    /// port's under the HPCC ns-3 MMU; 0 when it has none.
+    pub fn headroom_of(&self, port: usize, prio: u8) -> u64 {
+        match self {
+            SwitchBuffer::Shared(b) => b.headroom_of(port, prio),
+            SwitchBuffer::Ns3(b) => b.headroom(port),
+        }
+    }
     /// Whether (port, prio) is in XOFF (has asked its upstream to pause).
     pub fn is_xoff(&self, port: usize, prio: u8) -> bool {
         match self {

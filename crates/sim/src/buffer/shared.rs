@@ -222,6 +222,11 @@ impl SharedBuffer {
     pub fn size(&self) -> u64 {
         self.size
     }
+    /// The headroom (port, prio) may use: its own reserve, or its port's under link PAUSE.
+    pub fn headroom_of(&self, port: usize, prio: u8) -> u64 {
+        let pair = &self.pairs[port][prio as usize];
+        pair.reserve.max(pair.link_reserve)
+    }
     /// Whether (port, prio) is in XOFF.
     pub fn is_xoff(&self, port: usize, prio: u8) -> bool {
         self.pairs[port][prio as usize].xoff

@@ -544,7 +544,11 @@ fn model_config(ctx: &Ctx<'_>, m: &RawModel) -> Result<ModelConfig, ScenarioErro
         ctx,
         &m.ideal_fct,
         "ideal_fct",
-        &[("wire", IdealFct::Wire), ("ns3", IdealFct::Ns3)],
+        &[
+            ("alone", IdealFct::Alone),
+            ("wire", IdealFct::Wire),
+            ("ns3", IdealFct::Ns3),
+        ],
         &mut c.ideal_fct,
     )?;
     pick(

@@ -13,6 +13,7 @@ mod cn;
 mod dcbx;
 mod deadlock;
 mod host;
+mod ideal;
 mod patho_report;
 mod pathology;
 mod pfcwd;
@@ -845,7 +846,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     pub(crate) fn drop_frame(&mut self, p: PortId, frame: Frame, reason: DropReason) {
-        self.ports[p as usize].stats.prio[frame.priority as usize].drops[reason.index()] += 1;
+        let st = &mut self.ports[p as usize].stats;
+        st.prio[frame.priority as usize].drops[reason.index()] += 1;
+        st.first_drop[frame.priority as usize].get_or_insert(self.now);
         let st = &mut self.flows[frame.flow as usize].stats;
         if frame.kind.is_data() {
             st.dropped_frames += 1;
