@@ -1,0 +1,74 @@
+//! Input whose size is too large is refused from its parameters, before the structures it
+//! would need are built: the bytes allocated while loading stay small, whatever the input
+//! asks for (docs/limits.md: "refused before anything is allocated").
+
+use lossless_sim::scenario::{MAX_FORWARDING_ENTRIES, MAX_SCENARIO_SIZE, Overrides, ScenarioError, load_str};
+use lossless_testkit::alloc_count::{CountingAlloc, thread_allocated_bytes};
+
+#[global_allocator]
+static GLOBAL: CountingAlloc = CountingAlloc;
+
+/// Most bytes loading a refused scenario may allocate: the text, its TOML tree and the error.
+const SMALL: usize = 1 << 20;
+
+const SWITCH: &str = "[fabric.switch]\nbuffer_bytes = 33554432\nalpha = 0.125\n";
+
+/// Loads a `[fabric]` with `keys`; its error and the bytes the load allocated.
+fn fabric(keys: &str) -> (ScenarioError, usize) {
+    let text = format!("name = \"f\"\nduration = \"1us\"\n[fabric]\n{keys}\n{SWITCH}");
+    let before = thread_allocated_bytes();
+    let e = load_str(&text, "f.toml", None, &Overrides::default()).unwrap_err();
+    (e, thread_allocated_bytes() - before)
+}
+
+#[test]
+fn a_leaf_spine_of_four_million_links_is_refused_from_its_parameters() {
+    let (e, bytes) = fabric(
+        "kind = \"leaf-spine\"\nleaves = 2000\nspines = 2000\nhosts_per_leaf = 1\nhost_rate = \"100G\"",
+    );
+    assert!(bytes < SMALL, "{bytes} bytes allocated before the refusal: {e}");
+    assert_eq!(e.line, 4, "{e}");
+    let m = &e.message;
+    assert!(
+        m.contains("2000 hosts, 4000 switches and 4002000 links (8004000 ports)")
+            && m.contains(&format!("at most {MAX_SCENARIO_SIZE}")),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_heavily_oversubscribed_fat_tree_of_k_128_is_refused_from_its_parameters() {
+    let (e, bytes) = fabric("kind = \"fat-tree\"\nk = 128\noversubscription = 4\nhost_rate = \"100G\"");
+    assert!(bytes < SMALL, "{bytes} bytes allocated before the refusal: {e}");
+    assert!(
+        e.message
+            .contains("2097152 hosts, 20480 switches and 3145728 links"),
+        "{e}"
+    );
+    assert!(e.message.contains(&format!("at most {MAX_SCENARIO_SIZE}")), "{e}");
+    // within the element limit, the forwarding tables refuse it just as early
+    let (e, bytes) = fabric("kind = \"fat-tree\"\nk = 48\nhost_rate = \"100G\"");
+    assert!(bytes < SMALL, "{bytes} bytes allocated before the refusal: {e}");
+    assert!(
+        e.message
+            .contains("2880 switches × 30528 nodes = 87920640 forwarding entries")
+            && e.message.contains(&MAX_FORWARDING_ENTRIES.to_string()),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_leaf_spine_whose_host_count_does_not_fit_in_64_bits_is_refused_not_wrapped() {
+    // 2^62 + 1 leaves × 16 hosts is 2^66 + 16: wrapped, it was a fabric of 16 hosts
+    let (e, bytes) = fabric(&format!(
+        "kind = \"leaf-spine\"\nleaves = {}\nspines = 1\nhosts_per_leaf = 16\nhost_rate = \"100G\"",
+        (1u64 << 62) + 1
+    ));
+    assert!(bytes < SMALL, "{bytes} bytes allocated before the refusal: {e}");
+    assert!(e.message.contains("more than 2^64 hosts"), "{e}");
+    let (e, _) = fabric(&format!(
+        "kind = \"leaf-spine\"\nleaves = {m}\nspines = {m}\nhosts_per_leaf = {m}\nhost_rate = \"100G\"",
+        m = i64::MAX
+    ));
+    assert!(e.message.contains("more than 2^64"), "{e}");
+}
