@@ -24,7 +24,7 @@ mod output;
 pub use claims::{Claims, ClashError};
 pub use input::{InputError, open_stream, read_input, read_input_text};
 pub use output::{
-    AtomicFile, Output, OutputError, create_output_dir, is_broken_pipe, print_stdout, write_atomic,
+    AtomicFile, Output, OutputError, create_output_dir, is_broken_pipe, name_part, print_stdout, write_atomic,
 };
 
 #[cfg(test)]

@@ -47,6 +47,31 @@ pub fn print_stdout(args: fmt::Arguments<'_>) -> Result<(), OutputError> {
     })
 }
 
+/// `name` made safe as a part of a file name: ASCII letters, digits, `_` and `-` stay, every
+/// other byte becomes `%XX` (its hexadecimal value), so no `/`, `.`, `..`, space or control
+/// character can reach the file system, and two different names never give the same part.
+/// A command that builds file names from names it was given (node names in `--pcap DIR`)
+/// puts them through this, whatever checks the names passed before.
+pub fn name_part(name: &str) -> std::borrow::Cow<'_, str> {
+    let keep = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
+    if !name.is_empty() && name.bytes().all(keep) {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    let mut out = String::with_capacity(name.len() * 3 + 1);
+    if name.is_empty() {
+        // an empty name is no part at all: spell it so that it still names something
+        out.push('%');
+    }
+    for b in name.bytes() {
+        if keep(b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// The parent directory of an output, `.` for a bare name.
 fn parent_of(path: &Path) -> PathBuf {
     match path.parent() {
@@ -510,6 +535,25 @@ mod tests {
         assert_eq!(e.source.kind(), io::ErrorKind::StorageFull);
         assert!(e.to_string().starts_with("/dev/full: "), "{e}");
         assert!(!is_broken_pipe(&e));
+    }
+
+    #[test]
+    fn a_name_part_keeps_plain_names_and_escapes_every_other_byte() {
+        assert_eq!(name_part("leaf-1_a"), "leaf-1_a");
+        assert_eq!(name_part("../x"), "%2E%2E%2Fx");
+        assert_eq!(name_part(".."), "%2E%2E");
+        assert_eq!(name_part("a b\n"), "a%20b%0A");
+        assert_eq!(name_part("é"), "%C3%A9");
+        assert_eq!(name_part(""), "%");
+        // different names, different parts: `%` itself is escaped
+        assert_ne!(name_part("%2E"), name_part("."));
+        for n in ["../../etc/passwd", "/abs", "a/b", ".", "x\0y"] {
+            let p = name_part(n);
+            assert!(
+                !p.contains('/') && !p.contains('.') && !p.contains('\0'),
+                "{n:?} → {p}"
+            );
+        }
     }
 
     #[test]

@@ -127,15 +127,20 @@ pub struct PcapSink {
 
 impl PcapSink {
     /// The file names [`PcapSink::create`] writes for `config`, one per port in the
-    /// simulator's port order (link i has ports 2i at `a` and 2i + 1 at `b`).
+    /// simulator's port order (link i has ports 2i at `a` and 2i + 1 at `b`): node names go
+    /// through [`lossless_files::name_part`], so every name is one file in the directory.
     pub fn file_names(config: &SimConfig) -> Vec<String> {
         let mut names = Vec::with_capacity(config.links.len() * 2);
         let mut local = vec![0u32; config.nodes.len()];
         for link in &config.links {
             for (me, peer) in [(link.a, link.b), (link.b, link.a)] {
+                // the names are data: never a path (a scenario's names are checked when it
+                // loads; a configuration built otherwise is escaped here all the same)
                 names.push(format!(
                     "{}.{}-to-{}.pcapng",
-                    config.nodes[me as usize].name, local[me as usize], config.nodes[peer as usize].name
+                    lossless_files::name_part(&config.nodes[me as usize].name),
+                    local[me as usize],
+                    lossless_files::name_part(&config.nodes[peer as usize].name)
                 ));
                 local[me as usize] += 1;
             }

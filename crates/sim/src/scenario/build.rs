@@ -60,6 +60,46 @@ impl Ctx<'_> {
 /// are 9238 bytes with header, 802.1Q tag and FCS.
 pub const MAX_MTU: u64 = 9216;
 
+/// Longest name of a scenario, node, host group, flow or workload, bytes.
+pub const MAX_NAME_LEN: usize = 64;
+
+/// Whether `name` may name a scenario, node, host group, flow or workload: 1 to
+/// [`MAX_NAME_LEN`] ASCII letters, digits, `_` and `-`. Names become parts of file names
+/// (`--pcap`), VCD scopes and lines of the summary, so they hold no `/`, `.`, space or
+/// control character.
+pub fn is_valid_name(name: &str) -> bool {
+    (1..=MAX_NAME_LEN).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Refuses a `key` at `v` that is not a valid name ([`is_valid_name`]), saying what was found
+/// and what is allowed.
+pub(super) fn check_name(ctx: &Ctx<'_>, v: &Spanned<String>, key: &str) -> Result<(), ScenarioError> {
+    let n = v.get_ref();
+    if is_valid_name(n) {
+        return Ok(());
+    }
+    let shown: String = if n.len() > 80 {
+        format!(
+            "{:?}… ({} bytes)",
+            n.chars().take(40).collect::<String>(),
+            n.len()
+        )
+    } else {
+        format!("{n:?}")
+    };
+    ctx.err(
+        v.span(),
+        key,
+        format!(
+            "found {shown}, allowed a name of 1 to {MAX_NAME_LEN} ASCII letters, digits, `_` and `-` \
+             (names become parts of file names, VCD scopes and summary lines)"
+        ),
+    )
+}
+
 /// Nodes by name and host groups by name, as the scenario defines them.
 pub(super) struct Names {
     pub(super) by_name: HashMap<String, NodeId>,
@@ -103,6 +143,17 @@ pub(super) fn build(
     dir: Option<&Path>,
     ov: &Overrides,
 ) -> Result<SimConfig, ScenarioError> {
+    check_name(ctx, &raw.name, "name")?;
+    if let Some(c) = raw.description.get_ref().chars().find(|c| c.is_control()) {
+        return ctx.err(
+            raw.description.span(),
+            "description",
+            format!(
+                "found the control character {c:?}, allowed one line of text (the description is \
+                 printed in the summary)"
+            ),
+        );
+    }
     super::fabric::expand(&mut raw, ctx)?;
     let duration = match ov.duration {
         // an option is checked where it is parsed (the CLI names it); a zero from a library
@@ -164,6 +215,8 @@ pub(super) fn build(
         Ok(id)
     };
     for h in &raw.host {
+        // a group's members are its name and a number
+        check_name(ctx, &h.name, "name")?;
         let count = match &h.count {
             None => None,
             Some(v) => {
@@ -261,6 +314,7 @@ pub(super) fn build(
         }
     }
     for s in &raw.switch {
+        check_name(ctx, &s.name, "name")?;
         size.add(ctx, s.name.span(), "switches", 1)?;
         let threshold = match s.threshold.get_ref().as_str() {
             "dynamic" => {
@@ -467,8 +521,8 @@ pub(super) fn build(
     let model = model_config(ctx, &raw.model)?;
     Ok(SimConfig {
         model,
-        name: raw.name,
-        description: raw.description,
+        name: raw.name.into_inner(),
+        description: raw.description.into_inner(),
         seed: ov.seed.unwrap_or(raw.seed),
         duration,
         nodes,

@@ -130,6 +130,9 @@ pub(super) fn expand(raw: &mut RawScenario, ctx: &Ctx<'_>) -> Result<(), Scenari
         return Ok(());
     };
     let kind = &f.kind;
+    if let Some(h) = &f.hosts {
+        super::build::check_name(ctx, h, "hosts")?;
+    }
     let host_rate = link_rate(ctx, &f.host_rate, "host_rate")?;
     let fabric_rate = match &f.fabric_rate {
         Some(r) => link_rate(ctx, r, "fabric_rate")?,

@@ -23,8 +23,8 @@ mod raw;
 mod set;
 mod topology;
 
-pub use build::MAX_MTU;
 use build::{Ctx, build};
+pub use build::{MAX_MTU, MAX_NAME_LEN, is_valid_name};
 pub use flows::MAX_CDF_FILE_BYTES;
 pub use link::{MAX_LINK_RATE, MIN_LINK_RATE};
 use raw::RawScenario;
