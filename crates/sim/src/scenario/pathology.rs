@@ -2,7 +2,7 @@
 //! and a switch's `pfcwd`, `[[route]]`, `[[event]]`, `[deadlock]`, `[victims]`; every error
 //! names the file, line, key, what was found and what is allowed.
 
-use lossless_proto::units::{Duration, Instant};
+use lossless_proto::units::{Duration, Instant, MIN_TIMER_PERIOD};
 use lossless_proto::watchdog::nic::{AUTO_TIMEOUT_MS, StallPrevention};
 use lossless_proto::watchdog::pfcwd::{self, Action, Rule};
 use toml::Spanned;
@@ -98,11 +98,16 @@ impl Scope<'_> {
             let mut dc = DeadlockConfig::default();
             if let Some(v) = &r.interval {
                 dc.interval = ctx.duration(v, "interval")?;
-                if dc.interval == Duration::ZERO {
+                if dc.interval < MIN_TIMER_PERIOD {
+                    // a scan per interval: a shorter one makes the run's events grow without bound
                     return ctx.err(
                         v.span(),
                         "interval",
-                        "found 0, allowed a positive duration".into(),
+                        format!(
+                            "found {}, allowed at least {MIN_TIMER_PERIOD} (the wait-for graph is built \
+                             once per interval)",
+                            dc.interval
+                        ),
                     );
                 }
             }
