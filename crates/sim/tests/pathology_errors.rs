@@ -203,7 +203,10 @@ fn every_timer_period_of_a_scenario_has_a_floor_of_one_microsecond() {
     for (keys, field) in [
         ("dcqcn = { dce_tcp_rtt = \"1ps\" }", "dce_tcp_rtt"),
         ("dcqcn = { rpg_time_reset = \"500ns\" }", "rpg_time_reset"),
-        ("dcqcn = { rate_reduce_monitor_period = \"1ns\" }", "rate_reduce_monitor_period"),
+        (
+            "dcqcn = { rate_reduce_monitor_period = \"1ns\" }",
+            "rate_reduce_monitor_period",
+        ),
         ("rocev2 = { preset = \"perftest\", rto = \"1ns\" }", "rto"),
     ] {
         let e = load_str(&qp(keys), "qp.toml", None, &Overrides::default())
@@ -217,7 +220,13 @@ fn every_timer_period_of_a_scenario_has_a_floor_of_one_microsecond() {
             .unwrap_or_else(|| panic!("{keys}: accepted"));
         assert!(e.contains(field) && e.contains("1 µs"), "{keys}: {e}");
     }
-    load_str(&qp("dcqcn = { dce_tcp_rtt = \"1us\" }"), "qp.toml", None, &Overrides::default()).unwrap();
+    load_str(
+        &qp("dcqcn = { dce_tcp_rtt = \"1us\" }"),
+        "qp.toml",
+        None,
+        &Overrides::default(),
+    )
+    .unwrap();
 }
 
 #[test]

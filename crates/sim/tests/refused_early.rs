@@ -72,3 +72,34 @@ fn a_leaf_spine_whose_host_count_does_not_fit_in_64_bits_is_refused_not_wrapped(
     ));
     assert!(e.message.contains("more than 2^64"), "{e}");
 }
+
+#[test]
+fn an_ns3_flow_file_announcing_too_many_flows_is_refused_by_count_before_any_is_read() {
+    use lossless_sim::ns3::{MAX_FLOWS, parse_flows};
+    let text = format!("{}\n0 1 3 100 1000 0\n", u64::from(MAX_FLOWS) + 1);
+    let before = thread_allocated_bytes();
+    let e = parse_flows(&text, "flow.txt").unwrap_err();
+    let bytes = thread_allocated_bytes() - before;
+    assert!(bytes < 4096, "{bytes} bytes allocated before the refusal: {e}");
+    assert_eq!(
+        (e.file.as_str(), e.line, e.what.as_str()),
+        ("flow.txt", 1, "flow count")
+    );
+    assert!(e.message.contains(&format!("at most {MAX_FLOWS}")), "{e}");
+}
+
+#[test]
+fn an_ns3_file_of_millions_of_tokens_is_read_without_holding_them() {
+    use lossless_sim::ns3::{Topology, parse_flows};
+    // one flow announced, then four million more tokens: refused at the first extra one
+    let mut text = String::from("1\n0 1 3 100 1000 0\n");
+    text.push_str(&"7 ".repeat(4_000_000));
+    let before = thread_allocated_bytes();
+    let e = parse_flows(&text, "flow.txt").unwrap_err();
+    let bytes = thread_allocated_bytes() - before;
+    assert!(bytes < SMALL, "{bytes} bytes allocated for the tokens: {e}");
+    assert_eq!((e.line, e.what.as_str()), (3, "end"), "{e}");
+    // a topology announcing more links than allowed, by count
+    let e = Topology::parse("3 1 4294967295\n2\n", "topology.txt").unwrap_err();
+    assert_eq!((e.line, e.what.as_str()), (1, "link count"), "{e}");
+}

@@ -397,6 +397,13 @@ impl Topology {
         let nodes: u32 = t.num("node count", "a whole number")?;
         let switches: u32 = t.num("switch count", "a whole number")?;
         let links: u32 = t.num("link count", "a whole number")?;
+        if links > MAX_LINKS {
+            return Err(t.err(
+                1,
+                "link count",
+                format!("found {links}, allowed at most {MAX_LINKS}"),
+            ));
+        }
         const MAX_NODES: u32 = 1 << 16;
         if nodes > MAX_NODES || switches > nodes {
             return Err(t.err(
@@ -473,6 +480,15 @@ impl Topology {
     }
 }
 
+/// Most flows a flow file may announce on its first line. Every flow is a RoCEv2 QP, about
+/// 5.7 kB of memory each (docs/limits.md: measured peak RSS per flow), so the limit bounds a
+/// run at about 5.7 GB; a larger count is refused before a flow is read.
+pub const MAX_FLOWS: u32 = 1_000_000;
+
+/// Most links a topology file may announce on its first line (as many as a scenario's
+/// elements, `scenario::MAX_SCENARIO_SIZE`).
+pub const MAX_LINKS: u32 = 200_000;
+
 /// One flow of a flow file: `src dst pg dport size start_s`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Flow {
@@ -496,6 +512,14 @@ pub struct Flow {
 pub fn parse_flows(text: &str, file: &str) -> Result<Vec<Flow>, Ns3Error> {
     let mut t = Tokens::new(file, text);
     let n: u32 = t.num("flow count", "a whole number")?;
+    if n > MAX_FLOWS {
+        // refused by count: every flow becomes a RoCEv2 QP of several kB (docs/limits.md)
+        return Err(t.err(
+            t.line(),
+            "flow count",
+            format!("found {n}, allowed at most {MAX_FLOWS} flows"),
+        ));
+    }
     let mut flows = Vec::new();
     for _ in 0..n {
         let src: u32 = t.num("src", "a node id")?;
