@@ -28,7 +28,7 @@ pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 /// Largest topology file read, bytes.
 pub const MAX_TOPOLOGY_BYTES: u64 = 64 << 20;
 /// Largest flow file read, bytes; its flows are limited by count too
-/// (`lossless_sim::ns3::MAX_FLOWS`, 1 M: about 5.7 GB of QPs).
+/// (`lossless_sim::ns3::MAX_FLOWS`, 1 M: about 5.8 GB of QPs).
 pub const MAX_FLOW_BYTES: u64 = 256 << 20;
 
 /// What the fork models and this simulator models otherwise, said once per run.

@@ -148,7 +148,10 @@ impl RcConfig {
             if rto_high == Duration::ZERO {
                 return Err(RcConfigError::IrnRtoZero { field: "rto_high" });
             }
-            for (field, found) in [("recovery.irn.rto_low", rto_low), ("recovery.irn.rto_high", rto_high)] {
+            for (field, found) in [
+                ("recovery.irn.rto_low", rto_low),
+                ("recovery.irn.rto_high", rto_high),
+            ] {
                 if found < MIN_TIMER_PERIOD {
                     return Err(RcConfigError::TimeoutTooShort {
                         field,

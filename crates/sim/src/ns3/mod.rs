@@ -481,8 +481,8 @@ impl Topology {
 }
 
 /// Most flows a flow file may announce on its first line. Every flow is a RoCEv2 QP, about
-/// 5.7 kB of memory each (docs/limits.md: measured peak RSS per flow), so the limit bounds a
-/// run at about 5.7 GB; a larger count is refused before a flow is read.
+/// 5.8 kB of memory each (docs/limits.md: measured peak RSS per flow), so the limit bounds a
+/// run at about 5.8 GB; a larger count is refused before a flow is read.
 pub const MAX_FLOWS: u32 = 1_000_000;
 
 /// Most links a topology file may announce on its first line (as many as a scenario's
