@@ -103,3 +103,44 @@ fn an_ns3_file_of_millions_of_tokens_is_read_without_holding_them() {
     let e = Topology::parse("3 1 4294967295\n2\n", "topology.txt").unwrap_err();
     assert_eq!((e.line, e.what.as_str()), (1, "link count"), "{e}");
 }
+
+/// 20,000 hosts on one switch, then `extra`.
+fn many_hosts(extra: &str) -> Result<lossless_sim::config::SimConfig, ScenarioError> {
+    let text = format!(
+        "name = \"m\"\nduration = \"1ms\"\n[defaults]\nrate = \"100G\"\n[[host]]\nname = \"h\"\ncount = 20000\n\
+         {extra}\n[[switch]]\nname = \"s\"\nbuffer_bytes = 1000000\n[[link]]\na = \"h*\"\nb = \"s\"\n"
+    );
+    load_str(&text, "m.toml", None, &Overrides::default())
+}
+
+#[test]
+fn stall_spans_copied_to_every_member_of_a_group_are_bounded_before_copying() {
+    let spans: Vec<String> = (0..20)
+        .map(|i| format!("[\"{}us\", \"{}us\"]", 10 * i + 1, 10 * i + 2))
+        .collect();
+    let e = many_hosts(&format!("rx_stall = [{}]", spans.join(", "))).unwrap_err();
+    assert_eq!((e.line, e.key.as_str()), (6, "key `rx_stall`: "), "{e}");
+    assert!(
+        e.message.contains("20 stall spans × 20000 hosts = 400000 spans")
+            && e.message.contains(&format!("at most {MAX_SCENARIO_SIZE}")),
+        "{e}"
+    );
+    many_hosts("rx_stall = [[\"1us\", \"2us\"]]").unwrap();
+}
+
+#[test]
+fn static_routes_to_every_member_of_a_group_are_counted_before_they_are_made() {
+    let route = "[[route]]\nswitch = \"s\"\ndst = \"h*\"\nvia = [\"h1\"]\n";
+    let n = MAX_SCENARIO_SIZE / 20_000 + 1;
+    let text = format!(
+        "[[switch]]\nname = \"t\"\nbuffer_bytes = 1000\n{}",
+        route.repeat(n as usize)
+    );
+    let e = many_hosts(&text).unwrap_err();
+    assert!(
+        e.message.contains(&format!("{} static routes", n * 20_000))
+            && e.message.contains(&format!("at most {MAX_SCENARIO_SIZE}")),
+        "{e}"
+    );
+    assert_eq!(e.key, "key `dst`: ", "{e}");
+}
