@@ -375,14 +375,14 @@ impl FabricSize {
         let switches = pods
             .checked_mul(edges.saturating_add(aggs))
             .and_then(|s| s.checked_add(cores));
-        let fabric_links = if aggs == 0 {
-            edges.checked_mul(cores)
-        } else {
-            // edge–aggregation in each pod, then each aggregation switch to cores / aggs cores
-            let up = edge_switches.and_then(|e| e.checked_mul(aggs));
-            let per_agg = cores / aggs;
-            let down = pods.checked_mul(aggs).and_then(|a| a.checked_mul(per_agg));
-            up.zip(down).and_then(|(u, d)| u.checked_add(d))
+        let fabric_links = match cores.checked_div(aggs) {
+            None => edges.checked_mul(cores),
+            Some(per_agg) => {
+                // edge–aggregation in each pod, then each aggregation switch to its cores
+                let up = edge_switches.and_then(|e| e.checked_mul(aggs));
+                let down = pods.checked_mul(aggs).and_then(|a| a.checked_mul(per_agg));
+                up.zip(down).and_then(|(u, d)| u.checked_add(d))
+            }
         };
         let links = hosts.zip(fabric_links).and_then(|(h, l)| h.checked_add(l));
         let nodes = hosts.zip(switches).and_then(|(h, s)| h.checked_add(s));
