@@ -144,3 +144,61 @@ fn static_routes_to_every_member_of_a_group_are_counted_before_they_are_made() {
     );
     assert_eq!(e.key, "key `dst`: ", "{e}");
 }
+
+#[test]
+fn a_link_delay_beyond_one_second_is_refused_where_it_is_written() {
+    // found by fuzzing (ns3_files): a topology link of 1e17 ns made the switches' headroom
+    // reserves overflow 64 bits when the buffer added them up
+    use lossless_sim::ns3::Topology;
+    use lossless_sim::scenario::{MAX_BUFFER_BYTES, MAX_LINK_DELAY};
+    let topo = "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 100222222222222220ns 0\n";
+    let e = Topology::parse(topo, "topology.txt").unwrap_err();
+    assert_eq!((e.line, e.what.as_str()), (4, "link delay"), "{e}");
+    assert!(e.message.contains(&format!("at most {MAX_LINK_DELAY}")), "{e}");
+    Topology::parse(&topo.replace("100222222222222220ns", "1s"), "topology.txt").unwrap();
+    let scenario = |keys: &str| {
+        format!(
+            "name = \"d\"\nduration = \"1us\"\n[defaults]\nrate = \"100G\"\n{keys}\n[[host]]\nname = \"a\"\n\
+             [[host]]\nname = \"b\"\n[[switch]]\nname = \"s\"\nbuffer_bytes = 1000000\n\
+             [[link]]\na = \"a\"\nb = \"s\"\n[[link]]\na = \"b\"\nb = \"s\"\n"
+        )
+    };
+    for (keys, key) in [
+        ("delay = \"100000000s\"", "delay"),
+        ("length_m = 9223372036854775807", "length_m"),
+        ("interface_delay = \"2s\"", "interface_delay"),
+    ] {
+        let e = load_str(&scenario(keys), "d.toml", None, &Overrides::default()).unwrap_err();
+        assert_eq!(
+            (e.line, e.key.clone()),
+            (5, format!("key `{key}`: ")),
+            "{keys}: {e}"
+        );
+    }
+    load_str(&scenario("delay = \"1s\""), "d.toml", None, &Overrides::default()).unwrap();
+    // a switch's buffer and its headroom are bounded for the same reason
+    let big = scenario("").replace(
+        "buffer_bytes = 1000000",
+        &format!("buffer_bytes = {}", MAX_BUFFER_BYTES + 1),
+    );
+    let e = load_str(&big, "d.toml", None, &Overrides::default()).unwrap_err();
+    assert!(
+        e.key.contains("buffer_bytes") && e.message.contains("1 TiB"),
+        "{e}"
+    );
+    let over = scenario("").replace(
+        "buffer_bytes = 1000000",
+        "buffer_bytes = 1000000\nheadroom_bytes = 4611686018427387904",
+    );
+    let e = load_str(&over, "d.toml", None, &Overrides::default()).unwrap_err();
+    assert!(
+        e.key.contains("headroom_bytes") && e.message.contains("buffer_bytes 1000000"),
+        "{e}"
+    );
+    let e = lossless_sim::ns3::Config::parse(
+        "TOPOLOGY_FILE t\nFLOW_FILE f\nBUFFER_SIZE 18446744073709551615\n",
+        "config.txt",
+    )
+    .unwrap_err();
+    assert_eq!((e.line, e.what.as_str()), (3, "BUFFER_SIZE"), "{e}");
+}

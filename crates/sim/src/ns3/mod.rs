@@ -255,7 +255,18 @@ impl Config {
                         }
                     }
                 }
-                "BUFFER_SIZE" => c.buffer_mib = t.num(key, "MiB")?,
+                "BUFFER_SIZE" => {
+                    c.buffer_mib = t.num(key, "MiB")?;
+                    // in bytes, a switch's buffer is at most scenario::MAX_BUFFER_BYTES
+                    let max = crate::scenario::MAX_BUFFER_BYTES >> 20;
+                    if c.buffer_mib > max {
+                        return Err(t.err(
+                            line,
+                            key,
+                            format!("found {} MiB, allowed at most {max} MiB (1 TiB)", c.buffer_mib),
+                        ));
+                    }
+                }
                 "FCT_OUTPUT_FILE" | "PFC_OUTPUT_FILE" | "QLEN_MON_FILE" | "QLEN_MON_START"
                 | "QLEN_MON_END" => c.outputs.read(&mut t, key, line)?,
                 "ERROR_RATE_PER_LINK" => {
@@ -448,6 +459,16 @@ impl Topology {
                 ));
             }
             let delay = t.time("link delay")?;
+            if delay > crate::scenario::MAX_LINK_DELAY {
+                return Err(t.err(
+                    line,
+                    "link delay",
+                    format!(
+                        "found {delay}, allowed at most {} (200,000 km of cable)",
+                        crate::scenario::MAX_LINK_DELAY
+                    ),
+                ));
+            }
             let e: f64 = t.num("link error rate", "a probability")?;
             if e != 0.0 {
                 return Err(t.err(
