@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every cargo-fuzz target (fuzz/) for N executions, one after another, seeded from the
-# tcpdump corpus and the frames the wire emitters build, and prints one line of counts per
+# tcpdump corpus, the frames the wire emitters build, the example scenarios (scenario_toml)
+# and the HPCC ns-3 corpus's experiments (ns3_files), and prints one line of counts per
 # target. Needs a nightly toolchain and cargo-fuzz (`cargo install cargo-fuzz`).
 #
 #   scripts/fuzz.sh [RUNS] [TARGET...]      RUNS defaults to 1000000; targets default to all
@@ -15,6 +16,7 @@ cd "$root"
 runs=${1:-1000000}
 shift || true
 corpus_src=${LOSSLESS_CORPUS:-$root/../shared/corpus/tcpdump}
+ns3_src=${LOSSLESS_NS3_CORPUS:-$root/../shared/corpus/hpcc-ns3}
 
 if [ $# -gt 0 ]; then
     targets=("$@")
@@ -23,11 +25,16 @@ else
 fi
 
 # Seeds: whole captures, their frames, LLDPDUs, TLVs and MAC Control payloads, plus the
-# frames of lossless_capture::sample (built by the wire emitters).
+# frames of lossless_capture::sample (built by the wire emitters); every example scenario;
+# each ns-3 experiment's config, topology and first flows.
 shopt -s nullglob
 captures=("$corpus_src"/*.pcap "$corpus_src"/*.pcapng)
+experiments=()
+for d in "$ns3_src"/*/; do
+    [ -f "$d/config.txt" ] && [ -f "$d/topology.txt" ] && [ -f "$d/flow.txt" ] && experiments+=("$d")
+done
 cargo run --quiet --manifest-path fuzz/Cargo.toml -p lossless-fuzz-seeds --target-dir "$root/target" \
-    -- fuzz/corpus "${captures[@]}"
+    -- fuzz/corpus "${captures[@]}" examples/scenarios/*.toml "${experiments[@]}"
 
 mkdir -p fuzz/artifacts/logs
 # Build once (AddressSanitizer, debug assertions on: overflow is a crash too) and run the

@@ -25,6 +25,7 @@ fuzz_target!(|data: &[u8]| {
         number: 1,
         timestamp: Some(Instant::from_ps(u128::from(ctl) * 1_000_000_007)),
         link_type,
+        interface: 0,
         data: bytes.to_vec(),
         orig_len,
         offset: 24,

@@ -434,3 +434,85 @@ proptest::proptest! {
         proptest::prop_assert_eq!(frames[0].link_type, 1);
     }
 }
+
+#[test]
+fn an_option_repeated_in_one_block_is_one_note_on_the_interfaces_first_frame_only() {
+    // issue 26: 40,000 repeats made every frame print 40,000 warnings
+    let mut ng = Ng::new(false);
+    ng.shb(false, &[]);
+    let mut o = ng.opt(9, &[9]);
+    for _ in 0..20_000 {
+        o.extend(ng.opt(9, &[6]));
+        o.extend(ng.opt(9, &[1, 2]));
+    }
+    o.extend(END);
+    ng.idb(1, 0, &o);
+    for i in 0..3 {
+        ng.epb(0, 5_000_000_000_000 + i, &pfc(), 60, &[]);
+    }
+    let (frames, errors) = read_all(&ng.bytes);
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(frames.len(), 3);
+    assert_eq!(
+        frames[0].notes,
+        ["interface 0: if_tsresol repeated 40000 times; the first one is used"],
+        "the first valid if_tsresol (nanoseconds) is used, every later one counted"
+    );
+    assert_eq!(frames[0].timestamp.unwrap().as_ps(), 5_000_000_000_000_000);
+    assert!(
+        frames[1].notes.is_empty() && frames[2].notes.is_empty(),
+        "{frames:?}"
+    );
+    // wrong-length options are counted in one note too
+    let mut ng = Ng::new(false);
+    ng.shb(false, &[]);
+    let mut o = Vec::new();
+    for _ in 0..1000 {
+        o.extend(ng.opt(14, &[1, 0, 0, 0]));
+    }
+    ng.idb(1, 0, &o);
+    ng.epb(0, S5000_US, &pfc(), 60, &[]);
+    ng.epb(0, S5000_US, &pfc(), 60, &[]);
+    let (frames, _) = read_all(&ng.bytes);
+    assert_eq!(
+        frames[0].notes,
+        ["interface 0: if_tsoffset has 4 bytes, must be 8; ignored, no offset is added (1000 such options)"]
+    );
+    assert!(frames[1].notes.is_empty());
+}
+
+#[test]
+fn a_section_keeps_at_most_max_interfaces_and_reads_on_past_the_others() {
+    use lossless_capture::reader::MAX_INTERFACES;
+    let mut ng = Ng::new(false);
+    ng.shb(false, &[]);
+    for _ in 0..MAX_INTERFACES + 2 {
+        ng.idb(1, 0, &[]);
+    }
+    let last = u32::try_from(MAX_INTERFACES - 1).unwrap();
+    ng.epb(last, S5000_US, &pfc(), 60, &[]);
+    ng.epb(last + 1, S5000_US, &pfc(), 60, &[]);
+    // a new section starts with no interfaces again
+    ng.shb(false, &[]);
+    ng.idb(1, 0, &[]);
+    ng.epb(0, S5000_US + 1, &pfc(), 60, &[]);
+    let (frames, errors) = read_all(&ng.bytes);
+    assert_eq!(
+        rows(&frames),
+        ["1 5000.000000000 60 60", "3 5000.000001000 60 60"]
+    );
+    let texts: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    assert_eq!(errors.len(), 3, "{texts:?}");
+    for t in &texts[..2] {
+        assert!(
+            t.contains("Interface Description Blocks in one section") && t.contains("at most 65536"),
+            "{t}"
+        );
+    }
+    assert!(
+        texts[2].contains("interface_id") && texts[2].contains("65536 described"),
+        "{}",
+        texts[2]
+    );
+    assert!(errors.iter().all(|e| !e.fatal));
+}

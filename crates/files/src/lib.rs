@@ -9,6 +9,9 @@
 //!   into place only when complete ([`AtomicFile`]), so a failed or interrupted run leaves no
 //!   half file; `-` is standard output; an output that is not a regular file (`/dev/null`, a
 //!   FIFO, `/dev/stdout`) is written directly. Errors name the file that failed.
+//! - [`Commit`]: the outputs of one run go in place together or not at all ([`Output::finish`]
+//!   writes and syncs each, then one [`Commit::commit`] renames them all, putting back what it
+//!   replaced if a rename fails), so an output that fails leaves every other output as it was.
 //! - One rule for where outputs go: a command creates its output file or directory
 //!   ([`create_output_dir`]) but never the directories above it.
 //! - [`Claims`]: no output may be an input or another output (compared by canonical path and
@@ -24,7 +27,8 @@ mod output;
 pub use claims::{Claims, ClashError};
 pub use input::{InputError, open_stream, read_input, read_input_text};
 pub use output::{
-    AtomicFile, Output, OutputError, create_output_dir, is_broken_pipe, print_stdout, write_atomic,
+    AtomicFile, Commit, Output, OutputError, Staged, create_output_dir, is_broken_pipe, name_part,
+    print_stdout, write_atomic,
 };
 
 #[cfg(test)]

@@ -47,6 +47,31 @@ pub fn print_stdout(args: fmt::Arguments<'_>) -> Result<(), OutputError> {
     })
 }
 
+/// `name` made safe as a part of a file name: ASCII letters, digits, `_` and `-` stay, every
+/// other byte becomes `%XX` (its hexadecimal value), so no `/`, `.`, `..`, space or control
+/// character can reach the file system, and two different names never give the same part.
+/// A command that builds file names from names it was given (node names in `--pcap DIR`)
+/// puts them through this, whatever checks the names passed before.
+pub fn name_part(name: &str) -> std::borrow::Cow<'_, str> {
+    let keep = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
+    if !name.is_empty() && name.bytes().all(keep) {
+        return std::borrow::Cow::Borrowed(name);
+    }
+    let mut out = String::with_capacity(name.len() * 3 + 1);
+    if name.is_empty() {
+        // an empty name is no part at all: spell it so that it still names something
+        out.push('%');
+    }
+    for b in name.bytes() {
+        if keep(b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// The parent directory of an output, `.` for a bare name.
 fn parent_of(path: &Path) -> PathBuf {
     match path.parent() {
@@ -166,22 +191,22 @@ impl AtomicFile {
     }
 
     /// Flushes the data to the disk and renames the file into place.
-    pub fn commit(mut self) -> Result<(), OutputError> {
+    pub fn commit(self) -> Result<(), OutputError> {
+        let mut all = Commit::new();
+        all.add_file(self)?;
+        all.commit()
+    }
+
+    /// Flushes the data to the disk; the file stays beside its final name.
+    fn sync(&mut self) -> Result<(), OutputError> {
         let err = |source| OutputError {
             path: self.path.clone(),
             source,
         };
-        if let Some(f) = self.file.take()
-            && let Err(e) = f.sync_all()
-        {
-            let _ = fs::remove_file(&self.tmp);
-            return Err(err(e));
+        match &mut self.file {
+            Some(f) => f.flush().and_then(|()| f.sync_all()).map_err(err),
+            None => Err(err(io::Error::other("output already committed"))),
         }
-        if let Err(e) = fs::rename(&self.tmp, &self.path) {
-            let _ = fs::remove_file(&self.tmp);
-            return Err(err(e));
-        }
-        Ok(())
     }
 
     /// Writes all of `bytes`, naming the output file on error.
@@ -350,6 +375,40 @@ impl Output {
         self.sink.flush().map_err(|e| self.error(e))
     }
 
+    /// Finishes the output but leaves a file beside its final name: flushes what is
+    /// buffered (a full disk or a broken pipe is found now) and syncs a file to the disk.
+    /// [`Commit`] then puts it in place together with the run's other outputs.
+    pub fn finish(self) -> Result<Staged, OutputError> {
+        let name = self.name;
+        let sink = self.sink.into_inner().map_err(|e| OutputError {
+            path: name.clone(),
+            source: e.into_error(),
+        })?;
+        let err = |source| OutputError {
+            path: name.clone(),
+            source,
+        };
+        let file = match sink {
+            Sink::Stdout(mut s) => {
+                s.flush().map_err(err)?;
+                None
+            }
+            Sink::Stderr(mut s) => {
+                s.flush().map_err(err)?;
+                None
+            }
+            Sink::Direct(mut f) => {
+                f.flush().map_err(err)?;
+                None
+            }
+            Sink::Atomic(mut f) => {
+                f.sync().map_err(|e| err(e.source))?;
+                Some(f)
+            }
+        };
+        Ok(Staged { name, file })
+    }
+
     /// Finishes the output: flushes it and, for a file, moves it into place.
     pub fn commit(self) -> Result<(), OutputError> {
         let name = self.name;
@@ -371,6 +430,170 @@ impl Output {
             }),
         }
     }
+}
+
+/// An [`Output`] whose bytes are all written ([`Output::finish`]): a file waits beside its
+/// final name for [`Commit::commit`]; standard output, a device or a FIFO has been written
+/// already. Dropped without a commit, the waiting file is removed.
+pub struct Staged {
+    name: PathBuf,
+    file: Option<AtomicFile>,
+}
+
+impl Staged {
+    /// The output as given (`-` for standard output).
+    pub fn path(&self) -> &Path {
+        &self.name
+    }
+
+    /// Whether this output went to the process's standard output or another stream or device
+    /// (nothing waits to be put in place).
+    pub fn is_written(&self) -> bool {
+        self.file.is_none()
+    }
+}
+
+/// The files of one run, put in place together: all of them, or none. Each file is complete
+/// and on the disk before the first rename ([`Output::finish`], [`Commit::add_file`]); a
+/// rename that fails puts back the files the earlier renames replaced (from a hard link to
+/// each kept until the end) and removes the new ones, so an existing file is either the old
+/// one or the complete new one, and no output of a failed run is in place. Dropped without a
+/// commit, every waiting file is removed and nothing is replaced.
+#[derive(Default)]
+pub struct Commit {
+    files: Vec<AtomicFile>,
+}
+
+impl Commit {
+    /// Nothing to put in place yet.
+    pub fn new() -> Commit {
+        Commit::default()
+    }
+
+    /// Adds a finished output (one written directly needs nothing more).
+    pub fn add(&mut self, staged: Staged) {
+        if let Some(f) = staged.file {
+            self.files.push(f);
+        }
+    }
+
+    /// Adds a file written through an [`AtomicFile`], flushing it to the disk now.
+    pub fn add_file(&mut self, mut file: AtomicFile) -> Result<(), OutputError> {
+        file.sync()?;
+        self.files.push(file);
+        Ok(())
+    }
+
+    /// Adds the files of `other` (a part of the run's outputs staged on its own).
+    pub fn append(&mut self, mut other: Commit) {
+        self.files.append(&mut other.files);
+    }
+
+    /// How many files wait to be put in place.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Whether no file waits.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// Renames every file into place, or none: the error names the file that could not be
+    /// put in place, and the files renamed before it are put back as they were.
+    pub fn commit(mut self) -> Result<(), OutputError> {
+        // (final name, what it replaced), for each file renamed so far
+        let mut done: Vec<(PathBuf, Old)> = Vec::with_capacity(self.files.len());
+        let files = std::mem::take(&mut self.files);
+        let mut failure = None;
+        for mut f in files {
+            let old = match keep_old(&f.path) {
+                Ok(old) => old,
+                Err(source) => {
+                    failure = Some(OutputError {
+                        path: f.path.clone(),
+                        source,
+                    });
+                    break; // `f` is dropped: its temporary file goes
+                }
+            };
+            match fs::rename(&f.tmp, &f.path) {
+                Ok(()) => {
+                    f.file = None; // in place: nothing to remove on drop
+                    done.push((f.path.clone(), old));
+                }
+                Err(source) => {
+                    if let Old::Kept(b) = old {
+                        let _ = fs::remove_file(b);
+                    }
+                    failure = Some(OutputError {
+                        path: f.path.clone(),
+                        source,
+                    });
+                    break;
+                }
+            }
+        }
+        let Some(e) = failure else {
+            for (_, old) in done {
+                if let Old::Kept(b) = old {
+                    let _ = fs::remove_file(b);
+                }
+            }
+            return Ok(());
+        };
+        // undo in reverse order: the old file back, or no file where there was none
+        for (path, old) in done.into_iter().rev() {
+            match old {
+                Old::Kept(b) => {
+                    let _ = fs::rename(&b, &path);
+                }
+                Old::Nothing => {
+                    let _ = fs::remove_file(&path);
+                }
+                Old::Replaced => {}
+            }
+        }
+        Err(e)
+    }
+}
+
+/// What a rename into place replaces.
+enum Old {
+    /// No file was there.
+    Nothing,
+    /// A file, kept through a hard link `.NAME.PID.N.old` beside it until the end.
+    Kept(PathBuf),
+    /// A file that could not be kept (a file system without hard links): if a later rename
+    /// fails, the new, complete file stays.
+    Replaced,
+}
+
+/// Keeps the regular file `path` names now through a hard link beside it, so that a later
+/// failure can put it back.
+fn keep_old(path: &Path) -> io::Result<Old> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.is_file() => {}
+        Ok(_) => return Ok(Old::Replaced),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Old::Nothing),
+        Err(e) => return Err(e),
+    }
+    let Some(name) = path.file_name() else {
+        return Ok(Old::Replaced);
+    };
+    let dir = parent_of(path);
+    for n in 0..1000u32 {
+        let mut b = std::ffi::OsString::from(".");
+        b.push(name);
+        b.push(format!(".{}.{n}.old", std::process::id()));
+        let backup = dir.join(b);
+        match fs::hard_link(path, &backup) {
+            Ok(()) => return Ok(Old::Kept(backup)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(_) => return Ok(Old::Replaced),
+        }
+    }
+    Ok(Old::Replaced)
 }
 
 impl Write for Output {
@@ -510,6 +733,94 @@ mod tests {
         assert_eq!(e.source.kind(), io::ErrorKind::StorageFull);
         assert!(e.to_string().starts_with("/dev/full: "), "{e}");
         assert!(!is_broken_pipe(&e));
+    }
+
+    #[test]
+    fn outputs_committed_together_go_in_place_together() {
+        let d = Scratch::new("commit-all");
+        let (a, b) = (d.path().join("a.json"), d.path().join("b.vcd"));
+        fs::write(&a, "old a").unwrap();
+        let mut all = Commit::new();
+        for (p, text) in [(&a, "new a"), (&b, "new b")] {
+            let mut o = Output::create(p).unwrap();
+            o.write_all_named(text.as_bytes()).unwrap();
+            all.add(o.finish().unwrap());
+        }
+        assert_eq!(
+            fs::read_to_string(&a).unwrap(),
+            "old a",
+            "nothing in place before the commit"
+        );
+        assert!(!b.exists());
+        assert_eq!(all.len(), 2);
+        all.commit().unwrap();
+        assert_eq!(fs::read_to_string(&a).unwrap(), "new a");
+        assert_eq!(fs::read_to_string(&b).unwrap(), "new b");
+        assert_eq!(
+            names(d.path()),
+            ["a.json", "b.vcd"],
+            "no temporary file or copy left"
+        );
+    }
+
+    #[test]
+    fn an_output_that_fails_to_finish_leaves_every_other_output_as_it_was() {
+        let d = Scratch::new("commit-none");
+        let a = d.path().join("a.vcd");
+        fs::write(&a, "old a").unwrap();
+        let mut all = Commit::new();
+        let mut o = Output::create(&a).unwrap();
+        o.write_all_named(b"new a").unwrap();
+        all.add(o.finish().unwrap());
+        // `--json /dev/full`: the failure comes when it is finished, before any rename
+        let mut full = Output::create(Path::new("/dev/full")).unwrap();
+        full.write_all_named(b"{}").unwrap();
+        let e = full.finish().err().unwrap();
+        assert_eq!(e.source.kind(), io::ErrorKind::StorageFull);
+        drop(all);
+        assert_eq!(fs::read_to_string(&a).unwrap(), "old a");
+        assert_eq!(names(d.path()), ["a.vcd"], "the waiting file is removed");
+    }
+
+    #[test]
+    fn a_rename_that_fails_puts_back_the_files_renamed_before_it() {
+        let d = Scratch::new("commit-undo");
+        let (a, b, c) = (d.path().join("a"), d.path().join("b"), d.path().join("c"));
+        fs::write(&a, "old a").unwrap();
+        let mut all = Commit::new();
+        for p in [&a, &b, &c] {
+            let mut f = AtomicFile::create(p).unwrap();
+            f.write_all_named(b"new").unwrap();
+            all.add_file(f).unwrap();
+        }
+        // c cannot be put in place: a directory took its name meanwhile
+        fs::create_dir(&c).unwrap();
+        fs::write(c.join("x"), "keeps the directory non-empty").unwrap();
+        let e = all.commit().unwrap_err();
+        assert_eq!(e.path, c, "{e}");
+        assert_eq!(fs::read_to_string(&a).unwrap(), "old a", "a is put back");
+        assert!(!b.exists(), "b, new, is removed");
+        assert!(c.is_dir());
+        assert_eq!(names(d.path()), ["a", "c"], "no temporary file or copy left");
+    }
+
+    #[test]
+    fn a_name_part_keeps_plain_names_and_escapes_every_other_byte() {
+        assert_eq!(name_part("leaf-1_a"), "leaf-1_a");
+        assert_eq!(name_part("../x"), "%2E%2E%2Fx");
+        assert_eq!(name_part(".."), "%2E%2E");
+        assert_eq!(name_part("a b\n"), "a%20b%0A");
+        assert_eq!(name_part("é"), "%C3%A9");
+        assert_eq!(name_part(""), "%");
+        // different names, different parts: `%` itself is escaped
+        assert_ne!(name_part("%2E"), name_part("."));
+        for n in ["../../etc/passwd", "/abs", "a/b", ".", "x\0y"] {
+            let p = name_part(n);
+            assert!(
+                !p.contains('/') && !p.contains('.') && !p.contains('\0'),
+                "{n:?} → {p}"
+            );
+        }
     }
 
     #[test]

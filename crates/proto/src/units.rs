@@ -20,6 +20,11 @@ pub const IFG_BYTES: u64 = 12;
 pub const MIN_FRAME_BYTES: u64 = 64;
 /// Bit times in one pause quantum (802.3 31B).
 pub const BITS_PER_QUANTUM: u64 = 512;
+/// Shortest period an engine's timer may have (a DCQCN or QCN reaction point's timers, a
+/// RoCEv2 retransmission timeout; the simulator's deadlock scan): 1 µs, the unit NVIDIA's
+/// firmware counts these timers in. A shorter one would make the events of a run grow
+/// without bound as the period shrinks (1 ps turns a 1 ms run into half an hour).
+pub const MIN_TIMER_PERIOD: Duration = Duration::from_us(1);
 
 /// A span of time in picoseconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -526,9 +526,26 @@ impl HtmlReport {
         end: Instant,
         report: &Report,
     ) -> Result<std::path::PathBuf, lossless_files::OutputError> {
+        let mut all = lossless_files::Commit::new();
+        let path = self.stage(dir, end, report, &mut all)?;
+        all.commit()?;
+        Ok(path)
+    }
+
+    /// Writes `DIR/index.html` beside its final name and adds it to `all`, to be put in place
+    /// with the run's other outputs; creates `DIR` if it is missing (not its parents).
+    pub fn stage(
+        &mut self,
+        dir: &Path,
+        end: Instant,
+        report: &Report,
+        all: &mut lossless_files::Commit,
+    ) -> Result<std::path::PathBuf, lossless_files::OutputError> {
         lossless_files::create_output_dir(dir)?;
         let path = dir.join(Self::FILE);
-        lossless_files::write_atomic(&path, self.render(end, report).as_bytes())?;
+        let mut f = lossless_files::AtomicFile::create(&path)?;
+        f.write_all_named(self.render(end, report).as_bytes())?;
+        all.add_file(f)?;
         Ok(path)
     }
 

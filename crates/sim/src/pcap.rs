@@ -23,7 +23,7 @@ use std::borrow::Cow;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-use lossless_files::AtomicFile;
+use lossless_files::{AtomicFile, Commit};
 use lossless_proto::flow_control::ControlFrame;
 use lossless_proto::units::Instant;
 use lossless_wire::ethernet::{EtherType, EthernetAddress, EthernetRepr, VlanTag, VlanTags};
@@ -127,15 +127,20 @@ pub struct PcapSink {
 
 impl PcapSink {
     /// The file names [`PcapSink::create`] writes for `config`, one per port in the
-    /// simulator's port order (link i has ports 2i at `a` and 2i + 1 at `b`).
+    /// simulator's port order (link i has ports 2i at `a` and 2i + 1 at `b`): node names go
+    /// through [`lossless_files::name_part`], so every name is one file in the directory.
     pub fn file_names(config: &SimConfig) -> Vec<String> {
         let mut names = Vec::with_capacity(config.links.len() * 2);
         let mut local = vec![0u32; config.nodes.len()];
         for link in &config.links {
             for (me, peer) in [(link.a, link.b), (link.b, link.a)] {
+                // the names are data: never a path (a scenario's names are checked when it
+                // loads; a configuration built otherwise is escaped here all the same)
                 names.push(format!(
                     "{}.{}-to-{}.pcapng",
-                    config.nodes[me as usize].name, local[me as usize], config.nodes[peer as usize].name
+                    lossless_files::name_part(&config.nodes[me as usize].name),
+                    local[me as usize],
+                    lossless_files::name_part(&config.nodes[peer as usize].name)
                 ));
                 local[me as usize] += 1;
             }
@@ -215,13 +220,26 @@ impl PcapSink {
     /// Completes every file and renames it into place; reports the first error met while
     /// writing, if any (then no file is put in place and the temporary files are removed).
     pub fn finish(&mut self) -> Result<Vec<PathBuf>, PcapError> {
+        let mut all = Commit::new();
+        let files = self.stage(&mut all)?;
+        all.commit().map_err(|e| PcapError::Io {
+            path: e.path,
+            source: e.source,
+        })?;
+        Ok(files)
+    }
+
+    /// Completes every file and adds it to `all`, to be put in place with the run's other
+    /// outputs; reports the first error met while writing, if any (then no file is added and
+    /// the temporary files are removed). Returns the files' final names.
+    pub fn stage(&mut self, all: &mut Commit) -> Result<Vec<PathBuf>, PcapError> {
         if let Some(e) = self.error.take() {
             self.writers.clear();
             return Err(e);
         }
         let mut files = Vec::with_capacity(self.writers.len());
         let mut done = Vec::with_capacity(self.writers.len());
-        // flush all before renaming any: a full disk is found before a file is in place
+        // flush all before adding any: a full disk is found before a file is staged
         for (path, w) in std::mem::take(&mut self.writers) {
             let file = w.into_inner().into_inner().map_err(|e| PcapError::Io {
                 path: path.clone(),
@@ -229,13 +247,15 @@ impl PcapSink {
             })?;
             done.push((path, file));
         }
+        let mut staged = Commit::new();
         for (path, file) in done {
-            file.commit().map_err(|e| PcapError::Io {
+            staged.add_file(file).map_err(|e| PcapError::Io {
                 path: path.clone(),
                 source: e.source,
             })?;
             files.push(path);
         }
+        all.append(staged);
         Ok(files)
     }
 

@@ -59,7 +59,9 @@ impl<W: Write> VcdSink<W> {
         let mut local = vec![0u32; config.nodes.len()];
         for link in &config.links {
             for n in [link.a, link.b] {
-                names.push(format!("{}_{}", config.nodes[n as usize].name, local[n as usize]));
+                // a scope name is one VCD word: a node name's other bytes are escaped
+                let node = lossless_files::name_part(&config.nodes[n as usize].name);
+                names.push(format!("{node}_{}", local[n as usize]));
                 local[n as usize] += 1;
             }
         }

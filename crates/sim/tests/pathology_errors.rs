@@ -183,6 +183,53 @@ fn an_event_needs_exactly_one_action_on_a_real_link_before_the_end() {
 }
 
 #[test]
+fn every_timer_period_of_a_scenario_has_a_floor_of_one_microsecond() {
+    // 1 ps turned a 1 ms run into half an hour of deadlock scans
+    for bad in ["1ps", "999ns", "0ps"] {
+        check(
+            &format!("[deadlock]\ninterval = \"{bad}\""),
+            None,
+            &["key `interval`", "allowed at least 1 µs"],
+        );
+    }
+    let ok = format!("{BASE}[deadlock]\ninterval = \"1us\"\nthreshold = \"1us\"");
+    load_str(&ok, "ok.toml", None, &Overrides::default()).unwrap();
+    // the engines' periods: a QP's DCQCN timers and its retransmission timeout
+    let qp = |keys: &str| {
+        format!(
+            "{BASE}[[flow]]\nname = \"q\"\nsrc = \"h1\"\ndst = \"h3\"\npriority = 3\ntransport = \"rocev2\"\n{keys}\n"
+        )
+    };
+    for (keys, field) in [
+        ("dcqcn = { dce_tcp_rtt = \"1ps\" }", "dce_tcp_rtt"),
+        ("dcqcn = { rpg_time_reset = \"500ns\" }", "rpg_time_reset"),
+        (
+            "dcqcn = { rate_reduce_monitor_period = \"1ns\" }",
+            "rate_reduce_monitor_period",
+        ),
+        ("rocev2 = { preset = \"perftest\", rto = \"1ns\" }", "rto"),
+    ] {
+        let e = load_str(&qp(keys), "qp.toml", None, &Overrides::default())
+            .err()
+            .map(|e| e.to_string())
+            .or_else(|| {
+                // an engine's own check may come when the simulator is built
+                let c = load_str(&qp(keys), "qp.toml", None, &Overrides::default()).unwrap();
+                Simulator::new(c).err().map(|e| format!("{e:#}"))
+            })
+            .unwrap_or_else(|| panic!("{keys}: accepted"));
+        assert!(e.contains(field) && e.contains("1 µs"), "{keys}: {e}");
+    }
+    load_str(
+        &qp("dcqcn = { dce_tcp_rtt = \"1us\" }"),
+        "qp.toml",
+        None,
+        &Overrides::default(),
+    )
+    .unwrap();
+}
+
+#[test]
 fn detector_hop_limit_and_victim_settings_are_checked() {
     check(
         "hop_limit = 0",

@@ -13,6 +13,8 @@
 //!
 //! [`thread_allocations`] counts only the calling thread, so tests the harness runs in
 //! parallel do not disturb each other; [`allocations`] counts the whole process.
+//! [`thread_allocated_bytes`] adds up the bytes the calling thread asked for (a test that
+//! bad input is refused before anything large is allocated).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -26,29 +28,31 @@ static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
     static THREAD_ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+    static THREAD_BYTES: Cell<usize> = const { Cell::new(0) };
 }
 
-fn count_one() {
+fn count_one(bytes: usize) {
     ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
     // `try_with`: a thread being torn down has no counter left, and must not panic here.
     let _ = THREAD_ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+    let _ = THREAD_BYTES.try_with(|c| c.set(c.get().saturating_add(bytes)));
 }
 
 // SAFETY: every call is forwarded unchanged to the system allocator; counting touches only
 // an atomic and a const-initialised thread-local `Cell`, neither of which allocates.
 unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count_one();
+        count_one(layout.size());
         // SAFETY: the caller's contract is System's.
         unsafe { System.alloc(layout) }
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        count_one();
+        count_one(layout.size());
         // SAFETY: the caller's contract is System's.
         unsafe { System.alloc_zeroed(layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count_one();
+        count_one(new_size);
         // SAFETY: the caller's contract is System's.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -68,6 +72,13 @@ pub fn allocations() -> usize {
 /// allocator; 0 otherwise).
 pub fn thread_allocations() -> usize {
     THREAD_ALLOCATIONS.with(Cell::get)
+}
+
+/// Bytes the calling thread asked for so far, in every allocation and reallocation (its
+/// new size), whatever was freed since (when [`CountingAlloc`] is the global allocator; 0
+/// otherwise).
+pub fn thread_allocated_bytes() -> usize {
+    THREAD_BYTES.with(Cell::get)
 }
 
 /// Runs `f` and returns its result and the allocations the calling thread made during it.

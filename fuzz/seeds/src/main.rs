@@ -1,4 +1,9 @@
-//! Builds the seed corpora of the fuzz targets: `lossless-fuzz-seeds OUT_DIR CAPTURE...`.
+//! Builds the seed corpora of the fuzz targets: `lossless-fuzz-seeds OUT_DIR INPUT...`.
+//!
+//! An INPUT ending in `.toml` is a scenario: it goes whole to `scenario_toml`. A directory
+//! holding `config.txt`, `topology.txt` and `flow.txt` is an HPCC ns-3 experiment: the three
+//! texts, NUL-separated, go to `ns3_files` (the flow file cut to its first 32 flows). Any
+//! other INPUT is a capture:
 //!
 //! Every capture goes whole to `capture_file`; each Ethernet frame in it to `ethernet`,
 //! `mac_control`, `capture_frame`, `roce_frame` and `cnm_frame` (and its IP and UDP headers to
@@ -106,13 +111,34 @@ impl Out {
     }
 }
 
-fn run(dir: &Path, captures: &[String]) -> std::io::Result<usize> {
+/// The first `n` flows of a flow file's text, with its count line changed to match.
+fn first_flows(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().skip(1).filter(|l| !l.trim().is_empty()).take(n).collect();
+    let mut out = format!("{}\n", lines.len());
+    for l in lines {
+        out.push_str(l);
+        out.push('\n');
+    }
+    out
+}
+
+fn run(dir: &Path, inputs: &[String]) -> std::io::Result<usize> {
     let mut out = Out {
         dir: dir.to_path_buf(),
         written: 0,
     };
-    for path in captures {
-        out.capture(&fs::read(path)?)?;
+    for path in inputs {
+        let p = Path::new(path);
+        if p.is_dir() {
+            let read = |name: &str| fs::read_to_string(p.join(name));
+            let (config, topology, flows) = (read("config.txt")?, read("topology.txt")?, read("flow.txt")?);
+            let joined = format!("{config}\0{topology}\0{}", first_flows(&flows, 32));
+            out.put("ns3_files", joined.as_bytes())?;
+        } else if path.ends_with(".toml") {
+            out.put("scenario_toml", &fs::read(p)?)?;
+        } else {
+            out.capture(&fs::read(p)?)?;
+        }
     }
     out.capture(&sample_pcapng())?;
     for (_, frame) in sample_frames() {
@@ -126,11 +152,11 @@ fn run(dir: &Path, captures: &[String]) -> std::io::Result<usize> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let Some((dir, captures)) = args.split_first() else {
-        eprintln!("usage: lossless-fuzz-seeds OUT_DIR CAPTURE...");
+    let Some((dir, inputs)) = args.split_first() else {
+        eprintln!("usage: lossless-fuzz-seeds OUT_DIR INPUT... (captures, *.toml scenarios, ns-3 experiment directories)");
         return ExitCode::from(2);
     };
-    match run(Path::new(dir), captures) {
+    match run(Path::new(dir), inputs) {
         Ok(n) => {
             eprintln!("{n} new seed files under {dir}");
             ExitCode::SUCCESS

@@ -113,6 +113,7 @@ pub struct ReadError {
 
 mod options;
 mod pcapng;
+pub use pcapng::MAX_INTERFACES;
 use pcapng::Section;
 
 /// Where the reader is: before the header, inside a pcap or pcapng file, or finished.

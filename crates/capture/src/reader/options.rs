@@ -4,7 +4,10 @@
 //! The option list is walked to the end of the block whether or not it ends with
 //! `opt_endofopt`; options of any length, including zero, are stepped over. An option that
 //! a packet's time depends on but that has the wrong length is ignored as tshark ignores it,
-//! and every frame of the interface carries a note saying so.
+//! and the first frame of the interface carries a note saying so (once per block, however
+//! many frames refer to it). What one block may contribute is bounded: its problems are
+//! counted, not listed (an option repeated 40,000 times is one note that says 40,000 times),
+//! and an [`Interface`] holds no heap memory.
 
 use lossless_proto::units::Instant;
 
@@ -26,8 +29,97 @@ pub(super) struct Interface {
     pub(super) tsresol: u8,
     /// if_tsoffset: seconds added to every timestamp (signed).
     pub(super) tsoffset: i64,
-    /// What was odd about the interface's options, for every frame of it.
-    pub(super) notes: Vec<String>,
+    /// Its number in the section.
+    index: u32,
+    /// What was odd about the interface's options, counted.
+    issues: Issues,
+    /// Whether a frame has carried the notes already.
+    noted: bool,
+}
+
+/// What was odd about an interface's options: a fixed size, whatever the block holds.
+#[derive(Debug, Clone, Copy, Default)]
+struct Issues {
+    /// if_tsresol options of a length other than 1: how many, and the first one's length.
+    tsresol_bad: (u32, u16),
+    /// if_tsoffset options of a length other than 8: how many, and the first one's length.
+    tsoffset_bad: (u32, u16),
+    /// if_tsresol options after the first valid one (ignored).
+    tsresol_repeated: u32,
+    /// if_tsoffset options after the first valid one (ignored).
+    tsoffset_repeated: u32,
+    /// Bytes after the last option too few for an option header.
+    stray_bytes: Option<u32>,
+    /// An option claiming more bytes than the block holds: its code, byte, length.
+    overlong: Option<(u16, u32, u16)>,
+}
+
+/// A count, and "N times" when more than one.
+fn times(n: u32) -> String {
+    if n > 1 {
+        format!(" {n} times")
+    } else {
+        String::new()
+    }
+}
+
+impl Interface {
+    /// The notes every frame of this interface would share, the first time they are asked
+    /// for (empty afterwards: a block's problems are said once).
+    pub(super) fn take_notes(&mut self) -> Vec<String> {
+        if self.noted {
+            return Vec::new();
+        }
+        self.noted = true;
+        let (i, x) = (self.index, self.issues);
+        let mut notes = Vec::new();
+        let also = |n: u32| {
+            if n > 1 {
+                format!(" ({n} such options)")
+            } else {
+                String::new()
+            }
+        };
+        if x.tsresol_bad.0 > 0 {
+            notes.push(format!(
+                "interface {i}: if_tsresol has {} bytes, must be 1; ignored, timestamps count the \
+                 default microseconds{}",
+                x.tsresol_bad.1,
+                also(x.tsresol_bad.0)
+            ));
+        }
+        if x.tsoffset_bad.0 > 0 {
+            notes.push(format!(
+                "interface {i}: if_tsoffset has {} bytes, must be 8; ignored, no offset is added{}",
+                x.tsoffset_bad.1,
+                also(x.tsoffset_bad.0)
+            ));
+        }
+        for (code, n) in [
+            (IF_TSRESOL, x.tsresol_repeated),
+            (IF_TSOFFSET, x.tsoffset_repeated),
+        ] {
+            if n > 0 {
+                notes.push(format!(
+                    "interface {i}: {} repeated{}; the first one is used",
+                    name(code),
+                    times(n)
+                ));
+            }
+        }
+        if let Some(n) = x.stray_bytes {
+            notes.push(format!(
+                "interface {i}: {n} stray bytes after its last option are ignored"
+            ));
+        }
+        if let Some((code, at, len)) = x.overlong {
+            notes.push(format!(
+                "interface {i}: option {code} at byte {at} of its block claims {len} bytes, more \
+                 than the block holds; it and the options after it are ignored"
+            ));
+        }
+        notes
+    }
 }
 
 /// The interface number `index` described by the Interface Description Block `body` (at
@@ -38,40 +130,31 @@ pub(super) fn interface(body: &Fields<'_>, index: usize) -> Interface {
         snaplen: body.u32(4),
         tsresol: 6,
         tsoffset: 0,
-        notes: Vec::new(),
+        index: u32::try_from(index).unwrap_or(u32::MAX),
+        issues: Issues::default(),
+        noted: false,
     };
     let (mut tsresol_seen, mut tsoffset_seen) = (false, false);
     let mut at = IDB_FIXED;
+    let x = &mut itf.issues;
     while at < body.b.len() {
         if body.b.len() - at < 4 {
-            itf.notes.push(format!(
-                "interface {index}: {} stray bytes after its last option are ignored",
-                body.b.len() - at
-            ));
+            x.stray_bytes = Some((body.b.len() - at) as u32);
             break;
         }
         let (code, len) = (body.u16(at), usize::from(body.u16(at + 2)));
         let value = at + 4;
         let padded = len.div_ceil(4) * 4;
         if padded > body.b.len() - value {
-            itf.notes.push(format!(
-                "interface {index}: option {code} at byte {} of its block claims {len} bytes, more \
-                 than the block holds; it and the options after it are ignored",
-                at + 8
-            ));
+            x.overlong = Some((code, (at + 8) as u32, len as u16));
             break;
         }
         let v = &body.b[value..value + len];
+        let count = |n: &mut u32| *n = n.saturating_add(1);
         match code {
             OPT_ENDOFOPT => break,
-            IF_TSRESOL | IF_TSOFFSET
-                if (code == IF_TSRESOL && tsresol_seen) || (code == IF_TSOFFSET && tsoffset_seen) =>
-            {
-                itf.notes.push(format!(
-                    "interface {index}: {} repeated; the first one is used",
-                    name(code)
-                ));
-            }
+            IF_TSRESOL if tsresol_seen => count(&mut x.tsresol_repeated),
+            IF_TSOFFSET if tsoffset_seen => count(&mut x.tsoffset_repeated),
             IF_TSRESOL if len == 1 => {
                 itf.tsresol = v[0];
                 tsresol_seen = true;
@@ -80,13 +163,18 @@ pub(super) fn interface(body: &Fields<'_>, index: usize) -> Interface {
                 itf.tsoffset = body.u64(value) as i64;
                 tsoffset_seen = true;
             }
-            IF_TSRESOL => itf.notes.push(format!(
-                "interface {index}: if_tsresol has {len} bytes, must be 1; ignored, timestamps \
-                 count the default microseconds"
-            )),
-            IF_TSOFFSET => itf.notes.push(format!(
-                "interface {index}: if_tsoffset has {len} bytes, must be 8; ignored, no offset is added"
-            )),
+            IF_TSRESOL => {
+                if x.tsresol_bad.0 == 0 {
+                    x.tsresol_bad.1 = len as u16;
+                }
+                count(&mut x.tsresol_bad.0);
+            }
+            IF_TSOFFSET => {
+                if x.tsoffset_bad.0 == 0 {
+                    x.tsoffset_bad.1 = len as u16;
+                }
+                count(&mut x.tsoffset_bad.0);
+            }
             _ => {}
         }
         at = value + padded;

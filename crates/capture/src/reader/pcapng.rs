@@ -20,6 +20,10 @@ const IDB: u32 = 1;
 const PB: u32 = 2;
 const SPB: u32 = 3;
 const EPB: u32 = 6;
+/// Most interfaces one section may describe (each is kept, for its packets, until the next
+/// Section Header Block): 65,536, the Packet Block's 16-bit interface ids. A further
+/// Interface Description Block is an error of its own; the reading goes on.
+pub const MAX_INTERFACES: usize = 1 << 16;
 /// Blocks tshark numbers as records although they hold no packet: systemd Journal Export and
 /// the two Custom Blocks. Counted so that frame numbers stay tshark's.
 const NUMBERED: [u32; 3] = [0x0000_0009, 0x0000_0BAD, 0x4000_0BAD];
@@ -232,6 +236,16 @@ impl<R: Read> CaptureReader<R> {
                 if body.b.len() < 8 {
                     return Err(too_short("pcapng Interface Description Block", body.b.len(), 8));
                 }
+                if interfaces.len() >= MAX_INTERFACES {
+                    // each kept interface costs memory for the rest of the section
+                    return Err(ReadErrorKind::BadLength {
+                        field: "pcapng Interface Description Blocks in one section",
+                        found: interfaces.len() as u64 + 1,
+                        allowed: format!(
+                            "at most {MAX_INTERFACES} (this one is skipped, its packets refused)"
+                        ),
+                    });
+                }
                 interfaces.push(interface(&body, interfaces.len()));
                 return Ok(None);
             }
@@ -281,7 +295,7 @@ impl<R: Read> CaptureReader<R> {
                 ),
             });
         }
-        let Some(itf) = interfaces.get(interface_id as usize) else {
+        let Some(itf) = interfaces.get_mut(interface_id as usize) else {
             return Err(ReadErrorKind::BadLength {
                 field: "packet interface_id",
                 found: interface_id.into(),
@@ -292,7 +306,8 @@ impl<R: Read> CaptureReader<R> {
             });
         };
         let data = body.b[data_at..data_at + caplen as usize].to_vec();
-        let mut notes = itf.notes.clone();
+        // the interface's own notes go with its first frame only
+        let mut notes = itf.take_notes();
         if caplen > orig_len {
             notes.push(format!(
                 "captured length {caplen} exceeds the original length {orig_len}"

@@ -336,8 +336,8 @@ struct AnalyzePage<'a> {
     headroom: &'a HeadroomNeeds,
 }
 
-/// Writes the report's files into `dir` (which exists), each renamed into place when
-/// complete.
+/// Writes the report's files into `dir` (which exists), renamed into place together when
+/// all are complete.
 fn write_report(a: &Analysis, file: &Path, dir: &Path) -> anyhow::Result<()> {
     use askama::Template as _;
     let mut timeline = String::new();
@@ -352,8 +352,17 @@ fn write_report(a: &Analysis, file: &Path, dir: &Path) -> anyhow::Result<()> {
     };
     let mut h = page.render()?;
     h.push('\n');
-    lossless_files::write_atomic(&dir.join(REPORT_FILES[1]), timeline.as_bytes())?;
-    lossless_files::write_atomic(&dir.join(REPORT_FILES[2]), frames.as_bytes())?;
-    lossless_files::write_atomic(&dir.join(REPORT_FILES[0]), h.as_bytes())?;
+    // the three files go in place together: a failure leaves the old report whole
+    let mut all = lossless_files::Commit::new();
+    for (name, text) in [
+        (REPORT_FILES[1], timeline.as_bytes()),
+        (REPORT_FILES[2], frames.as_bytes()),
+        (REPORT_FILES[0], h.as_bytes()),
+    ] {
+        let mut f = lossless_files::AtomicFile::create(&dir.join(name))?;
+        f.write_all_named(text)?;
+        all.add_file(f)?;
+    }
+    all.commit()?;
     Ok(())
 }

@@ -75,7 +75,10 @@ pub fn run(args: DcbxArgs) -> anyhow::Result<ExitCode> {
             let sock = RawSocket::open(&iface, ETHERTYPE_LLDP)?;
             let agent_cfg = cfg.agent_config(sock.mac(), &iface).map_err(anyhow::Error::msg)?;
             let mut agent = Agent::new(agent_cfg, cfg.dcbx.clone())?;
-            let state = state.unwrap_or_else(|| default_state_path(&iface));
+            let state = match state {
+                Some(s) => s,
+                None => default_state_path(&iface).map_err(anyhow::Error::msg)?,
+            };
             let lock = StateLock::acquire(&state, &iface)?;
             signals::install_stop_handlers().context("installing SIGTERM handler")?;
             if config.is_none() {
@@ -96,7 +99,10 @@ pub fn run(args: DcbxArgs) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         DcbxCommand::Show { iface, json, state } => {
-            let path = state.unwrap_or_else(|| default_state_path(&iface));
+            let path = match state {
+                Some(s) => s,
+                None => default_state_path(&iface).map_err(anyhow::Error::msg)?,
+            };
             let v = read_state(&path, &iface)?;
             if json {
                 outln!("{}", serde_json::to_string_pretty(&v)?)?;

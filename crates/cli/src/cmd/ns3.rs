@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use lossless_files::{Claims, Output};
+use lossless_files::{Claims, Commit, Output};
 use lossless_live::signals;
 use lossless_proto::units::Instant;
 use lossless_sim::ns3::{
@@ -27,7 +27,8 @@ use super::sim::{
 pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 /// Largest topology file read, bytes.
 pub const MAX_TOPOLOGY_BYTES: u64 = 64 << 20;
-/// Largest flow file read, bytes (about 5 M flows).
+/// Largest flow file read, bytes; its flows are limited by count too
+/// (`lossless_sim::ns3::MAX_FLOWS`, 1 M: about 5.8 GB of QPs).
 pub const MAX_FLOW_BYTES: u64 = 256 << 20;
 
 /// What the fork models and this simulator models otherwise, said once per run.
@@ -258,6 +259,9 @@ pub fn run(args: &SimArgs, config_path: &Path) -> anyhow::Result<ExitCode> {
     say.line(format_args!("{}: {}\n", sim_config.name, sim_config.description))?;
     let built = || format!("{cname}: the experiment loads but cannot be built");
     let mut wrote = Vec::new();
+    // every output file waits here until all are written: one that fails leaves the others'
+    // old files as they were
+    let mut all = Commit::new();
     // the pcapng, VCD and HTML observers only when asked for: the plain run observes no more
     // than pfc.txt needs
     let (ran, pfc, mut extras, end) = if pcap.is_some() || vcd.is_some() || html.is_some() {
@@ -273,7 +277,7 @@ pub fn run(args: &SimArgs, config_path: &Path) -> anyhow::Result<ExitCode> {
         let (ns3, extras) = sim.observer_mut();
         if extras_failed(extras) {
             // a streamed output broke and stopped the run: its error, and nothing written
-            finish_extras(args, extras, end, &ran.report, &mut wrote)?;
+            finish_extras(args, extras, end, &ran.report, &mut wrote, &mut all)?;
         }
         // the other outputs go in place after the fork's files are written
         let extras: Extras = std::mem::take(extras);
@@ -304,30 +308,35 @@ pub fn run(args: &SimArgs, config_path: &Path) -> anyhow::Result<ExitCode> {
     let mut pfc_text = Vec::new();
     write_pfc(&pfc, &mut pfc_text)?;
     pfc_out.write_all_named(&pfc_text)?;
-    let mut commit = |out: Output, what: String| -> anyhow::Result<()> {
+    let mut stage = |out: Output, what: String, all: &mut Commit| -> anyhow::Result<()> {
         if !out.is_stdout() {
             wrote.push(format!("{} ({what})", out.path().display()));
         }
-        out.commit()?;
+        all.add(out.finish()?);
         Ok(())
     };
-    commit(
+    stage(
         fct_out,
         format!("{} flows finished, {unfinished} did not", lines.len()),
+        &mut all,
     )?;
-    commit(pfc_out, format!("{} PFC frames received", pfc.len()))?;
-    if let (Some(mut out), Some(m)) = (qlen_out, monitor) {
-        out.flush_named()?;
-        commit(out, format!("{} samples of every switch port", m.samples))?;
+    stage(pfc_out, format!("{} PFC frames received", pfc.len()), &mut all)?;
+    if let (Some(out), Some(m)) = (qlen_out, monitor) {
+        stage(
+            out,
+            format!("{} samples of every switch port", m.samples),
+            &mut all,
+        )?;
     }
     if let Some(out) = json.as_mut() {
         serde_json::to_writer_pretty(&mut *out, &report)?;
         out.write_all_named(b"\n")?;
     }
     if let Some(out) = json {
-        commit(out, "the report".into())?;
+        stage(out, "the report".into(), &mut all)?;
     }
-    finish_extras(args, &mut extras, end, &report, &mut wrote)?;
+    finish_extras(args, &mut extras, end, &report, &mut wrote, &mut all)?;
+    all.commit()?;
     say.text(&report.summary_with(&SummaryOptions {
         top: args.top as usize,
         full: args.full,

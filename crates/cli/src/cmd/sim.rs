@@ -7,7 +7,7 @@ use std::time::Instant as WallClock;
 
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use lossless_files::{Claims, InputError, Output};
+use lossless_files::{Claims, Commit, InputError, Output};
 use lossless_live::signals;
 use lossless_proto::units::Duration;
 use lossless_sim::config::SimConfig;
@@ -319,6 +319,9 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         say.line(format_args!("{}: {}\n", config.name, config.description))?;
     }
     let mut wrote = Vec::new();
+    // every output file waits here until all are written: one that fails leaves the others'
+    // old files as they were
+    let mut all = Commit::new();
     let ran = if pcap.is_some() || vcd.is_some() || html.is_some() {
         let mut sim = Simulator::with_observer(config, (pcap, (vcd, html)))
             .with_context(|| format!("{name}: the scenario loads but cannot be built"))?;
@@ -327,7 +330,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
             return Ok(interrupted(&sim));
         }
         let end = sim.now();
-        finish_extras(&args, sim.observer_mut(), end, &ran.report, &mut wrote)?;
+        finish_extras(&args, sim.observer_mut(), end, &ran.report, &mut wrote, &mut all)?;
         ran
     } else {
         let mut sim = Simulator::with_observer(config, NoObserver)
@@ -348,8 +351,9 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         if !out.is_stdout() {
             wrote.push(out.path().display().to_string());
         }
-        out.commit()?;
+        all.add(out.finish()?);
     }
+    all.commit()?;
     // the summary comes after the outputs are in place: a reader of it that goes away
     // (`| head`) loses nothing else
     say.text(&report.summary_with(&SummaryOptions {
@@ -431,13 +435,16 @@ pub(super) fn extras_failed((pcap, (vcd, _)): &Extras) -> bool {
     pcap.as_ref().is_some_and(PcapSink::failed) || vcd.as_ref().is_some_and(VcdSink::failed)
 }
 
-/// Finishes the outputs of a run that ended at `end`, saying in `wrote` what was written.
+/// Finishes the outputs of a run that ended at `end`, saying in `wrote` what was written:
+/// each is complete and waits in `all`, to be put in place with the run's other outputs
+/// (none is in place before every one is written).
 pub(super) fn finish_extras(
     args: &SimArgs,
     (pcap, (vcd, html)): &mut Extras,
     end: lossless_proto::units::Instant,
     report: &Report,
     wrote: &mut Vec<String>,
+    all: &mut Commit,
 ) -> anyhow::Result<()> {
     // the streamed outputs first: one that failed (and stopped the run early) is reported
     // before anything of that run is put in place
@@ -449,20 +456,20 @@ pub(super) fn finish_extras(
         None => None,
     };
     if let Some(sink) = pcap {
-        let files = sink.finish()?;
+        let files = sink.stage(all)?;
         if let Some(dir) = &args.pcap {
             wrote.push(format!("{} pcapng files to {}", files.len(), dir.display()));
         }
     }
     if let (Some(sink), Some(dir)) = (html, &args.report) {
-        let path = sink.write(dir, end, report)?;
+        let path = sink.stage(dir, end, report, all)?;
         wrote.push(path.display().to_string());
     }
     if let Some(out) = vcd {
         if !out.is_stdout() {
             wrote.push(out.path().display().to_string());
         }
-        out.commit()?;
+        all.add(out.finish()?);
     }
     Ok(())
 }

@@ -69,9 +69,23 @@ pub fn write_state(path: &Path, value: &impl Serialize) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
-/// The default state file of the agent on `iface`.
-pub fn default_state_path(iface: &str) -> PathBuf {
-    PathBuf::from(format!("/run/lossless/dcbx-{iface}.json"))
+/// The default state file of the agent on `iface`, or why `iface` is not an interface name
+/// (Linux's rule, `dev_valid_name`: 1 to 15 bytes, not `.` or `..`, no `/`, `:` or white
+/// space), so that the name stays one part of the file's name.
+pub fn default_state_path(iface: &str) -> Result<PathBuf, String> {
+    let valid = (1..=15).contains(&iface.len())
+        && iface != "."
+        && iface != ".."
+        && !iface
+            .chars()
+            .any(|c| c == '/' || c == ':' || c.is_whitespace() || c.is_control());
+    if !valid {
+        return Err(format!(
+            "interface {iface:?}: not an interface name (allowed 1 to 15 bytes, not \".\" or \"..\", \
+             without `/`, `:` or white space)"
+        ));
+    }
+    Ok(PathBuf::from(format!("/run/lossless/dcbx-{iface}.json")))
 }
 
 /// Largest state file `lossless dcbx show` reads, bytes (a real one is a few KiB; with full
@@ -180,5 +194,32 @@ impl StateLock {
     /// The lock file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::default_state_path;
+    use std::path::Path;
+
+    #[test]
+    fn the_default_state_path_never_takes_a_path_from_the_interface_name() {
+        assert_eq!(
+            default_state_path("eth0.100").unwrap(),
+            Path::new("/run/lossless/dcbx-eth0.100.json")
+        );
+        for bad in [
+            "../../etc/passwd",
+            "a/b",
+            "..",
+            ".",
+            "",
+            "eth 0",
+            "eth0:1",
+            "sixteen-bytes-xx",
+        ] {
+            let e = default_state_path(bad).unwrap_err();
+            assert!(e.contains("not an interface name"), "{bad:?}: {e}");
+        }
     }
 }

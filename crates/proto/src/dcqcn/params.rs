@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::units::{Duration, Rate};
+use crate::units::{Duration, MIN_TIMER_PERIOD, Rate};
 
 /// How the notification point signals a CE-marked packet to the sender.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -354,18 +354,25 @@ impl RpParams {
                 "0..=1024 (1/1024 units)",
             ));
         }
-        if self.dce_tcp_rtt == Duration::ZERO {
+        if self.rpg_time_reset != Duration::ZERO && self.rpg_time_reset < MIN_TIMER_PERIOD {
+            return Err(ParamError::new(
+                "rpg_time_reset",
+                self.rpg_time_reset,
+                format!("0 (no timer) or a period of at least {MIN_TIMER_PERIOD}"),
+            ));
+        }
+        if self.dce_tcp_rtt < MIN_TIMER_PERIOD {
             return Err(ParamError::new(
                 "dce_tcp_rtt",
                 self.dce_tcp_rtt,
-                "a period above 0",
+                format!("a period of at least {MIN_TIMER_PERIOD}"),
             ));
         }
-        if self.mode == RpMode::Periodic && self.rate_reduce_monitor_period == Duration::ZERO {
+        if self.mode == RpMode::Periodic && self.rate_reduce_monitor_period < MIN_TIMER_PERIOD {
             return Err(ParamError::new(
                 "rate_reduce_monitor_period",
                 self.rate_reduce_monitor_period,
-                "a period above 0 (mode periodic)",
+                format!("a period of at least {MIN_TIMER_PERIOD} (mode periodic)"),
             ));
         }
         Ok(())
@@ -411,6 +418,31 @@ mod tests {
             n.validate().unwrap_err().to_string(),
             "cnp_dscp: found 64, allowed 0..=63"
         );
+    }
+
+    #[test]
+    fn every_timer_period_has_a_floor_of_one_microsecond() {
+        let line = Rate::from_gbps(100);
+        for field in ["rpg_time_reset", "dce_tcp_rtt", "rate_reduce_monitor_period"] {
+            let mut p = RpParams::connectx();
+            let set = |p: &mut RpParams, d: Duration| match field {
+                "rpg_time_reset" => p.rpg_time_reset = d,
+                "dce_tcp_rtt" => p.dce_tcp_rtt = d,
+                _ => p.rate_reduce_monitor_period = d,
+            };
+            set(&mut p, Duration::from_ps(1));
+            let e = p.validate(line).unwrap_err();
+            assert_eq!(e.field, field);
+            assert!(e.allowed.contains("at least 1 µs"), "{e}");
+            set(&mut p, Duration::from_ns(999));
+            assert_eq!(p.validate(line).unwrap_err().field, field);
+            set(&mut p, MIN_TIMER_PERIOD);
+            p.validate(line).unwrap();
+        }
+        // a zero rpg_time_reset still turns the timer off (with the byte counter on)
+        let mut p = RpParams::connectx();
+        p.rpg_time_reset = Duration::ZERO;
+        p.validate(line).unwrap();
     }
 
     #[test]

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::dcqcn::ParamError;
 use crate::dcqcn::increase::{Counter, Increase, IncreaseConfig, Step};
-use crate::units::{Duration, Instant, Rate};
+use crate::units::{Duration, Instant, MIN_TIMER_PERIOD, Rate};
 
 /// Parameters of a reaction point, named after the IEEE8021-CN-MIB `ieee8021CnRpg*` objects
 /// (snake_case, as Linux `struct ieee_qcn` names them).
@@ -76,6 +76,13 @@ impl QcnRpParams {
                 "rpg_time_reset",
                 "0 with rpg_byte_reset 0",
                 "a non-zero period, or a non-zero rpg_byte_reset (else the rate never rises)",
+            ));
+        }
+        if self.rpg_time_reset != Duration::ZERO && self.rpg_time_reset < MIN_TIMER_PERIOD {
+            return Err(ParamError::new(
+                "rpg_time_reset",
+                self.rpg_time_reset,
+                format!("0 (no timer) or a period of at least {MIN_TIMER_PERIOD}"),
             ));
         }
         if self.rpg_gd > 31 {

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::psn::PSN_MASK;
-use crate::units::Duration;
+use crate::units::{Duration, MIN_TIMER_PERIOD};
 
 /// Smallest payload per packet accepted (the smallest InfiniBand MTU).
 pub const MIN_MTU: u32 = 256;
@@ -100,6 +100,17 @@ pub enum RcConfigError {
         /// `rto_low` or `rto_high`.
         field: &'static str,
     },
+    /// A retransmission timeout shorter than [`MIN_TIMER_PERIOD`] (its timer would fire
+    /// without bound as it shrinks).
+    #[error("{field}: found {found}, allowed {allowed}")]
+    TimeoutTooShort {
+        /// `rto`, `recovery.irn.rto_low` or `recovery.irn.rto_high`.
+        field: &'static str,
+        /// The value given.
+        found: Duration,
+        /// What is allowed.
+        allowed: &'static str,
+    },
 }
 
 impl RcConfig {
@@ -137,6 +148,25 @@ impl RcConfig {
             if rto_high == Duration::ZERO {
                 return Err(RcConfigError::IrnRtoZero { field: "rto_high" });
             }
+            for (field, found) in [
+                ("recovery.irn.rto_low", rto_low),
+                ("recovery.irn.rto_high", rto_high),
+            ] {
+                if found < MIN_TIMER_PERIOD {
+                    return Err(RcConfigError::TimeoutTooShort {
+                        field,
+                        found,
+                        allowed: "at least 1 µs",
+                    });
+                }
+            }
+        }
+        if self.rto != Duration::ZERO && self.rto < MIN_TIMER_PERIOD {
+            return Err(RcConfigError::TimeoutTooShort {
+                field: "rto",
+                found: self.rto,
+                allowed: "0 (no timeout) or at least 1 µs",
+            });
         }
         Ok(())
     }
@@ -275,6 +305,32 @@ mod tests {
         );
         let e = irn(4000, us, Duration::ZERO).validate().unwrap_err();
         assert_eq!(e, RcConfigError::IrnRtoZero { field: "rto_high" });
+    }
+
+    #[test]
+    fn a_retransmission_timeout_below_one_microsecond_is_refused() {
+        let mut c = RcConfig::perftest(1024);
+        c.rto = Duration::from_ps(1);
+        let e = c.validate().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "rto: found 1 ps, allowed 0 (no timeout) or at least 1 µs"
+        );
+        c.rto = MIN_TIMER_PERIOD;
+        c.validate().unwrap();
+        c.rto = Duration::ZERO;
+        c.validate().unwrap();
+        let mut c = RcConfig::irn_tlt();
+        if let Recovery::Irn { rto_low, .. } = &mut c.recovery {
+            *rto_low = Duration::from_ns(10);
+        }
+        assert!(matches!(
+            c.validate().unwrap_err(),
+            RcConfigError::TimeoutTooShort {
+                field: "recovery.irn.rto_low",
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -259,7 +259,18 @@ impl Config {
                         }
                     }
                 }
-                "BUFFER_SIZE" => c.buffer_mib = t.num(key, "MiB")?,
+                "BUFFER_SIZE" => {
+                    c.buffer_mib = t.num(key, "MiB")?;
+                    // in bytes, a switch's buffer is at most scenario::MAX_BUFFER_BYTES
+                    let max = crate::scenario::MAX_BUFFER_BYTES >> 20;
+                    if c.buffer_mib > max {
+                        return Err(t.err(
+                            line,
+                            key,
+                            format!("found {} MiB, allowed at most {max} MiB (1 TiB)", c.buffer_mib),
+                        ));
+                    }
+                }
                 "FCT_OUTPUT_FILE" | "PFC_OUTPUT_FILE" | "QLEN_MON_FILE" | "QLEN_MON_START"
                 | "QLEN_MON_END" => c.outputs.read(&mut t, key, line)?,
                 "ERROR_RATE_PER_LINK" => {
@@ -393,6 +404,13 @@ impl Topology {
         let nodes: u32 = t.num("node count", "a whole number")?;
         let switches: u32 = t.num("switch count", "a whole number")?;
         let links: u32 = t.num("link count", "a whole number")?;
+        if links > MAX_LINKS {
+            return Err(t.err(
+                1,
+                "link count",
+                format!("found {links}, allowed at most {MAX_LINKS}"),
+            ));
+        }
         const MAX_NODES: u32 = 1 << 16;
         if nodes > MAX_NODES || switches > nodes {
             return Err(t.err(
@@ -437,6 +455,16 @@ impl Topology {
                 ));
             }
             let delay = t.time("link delay")?;
+            if delay > crate::scenario::MAX_LINK_DELAY {
+                return Err(t.err(
+                    line,
+                    "link delay",
+                    format!(
+                        "found {delay}, allowed at most {} (200,000 km of cable)",
+                        crate::scenario::MAX_LINK_DELAY
+                    ),
+                ));
+            }
             let e: f64 = t.num("link error rate", "a probability")?;
             if e != 0.0 {
                 return Err(t.err(
@@ -469,6 +497,15 @@ impl Topology {
     }
 }
 
+/// Most flows a flow file may announce on its first line. Every flow is a RoCEv2 QP, about
+/// 5.8 kB of memory each (docs/limits.md: measured peak RSS per flow), so the limit bounds a
+/// run at about 5.8 GB; a larger count is refused before a flow is read.
+pub const MAX_FLOWS: u32 = 1_000_000;
+
+/// Most links a topology file may announce on its first line (as many as a scenario's
+/// elements, `scenario::MAX_SCENARIO_SIZE`).
+pub const MAX_LINKS: u32 = 200_000;
+
 /// One flow of a flow file: `src dst pg dport size start_s`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Flow {
@@ -492,6 +529,14 @@ pub struct Flow {
 pub fn parse_flows(text: &str, file: &str) -> Result<Vec<Flow>, Ns3Error> {
     let mut t = Tokens::new(file, text);
     let n: u32 = t.num("flow count", "a whole number")?;
+    if n > MAX_FLOWS {
+        // refused by count: every flow becomes a RoCEv2 QP of several kB (docs/limits.md)
+        return Err(t.err(
+            t.line(),
+            "flow count",
+            format!("found {n}, allowed at most {MAX_FLOWS} flows"),
+        ));
+    }
     let mut flows = Vec::new();
     for _ in 0..n {
         let src: u32 = t.num("src", "a node id")?;

@@ -6,27 +6,45 @@ use lossless_proto::units::{Duration, Rate};
 use super::Ns3Error;
 use crate::scenario::parse_duration;
 
-/// The tokens of a file, each with its 1-based line.
+/// The tokens of a file, each with its 1-based line, read one at a time (nothing is held
+/// per token: a file of many tokens costs no memory before its count is checked).
 pub(super) struct Tokens<'a> {
     file: &'a str,
-    toks: Vec<(&'a str, usize)>,
-    at: usize,
+    /// The text not read yet.
+    rest: &'a str,
+    /// The line `rest` starts on.
+    at_line: usize,
+    /// The line of the last token taken.
+    last_line: Option<usize>,
 }
 
 impl<'a> Tokens<'a> {
     pub(super) fn new(file: &'a str, text: &'a str) -> Self {
-        let toks = text
-            .lines()
-            .enumerate()
-            .flat_map(|(i, l)| l.split_whitespace().map(move |t| (t, i + 1)))
-            .collect();
-        Tokens { file, toks, at: 0 }
+        Tokens {
+            file,
+            rest: text,
+            at_line: 1,
+            last_line: None,
+        }
+    }
+
+    /// Steps over white space to the next token (counting lines); the token's line, if any.
+    fn skip_space(&mut self) -> Option<usize> {
+        let trimmed = self.rest.trim_start();
+        let skipped = &self.rest[..self.rest.len() - trimmed.len()];
+        self.at_line += skipped.bytes().filter(|&b| b == b'\n').count();
+        self.rest = trimmed;
+        (!trimmed.is_empty()).then_some(self.at_line)
     }
 
     /// The line of the last token taken (or of the next one, at the start).
     pub(super) fn line(&self) -> usize {
-        let i = self.at.saturating_sub(1).min(self.toks.len().saturating_sub(1));
-        self.toks.get(i).map_or(1, |t| t.1)
+        self.last_line.unwrap_or_else(|| {
+            let rest = self.rest.trim_start();
+            let skipped = &self.rest[..self.rest.len() - rest.len()];
+            let first = self.at_line + skipped.bytes().filter(|&b| b == b'\n').count();
+            if rest.is_empty() { 1 } else { first }
+        })
     }
 
     pub(super) fn err(&self, line: usize, what: &str, message: String) -> Ns3Error {
@@ -39,16 +57,19 @@ impl<'a> Tokens<'a> {
     }
 
     /// Whether every token was taken.
-    pub(super) fn done(&self) -> bool {
-        self.at >= self.toks.len()
+    pub(super) fn done(&mut self) -> bool {
+        self.skip_space().is_none()
     }
 
     /// The next token, or an error naming `what` was expected.
     pub(super) fn next(&mut self, what: &str) -> Result<(&'a str, usize), Ns3Error> {
-        match self.toks.get(self.at) {
-            Some(&t) => {
-                self.at += 1;
-                Ok(t)
+        match self.skip_space() {
+            Some(line) => {
+                let end = self.rest.find(char::is_whitespace).unwrap_or(self.rest.len());
+                let (tok, rest) = self.rest.split_at(end);
+                self.rest = rest;
+                self.last_line = Some(line);
+                Ok((tok, line))
             }
             None => Err(self.err(self.line(), what, "missing: the file ends here".into())),
         }

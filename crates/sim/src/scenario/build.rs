@@ -8,7 +8,9 @@ use std::path::Path;
 use lossless_proto::units::{Duration, Instant};
 use toml::Spanned;
 
-use super::link::{dcbx_config, link_ets, link_fc, link_idle_slopes, link_rate, merge};
+use super::link::{
+    MAX_LENGTH_M, MAX_LINK_DELAY, dcbx_config, link_ets, link_fc, link_idle_slopes, link_rate, merge,
+};
 use super::qp::{ecn_spec, qcn_spec};
 use super::raw::{RawEnd, RawModel, RawScenario};
 use super::topology::{Size, Topology};
@@ -60,6 +62,50 @@ impl Ctx<'_> {
 /// are 9238 bytes with header, 802.1Q tag and FCS.
 pub const MAX_MTU: u64 = 9216;
 
+/// Longest name of a scenario, node, host group, flow or workload, bytes.
+pub const MAX_NAME_LEN: usize = 64;
+
+/// Whether `name` may name a scenario, node, host group, flow or workload: 1 to
+/// [`MAX_NAME_LEN`] ASCII letters, digits, `_` and `-`. Names become parts of file names
+/// (`--pcap`), VCD scopes and lines of the summary, so they hold no `/`, `.`, space or
+/// control character.
+pub fn is_valid_name(name: &str) -> bool {
+    (1..=MAX_NAME_LEN).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Refuses a `key` at `v` that is not a valid name ([`is_valid_name`]), saying what was found
+/// and what is allowed.
+pub(super) fn check_name(ctx: &Ctx<'_>, v: &Spanned<String>, key: &str) -> Result<(), ScenarioError> {
+    let n = v.get_ref();
+    if is_valid_name(n) {
+        return Ok(());
+    }
+    let shown: String = if n.len() > 80 {
+        format!(
+            "{:?}… ({} bytes)",
+            n.chars().take(40).collect::<String>(),
+            n.len()
+        )
+    } else {
+        format!("{n:?}")
+    };
+    ctx.err(
+        v.span(),
+        key,
+        format!(
+            "found {shown}, allowed a name of 1 to {MAX_NAME_LEN} ASCII letters, digits, `_` and `-` \
+             (names become parts of file names, VCD scopes and summary lines)"
+        ),
+    )
+}
+
+/// Largest switch buffer, bytes: 1 TiB (switch buffers are tens of MB; sums of a switch's
+/// reserves over its ports and priorities stay within 64 bits).
+pub const MAX_BUFFER_BYTES: u64 = 1 << 40;
+
 /// Nodes by name and host groups by name, as the scenario defines them.
 pub(super) struct Names {
     pub(super) by_name: HashMap<String, NodeId>,
@@ -103,6 +149,17 @@ pub(super) fn build(
     dir: Option<&Path>,
     ov: &Overrides,
 ) -> Result<SimConfig, ScenarioError> {
+    check_name(ctx, &raw.name, "name")?;
+    if let Some(c) = raw.description.get_ref().chars().find(|c| c.is_control()) {
+        return ctx.err(
+            raw.description.span(),
+            "description",
+            format!(
+                "found the control character {c:?}, allowed one line of text (the description is \
+                 printed in the summary)"
+            ),
+        );
+    }
     super::fabric::expand(&mut raw, ctx)?;
     let duration = match ov.duration {
         // an option is checked where it is parsed (the CLI names it); a zero from a library
@@ -164,6 +221,8 @@ pub(super) fn build(
         Ok(id)
     };
     for h in &raw.host {
+        // a group's members are its name and a number
+        check_name(ctx, &h.name, "name")?;
         let count = match &h.count {
             None => None,
             Some(v) => {
@@ -261,6 +320,7 @@ pub(super) fn build(
         }
     }
     for s in &raw.switch {
+        check_name(ctx, &s.name, "name")?;
         size.add(ctx, s.name.span(), "switches", 1)?;
         let threshold = match s.threshold.get_ref().as_str() {
             "dynamic" => {
@@ -294,6 +354,25 @@ pub(super) fn build(
                 );
             }
         };
+        // the buffer's reserves are added up over ports and priorities: bounded so that
+        // every sum fits in 64 bits
+        let buffer = *s.buffer_bytes.get_ref();
+        if buffer > MAX_BUFFER_BYTES {
+            return ctx.err(
+                s.buffer_bytes.span(),
+                "buffer_bytes",
+                format!("found {buffer}, allowed at most {MAX_BUFFER_BYTES} (1 TiB)"),
+            );
+        }
+        if let Some(h) = s.headroom_bytes
+            && h > buffer
+        {
+            return ctx.err(
+                s.name.span(),
+                "headroom_bytes",
+                format!("found {h}, allowed at most the switch's buffer_bytes {buffer}"),
+            );
+        }
         let mtu = s.mtu.as_ref().map_or(mtu_default, |m| *m.get_ref());
         let sc = SwitchConfig {
             buffer_bytes: *s.buffer_bytes.get_ref(),
@@ -364,9 +443,21 @@ pub(super) fn build(
         // the more specific table wins: a link's `length_m` over a default `delay`
         let delay = match (&l.length_m, &p.delay) {
             (Some(_), _) if l.delay.is_none() => None,
-            (_, Some(d)) => Some(ctx.duration(d, "delay")?),
+            (_, Some(d)) => Some(link_delay(ctx, d, "delay")?),
             (_, None) => None,
         };
+        if let Some(m) = &p.length_m
+            && *m.get_ref() > MAX_LENGTH_M
+        {
+            return ctx.err(
+                m.span(),
+                "length_m",
+                format!(
+                    "found {}, allowed at most {MAX_LENGTH_M} m ({MAX_LINK_DELAY} at 5 ns/m)",
+                    m.get_ref()
+                ),
+            );
+        }
         let fc_a = end_fc(&l.a_end)?;
         let fc_b = end_fc(&l.b_end)?;
         let ets_idle_slope = link_idle_slopes(ctx, &p, rate)?;
@@ -387,7 +478,7 @@ pub(super) fn build(
                 "none" => Duration::ZERO,
                 // the 802.3 upper bound Annex N headroom counts, per direction
                 "802.3" => rate.time_for_bits(interface_delay_bit_times(rate)),
-                _ => ctx.duration(v, "interface_delay").map_err(|mut e| {
+                _ => link_delay(ctx, v, "interface_delay").map_err(|mut e| {
                     e.message = format!("{}; or \"none\", \"802.3\"", e.message);
                     e
                 })?,
@@ -467,8 +558,8 @@ pub(super) fn build(
     let model = model_config(ctx, &raw.model)?;
     Ok(SimConfig {
         model,
-        name: raw.name,
-        description: raw.description,
+        name: raw.name.into_inner(),
+        description: raw.description.into_inner(),
         seed: ov.seed.unwrap_or(raw.seed),
         duration,
         nodes,
@@ -478,6 +569,19 @@ pub(super) fn build(
         signals,
         pathology,
     })
+}
+
+/// A link's delay `key` at `v`: a duration of at most [`MAX_LINK_DELAY`].
+fn link_delay(ctx: &Ctx<'_>, v: &Spanned<String>, key: &str) -> Result<Duration, ScenarioError> {
+    let d = ctx.duration(v, key)?;
+    if d > MAX_LINK_DELAY {
+        return ctx.err(
+            v.span(),
+            key,
+            format!("found {d}, allowed at most {MAX_LINK_DELAY} (200,000 km of cable)"),
+        );
+    }
+    Ok(d)
 }
 
 /// `start`/`stop` of a flow or workload: a duration after time zero, or `default`.

@@ -130,6 +130,9 @@ pub(super) fn expand(raw: &mut RawScenario, ctx: &Ctx<'_>) -> Result<(), Scenari
         return Ok(());
     };
     let kind = &f.kind;
+    if let Some(h) = &f.hosts {
+        super::build::check_name(ctx, h, "hosts")?;
+    }
     let host_rate = link_rate(ctx, &f.host_rate, "host_rate")?;
     let fabric_rate = match &f.fabric_rate {
         Some(r) => link_rate(ctx, r, "fabric_rate")?,
@@ -218,20 +221,20 @@ pub(super) fn expand(raw: &mut RawScenario, ctx: &Ctx<'_>) -> Result<(), Scenari
         }
     };
     let (hpe, edges, aggs, pods, cores, _) = shape;
-    let hosts = pods * edges * hpe;
-    // the scenario's size limit applies when the entries are built; refuse absurd shapes
-    // here before any entry is made
-    let switches = pods * (edges + aggs) + cores;
-    if hosts + switches > super::MAX_SCENARIO_SIZE {
+    // the scenario's size limits apply again when the entries are built; here the fabric's
+    // whole size is computed from its parameters (checked: a product that does not fit in 64
+    // bits is too large too) and refused before a single entry is made
+    let size = FabricSize::of(hpe, edges, aggs, pods, cores);
+    if let Some(why) = size.refusal() {
+        return ctx.err(kind.span(), "", why);
+    }
+    let Some(hosts) = size.hosts else {
         return ctx.err(
             kind.span(),
             "",
-            format!(
-                "the fabric has {hosts} hosts and {switches} switches; allowed at most {} elements in all",
-                super::MAX_SCENARIO_SIZE
-            ),
+            "the fabric's host count does not fit in 64 bits".into(),
         );
-    }
+    };
     let span = kind.span();
     let s = |text: String| Spanned::new(span.clone(), text);
     let group = f
@@ -347,6 +350,86 @@ pub(super) fn expand(raw: &mut RawScenario, ctx: &Ctx<'_>) -> Result<(), Scenari
         }
     }
     Ok(())
+}
+
+/// The size of a generated fabric, computed from its shape before anything is built; `None`
+/// where a count does not fit in 64 bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FabricSize {
+    hosts: Option<u64>,
+    switches: Option<u64>,
+    links: Option<u64>,
+    /// Two per link.
+    ports: Option<u64>,
+    /// Switches × nodes.
+    forwarding: Option<u64>,
+}
+
+impl FabricSize {
+    /// The size of `pods` pods of `edges` edge (leaf) switches with `hpe` hosts each and `aggs`
+    /// aggregation switches, under `cores` core (spine) switches; with no aggregation layer
+    /// every edge links to every core.
+    fn of(hpe: u64, edges: u64, aggs: u64, pods: u64, cores: u64) -> FabricSize {
+        let edge_switches = pods.checked_mul(edges);
+        let hosts = edge_switches.and_then(|e| e.checked_mul(hpe));
+        let switches = pods
+            .checked_mul(edges.saturating_add(aggs))
+            .and_then(|s| s.checked_add(cores));
+        let fabric_links = match cores.checked_div(aggs) {
+            None => edges.checked_mul(cores),
+            Some(per_agg) => {
+                // edge–aggregation in each pod, then each aggregation switch to its cores
+                let up = edge_switches.and_then(|e| e.checked_mul(aggs));
+                let down = pods.checked_mul(aggs).and_then(|a| a.checked_mul(per_agg));
+                up.zip(down).and_then(|(u, d)| u.checked_add(d))
+            }
+        };
+        let links = hosts.zip(fabric_links).and_then(|(h, l)| h.checked_add(l));
+        let nodes = hosts.zip(switches).and_then(|(h, s)| h.checked_add(s));
+        FabricSize {
+            hosts,
+            switches,
+            links,
+            ports: links.and_then(|l| l.checked_mul(2)),
+            forwarding: switches.zip(nodes).and_then(|(s, n)| s.checked_mul(n)),
+        }
+    }
+
+    /// Why the scenario's limits refuse this fabric, if they do.
+    fn refusal(&self) -> Option<String> {
+        let shown = |n: Option<u64>| n.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string());
+        let hosts = self.hosts;
+        let elements = hosts
+            .zip(self.switches)
+            .zip(self.links)
+            .and_then(|((h, s), l)| h.checked_add(s)?.checked_add(l));
+        let what = format!(
+            "the fabric has {} hosts, {} switches and {} links ({} ports)",
+            shown(hosts),
+            shown(self.switches),
+            shown(self.links),
+            shown(self.ports)
+        );
+        let max = super::MAX_SCENARIO_SIZE;
+        if elements.is_none_or(|e| e > max) {
+            return Some(format!(
+                "{what}, {} elements in all; allowed at most {max} (hosts, switches, links, flows, \
+                 signals and workload arrivals together)",
+                shown(elements)
+            ));
+        }
+        let max = super::MAX_FORWARDING_ENTRIES;
+        if self.forwarding.is_none_or(|f| f > max) {
+            return Some(format!(
+                "{what}: {} switches × {} nodes = {} forwarding entries; allowed at most {max} \
+                 (e.g. a fat tree of k = 32)",
+                shown(self.switches),
+                shown(hosts.zip(self.switches).and_then(|(h, s)| h.checked_add(s))),
+                shown(self.forwarding)
+            ));
+        }
+        None
+    }
 }
 
 /// Hosts per edge switch for `oversubscription` with k/2 = `half` uplinks: a whole number ≥ 1.

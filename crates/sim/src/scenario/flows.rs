@@ -212,6 +212,7 @@ impl Traffic<'_> {
         let ctx = self.ctx;
         let mut flows = Vec::new();
         for f in raw {
+            super::build::check_name(ctx, &f.name, "name")?;
             let what = format!("flow {:?}", f.name.get_ref());
             if *f.priority.get_ref() > 7 {
                 return ctx.err(
@@ -319,6 +320,7 @@ impl Traffic<'_> {
         let ctx = self.ctx;
         let mut out = Vec::new();
         for w in raw {
+            super::build::check_name(ctx, &w.name, "name")?;
             let what = format!("workload {:?}", w.name.get_ref());
             if *w.priority.get_ref() > 7 {
                 return ctx.err(

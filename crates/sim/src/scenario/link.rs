@@ -6,7 +6,7 @@ use std::ops::Range;
 use lossless_proto::dcbx::DcbxConfig;
 use lossless_proto::ets::EtsConfig;
 use lossless_proto::flow_control::{FlowControlConfig, Mode};
-use lossless_proto::units::Rate;
+use lossless_proto::units::{Duration, Rate};
 use lossless_wire::lldp::Tsa;
 use serde::Deserialize as _;
 use toml::Spanned;
@@ -20,6 +20,15 @@ pub const MIN_LINK_RATE: Rate = Rate::from_mbps(10);
 
 /// Fastest link (and receiver) rate a scenario may use: 1.6 Tb/s Ethernet.
 pub const MAX_LINK_RATE: Rate = Rate::from_gbps(1600);
+
+/// Longest one-way delay of a link (`delay`, `length_m` at 5 ns/m, `interface_delay`, and an
+/// HPCC ns-3 topology's link delay): 1 s, 200,000 km of cable. A port's headroom grows with
+/// its link's delay; beyond this, the headroom of a switch's ports would no longer fit in 64
+/// bits.
+pub const MAX_LINK_DELAY: Duration = Duration::from_ms(1000);
+
+/// Most metres of cable a link may have: [`MAX_LINK_DELAY`] at 5 ns/m.
+pub const MAX_LENGTH_M: u64 = 200_000_000;
 
 /// `v`'s span, or none (line 0) for an absent key.
 fn span_of<T>(v: &Option<Spanned<T>>) -> Range<usize> {

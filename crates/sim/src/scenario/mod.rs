@@ -23,10 +23,10 @@ mod raw;
 mod set;
 mod topology;
 
-pub use build::MAX_MTU;
 use build::{Ctx, build};
+pub use build::{MAX_BUFFER_BYTES, MAX_MTU, MAX_NAME_LEN, is_valid_name};
 pub use flows::MAX_CDF_FILE_BYTES;
-pub use link::{MAX_LINK_RATE, MIN_LINK_RATE};
+pub use link::{MAX_LENGTH_M, MAX_LINK_DELAY, MAX_LINK_RATE, MIN_LINK_RATE};
 use raw::RawScenario;
 pub use set::SetPaths;
 pub use topology::{MAX_FORWARDING_ENTRIES, MAX_SCENARIO_SIZE};

@@ -2,7 +2,7 @@
 //! and a switch's `pfcwd`, `[[route]]`, `[[event]]`, `[deadlock]`, `[victims]`; every error
 //! names the file, line, key, what was found and what is allowed.
 
-use lossless_proto::units::{Duration, Instant};
+use lossless_proto::units::{Duration, Instant, MIN_TIMER_PERIOD};
 use lossless_proto::watchdog::nic::{AUTO_TIMEOUT_MS, StallPrevention};
 use lossless_proto::watchdog::pfcwd::{self, Action, Rule};
 use toml::Spanned;
@@ -10,6 +10,7 @@ use toml::Spanned;
 use super::ScenarioError;
 use super::build::{Ctx, Names};
 use super::raw::{RawPfcwd, RawScenario};
+use super::topology::MAX_SCENARIO_SIZE;
 use crate::config::{LinkConfig, NodeConfig, NodeKind};
 use crate::frame::NodeId;
 use crate::pathology::{
@@ -98,11 +99,16 @@ impl Scope<'_> {
             let mut dc = DeadlockConfig::default();
             if let Some(v) = &r.interval {
                 dc.interval = ctx.duration(v, "interval")?;
-                if dc.interval == Duration::ZERO {
+                if dc.interval < MIN_TIMER_PERIOD {
+                    // a scan per interval: a shorter one makes the run's events grow without bound
                     return ctx.err(
                         v.span(),
                         "interval",
-                        "found 0, allowed a positive duration".into(),
+                        format!(
+                            "found {}, allowed at least {MIN_TIMER_PERIOD} (the wait-for graph is built \
+                             once per interval)",
+                            dc.interval
+                        ),
                     );
                 }
             }
@@ -221,6 +227,19 @@ impl Scope<'_> {
                 Some(_) => self.names.groups.get(base).cloned().unwrap_or_default(),
                 None => self.names.by_name.get(base).copied().into_iter().collect(),
             };
+            // every member keeps its own copy of the spans: bound the product before copying
+            let copies = (spans.len() as u64).saturating_mul(members.len() as u64);
+            if copies > MAX_SCENARIO_SIZE {
+                return ctx.err(
+                    h.name.span(),
+                    "rx_stall",
+                    format!(
+                        "{} stall spans × {} hosts = {copies} spans; allowed at most {MAX_SCENARIO_SIZE}",
+                        spans.len(),
+                        members.len()
+                    ),
+                );
+            }
             for node in members {
                 pc.hosts.push(HostPathology {
                     node,
@@ -375,6 +394,8 @@ impl Scope<'_> {
 
     fn routes(&self, raw: &RawScenario, pc: &mut PathologyConfig) -> Result<(), ScenarioError> {
         let ctx = self.ctx;
+        // one static route per entry and destination host: counted before any is made
+        let mut routes: u64 = 0;
         for r in &raw.route {
             let sw = self.one(&r.switch, "switch")?;
             if !self.is_switch(sw) {
@@ -419,6 +440,17 @@ impl Scope<'_> {
                 via.push(n);
             }
             let at = r.at.as_ref().map(|a| self.instant(a, "at")).transpose()?;
+            routes = routes.saturating_add(dsts.len() as u64);
+            if routes > MAX_SCENARIO_SIZE {
+                return ctx.err(
+                    r.dst.span(),
+                    "dst",
+                    format!(
+                        "the [[route]] entries make {routes} static routes (one per destination host); \
+                         allowed at most {MAX_SCENARIO_SIZE}"
+                    ),
+                );
+            }
             for &dst in dsts {
                 pc.routes.push(StaticRoute {
                     switch: sw,

@@ -11,9 +11,9 @@ use super::qp::{RawEcn, RawQcn, RawQp};
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawScenario {
-    pub(super) name: String,
-    #[serde(default)]
-    pub(super) description: String,
+    pub(super) name: Spanned<String>,
+    #[serde(default = "no_description")]
+    pub(super) description: Spanned<String>,
     #[serde(default)]
     pub(super) seed: u64,
     pub(super) duration: Spanned<String>,
@@ -313,6 +313,10 @@ pub(super) struct RawFlow {
     pub(super) dcqcn: Option<toml::Table>,
     pub(super) qcn: Option<toml::Table>,
     pub(super) rocev2: Option<toml::Table>,
+}
+
+fn no_description() -> Spanned<String> {
+    Spanned::new(0..0, String::new())
 }
 
 fn default_pattern() -> Spanned<String> {

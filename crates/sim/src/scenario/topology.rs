@@ -12,9 +12,9 @@ use crate::frame::NodeId;
 
 /// Most elements a scenario may have, counted together: hosts, switches, links, flows,
 /// scripted signals and the workload arrivals expected over the run. The simulator's memory
-/// grows linearly with them (measured: 11.5 kB per host with its link, under 1 kB per flow
-/// or arrival with its report; 100,000 hosts on one switch peak at 1.2 GB); a typo such as
-/// `count = 1000000` is refused before anything is allocated.
+/// grows linearly with them (measured peak RSS, docs/limits.md: 10.9 kB per host with its
+/// link, 1.2 kB per plain flow and 5.7 kB per RoCEv2 QP with their reports; so at most about
+/// 2.2 GB); a typo such as `count = 1000000` is refused before anything is allocated.
 pub const MAX_SCENARIO_SIZE: u64 = 200_000;
 
 /// Most forwarding entries a scenario's switches may hold together: switches × nodes (a
