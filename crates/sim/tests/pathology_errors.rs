@@ -137,12 +137,12 @@ fn pfcwd_settings_sonic_would_refuse_are_refused() {
 #[test]
 fn routes_must_lead_from_a_switch_through_a_neighbour_to_a_host() {
     check(
-        "[[route]]\nswitch = \"s1\"\ndst = \"h3\"\nvia = [\"h2\"]\n[[route]]\nswitch = \"s1\"\ndst = \"h3\"\nvia = [\"s9\"]",
+        "[[route]]\nswitch = \"s1\"\ndst = \"h3\"\nvia = [\"s2\"]\n[[route]]\nswitch = \"s1\"\ndst = \"h3\"\nvia = [\"s9\"]",
         None,
         &["via", "\"s9\"", "allowed a node name"],
     );
     check(
-        "[[route]]\nswitch = \"s2\"\ndst = \"h1\"\nvia = [\"h3\"]\nat = \"1ms\"\n[[route]]\nswitch = \"h1\"\ndst = \"h3\"\nvia = [\"s1\"]",
+        "[[route]]\nswitch = \"s2\"\ndst = \"h1\"\nvia = [\"s1\"]\nat = \"1ms\"\n[[route]]\nswitch = \"h1\"\ndst = \"h3\"\nvia = [\"s1\"]",
         None,
         &["switch", "\"h1\", a host", "allowed a switch"],
     );

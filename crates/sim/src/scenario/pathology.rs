@@ -2,6 +2,8 @@
 //! and a switch's `pfcwd`, `[[route]]`, `[[event]]`, `[deadlock]`, `[victims]`; every error
 //! names the file, line, key, what was found and what is allowed.
 
+use std::collections::HashMap;
+
 use lossless_proto::units::{Duration, Instant};
 use lossless_proto::watchdog::nic::{AUTO_TIMEOUT_MS, StallPrevention};
 use lossless_proto::watchdog::pfcwd::{self, Action, Rule};
@@ -375,6 +377,7 @@ impl Scope<'_> {
 
     fn routes(&self, raw: &RawScenario, pc: &mut PathologyConfig) -> Result<(), ScenarioError> {
         let ctx = self.ctx;
+        let mut seen: HashMap<(NodeId, NodeId, Option<Instant>), std::ops::Range<usize>> = HashMap::new();
         for r in &raw.route {
             let sw = self.one(&r.switch, "switch")?;
             if !self.is_switch(sw) {
@@ -418,8 +421,44 @@ impl Scope<'_> {
                 }
                 via.push(n);
             }
+            // hosts do not forward: a host is a next hop only of the route to itself (else the
+            // frames would be "delivered" to the wrong host)
+            for (v, &n) in r.via.get_ref().iter().zip(&via) {
+                if let Some(&d) = dsts.iter().find(|&&d| !self.is_switch(n) && d != n) {
+                    return ctx.err(
+                        v.span(),
+                        "via",
+                        format!(
+                            "found the host {:?} as next hop towards {:?}; hosts do not forward, so \
+                             allowed a switch, or the destination host itself",
+                            v.get_ref(),
+                            self.nodes[d as usize].name
+                        ),
+                    );
+                }
+            }
             let at = r.at.as_ref().map(|a| self.instant(a, "at")).transpose()?;
             for &dst in dsts {
+                // one route per switch, destination and time: of two, which would win?
+                if let Some(first) = seen.insert((sw, dst, at), r.switch.span()) {
+                    let line = ctx.line_of(first.start);
+                    let first = if line > 0 {
+                        format!(" (the first at line {line})")
+                    } else {
+                        String::new()
+                    };
+                    return ctx.err(
+                        r.dst.span(),
+                        "dst",
+                        format!(
+                            "a second route at {:?} to {:?}{}{first}; allowed one route per switch, \
+                             destination and time (list every next hop in one `via`)",
+                            r.switch.get_ref(),
+                            self.nodes[dst as usize].name,
+                            at.map_or(String::new(), |t| format!(" from {}", t.since_epoch())),
+                        ),
+                    );
+                }
                 pc.routes.push(StaticRoute {
                     switch: sw,
                     dst,

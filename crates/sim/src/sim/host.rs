@@ -100,6 +100,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     pub(super) fn deliver(&mut self, node: NodeId, frame: Frame) {
         let now = self.now;
         self.totals.delivered += 1;
+        if frame.dst != node {
+            self.misdeliver();
+            return;
+        }
         if frame.kind != FrameKind::Plain {
             self.deliver_roce(node, frame);
             return;
@@ -112,6 +116,14 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             fs.stats.completed = Some(now);
         }
         self.observer.delivered(node, &frame, now);
+    }
+
+    /// A frame reached a host that is not its destination: counted (the conservation check
+    /// fails on it), and neither its flow nor the wrong host's transport sees it.
+    #[cold]
+    #[inline(never)]
+    fn misdeliver(&mut self) {
+        self.totals.misdelivered += 1;
     }
 
     /// Wakes the longest-blocked flow of `node`'s class `q` when the NIC queue has room.
