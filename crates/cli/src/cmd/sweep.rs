@@ -94,6 +94,27 @@ pub fn parse_axis(s: &str) -> Result<Axis, String> {
     if values.iter().any(|v| v.is_empty()) {
         return Err(format!("--sweep {path}: an empty value in {list:?}"));
     }
+    // a value given twice would run the same point twice: compared as the values they are
+    // (`1.0` and `1.00`, `100G` and "100G" are one value)
+    let canonical = |v: &str| -> String {
+        if path == "seed" {
+            v.parse::<u64>().map_or_else(|_| v.to_string(), |n| n.to_string())
+        } else {
+            lossless_sim::scenario::parse_set_value(v).map_or_else(|_| v.to_string(), |x| x.to_string())
+        }
+    };
+    let mut seen = std::collections::HashMap::new();
+    for (i, v) in values.iter().enumerate() {
+        if let Some(first) = seen.insert(canonical(v), i) {
+            return Err(format!(
+                "--sweep {path}: value {v} (number {}) is value {} (number {}) again: that point would run \
+                 twice; allowed each value once",
+                i + 1,
+                values[first],
+                first + 1
+            ));
+        }
+    }
     Ok(Axis {
         path: path.to_string(),
         values,
@@ -623,6 +644,13 @@ mod tests {
         assert!(parse_axis("senders=1..=9/0").unwrap_err().contains("positive"));
         assert!(parse_axis("seed=1..=100000000").unwrap_err().contains("at most"));
         assert!(parse_axis("senders=2,,4").unwrap_err().contains("empty value"));
+        // the same value twice runs one point twice: refused, naming both
+        let e = parse_axis("seed=1,1").unwrap_err();
+        assert!(e.contains("value 1 (number 2) is value 1 (number 1)"), "{e}");
+        let e = parse_axis("defaults.rate=100G,\"25G\",\"100G\"").unwrap_err();
+        assert!(e.contains("run") && e.contains("twice"), "{e}");
+        assert!(parse_axis("x=1.0,1.00").is_err());
+        assert_eq!(parse_axis("seed=1,2").unwrap().values, ["1", "2"]);
         assert!(parse_shard("0/4").is_err());
         assert!(parse_shard("5/4").is_err());
         assert!(parse_shard("x").is_err());

@@ -265,16 +265,20 @@ pub(super) fn build(
         let threshold = match s.threshold.get_ref().as_str() {
             "dynamic" => {
                 let alpha = s.alpha.unwrap_or(1.0);
-                if !(alpha > 0.0 && alpha <= 64.0) {
+                // the buffer keeps alpha in 1/1024: any other value would be silently rounded
+                // (1e-300 to 1/1024, 0.3 to 307/1024)
+                let k = alpha * 1024.0;
+                if !(alpha > 0.0 && alpha <= 64.0 && k >= 1.0 && k.fract() == 0.0) {
                     return ctx.err(
                         s.name.span(),
                         "alpha",
-                        format!("found {alpha}, allowed 0 < alpha ≤ 64"),
+                        format!(
+                            "found {alpha}, allowed a multiple of 1/1024 from 1/1024 (0.0009765625) to 64 \
+                             (the buffer keeps alpha in 1/1024, e.g. 0.0625, 0.125, 0.5, 2)"
+                        ),
                     );
                 }
-                Threshold::Dynamic {
-                    alpha_1024: ((alpha * 1024.0).round() as u64).max(1),
-                }
+                Threshold::Dynamic { alpha_1024: k as u64 }
             }
             "static" => match s.static_threshold_bytes {
                 Some(bytes) => Threshold::Static { bytes },
@@ -452,6 +456,7 @@ pub(super) fn build(
         dir,
         qp: &raw.qp,
     };
+    traffic.unique_names(&raw.flow, &raw.workload)?;
     let flows = traffic.flows(&raw.flow, &mut size)?;
     let workloads = traffic.workloads(&raw.workload, &mut size)?;
     let signals = traffic.signals(&raw.signal, &mut size)?;

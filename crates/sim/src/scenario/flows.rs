@@ -2,6 +2,7 @@
 //! the topology when the scenario loads (hosts at both ends, a path between them, times
 //! inside the run, patterns that send), each error naming the entry and its line.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use lossless_proto::units::{Duration, Instant, Rate};
@@ -207,10 +208,46 @@ impl Traffic<'_> {
         }
     }
 
+    /// Every `[[flow]]` and `[[workload]]` name once: the report, the summary and the victims
+    /// name flows by them, so two alike would be told apart by nothing.
+    pub(super) fn unique_names(
+        &self,
+        flows: &[RawFlow],
+        workloads: &[RawWorkload],
+    ) -> Result<(), ScenarioError> {
+        let ctx = self.ctx;
+        let mut seen: HashMap<&str, (&str, usize)> = HashMap::new();
+        let entries = flows
+            .iter()
+            .map(|f| ("[[flow]]", &f.name))
+            .chain(workloads.iter().map(|w| ("[[workload]]", &w.name)));
+        for (what, name) in entries {
+            let line = ctx.line_of(name.span().start);
+            if let Some((first, at)) = seen.insert(name.get_ref(), (what, line)) {
+                let at = if at > 0 && line > 0 {
+                    format!(" (the first, a {first}, at line {at})")
+                } else {
+                    format!(" (the first is a {first})")
+                };
+                return ctx.err(
+                    name.span(),
+                    "name",
+                    format!(
+                        "found {:?} a second time{at}; allowed a name no other flow or workload has",
+                        name.get_ref()
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// The `[[flow]]` entries: one flow per (src, dst) member pair.
     pub(super) fn flows(&self, raw: &[RawFlow], size: &mut Size) -> Result<Vec<FlowSpec>, ScenarioError> {
         let ctx = self.ctx;
         let mut flows = Vec::new();
+        // the names given and generated ("NAME:member" of a group), each once
+        let mut names: HashMap<String, usize> = HashMap::new();
         for f in raw {
             let what = format!("flow {:?}", f.name.get_ref());
             if *f.priority.get_ref() > 7 {
@@ -272,6 +309,17 @@ impl Traffic<'_> {
                     } else {
                         f.name.get_ref().clone()
                     };
+                    let line = ctx.line_of(f.name.span().start);
+                    if let Some(first) = names.insert(name.clone(), line) {
+                        return ctx.err(
+                            f.name.span(),
+                            "name",
+                            format!(
+                                "{what} makes a flow named {name:?}, which the flow of line {first} already \
+                                 has; allowed names that stay unique (a group's flows are NAME:member)"
+                            ),
+                        );
+                    }
                     flows.push(FlowSpec {
                         name,
                         src: s,
@@ -436,6 +484,12 @@ impl Traffic<'_> {
     pub(super) fn signals(&self, raw: &[RawSignal], size: &mut Size) -> Result<Vec<Signal>, ScenarioError> {
         let ctx = self.ctx;
         let mut signals = Vec::new();
+        // every request span of each (host, priority), with where it was written: spans of one
+        // host and priority must not overlap or touch (the order of a fall and a rise at one
+        // instant would depend on the order of the entries)
+        let mut spans: HashMap<(NodeId, u8), Vec<(Duration, Duration, std::ops::Range<usize>)>> =
+            HashMap::new();
+        let end = self.duration;
         for s in raw {
             if s.priority > 7 {
                 return ctx.err(
@@ -462,6 +516,20 @@ impl Traffic<'_> {
                             format!("found fall {f} ≤ rise {r}, allowed [rise, fall] with fall later"),
                         );
                     }
+                    if r >= end && !self.duration_overridden {
+                        return ctx.err(
+                            rise.span(),
+                            "fc_rdy",
+                            format!(
+                                "found a rise at {r}, at or after the end of the run ({end}): it would never \
+                                 happen; allowed a rise before the duration"
+                            ),
+                        );
+                    }
+                    spans
+                        .entry((node, s.priority))
+                        .or_default()
+                        .push((r, f, rise.span()));
                     for (at, on) in [(r, true), (f, false)] {
                         signals.push(Signal {
                             node,
@@ -470,6 +538,34 @@ impl Traffic<'_> {
                             on,
                         });
                     }
+                }
+            }
+        }
+        let mut keys: Vec<&(NodeId, u8)> = spans.keys().collect();
+        keys.sort();
+        for key in keys {
+            let mut v = spans[key].clone();
+            v.sort_by_key(|x| x.0);
+            for w in v.windows(2) {
+                let ((r0, f0, first), (r, f, span)) = (&w[0], &w[1]);
+                if r <= f0 {
+                    let at = ctx.line_of(first.start);
+                    let at = if at > 0 {
+                        format!(" (line {at})")
+                    } else {
+                        String::new()
+                    };
+                    return ctx.err(
+                        span.clone(),
+                        "fc_rdy",
+                        format!(
+                            "found [{r}, {f}] for host {:?} priority {}, which overlaps or touches \
+                             [{r0}, {f0}]{at}; allowed spans of one host and priority with a gap \
+                             between them (merge them into one)",
+                            self.name(key.0),
+                            key.1
+                        ),
+                    );
                 }
             }
         }

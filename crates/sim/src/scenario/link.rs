@@ -95,6 +95,16 @@ pub(super) fn link_fc(
                     format!("found priority {q}, allowed 0..=7"),
                 );
             }
+            if enabled & (1 << q) != 0 {
+                return ctx.err(
+                    v.span(),
+                    "pfc_priorities",
+                    format!(
+                        "found priority {q} twice in {:?}, allowed each priority once",
+                        v.get_ref()
+                    ),
+                );
+            }
             enabled |= 1 << q;
         }
     }
