@@ -223,3 +223,37 @@ fn overlapping_or_touching_fc_rdy_spans_and_spans_after_the_end_are_refused() {
     );
     load(&text).expect("separate spans");
 }
+
+#[test]
+fn siblings_a_value_given_twice_is_refused_wherever_a_list_or_map_takes_it() {
+    // an idle slope for one TC under two spellings
+    let text = BASE.replace(
+        "pfc_priorities = [3]",
+        "pfc_priorities = [3]\nets_tsa = [\"strict\", \"strict\", \"strict\", \"strict\", \"cbs\", \"strict\", \"strict\", \"strict\"]\nets_idle_slope = { 4 = \"1G\", 04 = \"2G\" }",
+    );
+    assert_has(
+        &refused(&text),
+        &["ets_idle_slope", "traffic class 4 a second time"],
+    );
+    // a DCBX PFC priority twice
+    let text = BASE.replace("pfc_priorities = [3]", "dcbx = true").replacen(
+        "name = \"s1\"",
+        "name = \"s1\"\ndcbx = { pfc = { enable = [3, 3] } }",
+        1,
+    );
+    assert_has(&refused(&text), &["pfc.enable", "priority 3 a second time"]);
+    // an ECN rate twice
+    let text = format!(
+        "{BASE}[ecn]\nby_rate = [{{ rate = \"10G\", kmin_bytes = 1000, kmax_bytes = 2000, pmax = 0.1 }}, {{ rate = \"10G\", kmin_bytes = 5000, kmax_bytes = 9000, pmax = 0.1 }}]\n"
+    );
+    assert_has(&refused(&text), &["by_rate", "rate 10G a second time"]);
+    // a workload host twice
+    let dir = lossless_testkit::temp_dir("wrong-results-workload");
+    std::fs::write(dir.join("cdf.txt"), "1000 100\n").unwrap();
+    let text = format!(
+        "{BASE}[[workload]]\nname = \"w\"\nsrc = [\"h1\", \"h1\"]\ndst = [\"h3\"]\npriority = 3\ncdf_file = \"cdf.txt\"\nload = 0.1\n"
+    );
+    let e = load_str(&text, "t.toml", Some(&dir), &Overrides::default()).unwrap_err();
+    assert_has(&e, &["key `src`", "host \"h1\" is in the list twice"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

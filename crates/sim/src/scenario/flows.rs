@@ -384,14 +384,29 @@ impl Traffic<'_> {
                 );
             }
             let (start, stop) = self.times(&what, &w.start, &w.stop, w.name.span())?;
-            let mut src = Vec::new();
-            for s in &w.src {
-                src.extend_from_slice(self.hosts(s, "src")?);
-            }
-            let mut dst = Vec::new();
-            for d in &w.dst {
-                dst.extend_from_slice(self.hosts(d, "dst")?);
-            }
+            // a host listed twice would silently send (or receive) twice its share
+            let list = |entries: &[Spanned<String>], key: &str| -> Result<Vec<NodeId>, ScenarioError> {
+                let mut out: Vec<NodeId> = Vec::new();
+                let mut seen = std::collections::HashSet::new();
+                for e in entries {
+                    for &h in self.hosts(e, key)? {
+                        if !seen.insert(h) {
+                            return ctx.err(
+                                e.span(),
+                                key,
+                                format!(
+                                    "{what}: host {:?} is in the list twice; allowed each host once",
+                                    self.name(h)
+                                ),
+                            );
+                        }
+                        out.push(h);
+                    }
+                }
+                Ok(out)
+            };
+            let src = list(&w.src, "src")?;
+            let dst = list(&w.dst, "dst")?;
             if src.is_empty() || dst.is_empty() {
                 return ctx.err(
                     w.name.span(),

@@ -206,6 +206,13 @@ pub(super) fn link_idle_slopes(
                 );
             }
         };
+        if out[usize::from(tc)].is_some() {
+            return ctx.err(
+                v.span(),
+                "ets_idle_slope",
+                format!("found traffic class {tc} a second time (as {k:?}), allowed each TC once"),
+            );
+        }
         let slope = exact_rate(ctx, v, "ets_idle_slope")?;
         if slope > rate {
             return ctx.err(
