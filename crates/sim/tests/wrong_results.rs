@@ -257,3 +257,42 @@ fn siblings_a_value_given_twice_is_refused_wherever_a_list_or_map_takes_it() {
     assert_has(&e, &["key `src`", "host \"h1\" is in the list twice"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+// ---------- flows cut by `stop` ----------
+
+#[test]
+fn a_plain_flow_cut_by_its_stop_before_its_size_is_unfinished_not_completed() {
+    // 1 MB at 10 Gb/s takes 800 µs; the flow stops sending at 10 µs
+    let flow = |extra: &str| {
+        format!(
+            "{BASE}[[flow]]\nname = \"f\"\nsrc = \"h1\"\ndst = \"h3\"\npriority = 3\nsize_bytes = 1_000_000\nstop = \"10us\"\n{extra}"
+        )
+    };
+    let r = run(load(&flow("")).unwrap());
+    r.check().unwrap();
+    let f = r.flow("f").unwrap();
+    assert!(f.delivered_frames > 0 && f.delivered_bytes < 1_000_000, "{f:?}");
+    assert_eq!((f.completion_ps, f.fct_slowdown_ratio), (None, None), "{f:?}");
+    assert!(f.fct_ideal_ps.is_some());
+    assert_eq!(r.fct.flows_unfinished_total, 1);
+    assert_eq!(r.fct.all, None);
+    // the same as a RoCEv2 QP: not completed either
+    let r = run(load(&flow("transport = \"rocev2\"\ncc = \"none\"\n")).unwrap());
+    let f = r.flow("f").unwrap();
+    assert_eq!(f.completion_ps, None, "{f:?}");
+    assert_eq!(r.fct.flows_unfinished_total, 1);
+    // one that fits before its stop completes
+    let text = flow("").replace("size_bytes = 1_000_000", "size_bytes = 3_000");
+    let r = run(load(&text).unwrap());
+    assert!(r.flow("f").unwrap().completion_ps.is_some());
+}
+
+#[test]
+fn an_endless_flow_that_stops_reports_no_completion_time() {
+    let text =
+        format!("{BASE}[[flow]]\nname = \"f\"\nsrc = \"h1\"\ndst = \"h3\"\npriority = 3\nstop = \"10us\"\n");
+    let r = run(load(&text).unwrap());
+    let f = r.flow("f").unwrap();
+    assert!(f.delivered_frames > 0);
+    assert_eq!(f.completion_ps, None, "{f:?}");
+}

@@ -112,7 +112,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         fs.stats.delivered_frames += 1;
         fs.stats.delivered_bytes += frame.len as u64;
         fs.stats.last_delivery = Some(now);
-        if fs.done_emitting && fs.stats.delivered_frames == fs.stats.sent_frames {
+        // complete when every byte of its size was sent and every frame delivered: a flow
+        // cut by its `stop` (and an endless one) stopped emitting but never completes
+        if fs.remaining == 0 && fs.stats.delivered_frames == fs.stats.sent_frames {
             fs.stats.completed = Some(now);
         }
         self.observer.delivered(node, &frame, now);
