@@ -51,6 +51,19 @@ impl Ctx<'_> {
             message,
         })
     }
+    /// [`Self::err`] about `key` of the table `table` (e.g. `[pfcwd]`).
+    pub(super) fn err_in<T>(
+        &self,
+        span: Range<usize>,
+        table: &str,
+        key: &str,
+        message: String,
+    ) -> Result<T, ScenarioError> {
+        self.err(span, key, message).map_err(|mut e| {
+            e.key = format!("key `{key}` in {table}: ");
+            e
+        })
+    }
     pub(super) fn duration(&self, v: &Spanned<String>, key: &str) -> Result<Duration, ScenarioError> {
         parse_duration(v.get_ref()).or_else(|m| self.err(v.span(), key, m))
     }
@@ -224,7 +237,14 @@ pub(super) fn build(
         if hc.rx_xon_bytes > hc.rx_xoff_bytes || hc.rx_xoff_bytes > hc.rx_buffer_bytes {
             return ctx.err(
                 h.name.span(),
-                "rx_xon_bytes",
+                // the key given that breaks the order
+                if hc.rx_xon_bytes > hc.rx_xoff_bytes && h.rx_xon_bytes.is_some() {
+                    "rx_xon_bytes"
+                } else if h.rx_xoff_bytes.is_some() {
+                    "rx_xoff_bytes"
+                } else {
+                    "rx_buffer_bytes"
+                },
                 format!(
                     "found xon {} / xoff {} / buffer {}, allowed xon ≤ xoff ≤ buffer",
                     hc.rx_xon_bytes, hc.rx_xoff_bytes, hc.rx_buffer_bytes

@@ -131,17 +131,13 @@ pub(super) fn link_fc(
         fc.reaction_delay = rate.quanta_time(*q.get_ref());
     }
     if let Err(e) = fc.validate() {
-        // the engine's own check of the whole set: blame the first key given of the set
-        let (span, key) = [
-            (span_of(&p.pause_quanta), "pause_quanta"),
-            (span_of(&p.refresh_quanta), "refresh_quanta"),
-            (span_of(&p.reaction_delay_quanta), "reaction_delay_quanta"),
-            (span_of(&p.pfc_priorities), "pfc_priorities"),
-            (span_of(&p.flow_control), "flow_control"),
-        ]
-        .into_iter()
-        .find(|(s, _)| *s != (0..0))
-        .unwrap_or((0..0, ""));
+        // the engine's own check: blame the key whose value it refused
+        use lossless_proto::flow_control::ConfigError as E;
+        let (span, key) = match e {
+            E::ZeroPauseQuanta { .. } => (span_of(&p.pause_quanta), "pause_quanta"),
+            E::ZeroRefresh { .. } => (span_of(&p.refresh_quanta), "refresh_quanta"),
+            E::InexactRate { .. } => (span_of(&p.rate), "rate"),
+        };
         return ctx.err(span, key, format!("flow control: {e}"));
     }
     Ok(fc)

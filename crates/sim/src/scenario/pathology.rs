@@ -286,11 +286,14 @@ impl Scope<'_> {
             let Some(r) = own else {
                 continue;
             };
+            // where a value from the switch's inline `pfcwd = { ... }` was written (its own
+            // span is lost in the inline table): the table, on the switch's `pfcwd` line
+            let inline_span = s.pfcwd.as_ref().map_or(s.name.span(), Spanned::span);
             let node = self.names.by_name[s.name.get_ref()];
-            // a value from a switch's inline table has no span of its own: blame the switch
+            // a value from a switch's inline table has no span of its own: blame the table
             let at = |v: &Spanned<String>| {
                 if v.span() == (0..0) {
-                    span_of(&s.name)
+                    inline_span.clone()
                 } else {
                     v.span()
                 }
@@ -347,13 +350,25 @@ impl Scope<'_> {
                 rule,
             };
             if let Err(e) = cfg.validate() {
-                let span = r
-                    .detection
-                    .as_ref()
-                    .or(r.poll.as_ref())
-                    .or(r.restoration.as_ref())
-                    .map_or(span_of(&s.name), at);
-                return ctx.err(span, "pfcwd", e.to_string());
+                // blame the key whose value SONiC refuses, at its own line: the time out of its
+                // range, or the poll longer than a time (the time when the poll is a default)
+                use pfcwd::ConfigError as E;
+                let key = match e {
+                    E::OutOfRange { what, .. } => what,
+                    E::PollTooLong { what, .. } if r.poll.is_none() => what,
+                    E::PollTooLong { .. } => "poll",
+                };
+                let value = match key {
+                    "detection" => r.detection.as_ref(),
+                    "restoration" => r.restoration.as_ref(),
+                    _ => r.poll.as_ref(),
+                };
+                let (span, table) = match value {
+                    Some(v) if v.span() != (0..0) => (v.span(), "[pfcwd]".to_string()),
+                    Some(_) => (inline_span.clone(), format!("{:?}'s pfcwd", s.name.get_ref())),
+                    None => (span_of(&s.name), format!("{:?}'s pfcwd", s.name.get_ref())),
+                };
+                return ctx.err_in(span, &table, key, e.to_string());
             }
             pc.pfcwd.push((node, cfg));
         }
