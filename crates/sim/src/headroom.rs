@@ -10,8 +10,12 @@
 pub mod verify;
 pub mod worst_case;
 
+use lossless_proto::flow_control::Mode;
 use lossless_proto::headroom::{AnnexNInput, InterfaceDelay, PeerDelay, frame_bytes};
 use lossless_proto::units::{Duration, Rate};
+
+use crate::config::{LinkConfig, SimConfig, SwitchConfig};
+use crate::frame::NodeId;
 
 pub use lossless_proto::headroom::{
     FRAME_OVERHEAD_BYTES, PAUSE_FRAME_BIT_TIMES, PROPAGATION_PS_PER_M, interface_delay_bit_times, propagation,
@@ -37,6 +41,71 @@ pub fn headroom_bytes(rate: Rate, cable_m: u64, mtu: u64) -> u64 {
 pub fn headroom_bytes_for_delay(rate: Rate, delay: Duration, mtu: u64) -> u64 {
     let m = delay.as_ps().div_ceil(PROPAGATION_PS_PER_M);
     headroom_bytes(rate, u64::try_from(m).unwrap_or(u64::MAX), mtu)
+}
+
+/// The headroom one switch port reserves in its switch's buffer: per lossless priority, or
+/// (a port running link-level PAUSE) once for the whole port.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PortReserve {
+    /// Bytes reserved for each priority.
+    pub per_priority: [u64; 8],
+    /// Bytes reserved for the port as a whole (link PAUSE).
+    pub port: u64,
+}
+
+impl PortReserve {
+    /// All of it, bytes (without overflow: the sum of nine `u64`s fits a `u128`).
+    pub fn total(&self) -> u128 {
+        self.per_priority.iter().map(|&b| u128::from(b)).sum::<u128>() + u128::from(self.port)
+    }
+}
+
+/// The headroom of the port at end `a` (or `b`) of `link` on a switch configured with `sw`:
+/// `sw.headroom_bytes` or the default for the link, for every priority the port may have to
+/// keep lossless: its PFC priorities; with DCBX, those it enables, or all eight when it is
+/// willing to adopt the peer's; with link PAUSE one reserve for the port.
+pub fn port_reserve(link: &LinkConfig, at_a: bool, sw: &SwitchConfig) -> PortReserve {
+    let (fc, dcbx) = if at_a {
+        (&link.fc_a, &link.dcbx_a)
+    } else {
+        (&link.fc_b, &link.dcbx_b)
+    };
+    let h = sw
+        .headroom_bytes
+        .unwrap_or_else(|| headroom_bytes_for_delay(link.rate, link.propagation(), sw.mtu));
+    let mask = match dcbx {
+        Some(d) if d.pfc.willing => 0xFF,
+        Some(d) => d.pfc.params().enable,
+        None => match fc.mode {
+            Mode::Off => 0,
+            Mode::Pause => {
+                return PortReserve {
+                    per_priority: [0; 8],
+                    port: h,
+                };
+            }
+            Mode::Pfc => fc.active_mask(),
+        },
+    };
+    PortReserve {
+        per_priority: std::array::from_fn(|q| if mask & (1 << q) != 0 { h } else { 0 }),
+        port: 0,
+    }
+}
+
+/// The headroom reserves of every port of switch `node` of `config`, in port order (the
+/// order of the links that touch it, `a` before `b`), and their total.
+pub fn switch_reserves(config: &SimConfig, node: NodeId, sw: &SwitchConfig) -> (Vec<PortReserve>, u128) {
+    let mut ports = Vec::new();
+    for l in &config.links {
+        for (end, at_a) in [(l.a, true), (l.b, false)] {
+            if end == node {
+                ports.push(port_reserve(l, at_a, sw));
+            }
+        }
+    }
+    let total = ports.iter().map(PortReserve::total).sum();
+    (ports, total)
 }
 
 #[cfg(test)]

@@ -116,3 +116,73 @@ fn a_receive_threshold_error_names_the_key_that_breaks_the_order() {
     assert_eq!(e.key, "key `rx_xoff_bytes`: ", "{e}");
     assert!(e.message.contains("xoff 2000000 / buffer 1048576"), "{e}");
 }
+
+// ---------- "loads but cannot be built": now refused when it loads ----------
+
+#[test]
+fn a_buffer_smaller_than_its_headroom_names_the_switch_buffer_bytes_line_and_the_reserves() {
+    let text = BASE.replacen("buffer_bytes = 1_000_000", "buffer_bytes = 20_000", 1);
+    let e = refused(&text);
+    assert_eq!(
+        (e.line, e.key.as_str()),
+        (line_of(&text, "buffer_bytes = 20_000"), "key `buffer_bytes`: "),
+        "{e}"
+    );
+    assert!(
+        e.message.contains("switch \"s1\": found 20000 bytes")
+            && e.message
+                .contains("3 lossless port priorities × the default headroom"),
+        "{e}"
+    );
+    // an explicit headroom that does not fit, even one that would overflow a sum
+    let text = BASE.replacen(
+        "buffer_bytes = 1_000_000",
+        "buffer_bytes = 1_000_000\nheadroom_bytes = 9_000_000_000_000_000_000",
+        1,
+    );
+    let e = refused(&text);
+    assert!(e.message.contains("× headroom_bytes 9000000000000000000"), "{e}");
+}
+
+#[test]
+fn ecn_thresholds_missing_for_a_port_rate_name_the_switch_and_the_rate() {
+    let text = format!(
+        "{BASE}[ecn]\nby_rate = [{{ rate = \"25G\", kmin_bytes = 1000, kmax_bytes = 2000, pmax = 0.1 }}]\n"
+    );
+    let e = refused(&text);
+    assert_eq!(
+        (e.line, e.key.as_str()),
+        (line_of(&text, "name = \"s1\""), "key `ecn`: "),
+        "{e}"
+    );
+    assert!(
+        e.message.contains("runs at 10 Gb/s") || e.message.contains("runs at 10G"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_scripted_request_on_a_priority_without_pfc_names_its_signal() {
+    let text = format!("{BASE}[[signal]]\nhost = \"h2\"\npriority = 5\nfc_rdy = [[\"1us\", \"2us\"]]\n");
+    let e = refused(&text);
+    assert_eq!(
+        (e.line, e.key.as_str()),
+        (line_of(&text, "host = \"h2\""), "key `priority`: "),
+        "{e}"
+    );
+    assert!(
+        e.message.contains("priority 5") && e.message.contains("pfc_priorities [3]"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_dcbx_node_name_too_long_for_its_lldp_port_id_names_the_link() {
+    let long = "n".repeat(254);
+    let text = BASE
+        .replace("\"h1\"", &format!("\"{long}\""))
+        .replace("[defaults]\n", "[defaults]\ndcbx = true\n");
+    let e = refused(&text);
+    assert_eq!(e.key, "key `dcbx`: ", "{e}");
+    assert!(e.message.contains("Port ID of 256 bytes"), "{e}");
+}

@@ -363,7 +363,13 @@ fn run_point(
     let wall = WallClock::now();
     let mut sim = match Simulator::new(config) {
         Ok(s) => s,
-        Err(e) => return Some(Finished::NotBuilt(format!("point {k} ({what}): {e}"))),
+        Err(e) => {
+            return Some(Finished::NotBuilt(format!(
+                "point {k} ({what}): {}: the point loads but cannot be built: {}",
+                scenario.name(),
+                with_causes(&e)
+            )));
+        }
     };
     // in slices, so that SIGINT stops a long point too
     let mut slicer = Slicer::new();
@@ -609,6 +615,22 @@ pub fn run(args: &SimArgs, scenario: &Scenario) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// An error and each of its causes, joined by ": " (a cause its error's text already holds
+/// is said once).
+pub(super) fn with_causes(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let t = c.to_string();
+        if !text.contains(&t) {
+            text.push_str(": ");
+            text.push_str(&t);
+        }
+        cause = c.source();
+    }
+    text
+}
+
 /// `path=value` pairs of a point, for messages and the table.
 fn describe(axes: &[Axis], vals: &[&str]) -> String {
     axes.iter()
@@ -655,6 +677,34 @@ mod tests {
         assert!(parse_shard("5/4").is_err());
         assert!(parse_shard("x").is_err());
         assert_eq!(parse_shard("2/4").unwrap(), Shard { index: 2, count: 4 });
+    }
+
+    #[test]
+    fn a_point_that_cannot_be_built_keeps_the_cause() {
+        #[derive(Debug)]
+        struct Inner;
+        impl std::fmt::Display for Inner {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("headroom reserves total 9 bytes but the buffer holds only 8 bytes")
+            }
+        }
+        impl std::error::Error for Inner {}
+        #[derive(Debug)]
+        struct Outer(Inner);
+        impl std::fmt::Display for Outer {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("switch s1")
+            }
+        }
+        impl std::error::Error for Outer {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        assert_eq!(
+            with_causes(&Outer(Inner)),
+            "switch s1: headroom reserves total 9 bytes but the buffer holds only 8 bytes"
+        );
     }
 
     #[test]

@@ -490,6 +490,14 @@ pub(super) fn build(
     }
     .build(&raw)?;
     let model = model_config(ctx, &raw.model)?;
+    super::buildable::Buildable {
+        ctx,
+        names: &names,
+        nodes: &nodes,
+        links: &links,
+        link_spans: &link_spans,
+    }
+    .check(&raw)?;
     Ok(SimConfig {
         model,
         name: raw.name,

@@ -14,6 +14,7 @@ use lossless_proto::units::Duration;
 use crate::config::SimConfig;
 
 mod build;
+mod buildable;
 mod fabric;
 mod flows;
 mod link;

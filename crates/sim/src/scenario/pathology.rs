@@ -290,6 +290,28 @@ impl Scope<'_> {
             // span is lost in the inline table): the table, on the switch's `pfcwd` line
             let inline_span = s.pfcwd.as_ref().map_or(s.name.span(), Spanned::span);
             let node = self.names.by_name[s.name.get_ref()];
+            // pfcwd watches the priorities lossless when the run starts; DCBX changes them
+            if self
+                .links
+                .iter()
+                .any(|l| (l.a == node && l.dcbx_a.is_some()) || (l.b == node && l.dcbx_b.is_some()))
+            {
+                let span = match (&s.pfcwd, &raw.pfcwd) {
+                    (Some(v), _) => v.span(),
+                    (None, Some(p)) => p.span(),
+                    (None, None) => s.name.span(),
+                };
+                return ctx.err(
+                    span,
+                    "pfcwd",
+                    format!(
+                        "switch {:?} has a port that runs DCBX; pfcwd watches the priorities lossless when \
+                         the run starts, so allowed only on switches without DCBX ports (`pfcwd = false` on \
+                         this switch)",
+                        s.name.get_ref()
+                    ),
+                );
+            }
             // a value from a switch's inline table has no span of its own: blame the table
             let at = |v: &Spanned<String>| {
                 if v.span() == (0..0) {
