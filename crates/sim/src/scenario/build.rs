@@ -355,6 +355,8 @@ pub(super) fn build(
     let mut links = Vec::new();
     // the `a` of the link that made each link, for errors about it
     let mut link_spans: Vec<Range<usize>> = Vec::new();
+    // each link's mtu: its own, [defaults]', or the default 1500 (mtu.rs)
+    let mut link_mtus: Vec<u64> = Vec::new();
     for l in &raw.link {
         let p = merge(&raw.defaults, &l.params());
         let rate = match &p.rate {
@@ -461,11 +463,16 @@ pub(super) fn build(
                     dcbx_b,
                 });
                 link_spans.push(l.a.span());
+                link_mtus.push(p.mtu.as_ref().map_or(mtu_default, |m| *m.get_ref()));
             }
         }
     }
     let topo = Topology::new(ctx, &nodes, &node_spans, &links, &link_spans)?;
+    let model = model_config(ctx, &raw.model)?;
+    let mtus = super::mtu::Mtus::new(&nodes, &links, &link_mtus);
     let traffic = super::flows::Traffic {
+        mtus: &mtus,
+        model: &model,
         ctx,
         names: &names,
         nodes: &nodes,
@@ -489,7 +496,6 @@ pub(super) fn build(
         duration_overridden: ov.duration.is_some(),
     }
     .build(&raw)?;
-    let model = model_config(ctx, &raw.model)?;
     super::buildable::Buildable {
         ctx,
         names: &names,

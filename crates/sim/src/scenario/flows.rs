@@ -12,10 +12,12 @@ use super::ScenarioError;
 use super::build::{Ctx, Names, instant_of};
 use super::qp::{RawQp, qp_spec};
 use super::raw::{RawFlow, RawSignal, RawWorkload};
+use super::mtu::Mtus;
 use super::topology::{Size, Topology};
 use crate::config::{NodeConfig, Signal};
 use crate::frame::NodeId;
-use crate::traffic::{FlowSpec, Pattern, SizeCdf, Workload};
+use crate::model::ModelConfig;
+use crate::traffic::{FlowSpec, Pattern, SizeCdf, Workload, frame_len};
 use crate::transport::QpSpec;
 
 /// Largest `cdf_file` read (a flow-size CDF is a few hundred lines).
@@ -35,11 +37,48 @@ pub(super) struct Traffic<'a> {
     pub(super) dir: Option<&'a Path>,
     /// The `[qp]` defaults of every QP.
     pub(super) qp: &'a RawQp,
+    /// The MTUs frames meet.
+    pub(super) mtus: &'a Mtus,
+    /// The modelling choices (the framing sizes a QP's frames).
+    pub(super) model: &'a ModelConfig,
 }
 
 impl Traffic<'_> {
     fn name(&self, n: NodeId) -> &str {
         &self.nodes[n as usize].name
+    }
+
+    /// Refuses `what`, whose payload MTU is `mtu` (`span`: its `mtu` key, if given) or which is
+    /// the QP `qp`, when its frames would meet a smaller MTU at the hosts `ends` or their
+    /// fabric.
+    fn check_mtu(
+        &self,
+        what: &str,
+        mtu: u64,
+        given: Option<&Spanned<u64>>,
+        entry: std::ops::Range<usize>,
+        qp: Option<&QpSpec>,
+        ends: &[NodeId],
+    ) -> Result<(), ScenarioError> {
+        let (frame, how, span, key) = match qp {
+            Some(q) => (
+                self.model.roce_data_len(u64::from(q.rc.mtu), q.cc.cn_tag()),
+                format!("a RoCEv2 mtu of {} payload bytes with its headers", q.rc.mtu),
+                entry,
+                "rocev2",
+            ),
+            None => (
+                frame_len(mtu),
+                format!("mtu {mtu} + 22"),
+                given.map_or(entry, Spanned::span),
+                "mtu",
+            ),
+        };
+        for &h in ends {
+            self.mtus
+                .check(self.ctx, self.nodes, span.clone(), key, what, &how, frame, h)?;
+        }
+        Ok(())
     }
 
     /// The rate of host `h`'s link.
@@ -278,6 +317,10 @@ impl Traffic<'_> {
                 srcs,
                 f.name.span(),
             )?;
+            let mtu = f.mtu.as_ref().map_or(self.mtu_default, |m| *m.get_ref());
+            for ends in [srcs, dsts] {
+                self.check_mtu(&what, mtu, f.mtu.as_ref(), f.name.span(), qp.as_deref(), ends)?;
+            }
             for &s in srcs {
                 let pattern = self.pattern(f, s)?;
                 for &d in dsts {
@@ -424,6 +467,10 @@ impl Traffic<'_> {
                 &src,
                 w.name.span(),
             )?;
+            let mtu = w.mtu.as_ref().map_or(self.mtu_default, |m| *m.get_ref());
+            for ends in [&src, &dst] {
+                self.check_mtu(&what, mtu, w.mtu.as_ref(), w.name.span(), qp.as_deref(), ends)?;
+            }
             let total_bps: u128 = src.iter().map(|&s| u128::from(self.line_rate(s).bps())).sum();
             let mean_interarrival = Workload::interarrival_for_bps(&cdf, load, total_bps);
             // the arrivals expected over the run count towards the scenario's size

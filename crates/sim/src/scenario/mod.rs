@@ -18,6 +18,7 @@ mod buildable;
 mod fabric;
 mod flows;
 mod link;
+mod mtu;
 mod pathology;
 mod qp;
 mod raw;
