@@ -216,3 +216,40 @@ fn a_busy_reverse_transmitter_costs_one_frame_more_than_annex_n_counts() {
         assert_eq!(wait, frame, "{g}G {m} m");
     }
 }
+
+#[test]
+fn reverse_traffic_verifies_when_the_lossless_mtu_is_below_the_mtu() {
+    // the reverse frames (of the larger mtu, a lossy priority) must fit the threshold that
+    // every pair shares: it was two lossless frames, so none of them was ever forwarded and
+    // the worst case failed ("no decision or reverse frame"), also for docs/headroom.md's SONiC
+    // example (400G, 300 m, MTU 9100, lossless MTU 1024)
+    for (g, m, mtu, lossless) in [(100, 100, 9216, 1500), (400, 300, 9100, 1024), (25, 3, 1500, 512)] {
+        let mut idle = setup(g, m, mtu);
+        idle.lossless_mtu = lossless;
+        idle.senders = 2;
+        let busy = Setup {
+            reverse_traffic: true,
+            ..idle
+        };
+        let (a, b) = (verified(&idle), verified(&busy));
+        let reverse = lossless_proto::headroom::frame_bytes(mtu);
+        // the PFC frame waited for a reverse frame of the larger mtu: its wire time less a
+        // byte, filled with lossless frames whose preamble and IFG no buffer stores
+        let (diff, k) = (
+            b.headroom_bytes - a.headroom_bytes,
+            b.phases[0].frames_in_headroom - a.phases[0].frames_in_headroom,
+        );
+        assert!(
+            diff <= reverse - 1 && diff + 20 * k >= reverse - 1,
+            "{g}G {m} m {mtu}/{lossless}: {diff} more with {k} more frames, the reverse frame {reverse}"
+        );
+        let fill = plan(&busy).unwrap();
+        assert_eq!(run_once(&busy, &fill, b.headroom_bytes).unwrap().drops_total(), 0);
+        assert!(
+            run_once(&busy, &fill, b.headroom_bytes - 1)
+                .unwrap()
+                .drops_total()
+                > 0
+        );
+    }
+}

@@ -302,14 +302,29 @@ fn an_endless_flow_that_stops_reports_no_completion_time() {
 #[test]
 fn a_flow_whose_frames_exceed_a_switch_mtu_on_its_way_is_refused() {
     // jumbo flows through switches left at 1500: the headroom was sized for 1522-byte frames
-    let text = format!(
-        "{BASE}[[flow]]\nname = \"jumbo\"\nsrc = \"h1\"\ndst = \"h3\"\npriority = 3\nmtu = 9216\n"
-    )
-    .replace("rate = \"10G\"", "rate = \"10G\"\nmtu = 9216")
-    .replacen("buffer_bytes = 1_000_000", "buffer_bytes = 1_000_000\nmtu = 1500", 1);
+    let text =
+        format!("{BASE}[[flow]]\nname = \"jumbo\"\nsrc = \"h1\"\ndst = \"h3\"\npriority = 3\nmtu = 9216\n")
+            .replace("rate = \"10G\"", "rate = \"10G\"\nmtu = 9216")
+            .replacen(
+                "buffer_bytes = 1_000_000",
+                "buffer_bytes = 1_000_000\nmtu = 1500",
+                1,
+            );
     let e = refused(&text);
-    assert_eq!((e.line, e.key.as_str()), (line_of(&text, "mtu = 9216", 1), "key `mtu`: "), "{e}");
-    assert_has(&e, &["flow \"jumbo\"", "frames of 9238 bytes", "switch \"s1\"", "mtu is 1500"]);
+    assert_eq!(
+        (e.line, e.key.as_str()),
+        (line_of(&text, "mtu = 9216", 1), "key `mtu`: "),
+        "{e}"
+    );
+    assert_has(
+        &e,
+        &[
+            "flow \"jumbo\"",
+            "frames of 9238 bytes",
+            "switch \"s1\"",
+            "mtu is 1500",
+        ],
+    );
     // the switch raised to the flows' MTU: loads
     let ok = text.replace("mtu = 1500", "mtu = 9216");
     load(&ok).expect("every mtu on the way fits");
@@ -323,7 +338,15 @@ fn a_links_mtu_is_no_longer_ignored() {
         .replace("a = \"h3\"\nb = \"s2\"", "a = \"h3\"\nb = \"s2\"\nmtu = 1500")
         + "[[flow]]\nname = \"f\"\nsrc = \"h1\"\ndst = \"h3\"\npriority = 3\n";
     let e = refused(&text);
-    assert_has(&e, &["flow \"f\"", "frames of 9022 bytes", "the link h3 – s2", "mtu is 1500"]);
+    assert_has(
+        &e,
+        &[
+            "flow \"f\"",
+            "frames of 9022 bytes",
+            "the link h3 – s2",
+            "mtu is 1500",
+        ],
+    );
     // a switch-to-switch link too
     let text = BASE
         .replace("rate = \"10G\"", "rate = \"10G\"\nmtu = 9000")
@@ -331,7 +354,8 @@ fn a_links_mtu_is_no_longer_ignored() {
         + "[[flow]]\nname = \"f\"\nsrc = \"h1\"\ndst = \"h2\"\npriority = 3\n";
     assert_has(&refused(&text), &["the link s1 – s2", "mtu is 4000"]);
     // no mtu anywhere: links and switches carry 1500, and a 1500 flow fits
-    let text = format!("{BASE}[[flow]]\nname = \"f\"\nsrc = \"h1\"\ndst = \"h3\"\npriority = 3\nmtu = 1501\n");
+    let text =
+        format!("{BASE}[[flow]]\nname = \"f\"\nsrc = \"h1\"\ndst = \"h3\"\npriority = 3\nmtu = 1501\n");
     assert_has(&refused(&text), &["frames of 1523 bytes", "mtu is 1500"]);
 }
 

@@ -10,9 +10,9 @@ use toml::Spanned;
 
 use super::ScenarioError;
 use super::build::{Ctx, Names, instant_of};
+use super::mtu::Mtus;
 use super::qp::{RawQp, qp_spec};
 use super::raw::{RawFlow, RawSignal, RawWorkload};
-use super::mtu::Mtus;
 use super::topology::{Size, Topology};
 use crate::config::{NodeConfig, Signal};
 use crate::frame::NodeId;

@@ -143,13 +143,21 @@ impl Mtus {
             return Ok(());
         };
         match self.narrowest.get(&root) {
-            Some(&Narrowest::Switch(s, mtu)) if frame > frame_len(mtu) => {
-                refuse(format!("switch {:?} (a frame may reach any switch of its fabric)", name(s)), mtu)
-            }
+            Some(&Narrowest::Switch(s, mtu)) if frame > frame_len(mtu) => refuse(
+                format!(
+                    "switch {:?} (a frame may reach any switch of its fabric)",
+                    name(s)
+                ),
+                mtu,
+            ),
             Some(&Narrowest::Link(li, mtu)) if frame > frame_len(mtu) => {
                 let (a, b) = self.ends[li];
                 refuse(
-                    format!("the link {} – {} (a frame may take any link of its fabric)", name(a), name(b)),
+                    format!(
+                        "the link {} – {} (a frame may take any link of its fabric)",
+                        name(a),
+                        name(b)
+                    ),
                     mtu,
                 )
             }
