@@ -253,3 +253,32 @@ fn reverse_traffic_verifies_when_the_lossless_mtu_is_below_the_mtu() {
         );
     }
 }
+
+#[test]
+fn the_default_headroom_covers_the_verified_worst_case_with_a_busy_transmitter() {
+    // the simulator's default for a switch port is the worst case with reverse traffic (the
+    // PFC frame waiting for a maximum frame), in closed form: Annex N plus one frame. Annex N
+    // alone under-provisions by nearly a frame (docs/headroom.md)
+    for (g, m, mtu) in SETUPS {
+        let mut busy = setup(g, m, mtu);
+        busy.reverse_traffic = true;
+        busy.senders = 2;
+        let v = verified(&busy);
+        let sim = lossless_sim::headroom::worst_case::config(&busy, &v.plan, v.headroom_bytes);
+        // link 0 is sender 0's, its end b the switch's port
+        let d = lossless_sim::headroom::default_headroom_bytes(&sim.links[0], false, mtu);
+        let annex = busy.annex_n().headroom_bytes;
+        assert!(
+            annex < v.headroom_bytes,
+            "{g}G {m} m: Annex N {annex} covers {}",
+            v.headroom_bytes
+        );
+        assert!(
+            d >= v.headroom_bytes && d - v.headroom_bytes < 20 * v.phases[0].frames_in_headroom + 64,
+            "{g}G {m} m: default {d}, verified {}",
+            v.headroom_bytes
+        );
+        let fill = plan(&busy).unwrap();
+        assert_eq!(run_once(&busy, &fill, d).unwrap().drops_total(), 0, "{g}G {m} m");
+    }
+}
