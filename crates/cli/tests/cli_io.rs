@@ -104,7 +104,7 @@ fn the_live_commands_end_quietly_on_a_closed_output_and_report_a_full_one() {
 
 #[test]
 fn float_and_period_options_out_of_range_are_refused_with_the_range() {
-    let cases: [(&[&str], &str); 16] = [
+    let cases: [(&[&str], &str); 18] = [
         (
             &["gen", "-i", "lo", "-p", "8", "-r", "1e-20", "-n", "2"],
             "allowed 1e-3..=1e10",

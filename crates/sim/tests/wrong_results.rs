@@ -2,7 +2,6 @@
 //! are refused when they load (naming file, line, key, what was found and what is allowed), and
 //! what the checks cannot see at load is caught by the run's own checks.
 
-use lossless_proto::units::Duration;
 use lossless_sim::config::SimConfig;
 use lossless_sim::scenario::{Overrides, ScenarioError, load_str};
 use lossless_sim::{Report, Simulator};

@@ -23,6 +23,9 @@ use crate::transport::QpSpec;
 /// Largest `cdf_file` read (a flow-size CDF is a few hundred lines).
 pub const MAX_CDF_FILE_BYTES: u64 = 1 << 20;
 
+/// A scripted request span: rise, fall, and where its rise was written.
+type RequestSpan = (Duration, Duration, std::ops::Range<usize>);
+
 /// What flows are checked against.
 pub(super) struct Traffic<'a> {
     pub(super) ctx: &'a Ctx<'a>,
@@ -549,8 +552,7 @@ impl Traffic<'_> {
         // every request span of each (host, priority), with where it was written: spans of one
         // host and priority must not overlap or touch (the order of a fall and a rise at one
         // instant would depend on the order of the entries)
-        let mut spans: HashMap<(NodeId, u8), Vec<(Duration, Duration, std::ops::Range<usize>)>> =
-            HashMap::new();
+        let mut spans: HashMap<(NodeId, u8), Vec<RequestSpan>> = HashMap::new();
         let end = self.duration;
         for s in raw {
             if s.priority > 7 {
