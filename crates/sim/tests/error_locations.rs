@@ -186,3 +186,35 @@ fn a_dcbx_node_name_too_long_for_its_lldp_port_id_names_the_link() {
     assert_eq!(e.key, "key `dcbx`: ", "{e}");
     assert!(e.message.contains("Port ID of 256 bytes"), "{e}");
 }
+
+#[test]
+fn a_default_tables_value_is_named_in_that_table_not_at_the_entry_that_took_it() {
+    // a DCQCN value of [qp] too high for the QP's 10G sender: [qp]'s line, not the flow's
+    let text = format!(
+        "{BASE}[qp]\ndcqcn = {{ rpg_min_rate = \"20G\" }}\n[[flow]]\nname = \"q\"\nsrc = \"h1\"\ndst = \"h3\"\npriority = 3\nsize_bytes = 10000\ntransport = \"rocev2\"\n"
+    );
+    let e = refused(&text);
+    assert_eq!(
+        (e.line, e.key.as_str()),
+        (line_of(&text, "[qp]"), "key `dcqcn` in [qp] (for QP \"q\"): "),
+        "{e}"
+    );
+    // the flow's own value stays at the flow
+    let text = text.replace(
+        "transport = \"rocev2\"",
+        "transport = \"rocev2\"\ndcqcn = { rpg_min_rate = \"30G\" }",
+    );
+    let e = refused(&text);
+    assert_eq!(e.key, "key `dcqcn`: ", "{e}");
+    // [ecn]'s thresholds out of order: [ecn]'s line, for the switch that took them
+    let text = format!("{BASE}[ecn]\nkmin_bytes = 5000\nkmax_bytes = 1000\n");
+    let e = refused(&text);
+    assert_eq!(
+        (e.line, e.key.as_str()),
+        (
+            line_of(&text, "[ecn]"),
+            "key `ecn` in [ecn] (for switch \"s1\"): "
+        ),
+        "{e}"
+    );
+}

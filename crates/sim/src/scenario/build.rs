@@ -64,6 +64,33 @@ impl Ctx<'_> {
             e
         })
     }
+    /// The line of the table header `header` (e.g. `[qp]`), 0 when there is none or the lines
+    /// are not the file's.
+    pub(super) fn header_line(&self, header: &str) -> usize {
+        self.text.map_or(0, |t| {
+            t.lines()
+                .position(|l| l.split('#').next().unwrap_or("").trim() == header)
+                .map_or(0, |i| i + 1)
+        })
+    }
+    /// `e`, an error about a value that came from the table `header` (a default table such as
+    /// `[ecn]`) rather than from the entry `entry` it was raised for: it names that table and
+    /// its line.
+    pub(super) fn from_table(&self, mut e: ScenarioError, header: &str, entry: &str) -> ScenarioError {
+        let key = e
+            .key
+            .strip_prefix("key `")
+            .and_then(|k| k.split('`').next())
+            .unwrap_or("")
+            .to_string();
+        e.line = self.header_line(header);
+        e.key = if key.is_empty() {
+            format!("in {header} (for {entry}): ")
+        } else {
+            format!("key `{key}` in {header} (for {entry}): ")
+        };
+        e
+    }
     pub(super) fn duration(&self, v: &Spanned<String>, key: &str) -> Result<Duration, ScenarioError> {
         parse_duration(v.get_ref()).or_else(|m| self.err(v.span(), key, m))
     }
@@ -325,18 +352,31 @@ pub(super) fn build(
             xon_offset_bytes: s.xon_offset_bytes.unwrap_or(2 * (mtu + 22)),
             headroom_bytes: s.headroom_bytes,
             mtu,
+            // a value the switch took from [ecn] / [qcn] (no table of its own) is named there
             ecn: ecn_spec(
                 ctx,
                 s.ecn.as_ref(),
                 raw.ecn.as_ref(),
                 ctx.line_of(s.name.span().start),
-            )?,
+            )
+            .map_err(|e| match s.ecn {
+                None | Some(toml::Value::Boolean(true)) => {
+                    ctx.from_table(e, "[ecn]", &format!("switch {:?}", s.name.get_ref()))
+                }
+                _ => e,
+            })?,
             qcn: qcn_spec(
                 ctx,
                 s.qcn.as_ref(),
                 raw.qcn.as_ref(),
                 ctx.line_of(s.name.span().start),
-            )?,
+            )
+            .map_err(|e| match s.qcn {
+                None | Some(toml::Value::Boolean(true)) => {
+                    ctx.from_table(e, "[qcn]", &format!("switch {:?}", s.name.get_ref()))
+                }
+                _ => e,
+            })?,
         };
         let n = NodeConfig {
             name: s.name.get_ref().clone(),

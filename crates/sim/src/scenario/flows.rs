@@ -237,7 +237,32 @@ impl Traffic<'_> {
             Some(t) if t.get_ref() == "rocev2" => {
                 let lines: Vec<Rate> = srcs.iter().map(|&n| self.line_rate(n)).collect();
                 let q = keys.over(self.qp);
-                qp_spec(ctx, &q, priority, &lines, ctx.line_of(span.start)).map(|q| Some(Box::new(q)))
+                qp_spec(ctx, &q, priority, &lines, ctx.line_of(span.start))
+                    .map(|q| Some(Box::new(q)))
+                    .map_err(|e| {
+                        // a key the entry did not set came from [qp]: named there
+                        let key = e.key.strip_prefix("key `").and_then(|k| k.split('`').next());
+                        let own = match key {
+                            Some("cc") => keys.cc.is_some(),
+                            Some("preset") => keys.preset.is_some(),
+                            Some("ack_priority") => keys.ack_priority.is_some(),
+                            Some("cnp_priority") => keys.cnp_priority.is_some(),
+                            Some("udp_dport") => keys.udp_dport.is_some(),
+                            Some("dcqcn") => keys.dcqcn.is_some(),
+                            Some("qcn") => keys.qcn.is_some(),
+                            Some("rocev2") => keys.rocev2.is_some(),
+                            _ => true,
+                        };
+                        if own {
+                            e
+                        } else {
+                            let entry = ctx
+                                .text
+                                .and_then(|t| t.get(span.clone()))
+                                .map_or("the QP".to_string(), |n| format!("QP {n}"));
+                            ctx.from_table(e, "[qp]", &entry)
+                        }
+                    })
             }
             Some(t) => ctx.err(
                 t.span(),
