@@ -76,7 +76,7 @@ impl Ctx<'_> {
     /// `e`, an error about a value that came from the table `header` (a default table such as
     /// `[ecn]`) rather than from the entry `entry` it was raised for: it names that table and
     /// its line.
-    pub(super) fn from_table(&self, mut e: ScenarioError, header: &str, entry: &str) -> ScenarioError {
+    pub(super) fn in_table(&self, mut e: ScenarioError, header: &str, entry: &str) -> ScenarioError {
         let key = e
             .key
             .strip_prefix("key `")
@@ -361,7 +361,7 @@ pub(super) fn build(
             )
             .map_err(|e| match s.ecn {
                 None | Some(toml::Value::Boolean(true)) => {
-                    ctx.from_table(e, "[ecn]", &format!("switch {:?}", s.name.get_ref()))
+                    ctx.in_table(e, "[ecn]", &format!("switch {:?}", s.name.get_ref()))
                 }
                 _ => e,
             })?,
@@ -373,7 +373,7 @@ pub(super) fn build(
             )
             .map_err(|e| match s.qcn {
                 None | Some(toml::Value::Boolean(true)) => {
-                    ctx.from_table(e, "[qcn]", &format!("switch {:?}", s.name.get_ref()))
+                    ctx.in_table(e, "[qcn]", &format!("switch {:?}", s.name.get_ref()))
                 }
                 _ => e,
             })?,

@@ -260,7 +260,7 @@ impl Traffic<'_> {
                                 .text
                                 .and_then(|t| t.get(span.clone()))
                                 .map_or("the QP".to_string(), |n| format!("QP {n}"));
-                            ctx.from_table(e, "[qp]", &entry)
+                            ctx.in_table(e, "[qp]", &entry)
                         }
                     })
             }
