@@ -139,6 +139,19 @@ fn an_lldp_timer_error_names_its_key_line_value_and_range_not_another_timer() {
 }
 
 #[test]
+fn a_dcbx_value_error_names_its_line() {
+    let e = load_text(
+        "pfc.toml",
+        "[lldp]\ntx_hold = 4\n\n[dcbx.pfc]\nwilling = false\nenable = [3, 9]\n",
+    );
+    assert!(e.contains("pfc.toml:6: ") && e.contains("pfc.enable"), "{e}");
+    let e = load_text("cap.toml", "[dcbx.pfc]\ncap = 9\n");
+    assert!(e.contains("cap.toml:2: ") && e.contains("pfc.cap"), "{e}");
+    let e = load_text("tcs.toml", "[dcbx]\nmode = \"ieee\"\n[dcbx.ets]\nmax_tcs = 0\n");
+    assert!(e.contains("tcs.toml:4: ") && e.contains("ets.max_tcs"), "{e}");
+}
+
+#[test]
 fn the_default_without_config_is_the_willing_host_example() {
     let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/dcbx/host-willing.toml");
     let mut example = FileConfig::load(&f).unwrap();

@@ -118,6 +118,34 @@ fn line_of_key(text: &str, table: &str, key: &str) -> usize {
     0
 }
 
+/// The line of the `[dcbx]` field `field` (`pfc.enable`, `ets`, `app`): the key in its table,
+/// else its own table's header, else its key in `[dcbx]` (0 when none is written).
+fn line_of_dcbx_field(text: &str, field: &str) -> usize {
+    let (table, key) = match field.rsplit_once('.') {
+        Some((t, k)) => (format!("dcbx.{t}"), k),
+        None => ("dcbx".to_string(), field),
+    };
+    let header = |h: &str| {
+        text.lines()
+            .position(|l| {
+                let l = l.split('#').next().unwrap_or("").trim();
+                l == format!("[{h}]") || l == format!("[[{h}]]")
+            })
+            .map_or(0, |i| i + 1)
+    };
+    [
+        line_of_key(text, &table, key),
+        header(&format!("dcbx.{field}")),
+        field
+            .split('.')
+            .next()
+            .map_or(0, |first| line_of_key(text, "dcbx", first)),
+    ]
+    .into_iter()
+    .find(|&l| l > 0)
+    .unwrap_or(0)
+}
+
 /// A value of the `[lldp]` table the agent cannot run with: the key, what was found and
 /// what is allowed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,7 +177,10 @@ impl FileConfig {
             line,
             detail,
         };
-        cfg.dcbx.validate().map_err(|e| value(0, e.to_string()))?;
+        cfg.dcbx.validate().map_err(|e| {
+            let lossless_proto::dcbx::DcbxConfigError::Value { field, .. } = &e;
+            value(line_of_dcbx_field(&text, field), e.to_string())
+        })?;
         cfg.lldp_agent_config([0; 6], "x")
             .map_err(|e| value(line_of_key(&text, "lldp", e.key), e.message))?;
         Ok(cfg)
