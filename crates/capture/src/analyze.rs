@@ -85,8 +85,9 @@ pub struct Agreement {
     pub ets_a: Option<EtsParams>,
     /// ETS tables operational at `b`.
     pub ets_b: Option<EtsParams>,
-    /// Both have ETS and the operational tables are equal.
-    pub ets_agree: bool,
+    /// Whether the operational ETS tables are equal: `None` (JSON `null`) when they were not
+    /// compared because an end sent no ETS (or no enabled CEE Priority Groups).
+    pub ets_agree: Option<bool>,
 }
 
 /// The whole analysis.
@@ -350,7 +351,7 @@ fn pfc_view(
 /// What ends `a` and `b` run, each negotiating with the other's TLVs.
 pub fn agreement(a: &Remote, b: &Remote) -> Agreement {
     let ieee = a.has_ieee() && b.has_ieee();
-    let (pfc_a, pfc_b, ets_a, ets_b);
+    let (pfc_a, pfc_b, ets_a, ets_b, ets_sent);
     if ieee {
         let pa = a.pfc.as_ref().map(|f| (f.willing, f.value));
         let pb = b.pfc.as_ref().map(|f| (f.willing, f.value));
@@ -362,6 +363,7 @@ pub fn agreement(a: &Remote, b: &Remote) -> Agreement {
         ets_b = b
             .ets
             .map(|e| negotiate::ets_ieee(e.params, e.willing, a.ets_recommendation, true).params);
+        ets_sent = a.ets.is_some() && b.ets.is_some();
     } else {
         // CEE: PFC and Priority Groups are both symmetric; a disabled feature is not operational.
         let feat = |r: &Remote| r.cee.as_ref().and_then(|c| c.pfc.clone()).filter(|f| f.enabled);
@@ -386,6 +388,7 @@ pub fn agreement(a: &Remote, b: &Remote) -> Agreement {
             }
         };
         let (ga, gb) = (pg(a), pg(b));
+        ets_sent = ga.is_some() && gb.is_some();
         ets_a = cee_pg(&ga, &gb, a.src_mac, b.src_mac);
         ets_b = cee_pg(&gb, &ga, b.src_mac, a.src_mac);
     }
@@ -401,7 +404,9 @@ pub fn agreement(a: &Remote, b: &Remote) -> Agreement {
         pfc_b: pfc_b.enable(),
         pfc_agree: pfc_a.is_operational() && pfc_b.is_operational() && pfc_a.enable() == pfc_b.enable(),
         pfc_reason: reason,
-        ets_agree: ets_a.is_some() && ets_a == ets_b,
+        // a pair is compared only when both ends sent ETS; a CEE disagreement leaves no
+        // operational table at either end, which is no agreement
+        ets_agree: ets_sent.then(|| ets_a.is_some() && ets_a == ets_b),
         ets_a,
         ets_b,
     }

@@ -182,3 +182,39 @@ fn dcbx_agreement_matches_what_each_sides_agent_negotiates() {
         assert_eq!(g.ets_b, Some(b.operational().ets.params));
     }
 }
+
+/// The LLDP frame `f` without its IEEE ETS Configuration and Recommendation TLVs.
+fn without_ets(f: &[u8]) -> Vec<u8> {
+    use lossless_wire::lldp::{Ieee8021Tlv, LldpduRepr, OrgTlv, Tlv};
+    let (repr, _) = LldpduRepr::parse(&f[14..]).into_result().unwrap();
+    let tlvs = repr
+        .tlvs
+        .into_iter()
+        .filter(|t| {
+            !matches!(
+                t,
+                Tlv::Org(OrgTlv::Ieee8021(
+                    Ieee8021Tlv::EtsConfiguration(_) | Ieee8021Tlv::EtsRecommendation(_)
+                ))
+            )
+        })
+        .collect();
+    let mut out = f[..14].to_vec();
+    out.extend(LldpduRepr { tlvs }.to_vec().unwrap());
+    out.resize(out.len().max(60), 0);
+    out
+}
+
+#[test]
+fn ets_agreement_is_null_for_a_pair_never_compared_not_false() {
+    let (_, fa) = lldp(1, false, &[3]);
+    let (_, fb) = lldp(2, false, &[3]);
+    let r = run("analyze-no-ets", &[(1, fa.clone()), (2, without_ets(&fb))]);
+    let g = &r.lldp_agreement[0];
+    assert_eq!((g.ets_b, g.ets_agree), (None, None), "{g:?}");
+    let json = serde_json::to_value(g).unwrap();
+    assert_eq!(json["ets_agree"], serde_json::Value::Null, "{json}");
+    // both sent ETS: compared, and the same tables agree
+    let r = run("analyze-both-ets", &[(1, fa), (2, fb)]);
+    assert_eq!(r.lldp_agreement[0].ets_agree, Some(true));
+}

@@ -104,7 +104,7 @@ fn the_live_commands_end_quietly_on_a_closed_output_and_report_a_full_one() {
 
 #[test]
 fn float_and_period_options_out_of_range_are_refused_with_the_range() {
-    let cases: [(&[&str], &str); 16] = [
+    let cases: [(&[&str], &str); 18] = [
         (
             &["gen", "-i", "lo", "-p", "8", "-r", "1e-20", "-n", "2"],
             "allowed 1e-3..=1e10",
@@ -163,6 +163,15 @@ fn float_and_period_options_out_of_range_are_refused_with_the_range() {
             "poll 300 ms is longer than the detection time 200 ms",
         ),
         (&["watch", "-i", "lo", "--deadlock-ms", "0"], "1..=60000"),
+        // a storm of XON frames pauses nothing: refused, not run at the 65535-quanta rate
+        (
+            &["gen", "-i", "lo", "--prio", "3=0", "--storm", "--speed", "10G"],
+            "--storm with priority 3 at 0 quanta",
+        ),
+        (
+            &["gen", "-i", "lo", "-g", "-t", "0", "--storm", "--speed", "10G"],
+            "--storm with the link PAUSE at 0 quanta",
+        ),
         (
             &["analyze", "--speed", "10G", "--bucket-ms", "0", "x.pcap"],
             "1..=86400000",

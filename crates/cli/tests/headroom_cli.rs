@@ -170,3 +170,30 @@ fn help_teaches_with_examples() {
         assert!(h.contains(s), "{s:?} missing from --help");
     }
 }
+
+#[test]
+fn the_sonic_example_verifies_with_reverse_traffic_and_a_smaller_lossless_mtu() {
+    // docs/headroom.md's SONiC example; with --reverse-traffic it ended in exit 2 ("the worst
+    // case did not hold") whenever --lossless-mtu was below --mtu
+    let j = json(&[
+        "--speed",
+        "400G",
+        "--cable",
+        "300m",
+        "--mtu",
+        "9100",
+        "--lossless-mtu",
+        "1024",
+        "--pipeline-latency",
+        "19",
+        "--verify",
+        "--reverse-traffic",
+        "--senders",
+        "2",
+    ]);
+    let v = j["verify"]["headroom_bytes"]
+        .as_u64()
+        .expect("a verified headroom");
+    let annex = j["annex_n"]["headroom_bytes"].as_u64().unwrap();
+    assert!(v > 0 && v.abs_diff(annex) < 9122, "verified {v}, Annex N {annex}");
+}

@@ -98,7 +98,8 @@ fn a_zero_duration_option_is_blamed_on_the_option_not_the_file() {
 }
 
 #[test]
-fn a_build_error_names_the_scenario_and_says_its_reason_once() {
+fn a_buffer_too_small_for_its_headroom_is_refused_when_it_loads_at_its_line_and_key_once() {
+    // it was a build error ("loads but cannot be built") without line or key
     let dir = temp_dir("sim-build-error");
     let path = dir.join("b0.toml");
     std::fs::write(
@@ -127,7 +128,11 @@ b = "s"
     .unwrap();
     let o = lossless(&["sim", path.to_str().unwrap(), "-q"]);
     let e = stderr(&o);
-    assert!(!o.status.success(), "{e}");
-    assert!(e.contains("b0.toml") && e.contains("switch s"), "{e}");
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("b0.toml:13: key `buffer_bytes`: switch \"s\": found 0 bytes"),
+        "{e}"
+    );
+    assert!(!e.contains("cannot be built"), "{e}");
     assert_eq!(e.matches("headroom reserves").count(), 1, "said twice: {e}");
 }

@@ -100,11 +100,13 @@ pub struct PreventionReport {
     pub stopped: bool,
 }
 
-/// The frame rate that keeps a priority paused on a link of `speed`: `oversubscription` frames
-/// per longest pause (65535 quanta of 512 bit times), i.e.
-/// `oversubscription / (65535 · 512 / speed)` frames/s, as SONiC's storm tests compute it.
-pub fn storm_rate(speed: Rate, oversubscription: f64) -> f64 {
-    let pause_s = 65535.0 * BITS_PER_QUANTUM as f64 / speed.bps() as f64;
+/// The frame rate that keeps a priority paused on a link of `speed` by frames that pause it
+/// for `quanta` (the shortest pause time the frames carry; 65535, the longest, in SONiC's storm
+/// tests): `oversubscription` frames per pause time, i.e.
+/// `oversubscription / (quanta · 512 / speed)` frames/s. Zero quanta (an XON) pause nothing:
+/// the rate is then infinite, which no range admits.
+pub fn storm_rate(speed: Rate, quanta: u16, oversubscription: f64) -> f64 {
+    let pause_s = f64::from(quanta) * BITS_PER_QUANTUM as f64 / speed.bps() as f64;
     oversubscription / pause_s
 }
 

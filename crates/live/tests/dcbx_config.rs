@@ -76,6 +76,82 @@ fn mistakes_name_the_file_and_the_field() {
 }
 
 #[test]
+fn an_lldp_timer_error_names_its_key_line_value_and_range_not_another_timer() {
+    // each timer's own key, line, value and minimum: none of them ends with another timer's
+    // rule ("1 s for msgTxInterval")
+    for (text, key, line, found, allowed) in [
+        (
+            "[lldp]\ntx_hold = 4\ntx_credit_max = 0\n",
+            "tx_credit_max",
+            3,
+            "found 0",
+            "at least 1",
+        ),
+        (
+            "# c\n[lldp]\ntx_interval_s = 0\n",
+            "tx_interval_s",
+            3,
+            "found 0",
+            "at least 1 (seconds)",
+        ),
+        (
+            "[lldp]\nfast_tx_ms = 0\n",
+            "fast_tx_ms",
+            2,
+            "found 0",
+            "at least 1 (milliseconds)",
+        ),
+        (
+            "[dcbx]\n[lldp]\n\ntx_hold = 0\n",
+            "tx_hold",
+            4,
+            "found 0",
+            "at least 1",
+        ),
+        (
+            "[lldp]\ntx_fast_init=0\n",
+            "tx_fast_init",
+            2,
+            "found 0",
+            "at least 1",
+        ),
+        (
+            "[lldp]\nmax_neighbours = 0\n",
+            "max_neighbours",
+            2,
+            "found 0",
+            "at least 1",
+        ),
+    ] {
+        let e = load_text("t.toml", text);
+        assert!(
+            e.contains(&format!("t.toml:{line}: lldp.{key}")) && e.contains(found) && e.contains(allowed),
+            "{text:?}: {e}"
+        );
+        assert!(!e.contains("1 s for msgTxInterval"), "{e}");
+    }
+    let long = format!("[lldp]\nsystem_name = \"{}\"\n", "x".repeat(300));
+    let e = load_text("name.toml", &long);
+    assert!(
+        e.contains("name.toml:2: lldp.system_name") && e.contains("300 bytes"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_dcbx_value_error_names_its_line() {
+    let e = load_text(
+        "pfc.toml",
+        "[lldp]\ntx_hold = 4\n\n[dcbx.pfc]\nwilling = false\nenable = [3, 9]\n",
+    );
+    assert!(e.contains("pfc.toml:6: ") && e.contains("pfc.enable"), "{e}");
+    let e = load_text("cap.toml", "[dcbx.pfc]\ncap = 9\n");
+    assert!(e.contains("cap.toml:2: ") && e.contains("pfc.cap"), "{e}");
+    let e = load_text("tcs.toml", "[dcbx]\nmode = \"ieee\"\n[dcbx.ets]\nmax_tcs = 0\n");
+    assert!(e.contains("tcs.toml:4: ") && e.contains("ets.max_tcs"), "{e}");
+}
+
+#[test]
 fn the_default_without_config_is_the_willing_host_example() {
     let f = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/dcbx/host-willing.toml");
     let mut example = FileConfig::load(&f).unwrap();

@@ -182,6 +182,9 @@ fn generator_frame_is_the_codecs_emit_and_storm_rate_follows_pfc_gen() {
     assert_eq!(f.len(), FRAME_LEN);
     assert_eq!(f.to_vec(), frame(spec.control));
     // 65535·512 bit times at 100 Gb/s = 335.5392 µs; 2 frames per pause → 5960.56 frames/s.
-    let r = storm_rate(Rate::from_gbps(100), 2.0);
+    let r = storm_rate(Rate::from_gbps(100), 65535, 2.0);
     assert!((r - 2.0 / 335.5392e-6).abs() < 1e-6, "{r}");
+    // shorter pauses need proportionally more frames to keep the priority paused
+    let r = storm_rate(Rate::from_gbps(100), 100, 2.0);
+    assert!((r - 2.0 / (100.0 * 512.0 / 100e9)).abs() < 1e-3, "{r}");
 }

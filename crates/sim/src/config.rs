@@ -97,8 +97,8 @@ pub struct SwitchConfig {
     pub threshold: Threshold,
     /// XON when a pair's usage falls to the limit minus this.
     pub xon_offset_bytes: u64,
-    /// Headroom per (port, lossless priority); `None` = [`crate::headroom::headroom_bytes`] of
-    /// each port's link.
+    /// Headroom per (port, lossless priority); `None` =
+    /// [`crate::headroom::default_headroom_bytes`] of each port's link.
     pub headroom_bytes: Option<u64>,
     /// Largest payload, for the headroom formula.
     pub mtu: u64,

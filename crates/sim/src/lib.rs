@@ -9,7 +9,7 @@
 //! ports at run time (see `sim/dcbx.rs`); switches
 //! with a shared buffer ([`buffer`]) charging each frame to its (ingress port, priority), XOFF
 //! raised into the ingress port's engine when a lossless frame overflows its threshold into
-//! headroom ([`headroom::headroom_bytes`] by default), XON below threshold − offset, lossy
+//! headroom ([`headroom::default_headroom_bytes`] by default), XON below threshold − offset, lossy
 //! frames tail-dropped, shortest-path static routes with ECMP by flow hash; hosts with bounded
 //! NIC queues (a blocked sender waits, it does not drop) and a receiver with an optional
 //! processing rate that raises XOFF when its backlog grows (document 002's module A).

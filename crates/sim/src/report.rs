@@ -221,8 +221,17 @@ pub struct Conservation {
     pub in_flight_frames: u64,
     /// Frames dropped, by reason.
     pub dropped_frames: BTreeMap<&'static str, u64>,
-    /// injected = delivered + queued + in flight + dropped.
+    /// Of the delivered frames, those that reached a host other than their destination (only
+    /// written when there are some: a valid run has none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub misdelivered_frames: u64,
+    /// injected = delivered + queued + in flight + dropped, and every frame delivered reached
+    /// its own destination.
     pub balanced: bool,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Everything a run measured.
@@ -279,10 +288,17 @@ pub enum CheckError {
     Transport(String),
 }
 
-/// The conservation check failed: frames were created or lost without a reason.
+/// The conservation check failed: frames were created or lost without a reason, or
+/// delivered to a host that is not their destination.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error(
-    "conservation violated: injected {injected} ≠ delivered {delivered} + queued {queued} + in flight {in_flight} + dropped {dropped}"
+    "conservation violated: injected {injected} {} delivered {delivered} + queued {queued} + in flight {in_flight} + dropped {dropped}{}",
+    if injected == &(delivered + queued + in_flight + dropped) { "=" } else { "≠" },
+    if *misdelivered > 0 {
+        format!("; {misdelivered} of the delivered frames reached a host other than their destination")
+    } else {
+        String::new()
+    }
 )]
 pub struct ConservationError {
     /// Injected frames.
@@ -295,6 +311,8 @@ pub struct ConservationError {
     pub in_flight: u64,
     /// Dropped frames.
     pub dropped: u64,
+    /// Delivered frames that reached a host other than their destination.
+    pub misdelivered: u64,
 }
 
 /// A switch port's ECN and QCN counters, per priority with activity.
@@ -521,7 +539,8 @@ impl Report {
                 queued_frames: queued,
                 in_flight_frames: in_flight,
                 dropped_frames: drops_map(&t.dropped),
-                balanced: t.injected == t.delivered + queued + in_flight + dropped,
+                misdelivered_frames: t.misdelivered,
+                balanced: t.injected == t.delivered + queued + in_flight + dropped && t.misdelivered == 0,
             },
             engine_fault: sim.fault.clone(),
             pathology,
@@ -556,6 +575,7 @@ impl Report {
                 queued: c.queued_frames,
                 in_flight: c.in_flight_frames,
                 dropped: c.dropped_frames.values().sum(),
+                misdelivered: c.misdelivered_frames,
             })
         }
     }

@@ -144,6 +144,9 @@ pub struct Totals {
     pub injected: u64,
     /// Frames delivered to destinations.
     pub delivered: u64,
+    /// Of [`Self::delivered`], frames that reached a host other than their destination (a
+    /// route through a host); the conservation check fails on any.
+    pub misdelivered: u64,
     /// Frames dropped, by [`DropReason::index`].
     pub dropped: [u64; DropReason::ALL.len()],
 }

@@ -132,6 +132,13 @@ impl Report {
                 "✗ NOT CONSERVED"
             }
         );
+        if c.misdelivered_frames > 0 {
+            let _ = writeln!(
+                s,
+                "✗ {} delivered frames reached a host other than their destination",
+                c.misdelivered_frames
+            );
+        }
         let _ = writeln!(s, "lossless frames dropped: {}", self.lossless_drops());
         let dcbx_lost: u64 = self
             .ports

@@ -35,6 +35,15 @@ pub fn set_headroom(config: &mut SimConfig, bytes: u64) {
     }
 }
 
+/// Gives every switch the default headroom (drops its `headroom_bytes`).
+pub fn clear_headroom(config: &mut SimConfig) {
+    for n in &mut config.nodes {
+        if let NodeKind::Switch(s) = &mut n.kind {
+            s.headroom_bytes = None;
+        }
+    }
+}
+
 /// Frames of `priority` dropped anywhere, by any reason.
 pub fn drops_of_priority(r: &Report, priority: u8) -> u64 {
     r.ports

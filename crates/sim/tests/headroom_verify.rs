@@ -216,3 +216,69 @@ fn a_busy_reverse_transmitter_costs_one_frame_more_than_annex_n_counts() {
         assert_eq!(wait, frame, "{g}G {m} m");
     }
 }
+
+#[test]
+fn reverse_traffic_verifies_when_the_lossless_mtu_is_below_the_mtu() {
+    // the reverse frames (of the larger mtu, a lossy priority) must fit the threshold that
+    // every pair shares: it was two lossless frames, so none of them was ever forwarded and
+    // the worst case failed ("no decision or reverse frame"), also for docs/headroom.md's SONiC
+    // example (400G, 300 m, MTU 9100, lossless MTU 1024)
+    for (g, m, mtu, lossless) in [(100, 100, 9216, 1500), (400, 300, 9100, 1024), (25, 3, 1500, 512)] {
+        let mut idle = setup(g, m, mtu);
+        idle.lossless_mtu = lossless;
+        idle.senders = 2;
+        let busy = Setup {
+            reverse_traffic: true,
+            ..idle
+        };
+        let (a, b) = (verified(&idle), verified(&busy));
+        let reverse = lossless_proto::headroom::frame_bytes(mtu);
+        // the PFC frame waited for a reverse frame of the larger mtu: its wire time less a
+        // byte, filled with lossless frames whose preamble and IFG no buffer stores
+        let (diff, k) = (
+            b.headroom_bytes - a.headroom_bytes,
+            b.phases[0].frames_in_headroom - a.phases[0].frames_in_headroom,
+        );
+        assert!(
+            diff < reverse && diff + 20 * k >= reverse - 1,
+            "{g}G {m} m {mtu}/{lossless}: {diff} more with {k} more frames, the reverse frame {reverse}"
+        );
+        let fill = plan(&busy).unwrap();
+        assert_eq!(run_once(&busy, &fill, b.headroom_bytes).unwrap().drops_total(), 0);
+        assert!(
+            run_once(&busy, &fill, b.headroom_bytes - 1)
+                .unwrap()
+                .drops_total()
+                > 0
+        );
+    }
+}
+
+#[test]
+fn the_default_headroom_covers_the_verified_worst_case_with_a_busy_transmitter() {
+    // the simulator's default for a switch port is the worst case with reverse traffic (the
+    // PFC frame waiting for a maximum frame), in closed form: Annex N plus one frame. Annex N
+    // alone under-provisions by nearly a frame (docs/headroom.md)
+    for (g, m, mtu) in SETUPS {
+        let mut busy = setup(g, m, mtu);
+        busy.reverse_traffic = true;
+        busy.senders = 2;
+        let v = verified(&busy);
+        let sim = lossless_sim::headroom::worst_case::config(&busy, &v.plan, v.headroom_bytes);
+        // link 0 is sender 0's, its end b the switch's port
+        let d = lossless_sim::headroom::default_headroom_bytes(&sim.links[0], false, mtu);
+        let annex = busy.annex_n().headroom_bytes;
+        assert!(
+            annex < v.headroom_bytes,
+            "{g}G {m} m: Annex N {annex} covers {}",
+            v.headroom_bytes
+        );
+        assert!(
+            d >= v.headroom_bytes && d - v.headroom_bytes < 20 * v.phases[0].frames_in_headroom + 64,
+            "{g}G {m} m: default {d}, verified {}",
+            v.headroom_bytes
+        );
+        let fill = plan(&busy).unwrap();
+        assert_eq!(run_once(&busy, &fill, d).unwrap().drops_total(), 0, "{g}G {m} m");
+    }
+}

@@ -129,14 +129,14 @@ fn a_deadlock_adds_its_timeline_and_its_cycle_drawn_queue_by_queue() {
     assert!(timeline.contains(&text("deadlock: formed → gone")));
     // the run ended at the finding: the timeline's axis is in µs, not the 100 ms configured
     assert!(timeline.contains("time (µs)"));
-    let cycle = section(&html, "Deadlock cycle of 3 queues (found at 610 µs)");
+    let cycle = section(&html, "Deadlock cycle of 3 queues (found at 600 µs)");
     for q in ["swA.1:3", "swB.2:3", "swC.2:3"] {
         assert_eq!(cycle.matches(&text(q)).count(), 1, "{q} in {cycle}");
     }
     // one arrow head per queue, one circle per queue
     assert_eq!(cycle.matches("<polygon").count(), 3);
     assert_eq!(cycle.matches("<circle").count(), 3);
-    assert!(cycle.contains("formed 410 µs, found 610 µs, still there at the end; 3 flows stuck: a, b, c"));
+    assert!(cycle.contains("formed 400 µs, found 600 µs, still there at the end; 3 flows stuck: a, b, c"));
 }
 
 #[test]

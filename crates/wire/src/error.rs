@@ -31,6 +31,11 @@ pub enum ErrorKind {
         /// What was expected at this place, in words.
         expected: &'static str,
     },
+    /// A structure the standard requires is absent (e.g. the End Of LLDPDU TLV).
+    Missing {
+        /// What is required, in words.
+        expected: &'static str,
+    },
 }
 
 /// A decoding error: the problem, the byte offset it was found at (from the start of the
@@ -84,6 +89,7 @@ impl fmt::Display for Error {
             ErrorKind::BadLength { found, allowed } => write!(f, "length {found}, allowed {allowed}"),
             ErrorKind::BadValue { found, allowed } => write!(f, "value {found:#x}, allowed {allowed}"),
             ErrorKind::Order { expected } => write!(f, "out of order, expected {expected}"),
+            ErrorKind::Missing { expected } => write!(f, "missing: {expected}"),
         }
     }
 }

@@ -147,7 +147,7 @@ fn malformed_corpus_files_report_the_exact_problem() {
         ),
         (
             "lldp-infinite-loop-1.pcap",
-            "LLDPDU: bytes after End Of LLDPDU TLV at byte 337: out of order, expected only zero padding after End Of LLDPDU TLV",
+            "LLDPDU: bytes after End Of LLDPDU TLV at byte 337: value 0x80, allowed only zero padding after End Of LLDPDU TLV",
         ),
         (
             "lldp_asan.pcap",

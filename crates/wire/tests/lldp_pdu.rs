@@ -63,8 +63,9 @@ fn mandatory_order_violations_are_warnings() {
     assert_eq!(
         w[1],
         (
+            // End where the Port ID should be: the Port ID is missing
             11,
-            ErrorKind::Order {
+            ErrorKind::Missing {
                 expected: "Port ID TLV second"
             }
         )
@@ -148,4 +149,54 @@ fn visit_sees_every_tlv_by_reference_and_stops_at_the_first_error() {
     let mut count = 0;
     let e = Lldpdu::new(&bad).visit(|_, _| count += 1).unwrap_err();
     assert_eq!((count, e.offset, e.context), (3, 22, "PFC Configuration TLV"));
+}
+
+#[test]
+fn a_missing_end_of_lldpdu_tlv_reads_as_missing_not_out_of_order() {
+    let mut b = mandatory();
+    b.extend(tlv(5, b"sw1"));
+    let d = LldpduRepr::parse(&b);
+    assert!(d.error.is_none());
+    assert_eq!(d.warnings.len(), 1, "{:?}", d.warnings);
+    let w = d.warnings[0];
+    assert!(matches!(w.kind, ErrorKind::Missing { .. }), "{w:?}");
+    assert_eq!(w.offset, b.len());
+    let text = w.to_string();
+    assert!(
+        text.contains("missing") && text.contains("End Of LLDPDU TLV") && !text.contains("order"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_lldpdu_that_ends_before_its_mandatory_tlvs_lacks_them() {
+    // Chassis ID, then End: the Port ID is missing, not out of order
+    let mut b = tlv(1, &[4, 8, 0, 0x27, 0x0d, 0xf1, 0x3c]);
+    b.extend(tlv(0, &[]));
+    let d = LldpduRepr::parse(&b);
+    assert_eq!(
+        d.warnings[0].kind,
+        ErrorKind::Missing {
+            expected: "Port ID TLV second"
+        }
+    );
+    assert!(d.warnings[0].to_string().contains("missing: Port ID TLV second"));
+}
+
+#[test]
+fn bytes_after_end_name_the_first_one_and_what_is_allowed() {
+    let mut b = mandatory();
+    b.extend(tlv(0, &[]));
+    let end = b.len();
+    b.extend([0, 0, 0x5a, 0]);
+    let d = LldpduRepr::parse(&b);
+    let w = d.warnings[0];
+    assert_eq!(w.offset, end + 2);
+    assert_eq!(
+        w.kind,
+        ErrorKind::BadValue {
+            found: 0x5a,
+            allowed: "only zero padding after End Of LLDPDU TLV"
+        }
+    );
 }

@@ -214,10 +214,10 @@ fn text(a: &Analysis) -> String {
                 .as_ref()
                 .map(|r| format!(": {r}"))
                 .unwrap_or_default(),
-            match (&g.ets_a, &g.ets_b) {
-                (Some(_), Some(_)) if g.ets_agree => "agrees",
-                (Some(_), Some(_)) => "DISAGREES",
-                _ => "not compared (one end sent no ETS)",
+            match g.ets_agree {
+                Some(true) => "agrees",
+                Some(false) => "DISAGREES",
+                None => "not compared (one end sent no ETS)",
             }
         );
     }

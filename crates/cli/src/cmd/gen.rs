@@ -70,8 +70,9 @@ pub struct GenArgs {
     /// Stop after this many seconds, 0..=1e9.
     #[arg(short = 'd', long = "duration", value_name = "SECS", value_parser = parse_secs)]
     pub duration: Option<f64>,
-    /// Storm mode, a stuck NIC: rate = oversubscription / (65535·512 / speed), which keeps
-    /// the priorities paused, until --duration, --prevention-tout or Ctrl-C.
+    /// Storm mode, a stuck NIC: rate = oversubscription / (Q·512 / speed), Q the shortest pause
+    /// time the frames carry (1..=65535 quanta), which keeps the priorities paused, until
+    /// --duration, --prevention-tout or Ctrl-C.
     #[arg(long)]
     pub storm: bool,
     /// Link speed for --storm (e.g. 100G, 25G, 10G); default: the fastest the interfaces'
@@ -81,7 +82,8 @@ pub struct GenArgs {
     /// mlx5's PFC storm prevention for --storm: ms (80..=8000), `auto` (100 ms) or `off`.
     #[arg(long, value_name = "MS|auto|off", requires = "storm", value_parser = parse_prevention)]
     pub prevention_tout: Option<Prevention>,
-    /// Frames per longest pause time in --storm mode (above 0, at most 1e6).
+    /// Frames per pause time (the shortest the frames carry) in --storm mode (above 0, at most
+    /// 1e6).
     #[arg(long, default_value_t = 2.0, value_parser = parse_oversubscription)]
     pub oversubscription: f64,
     /// Source MAC (default: the interface's).
@@ -250,6 +252,34 @@ fn control(args: &GenArgs) -> anyhow::Result<MacControlRepr> {
     })
 }
 
+/// The shortest pause time (quanta) the storm's frames carry; an error when one of the
+/// priorities they name (or the link PAUSE) has 0 quanta, which releases instead of pausing.
+fn storm_quanta(control: &MacControlRepr) -> anyhow::Result<u16> {
+    let times: Vec<(Option<usize>, u16)> = match control {
+        MacControlRepr::Pause { pause_time } => vec![(None, *pause_time)],
+        MacControlRepr::Pfc {
+            priority_enable_vector,
+            time,
+        } => (0..8)
+            .filter(|p| *priority_enable_vector & (1 << p) != 0)
+            .map(|p| (Some(p), time[p]))
+            .collect(),
+        _ => Vec::new(),
+    };
+    if let Some((p, _)) = times.iter().find(|(_, q)| *q == 0) {
+        let what = p.map_or("the link PAUSE".to_string(), |p| format!("priority {p}"));
+        bail!(
+            "--storm with {what} at 0 quanta: a frame with pause time 0 releases the priority (XON), so it \
+             would never stay paused; allowed 1..=65535 quanta for every priority a storm sends (--time, --prio P=QUANTA)"
+        );
+    }
+    times
+        .iter()
+        .map(|&(_, q)| q)
+        .min()
+        .context("--storm needs a priority to pause: --priority BITMAP, --prio P=QUANTA or --global")
+}
+
 /// Runs `lossless gen`.
 pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
     let control = control(&args)?;
@@ -272,7 +302,10 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
     };
     let rate = match (args.storm, speed) {
         (true, Some(speed)) => {
-            let r = generator::storm_rate(speed, args.oversubscription);
+            // the storm keeps every priority it names paused: the shortest pause sets the rate,
+            // and a priority sent with 0 quanta (an XON) would be released by every frame
+            let quanta = storm_quanta(&control)?;
+            let r = generator::storm_rate(speed, quanta, args.oversubscription);
             if !RATE_RANGE.contains(&r) {
                 bail!(
                     "--storm at {speed} with --oversubscription {} is {r:e} frames/s: allowed {:e}..={:e}",

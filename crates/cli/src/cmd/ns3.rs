@@ -108,11 +108,8 @@ pub fn run(args: &SimArgs, config_path: &Path) -> anyhow::Result<ExitCode> {
         Ok(c) => c,
         Err(e) => return input_error(e),
     };
-    let line_of = |key: &str| {
-        text.lines()
-            .position(|l| l.split_whitespace().next() == Some(key))
-            .map_or(0, |i| i + 1)
-    };
+    // the line a key was last given on: the fork keeps the last value of a key given twice
+    let line_of = |key: &str| config.line_of(key);
     let mut files = Vec::new();
     for (key, named, given) in [
         (

@@ -224,6 +224,14 @@ impl Scenario {
         }
     }
 
+    /// Its name in messages: the built-in's name, or the file.
+    pub fn name(&self) -> String {
+        match self {
+            Scenario::Builtin(b) => format!("{} (built-in)", b.name),
+            Scenario::File { path, .. } => path.display().to_string(),
+        }
+    }
+
     /// The file, for a scenario file.
     pub fn path(&self) -> Option<&Path> {
         match self {

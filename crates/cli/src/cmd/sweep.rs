@@ -94,6 +94,27 @@ pub fn parse_axis(s: &str) -> Result<Axis, String> {
     if values.iter().any(|v| v.is_empty()) {
         return Err(format!("--sweep {path}: an empty value in {list:?}"));
     }
+    // a value given twice would run the same point twice: compared as the values they are
+    // (`1.0` and `1.00`, `100G` and "100G" are one value)
+    let canonical = |v: &str| -> String {
+        if path == "seed" {
+            v.parse::<u64>().map_or_else(|_| v.to_string(), |n| n.to_string())
+        } else {
+            lossless_sim::scenario::parse_set_value(v).map_or_else(|_| v.to_string(), |x| x.to_string())
+        }
+    };
+    let mut seen = std::collections::HashMap::new();
+    for (i, v) in values.iter().enumerate() {
+        if let Some(first) = seen.insert(canonical(v), i) {
+            return Err(format!(
+                "--sweep {path}: value {v} (number {}) is value {} (number {}) again: that point would run \
+                 twice; allowed each value once",
+                i + 1,
+                values[first],
+                first + 1
+            ));
+        }
+    }
     Ok(Axis {
         path: path.to_string(),
         values,
@@ -349,7 +370,13 @@ fn run_point(
     let wall = WallClock::now();
     let mut sim = match Simulator::new(config) {
         Ok(s) => s,
-        Err(e) => return Some(Finished::NotBuilt(format!("point {k} ({what}): {e}"))),
+        Err(e) => {
+            return Some(Finished::NotBuilt(format!(
+                "point {k} ({what}): {}: the point loads but cannot be built: {}",
+                scenario.name(),
+                with_causes(&e)
+            )));
+        }
     };
     // in slices, so that SIGINT stops a long point too
     let mut slicer = Slicer::new();
@@ -608,6 +635,22 @@ pub fn run(args: &SimArgs, scenario: &Scenario) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// An error and each of its causes, joined by ": " (a cause its error's text already holds
+/// is said once).
+pub(super) fn with_causes(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let t = c.to_string();
+        if !text.contains(&t) {
+            text.push_str(": ");
+            text.push_str(&t);
+        }
+        cause = c.source();
+    }
+    text
+}
+
 /// `path=value` pairs of a point, for messages and the table.
 fn describe(axes: &[Axis], vals: &[&str]) -> String {
     axes.iter()
@@ -643,10 +686,45 @@ mod tests {
         assert!(parse_axis("senders=1..=9/0").unwrap_err().contains("positive"));
         assert!(parse_axis("seed=1..=100000000").unwrap_err().contains("at most"));
         assert!(parse_axis("senders=2,,4").unwrap_err().contains("empty value"));
+        // the same value twice runs one point twice: refused, naming both
+        let e = parse_axis("seed=1,1").unwrap_err();
+        assert!(e.contains("value 1 (number 2) is value 1 (number 1)"), "{e}");
+        let e = parse_axis("defaults.rate=100G,\"25G\",\"100G\"").unwrap_err();
+        assert!(e.contains("run") && e.contains("twice"), "{e}");
+        assert!(parse_axis("x=1.0,1.00").is_err());
+        assert_eq!(parse_axis("seed=1,2").unwrap().values, ["1", "2"]);
         assert!(parse_shard("0/4").is_err());
         assert!(parse_shard("5/4").is_err());
         assert!(parse_shard("x").is_err());
         assert_eq!(parse_shard("2/4").unwrap(), Shard { index: 2, count: 4 });
+    }
+
+    #[test]
+    fn a_point_that_cannot_be_built_keeps_the_cause() {
+        #[derive(Debug)]
+        struct Inner;
+        impl std::fmt::Display for Inner {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("headroom reserves total 9 bytes but the buffer holds only 8 bytes")
+            }
+        }
+        impl std::error::Error for Inner {}
+        #[derive(Debug)]
+        struct Outer(Inner);
+        impl std::fmt::Display for Outer {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("switch s1")
+            }
+        }
+        impl std::error::Error for Outer {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        assert_eq!(
+            with_causes(&Outer(Inner)),
+            "switch s1: headroom reserves total 9 bytes but the buffer holds only 8 bytes"
+        );
     }
 
     #[test]

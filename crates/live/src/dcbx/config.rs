@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use lossless_files::InputError;
 use lossless_proto::dcbx::{DcbxConfig, EtsConfig, ModeSetting, PfcConfig, TsaName};
-use lossless_proto::lldp_agent::{AgentConfig, Timers, TooManyNeighbours};
+use lossless_proto::lldp_agent::{AgentConfig, ConfigError, Timers, TooManyNeighbours};
 use lossless_proto::units::Duration;
 use serde::{Deserialize, Serialize};
 
@@ -78,13 +78,88 @@ pub enum ConfigFileError {
         error: toml::de::Error,
     },
     /// A value out of range.
-    #[error("{path}: {detail}")]
+    #[error("{}{detail}", at(path, *line))]
     Value {
         /// The file.
         path: PathBuf,
-        /// What is wrong.
+        /// The 1-based line of the key at fault (0: not known).
+        line: usize,
+        /// What is wrong: the key, what was found and what is allowed.
         detail: String,
     },
+}
+
+/// `path:line: ` (or `path: ` without a line).
+fn at(path: &Path, line: usize) -> String {
+    if line > 0 {
+        format!("{}:{line}: ", path.display())
+    } else {
+        format!("{}: ", path.display())
+    }
+}
+
+/// The 1-based line where `key` is set in `[table]` of a TOML `text` (0 when not found, e.g.
+/// a value left at its default).
+fn line_of_key(text: &str, table: &str, key: &str) -> usize {
+    let mut current = String::new();
+    for (i, l) in text.lines().enumerate() {
+        let l = l.split('#').next().unwrap_or("").trim();
+        if let Some(h) = l.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+            current = h.trim().to_string();
+            continue;
+        }
+        if current == table
+            && let Some((k, _)) = l.split_once('=')
+            && k.trim() == key
+        {
+            return i + 1;
+        }
+    }
+    0
+}
+
+/// The line of the `[dcbx]` field `field` (`pfc.enable`, `ets`, `app`): the key in its table,
+/// else its own table's header, else its key in `[dcbx]` (0 when none is written).
+fn line_of_dcbx_field(text: &str, field: &str) -> usize {
+    let (table, key) = match field.rsplit_once('.') {
+        Some((t, k)) => (format!("dcbx.{t}"), k),
+        None => ("dcbx".to_string(), field),
+    };
+    let header = |h: &str| {
+        text.lines()
+            .position(|l| {
+                let l = l.split('#').next().unwrap_or("").trim();
+                l == format!("[{h}]") || l == format!("[[{h}]]")
+            })
+            .map_or(0, |i| i + 1)
+    };
+    [
+        line_of_key(text, &table, key),
+        header(&format!("dcbx.{field}")),
+        field
+            .split('.')
+            .next()
+            .map_or(0, |first| line_of_key(text, "dcbx", first)),
+    ]
+    .into_iter()
+    .find(|&l| l > 0)
+    .unwrap_or(0)
+}
+
+/// A value of the `[lldp]` table the agent cannot run with: the key, what was found and
+/// what is allowed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LldpValueError {
+    /// The key of `[lldp]` at fault.
+    pub key: &'static str,
+    /// The key, the value found and what is allowed.
+    pub message: String,
+}
+
+impl std::fmt::Display for LldpValueError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
 }
 
 impl FileConfig {
@@ -97,12 +172,17 @@ impl FileConfig {
             path: path.to_owned(),
             error,
         })?;
-        let value = |detail: String| ConfigFileError::Value {
+        let value = |line: usize, detail: String| ConfigFileError::Value {
             path: path.to_owned(),
+            line,
             detail,
         };
-        cfg.dcbx.validate().map_err(|e| value(e.to_string()))?;
-        cfg.agent_config([0; 6], "x").map_err(value)?;
+        cfg.dcbx.validate().map_err(|e| {
+            let lossless_proto::dcbx::DcbxConfigError::Value { field, .. } = &e;
+            value(line_of_dcbx_field(&text, field), e.to_string())
+        })?;
+        cfg.lldp_agent_config([0; 6], "x")
+            .map_err(|e| value(line_of_key(&text, "lldp", e.key), e.message))?;
         Ok(cfg)
     }
 
@@ -135,14 +215,22 @@ impl FileConfig {
 
     /// The LLDP agent configuration for a port with `mac` named `iface`.
     pub fn agent_config(&self, mac: [u8; 6], iface: &str) -> Result<AgentConfig, String> {
+        self.lldp_agent_config(mac, iface).map_err(|e| e.message)
+    }
+
+    /// [`Self::agent_config`], the error naming the `[lldp]` key at fault.
+    pub fn lldp_agent_config(&self, mac: [u8; 6], iface: &str) -> Result<AgentConfig, LldpValueError> {
         let l = &self.lldp;
         let too_many = match l.too_many_neighbours.as_str() {
             "discard-new" => TooManyNeighbours::DiscardNew,
             "replace-earliest-expiry" => TooManyNeighbours::ReplaceEarliestExpiry,
             other => {
-                return Err(format!(
-                    "lldp.too_many_neighbours = {other:?}: allowed \"discard-new\", \"replace-earliest-expiry\""
-                ));
+                return Err(LldpValueError {
+                    key: "too_many_neighbours",
+                    message: format!(
+                        "lldp.too_many_neighbours: found {other:?}, allowed \"discard-new\", \"replace-earliest-expiry\""
+                    ),
+                });
             }
         };
         let timers = Timers {
@@ -153,9 +241,44 @@ impl FileConfig {
             tx_credit_max: l.tx_credit_max,
             reinit_delay: Duration::from_secs(l.reinit_delay_s),
         };
-        timers.validate().map_err(|e| format!("lldp: {e}"))?;
+        if let Err(ConfigError::Timer { field, .. }) = timers.validate() {
+            // the file's own key and unit for each 802.1AB timer
+            let (key, found, allowed) = match field {
+                "msgTxInterval" => (
+                    "tx_interval_s",
+                    l.tx_interval_s.to_string(),
+                    "at least 1 (seconds)",
+                ),
+                "msgTxHold" => ("tx_hold", l.tx_hold.to_string(), "at least 1"),
+                "msgFastTx" => (
+                    "fast_tx_ms",
+                    l.fast_tx_ms.to_string(),
+                    "at least 1 (milliseconds)",
+                ),
+                "txFastInit" => ("tx_fast_init", l.tx_fast_init.to_string(), "at least 1"),
+                _ => ("tx_credit_max", l.tx_credit_max.to_string(), "at least 1"),
+            };
+            return Err(LldpValueError {
+                key,
+                message: format!("lldp.{key} (802.1AB {field}): found {found}, allowed {allowed}"),
+            });
+        }
+        if let Some(n) = &l.system_name
+            && n.len() > 255
+        {
+            return Err(LldpValueError {
+                key: "system_name",
+                message: format!(
+                    "lldp.system_name: found {} bytes, allowed at most 255 (802.1AB System Name TLV)",
+                    n.len()
+                ),
+            });
+        }
         if l.max_neighbours == 0 {
-            return Err("lldp.max_neighbours must be at least 1".into());
+            return Err(LldpValueError {
+                key: "max_neighbours",
+                message: "lldp.max_neighbours: found 0, allowed at least 1".into(),
+            });
         }
         Ok(AgentConfig {
             mac,

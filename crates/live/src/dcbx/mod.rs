@@ -13,7 +13,7 @@ use lossless_proto::units::{Duration, Instant};
 
 use crate::raw::{LiveError, RawSocket};
 
-pub use config::{CONFIG_LIMIT, ConfigFileError, FileConfig, LldpFileConfig};
+pub use config::{CONFIG_LIMIT, ConfigFileError, FileConfig, LldpFileConfig, LldpValueError};
 pub use log::{LogLimiter, describe};
 pub use lossless_files::InputError;
 pub use state::{LockError, STATE_LIMIT, Snapshot, StateLock, default_state_path, read_state, write_state};

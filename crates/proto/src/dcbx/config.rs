@@ -353,6 +353,22 @@ impl DcbxConfig {
                 detail: format!("priority {p} is not 0..=7"),
             });
         }
+        if let Some((i, p)) = self
+            .pfc
+            .enable
+            .iter()
+            .enumerate()
+            .find(|(i, p)| self.pfc.enable[..*i].contains(p))
+        {
+            return Err(DcbxConfigError::Value {
+                field: "pfc.enable",
+                detail: format!(
+                    "priority {p} a second time (entry {} of {:?}); allowed each priority once",
+                    i + 1,
+                    self.pfc.enable
+                ),
+            });
+        }
         self.pfc
             .params()
             .check(Some(&self.ets.params.up2tc))

@@ -44,16 +44,45 @@ impl Timers {
 
     /// Checks the values 802.1AB allows (non-zero intervals, hold, fast count and credit).
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let checks: [(&'static str, bool); 5] = [
-            ("msgTxInterval", self.msg_tx_interval >= Duration::from_secs(1)),
-            ("msgTxHold", self.msg_tx_hold >= 1),
-            ("msgFastTx", self.msg_fast_tx >= Duration::from_ms(1)),
-            ("txFastInit", self.tx_fast_init >= 1),
-            ("txCreditMax", self.tx_credit_max >= 1),
+        let checks: [(&'static str, bool, String, &'static str); 5] = [
+            (
+                "msgTxInterval",
+                self.msg_tx_interval >= Duration::from_secs(1),
+                self.msg_tx_interval.to_string(),
+                "at least 1 s",
+            ),
+            (
+                "msgTxHold",
+                self.msg_tx_hold >= 1,
+                self.msg_tx_hold.to_string(),
+                "at least 1",
+            ),
+            (
+                "msgFastTx",
+                self.msg_fast_tx >= Duration::from_ms(1),
+                self.msg_fast_tx.to_string(),
+                "at least 1 ms",
+            ),
+            (
+                "txFastInit",
+                self.tx_fast_init >= 1,
+                self.tx_fast_init.to_string(),
+                "at least 1",
+            ),
+            (
+                "txCreditMax",
+                self.tx_credit_max >= 1,
+                self.tx_credit_max.to_string(),
+                "at least 1",
+            ),
         ];
-        for (field, ok) in checks {
+        for (field, ok, found, allowed) in checks {
             if !ok {
-                return Err(ConfigError::Timer { field });
+                return Err(ConfigError::Timer {
+                    field,
+                    found,
+                    allowed,
+                });
             }
         }
         Ok(())
@@ -105,10 +134,14 @@ impl AgentConfig {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
     /// A timer is zero or below its minimum.
-    #[error("LLDP timer {field} must be at least 1 (1 s for msgTxInterval)")]
+    #[error("LLDP timer {field}: found {found}, allowed {allowed}")]
     Timer {
         /// The timer's 802.1AB name.
         field: &'static str,
+        /// The value found, with its unit.
+        found: String,
+        /// Its range, with its unit.
+        allowed: &'static str,
     },
     /// max_neighbours is 0.
     #[error("max_neighbours must be at least 1, found 0")]
@@ -119,4 +152,30 @@ pub enum ConfigError {
     /// The system name is longer than 255 bytes (802.1AB-2016 8.5.6).
     #[error("system name must be at most 255 bytes, found {0}")]
     SystemName(usize),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_timer_error_gives_the_timer_its_value_and_its_own_minimum() {
+        let bad = |t: Timers| t.validate().unwrap_err().to_string();
+        let d = Timers::default();
+        let e = bad(Timers { msg_tx_hold: 0, ..d });
+        assert_eq!(e, "LLDP timer msgTxHold: found 0, allowed at least 1");
+        let e = bad(Timers {
+            msg_tx_interval: Duration::from_ms(500),
+            ..d
+        });
+        assert_eq!(e, "LLDP timer msgTxInterval: found 500 ms, allowed at least 1 s");
+        let e = bad(Timers {
+            msg_fast_tx: Duration::ZERO,
+            ..d
+        });
+        assert!(
+            e.starts_with("LLDP timer msgFastTx: found 0") && e.ends_with("allowed at least 1 ms"),
+            "{e}"
+        );
+    }
 }

@@ -49,18 +49,20 @@ pub fn validate(lldpdu: &[u8]) -> Result<Validated, Error> {
                 (0, Tlv::ChassisId(c)) => chassis = Some(c.to_owned()),
                 (1, Tlv::PortId(p)) => port = Some(p.to_owned()),
                 (2, Tlv::Ttl(t)) => ttl = Some(t),
-                (_, _) => {
+                (_, t) => {
                     let expected = [
                         "Chassis ID TLV first",
                         "Port ID TLV second",
                         "Time To Live TLV third",
                     ][index];
-                    return Err(Error::new(
-                        view.offset,
-                        "LLDPDU",
-                        tlv::type_name(view.ty),
-                        ErrorKind::Order { expected },
-                    ));
+                    // the PDU ending before a mandatory TLV lacks it; another TLV in its place
+                    // is out of order
+                    let kind = if matches!(t, Tlv::End) {
+                        ErrorKind::Missing { expected }
+                    } else {
+                        ErrorKind::Order { expected }
+                    };
+                    return Err(Error::new(view.offset, "LLDPDU", tlv::type_name(view.ty), kind));
                 }
             }
             continue;
@@ -100,7 +102,7 @@ pub fn validate(lldpdu: &[u8]) -> Result<Validated, Error> {
             lldpdu.len(),
             "LLDPDU",
             "mandatory TLVs",
-            ErrorKind::Order {
+            ErrorKind::Missing {
                 expected: "Chassis ID, Port ID and Time To Live TLVs",
             },
         )),

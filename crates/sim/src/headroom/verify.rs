@@ -10,7 +10,7 @@ use lossless_proto::units::Instant;
 use serde::Serialize;
 
 pub use super::worst_case::{MAX_HEADROOM_BYTES, Plan, Setup, VerifyError};
-use super::worst_case::{TRIGGER, Trace, plan, run_once, simulate};
+use super::worst_case::{Trace, plan, run_once, simulate};
 
 /// One sender's share of the answer (the run at the bisected headroom).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -108,7 +108,7 @@ pub fn verify(setup: &Setup, progress: &mut dyn FnMut(Progress)) -> Result<Verif
         Some(d) => d,
         None => step(lo, &mut runs, total)?,
     };
-    let (outcome, trace) = simulate(setup, &plan, hi, Trace::new(setup.senders, setup.priority))?;
+    let (outcome, trace) = simulate(setup, &plan, hi, Trace::new(setup))?;
     runs += 1;
     (progress)(Progress {
         runs,
@@ -134,7 +134,7 @@ pub fn verify(setup: &Setup, progress: &mut dyn FnMut(Progress)) -> Result<Verif
         phases.push(Phase {
             sender: format!("s{i}"),
             filler_frame_bytes: fill.clone(),
-            needed_bytes: outcome.peak_bytes[i].saturating_sub(TRIGGER as u64 * l),
+            needed_bytes: outcome.peak_bytes[i].saturating_sub(setup.trigger() as u64 * l),
             frames_in_headroom: in_headroom.len() as u64,
             decision_to_pause_ps: pause.saturating_duration_since(decided).as_ps(),
             last_start_before_pause_ps: pause.saturating_duration_since(last).as_ps(),

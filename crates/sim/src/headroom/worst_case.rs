@@ -15,7 +15,10 @@
 //! - **The decision costs a whole frame.** A static threshold of two frames: each sender's
 //!   third frame does not fit, goes wholly into headroom and raises XOFF at its last bit (the
 //!   simulator admits a frame when it has arrived). Annex N's first term (the largest frame
-//!   being received when the receiver decides) is that frame.
+//!   being received when the receiver decides) is that frame. With reverse traffic of larger
+//!   frames than the lossless ones, the threshold holds as many lossless frames as it takes to
+//!   hold two reverse frames ([`Setup::trigger`]): every pair shares it, and a reverse frame
+//!   that did not fit would be dropped.
 //! - **The PFC frame leaves at once — or after a whole frame.** By default the switch's
 //!   transmitter towards the sender is idle (an incast has no reverse traffic), so the PFC frame
 //!   starts at the decision. With [`Setup::reverse_traffic`] a source behind the switch sends
@@ -84,8 +87,9 @@ pub struct Setup {
     pub reverse_traffic: bool,
 }
 
-/// Index of the trigger among a sender's frames: the threshold holds two frames, the third
-/// does not fit, goes wholly into headroom and raises XOFF.
+/// Index of the trigger among a sender's frames when only lossless frames cross the switch:
+/// the threshold holds two frames, the third does not fit, goes wholly into headroom and raises
+/// XOFF ([`Setup::trigger`]).
 pub const TRIGGER: usize = 2;
 
 /// How each sender's run is laid out (see [`plan`]).
@@ -179,6 +183,21 @@ impl Setup {
         frame_bytes(self.lossless_mtu)
     }
 
+    /// Index of the trigger among a sender's lossless frames: the static threshold holds this
+    /// many of them, the next goes wholly into headroom and raises XOFF. [`TRIGGER`] (two),
+    /// or with reverse traffic of larger frames (`mtu` above `lossless_mtu`) as many as hold
+    /// two of those: the threshold is every pair's, and a reverse frame (of a lossy priority,
+    /// which has no headroom) that did not fit would be dropped, and no frame would make the
+    /// PFC frame wait.
+    pub fn trigger(&self) -> usize {
+        let l = self.frame_bytes();
+        if !self.reverse_traffic {
+            return TRIGGER;
+        }
+        let reverse = frame_bytes(self.mtu);
+        TRIGGER.max((2 * reverse).div_ceil(l) as usize)
+    }
+
     /// Annex N for this setup (its frames, its delays).
     pub fn annex_n(&self) -> lossless_proto::headroom::AnnexN {
         AnnexNInput {
@@ -215,7 +234,7 @@ impl Setup {
     pub(super) fn end(&self) -> Instant {
         let refresh = self.rate.quanta_time(0x7FFF);
         self.start()
-            + self.wire().saturating_mul(5)
+            + self.wire().saturating_mul(self.trigger() as u64 + 3)
             + self.rate.wire_time(frame_bytes(self.mtu))
             + self.one_way().saturating_mul(2)
             + self.peer_delay
@@ -259,7 +278,7 @@ pub fn config(setup: &Setup, plan: &Plan, headroom: u64) -> SimConfig {
                 .saturating_add(shared)
                 .saturating_add(1 << 20),
             threshold: Threshold::Static {
-                bytes: TRIGGER as u64 * l,
+                bytes: setup.trigger() as u64 * l,
             },
             xon_offset_bytes: l,
             headroom_bytes: Some(headroom),
@@ -316,7 +335,7 @@ pub fn config(setup: &Setup, plan: &Plan, headroom: u64) -> SimConfig {
         ));
     }
     let s0 = setup.start();
-    let trigger = s0 + setup.wire().saturating_mul(TRIGGER as u64);
+    let trigger = s0 + setup.wire().saturating_mul(setup.trigger() as u64);
     let flow = |name: String, src: usize, mtu: u64, start: Instant, size: Option<u64>| FlowSpec {
         name,
         src: src as NodeId,
@@ -337,7 +356,7 @@ pub fn config(setup: &Setup, plan: &Plan, headroom: u64) -> SimConfig {
             i,
             mtu,
             s0,
-            Some((TRIGGER as u64 + 1) * mtu),
+            Some((setup.trigger() as u64 + 1) * mtu),
         ));
         let fill = plan.fillers.get(i).map(Vec::as_slice).unwrap_or(&[]);
         // queued behind the trigger, in order: one picosecond apart, during its transmission
@@ -400,6 +419,8 @@ pub fn config(setup: &Setup, plan: &Plan, headroom: u64) -> SimConfig {
 pub(super) struct Trace {
     senders: u32,
     prio: u8,
+    /// Index of the trigger among a sender's frames ([`Setup::trigger`]).
+    trigger: usize,
     pub(super) starts: Vec<Vec<Instant>>,
     pub(super) decided_at: Vec<Option<Instant>>,
     pub(super) reverse_starts: Vec<Vec<Instant>>,
@@ -407,10 +428,12 @@ pub(super) struct Trace {
 }
 
 impl Trace {
-    pub(super) fn new(senders: u32, prio: u8) -> Self {
+    pub(super) fn new(setup: &Setup) -> Self {
+        let senders = setup.senders;
         Trace {
             senders,
-            prio,
+            prio: setup.priority,
+            trigger: setup.trigger(),
             starts: vec![Vec::new(); senders as usize],
             decided_at: vec![None; senders as usize],
             reverse_starts: vec![Vec::new(); senders as usize],
@@ -427,7 +450,7 @@ impl Trace {
     }
     /// Sender i's trigger frame start and the arrival of its first XOFF.
     pub(super) fn trigger_and_xoff(&self, i: usize) -> Result<(Instant, Instant), VerifyError> {
-        match (self.starts[i].get(TRIGGER), self.xoff_at[i]) {
+        match (self.starts[i].get(self.trigger), self.xoff_at[i]) {
             (Some(&t), Some(x)) => Ok((t, x)),
             _ => Err(VerifyError::Premise(format!("s{i} was never paused"))),
         }
@@ -540,7 +563,7 @@ pub fn plan(setup: &Setup) -> Result<Plan, VerifyError> {
     setup.check()?;
     let n = setup.senders as usize;
     let ample = setup.annex_n().headroom_bytes.saturating_mul(2) + 8 * setup.frame_bytes();
-    let probe = || Trace::new(setup.senders, setup.priority);
+    let probe = || Trace::new(setup);
     let bt = setup.byte_time().as_ps();
     let mut plan = Plan::default();
     if setup.reverse_traffic {

@@ -12,6 +12,7 @@ mod convert;
 mod output;
 mod parse;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use lossless_proto::units::{Duration, Instant, Rate};
@@ -104,7 +105,22 @@ pub struct Config {
     /// The output files the config names (`FCT_OUTPUT_FILE`, `PFC_OUTPUT_FILE`, the queue
     /// monitor's `QLEN_MON_*`).
     pub outputs: OutputKeys,
+    /// The config's name, as errors give it.
+    pub file: String,
+    /// The line each key was last given on (the fork keeps the last value of a key given
+    /// twice): [`Config::line_of`].
+    pub lines: HashMap<String, usize>,
+    /// The line of each ECN map entry, by map and rate (b/s).
+    pub map_lines: HashMap<(String, u64), usize>,
 }
+
+/// Largest Kmin/Kmax in KB: the fork keeps them in bytes in 32 bits (`kmin * 1000` in a
+/// `uint32_t`), so a larger value wraps there.
+pub const MAX_ECN_KB: u64 = (u32::MAX / 1000) as u64;
+
+/// Largest `BUFFER_SIZE` in MiB: the fork computes the bytes in 32 bits
+/// (`buffer_size * 1024 * 1024`), so 4096 MiB wraps to 0 there.
+pub const MAX_BUFFER_MIB: u64 = 4095;
 
 /// Keys accepted and not used, and why.
 const IGNORED: [(&str, &str); 13] = [
@@ -178,11 +194,15 @@ impl Config {
             ack_high_prio: false,
             ignored: Vec::new(),
             outputs: OutputKeys::default(),
+            file: file.to_string(),
+            lines: HashMap::new(),
+            map_lines: HashMap::new(),
         };
         let mut seen_topology = false;
         let mut seen_flows = false;
         while !t.done() {
             let (key, line) = t.next("key")?;
+            c.lines.insert(key.to_string(), line);
             let flag =
                 |t: &mut Tokens<'_>| -> Result<bool, Ns3Error> { Ok(t.num::<u32>(key, "0 or 1")? != 0) };
             let us = |t: &mut Tokens<'_>| -> Result<Duration, Ns3Error> {
@@ -205,7 +225,19 @@ impl Config {
                     }
                 }
                 "ENABLE_QCN" => c.enable_qcn = flag(&mut t)?,
-                "PACKET_PAYLOAD_SIZE" => c.packet_payload_size = t.num(key, "a number of bytes")?,
+                "PACKET_PAYLOAD_SIZE" => {
+                    c.packet_payload_size = t.num(key, "a number of bytes")?;
+                    if !(256..=4096).contains(&c.packet_payload_size) {
+                        return Err(t.err(
+                            line,
+                            key,
+                            format!(
+                                "found {}, allowed 256..=4096 (the RoCEv2 MTUs)",
+                                c.packet_payload_size
+                            ),
+                        ));
+                    }
+                }
                 "TOPOLOGY_FILE" => {
                     c.topology_file = t.next(key)?.0.to_string();
                     seen_topology = true;
@@ -216,11 +248,12 @@ impl Config {
                 }
                 "SIMULATOR_STOP_TIME" => {
                     let s: f64 = t.num(key, "a number of seconds")?;
-                    let ns = ns_of_seconds(s).ok_or_else(|| {
+                    // a run of no time "completes" with nothing done: refused
+                    let ns = ns_of_seconds(s).filter(|&ns| ns > 0).ok_or_else(|| {
                         t.err(
                             line,
                             key,
-                            format!("found {s}, allowed a positive number of seconds"),
+                            format!("found {s}, allowed a positive number of seconds (at least 1 ns)"),
                         )
                     })?;
                     c.stop_time = Duration::from_ns(ns);
@@ -249,25 +282,66 @@ impl Config {
                     let n: u32 = t.num(key, "the number of (rate, value) pairs")?;
                     for _ in 0..n {
                         let bps: u64 = t.num(key, "a link rate in b/s")?;
-                        let rate = Rate::from_bps(bps).ok_or_else(|| {
-                            t.err(t.line(), key, "found rate 0, allowed a positive rate".into())
-                        })?;
-                        match key {
-                            "KMAX_MAP" => c.kmax_kb.push((rate, t.num(key, "KB (of 1000 bytes)")?)),
-                            "KMIN_MAP" => c.kmin_kb.push((rate, t.num(key, "KB (of 1000 bytes)")?)),
-                            _ => c.pmax.push((rate, t.num(key, "a probability")?)),
+                        let at = t.line();
+                        let rate = Rate::from_bps(bps)
+                            .ok_or_else(|| t.err(at, key, "found rate 0, allowed a positive rate".into()))?;
+                        // a rate given again (in this map or on another line of the key)
+                        // replaces the value, as the fork's `rate2kmax[rate] = k` does
+                        fn put<T>(m: &mut Vec<(Rate, T)>, rate: Rate, v: T) {
+                            match m.iter_mut().find(|(r, _)| *r == rate) {
+                                Some(e) => e.1 = v,
+                                None => m.push((rate, v)),
+                            }
                         }
+                        match key {
+                            "KMAX_MAP" | "KMIN_MAP" => {
+                                let kb: u64 = t.num(key, "KB (of 1000 bytes)")?;
+                                if kb > MAX_ECN_KB {
+                                    return Err(t.err(
+                                        t.line(),
+                                        key,
+                                        format!(
+                                            "found {kb} KB for {rate}, allowed 0..={MAX_ECN_KB} KB (the fork keeps \
+                                             the threshold in bytes in 32 bits: {kb} × 1000 wraps there)"
+                                        ),
+                                    ));
+                                }
+                                put(
+                                    if key == "KMAX_MAP" {
+                                        &mut c.kmax_kb
+                                    } else {
+                                        &mut c.kmin_kb
+                                    },
+                                    rate,
+                                    kb,
+                                );
+                            }
+                            _ => {
+                                let p: f64 = t.num(key, "a probability")?;
+                                if !(0.0..=1.0).contains(&p) {
+                                    return Err(t.err(
+                                        t.line(),
+                                        key,
+                                        format!("found {p} for {rate}, allowed a probability 0..=1"),
+                                    ));
+                                }
+                                put(&mut c.pmax, rate, p);
+                            }
+                        }
+                        c.map_lines.insert((key.to_string(), bps), t.line());
                     }
                 }
                 "BUFFER_SIZE" => {
                     c.buffer_mib = t.num(key, "MiB")?;
-                    // in bytes, a switch's buffer is at most scenario::MAX_BUFFER_BYTES
-                    let max = crate::scenario::MAX_BUFFER_BYTES >> 20;
-                    if c.buffer_mib > max {
+                    if !(1..=MAX_BUFFER_MIB).contains(&c.buffer_mib) {
                         return Err(t.err(
                             line,
                             key,
-                            format!("found {} MiB, allowed at most {max} MiB (1 TiB)", c.buffer_mib),
+                            format!(
+                                "found {} MiB, allowed 1..={MAX_BUFFER_MIB} (the fork computes the bytes in 32 \
+                                 bits: 4096 MiB and more wrap there)",
+                                c.buffer_mib
+                            ),
                         ));
                     }
                 }
@@ -355,18 +429,37 @@ impl Config {
                 message: "missing: the config must name it".into(),
             });
         }
-        if !(256..=4096).contains(&c.packet_payload_size) {
-            return Err(Ns3Error {
-                file: file.to_string(),
-                line: 0,
-                what: "PACKET_PAYLOAD_SIZE".into(),
-                message: format!(
-                    "found {}, allowed 256..=4096 (the RoCEv2 MTUs)",
-                    c.packet_payload_size
-                ),
-            });
+        // each rate's thresholds in order, named by their own lines
+        for &(rate, kmin) in &c.kmin_kb {
+            if let Some(&(_, kmax)) = c.kmax_kb.iter().find(|(r, _)| *r == rate)
+                && kmin > kmax
+            {
+                let kmax_line = c.map_line("KMAX_MAP", rate);
+                return Err(Ns3Error {
+                    file: file.to_string(),
+                    line: c.map_line("KMIN_MAP", rate),
+                    what: "KMIN_MAP".into(),
+                    message: format!(
+                        "found Kmin {kmin} KB for {rate}, above its Kmax {kmax} KB (KMAX_MAP, line {kmax_line}); \
+                         allowed Kmin ≤ Kmax"
+                    ),
+                });
+            }
         }
         Ok(c)
+    }
+
+    /// The line `key` was last given on (0: not in the file).
+    pub fn line_of(&self, key: &str) -> usize {
+        self.lines.get(key).copied().unwrap_or(0)
+    }
+
+    /// The line of the entry for `rate` of the ECN map `key` (0: none).
+    pub fn map_line(&self, key: &str, rate: Rate) -> usize {
+        self.map_lines
+            .get(&(key.to_string(), rate.bps()))
+            .copied()
+            .unwrap_or(0)
     }
 }
 
@@ -454,6 +547,13 @@ impl Topology {
                     format!("found {rate}: a byte must last whole picoseconds"),
                 ));
             }
+            if !(crate::scenario::MIN_LINK_RATE..=crate::scenario::MAX_LINK_RATE).contains(&rate) {
+                return Err(t.err(
+                    line,
+                    "link rate",
+                    format!("found {rate}, allowed 10Mbps … 1.6Tbps (Ethernet's rates)"),
+                ));
+            }
             let delay = t.time("link delay")?;
             if delay > crate::scenario::MAX_LINK_DELAY {
                 return Err(t.err(
@@ -487,6 +587,33 @@ impl Topology {
                 l,
                 "end",
                 format!("found {x:?} after the {links} links the first line announces"),
+            ));
+        }
+        // a host has one NIC port: exactly one link (the simulator builds nothing else)
+        let mut first: Vec<Option<usize>> = vec![None; nodes as usize];
+        for l in &out {
+            for x in [l.a, l.b] {
+                if is_switch[x as usize] {
+                    continue;
+                }
+                if let Some(at) = first[x as usize] {
+                    return Err(t.err(
+                        l.line,
+                        "link end",
+                        format!(
+                            "host {x} (not in the switch list) has a second link (its first at line {at}); \
+                             allowed one link per host"
+                        ),
+                    ));
+                }
+                first[x as usize] = Some(l.line);
+            }
+        }
+        if let Some(h) = (0..nodes as usize).find(|&h| !is_switch[h] && first[h].is_none()) {
+            return Err(t.err(
+                1,
+                "node count",
+                format!("host {h} (not in the switch list) has no link; allowed hosts with one link each"),
             ));
         }
         Ok(Topology {
@@ -547,7 +674,11 @@ pub fn parse_flows(text: &str, file: &str) -> Result<Vec<Flow>, Ns3Error> {
             return Err(t.err(line, "pg", format!("found {pg}, allowed 0..=7")));
         }
         let dport = t.num("dport", "a UDP port")?;
-        let size = t.num("size", "a number of bytes")?;
+        let size: u64 = t.num("size", "a number of bytes")?;
+        if size == 0 {
+            // a flow of no bytes "completes" without sending anything
+            return Err(t.err(line, "size", "found 0, allowed at least 1 byte".into()));
+        }
         let s: f64 = t.num("start time", "seconds")?;
         let ns = ns_of_seconds(s)
             .ok_or_else(|| t.err(line, "start time", format!("found {s}, allowed seconds ≥ 0")))?;
@@ -691,6 +822,7 @@ impl Run {
     /// A run from its parsed config and the texts of its topology and flow files (each with
     /// the name errors give it); checks that every flow goes between two hosts.
     pub fn from_parts(c: Config, topology: (&str, &str), flows: (&str, &str)) -> Result<Run, Ns3Error> {
+        let topology_name = topology.1;
         let topology = Topology::parse(topology.0, topology.1)?;
         let fp = flows.1;
         let flows = parse_flows(flows.0, fp)?;
@@ -714,11 +846,197 @@ impl Run {
                 }
             }
         }
-        Ok(Run {
+        // hosts do not forward: a flow's two hosts reach each other through linked switches
+        // (or one link between them)
+        let mut parent: Vec<u32> = (0..topology.nodes).collect();
+        fn find(parent: &mut [u32], mut x: u32) -> u32 {
+            while parent[x as usize] != x {
+                parent[x as usize] = parent[parent[x as usize] as usize];
+                x = parent[x as usize];
+            }
+            x
+        }
+        for l in &topology.links {
+            if topology.is_switch[l.a as usize] || topology.is_switch[l.b as usize] {
+                let (ra, rb) = (find(&mut parent, l.a), find(&mut parent, l.b));
+                parent[ra as usize] = rb;
+            }
+        }
+        let direct = |a: u32, b: u32| {
+            topology
+                .links
+                .iter()
+                .any(|l| (l.a, l.b) == (a, b) || (l.a, l.b) == (b, a))
+        };
+        for f in &flows {
+            let (ra, rb) = (find(&mut parent, f.src), find(&mut parent, f.dst));
+            if ra != rb && !direct(f.src, f.dst) {
+                return Err(Ns3Error {
+                    file: fp.to_string(),
+                    line: f.line,
+                    what: "dst".into(),
+                    message: format!(
+                        "no path from host {} to host {} in {} (their switches are not linked, and hosts \
+                         do not forward); allowed hosts that reach each other",
+                        f.src, f.dst, topology_name
+                    ),
+                });
+            }
+        }
+        let run = Run {
             config: c,
             topology,
             flows,
-        })
+        };
+        run.check(topology_name)?;
+        Ok(run)
+    }
+
+    /// What the simulator would refuse to build (or the fork would assert), named at its
+    /// file, line and config key: an ECN map without an entry for a switch port's rate, the
+    /// DCQCN values against the senders' line rates, a buffer smaller than the headroom its
+    /// ports reserve.
+    fn check(&self, topology_name: &str) -> Result<(), Ns3Error> {
+        let c = &self.config;
+        let t = &self.topology;
+        let at = |key: &str, message: String| Ns3Error {
+            file: c.file.clone(),
+            line: c.line_of(key),
+            what: key.into(),
+            message,
+        };
+        if c.enable_qcn {
+            for l in t
+                .links
+                .iter()
+                .filter(|l| t.is_switch[l.a as usize] || t.is_switch[l.b as usize])
+            {
+                let has = [
+                    ("KMIN_MAP", c.kmin_kb.iter().any(|(r, _)| *r == l.rate)),
+                    ("KMAX_MAP", c.kmax_kb.iter().any(|(r, _)| *r == l.rate)),
+                    ("PMAX_MAP", c.pmax.iter().any(|(r, _)| *r == l.rate)),
+                ];
+                if let Some((key, _)) = has.into_iter().find(|(_, has)| !has) {
+                    let missing = if c.line_of(key) == 0 {
+                        " (the key is missing)"
+                    } else {
+                        ""
+                    };
+                    return Err(at(
+                        key,
+                        format!(
+                            "no entry for {}, the rate of the link at {topology_name}:{}{missing}; allowed a \
+                             map with an entry for every switch port's rate (the fork asserts one; ENABLE_QCN 0 \
+                             marks nothing)",
+                            l.rate, l.line
+                        ),
+                    ));
+                }
+            }
+        }
+        if c.cc_mode == 1 {
+            let rp = self.rp_params();
+            // each host's one link
+            let mut link_of: Vec<Option<&Link>> = vec![None; t.nodes as usize];
+            for l in &t.links {
+                link_of[l.a as usize].get_or_insert(l);
+                link_of[l.b as usize].get_or_insert(l);
+            }
+            let mut checked: Vec<Rate> = Vec::new();
+            for f in &self.flows {
+                let Some(l) = link_of[f.src as usize] else {
+                    continue;
+                };
+                if checked.contains(&l.rate) {
+                    continue;
+                }
+                checked.push(l.rate);
+                if let Err(e) = rp.validate(l.rate) {
+                    // the config's key and its own value, not the reaction point's field
+                    let (key, message) = match e.field {
+                        "rpg_min_rate" | "rate_to_set_on_first_cnp" => (
+                            "MIN_RATE",
+                            format!(
+                                "found {}, above the line rate {} of host {} (its link at {topology_name}:{}); \
+                                 allowed up to the slowest sender's line rate",
+                                c.min_rate, l.rate, f.src, l.line
+                            ),
+                        ),
+                        "rpg_time_reset" => (
+                            "RP_TIMER",
+                            "found 0 µs: the rate would never rise again after a cut; allowed a period above 0".into(),
+                        ),
+                        "dce_tcp_rtt" => (
+                            "ALPHA_RESUME_INTERVAL",
+                            "found 0 µs, allowed a period above 0".into(),
+                        ),
+                        "rate_reduce_monitor_period" => (
+                            "RATE_DECREASE_INTERVAL",
+                            "found 0 µs, allowed a period above 0".into(),
+                        ),
+                        "dce_tcp_g" => ("EWMA_GAIN", format!("found {}, allowed 0..=1", e.found)),
+                        "rpg_threshold" => ("FAST_RECOVERY_TIMES", format!("found {}, allowed {}", e.found, e.allowed)),
+                        "rpg_ai_rate" => ("RATE_AI", format!("found {}, allowed {}", e.found, e.allowed)),
+                        "rpg_hai_rate" => ("RATE_HAI", format!("found {}, allowed {}", e.found, e.allowed)),
+                        "clamp_tgt_rate" => ("CLAMP_TARGET_RATE", format!("found {}, allowed {}", e.found, e.allowed)),
+                        other => (
+                            "CC_MODE",
+                            format!("DCQCN (CC_MODE 1) cannot run with these values: {other}: found {}, allowed {}", e.found, e.allowed),
+                        ),
+                    };
+                    return Err(at(key, message));
+                }
+            }
+        }
+        // every switch's buffer holds the headroom its ports reserve (3 × rate × delay of its
+        // fastest port, per lossless priority, as convert.rs sets it)
+        let mut lossless = 0u8;
+        for f in &self.flows {
+            lossless |= 1 << f.pg;
+        }
+        let no_ecn =
+            |_: &[&Link]| -> Result<Option<crate::transport::EcnSpec>, std::convert::Infallible> { Ok(None) };
+        let Ok(sim) = t.sim_config(
+            &c.file,
+            c.buffer_mib * 1024 * 1024,
+            lossless,
+            u64::from(c.packet_payload_size),
+            no_ecn,
+        );
+        for (id, node) in sim.nodes.iter().enumerate() {
+            let crate::config::NodeKind::Switch(sw) = &node.kind else {
+                continue;
+            };
+            let (ports, total) = crate::headroom::switch_reserves(&sim, id as u32, sw);
+            if total <= u128::from(sw.buffer_bytes) {
+                continue;
+            }
+            let widest = t
+                .links
+                .iter()
+                .filter(|l| l.a == id as u32 || l.b == id as u32)
+                .max_by_key(|l| u128::from(l.rate.bps()) * l.delay.as_ps())
+                .map_or(0, |l| l.line);
+            let need_mib = total.div_ceil(1 << 20);
+            let allowed = if need_mib < u128::from(MAX_BUFFER_MIB) {
+                format!(
+                    "a BUFFER_SIZE above {need_mib} MiB (room to share besides the headroom), or shorter link delays"
+                )
+            } else {
+                format!("shorter link delays (BUFFER_SIZE holds at most {MAX_BUFFER_MIB} MiB)")
+            };
+            return Err(at(
+                "BUFFER_SIZE",
+                format!(
+                    "found {} MiB, but switch {id}'s {} ports reserve {total} bytes: each its headroom of 3 × rate \
+                     × delay (the longest at {topology_name}:{widest}) and 4096 bytes, as the fork's MMU takes them \
+                     out of the buffer; allowed {allowed}",
+                    c.buffer_mib,
+                    ports.len(),
+                ),
+            ));
+        }
+        Ok(())
     }
 }
 

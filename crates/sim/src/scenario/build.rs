@@ -53,6 +53,46 @@ impl Ctx<'_> {
             message,
         })
     }
+    /// [`Self::err`] about `key` of the table `table` (e.g. `[pfcwd]`).
+    pub(super) fn err_in<T>(
+        &self,
+        span: Range<usize>,
+        table: &str,
+        key: &str,
+        message: String,
+    ) -> Result<T, ScenarioError> {
+        self.err(span, key, message).map_err(|mut e| {
+            e.key = format!("key `{key}` in {table}: ");
+            e
+        })
+    }
+    /// The line of the table header `header` (e.g. `[qp]`), 0 when there is none or the lines
+    /// are not the file's.
+    pub(super) fn header_line(&self, header: &str) -> usize {
+        self.text.map_or(0, |t| {
+            t.lines()
+                .position(|l| l.split('#').next().unwrap_or("").trim() == header)
+                .map_or(0, |i| i + 1)
+        })
+    }
+    /// `e`, an error about a value that came from the table `header` (a default table such as
+    /// `[ecn]`) rather than from the entry `entry` it was raised for: it names that table and
+    /// its line.
+    pub(super) fn in_table(&self, mut e: ScenarioError, header: &str, entry: &str) -> ScenarioError {
+        let key = e
+            .key
+            .strip_prefix("key `")
+            .and_then(|k| k.split('`').next())
+            .unwrap_or("")
+            .to_string();
+        e.line = self.header_line(header);
+        e.key = if key.is_empty() {
+            format!("in {header} (for {entry}): ")
+        } else {
+            format!("key `{key}` in {header} (for {entry}): ")
+        };
+        e
+    }
     pub(super) fn duration(&self, v: &Spanned<String>, key: &str) -> Result<Duration, ScenarioError> {
         parse_duration(v.get_ref()).or_else(|m| self.err(v.span(), key, m))
     }
@@ -283,7 +323,14 @@ pub(super) fn build(
         if hc.rx_xon_bytes > hc.rx_xoff_bytes || hc.rx_xoff_bytes > hc.rx_buffer_bytes {
             return ctx.err(
                 h.name.span(),
-                "rx_xon_bytes",
+                // the key given that breaks the order
+                if hc.rx_xon_bytes > hc.rx_xoff_bytes && h.rx_xon_bytes.is_some() {
+                    "rx_xon_bytes"
+                } else if h.rx_xoff_bytes.is_some() {
+                    "rx_xoff_bytes"
+                } else {
+                    "rx_buffer_bytes"
+                },
                 format!(
                     "found xon {} / xoff {} / buffer {}, allowed xon ≤ xoff ≤ buffer",
                     hc.rx_xon_bytes, hc.rx_xoff_bytes, hc.rx_buffer_bytes
@@ -325,16 +372,20 @@ pub(super) fn build(
         let threshold = match s.threshold.get_ref().as_str() {
             "dynamic" => {
                 let alpha = s.alpha.unwrap_or(1.0);
-                if !(alpha > 0.0 && alpha <= 64.0) {
+                // the buffer keeps alpha in 1/1024: any other value would be silently rounded
+                // (1e-300 to 1/1024, 0.3 to 307/1024)
+                let k = alpha * 1024.0;
+                if !(alpha > 0.0 && alpha <= 64.0 && k >= 1.0 && k.fract() == 0.0) {
                     return ctx.err(
                         s.name.span(),
                         "alpha",
-                        format!("found {alpha}, allowed 0 < alpha ≤ 64"),
+                        format!(
+                            "found {alpha}, allowed a multiple of 1/1024 from 1/1024 (0.0009765625) to 64 \
+                             (the buffer keeps alpha in 1/1024, e.g. 0.0625, 0.125, 0.5, 2)"
+                        ),
                     );
                 }
-                Threshold::Dynamic {
-                    alpha_1024: ((alpha * 1024.0).round() as u64).max(1),
-                }
+                Threshold::Dynamic { alpha_1024: k as u64 }
             }
             "static" => match s.static_threshold_bytes {
                 Some(bytes) => Threshold::Static { bytes },
@@ -380,18 +431,31 @@ pub(super) fn build(
             xon_offset_bytes: s.xon_offset_bytes.unwrap_or(2 * (mtu + 22)),
             headroom_bytes: s.headroom_bytes,
             mtu,
+            // a value the switch took from [ecn] / [qcn] (no table of its own) is named there
             ecn: ecn_spec(
                 ctx,
                 s.ecn.as_ref(),
                 raw.ecn.as_ref(),
                 ctx.line_of(s.name.span().start),
-            )?,
+            )
+            .map_err(|e| match s.ecn {
+                None | Some(toml::Value::Boolean(true)) => {
+                    ctx.in_table(e, "[ecn]", &format!("switch {:?}", s.name.get_ref()))
+                }
+                _ => e,
+            })?,
             qcn: qcn_spec(
                 ctx,
                 s.qcn.as_ref(),
                 raw.qcn.as_ref(),
                 ctx.line_of(s.name.span().start),
-            )?,
+            )
+            .map_err(|e| match s.qcn {
+                None | Some(toml::Value::Boolean(true)) => {
+                    ctx.in_table(e, "[qcn]", &format!("switch {:?}", s.name.get_ref()))
+                }
+                _ => e,
+            })?,
         };
         let n = NodeConfig {
             name: s.name.get_ref().clone(),
@@ -410,6 +474,8 @@ pub(super) fn build(
     let mut links = Vec::new();
     // the `a` of the link that made each link, for errors about it
     let mut link_spans: Vec<Range<usize>> = Vec::new();
+    // each link's mtu: its own, [defaults]', or the default 1500 (mtu.rs)
+    let mut link_mtus: Vec<u64> = Vec::new();
     for l in &raw.link {
         let p = merge(&raw.defaults, &l.params());
         let rate = match &p.rate {
@@ -528,11 +594,16 @@ pub(super) fn build(
                     dcbx_b,
                 });
                 link_spans.push(l.a.span());
+                link_mtus.push(p.mtu.as_ref().map_or(mtu_default, |m| *m.get_ref()));
             }
         }
     }
     let topo = Topology::new(ctx, &nodes, &node_spans, &links, &link_spans)?;
+    let model = model_config(ctx, &raw.model)?;
+    let mtus = super::mtu::Mtus::new(&nodes, &links, &link_mtus);
     let traffic = super::flows::Traffic {
+        mtus: &mtus,
+        model: &model,
         ctx,
         names: &names,
         nodes: &nodes,
@@ -543,6 +614,7 @@ pub(super) fn build(
         dir,
         qp: &raw.qp,
     };
+    traffic.unique_names(&raw.flow, &raw.workload)?;
     let flows = traffic.flows(&raw.flow, &mut size)?;
     let workloads = traffic.workloads(&raw.workload, &mut size)?;
     let signals = traffic.signals(&raw.signal, &mut size)?;
@@ -555,7 +627,15 @@ pub(super) fn build(
         duration_overridden: ov.duration.is_some(),
     }
     .build(&raw)?;
-    let model = model_config(ctx, &raw.model)?;
+    super::buildable::Buildable {
+        ctx,
+        names: &names,
+        nodes: &nodes,
+        links: &links,
+        link_spans: &link_spans,
+        buffer_model: model.buffer,
+    }
+    .check(&raw)?;
     Ok(SimConfig {
         model,
         name: raw.name.into_inner(),

@@ -2,6 +2,7 @@
 //! the topology when the scenario loads (hosts at both ends, a path between them, times
 //! inside the run, patterns that send), each error naming the entry and its line.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use lossless_proto::units::{Duration, Instant, Rate};
@@ -9,16 +10,21 @@ use toml::Spanned;
 
 use super::ScenarioError;
 use super::build::{Ctx, Names, instant_of};
+use super::mtu::Mtus;
 use super::qp::{RawQp, qp_spec};
 use super::raw::{RawFlow, RawSignal, RawWorkload};
 use super::topology::{Size, Topology};
 use crate::config::{NodeConfig, Signal};
 use crate::frame::NodeId;
-use crate::traffic::{FlowSpec, Pattern, SizeCdf, Workload};
+use crate::model::ModelConfig;
+use crate::traffic::{FlowSpec, Pattern, SizeCdf, Workload, frame_len};
 use crate::transport::QpSpec;
 
 /// Largest `cdf_file` read (a flow-size CDF is a few hundred lines).
 pub const MAX_CDF_FILE_BYTES: u64 = 1 << 20;
+
+/// A scripted request span: rise, fall, and where its rise was written.
+type RequestSpan = (Duration, Duration, std::ops::Range<usize>);
 
 /// What flows are checked against.
 pub(super) struct Traffic<'a> {
@@ -34,11 +40,48 @@ pub(super) struct Traffic<'a> {
     pub(super) dir: Option<&'a Path>,
     /// The `[qp]` defaults of every QP.
     pub(super) qp: &'a RawQp,
+    /// The MTUs frames meet.
+    pub(super) mtus: &'a Mtus,
+    /// The modelling choices (the framing sizes a QP's frames).
+    pub(super) model: &'a ModelConfig,
 }
 
 impl Traffic<'_> {
     fn name(&self, n: NodeId) -> &str {
         &self.nodes[n as usize].name
+    }
+
+    /// Refuses `what`, whose payload MTU is `mtu` (`span`: its `mtu` key, if given) or which is
+    /// the QP `qp`, when its frames would meet a smaller MTU at the hosts `ends` or their
+    /// fabric.
+    fn check_mtu(
+        &self,
+        what: &str,
+        mtu: u64,
+        given: Option<&Spanned<u64>>,
+        entry: std::ops::Range<usize>,
+        qp: Option<&QpSpec>,
+        ends: &[NodeId],
+    ) -> Result<(), ScenarioError> {
+        let (frame, how, span, key) = match qp {
+            Some(q) => (
+                self.model.roce_data_len(u64::from(q.rc.mtu), q.cc.cn_tag()),
+                format!("a RoCEv2 mtu of {} payload bytes with its headers", q.rc.mtu),
+                entry,
+                "rocev2",
+            ),
+            None => (
+                frame_len(mtu),
+                format!("mtu {mtu} + 22"),
+                given.map_or(entry, Spanned::span),
+                "mtu",
+            ),
+        };
+        for &h in ends {
+            self.mtus
+                .check(self.ctx, self.nodes, span.clone(), key, what, &how, frame, h)?;
+        }
+        Ok(())
     }
 
     /// The rate of host `h`'s link.
@@ -194,7 +237,32 @@ impl Traffic<'_> {
             Some(t) if t.get_ref() == "rocev2" => {
                 let lines: Vec<Rate> = srcs.iter().map(|&n| self.line_rate(n)).collect();
                 let q = keys.over(self.qp);
-                qp_spec(ctx, &q, priority, &lines, ctx.line_of(span.start)).map(|q| Some(Box::new(q)))
+                qp_spec(ctx, &q, priority, &lines, ctx.line_of(span.start))
+                    .map(|q| Some(Box::new(q)))
+                    .map_err(|e| {
+                        // a key the entry did not set came from [qp]: named there
+                        let key = e.key.strip_prefix("key `").and_then(|k| k.split('`').next());
+                        let own = match key {
+                            Some("cc") => keys.cc.is_some(),
+                            Some("preset") => keys.preset.is_some(),
+                            Some("ack_priority") => keys.ack_priority.is_some(),
+                            Some("cnp_priority") => keys.cnp_priority.is_some(),
+                            Some("udp_dport") => keys.udp_dport.is_some(),
+                            Some("dcqcn") => keys.dcqcn.is_some(),
+                            Some("qcn") => keys.qcn.is_some(),
+                            Some("rocev2") => keys.rocev2.is_some(),
+                            _ => true,
+                        };
+                        if own {
+                            e
+                        } else {
+                            let entry = ctx
+                                .text
+                                .and_then(|t| t.get(span.clone()))
+                                .map_or("the QP".to_string(), |n| format!("QP {n}"));
+                            ctx.in_table(e, "[qp]", &entry)
+                        }
+                    })
             }
             Some(t) => ctx.err(
                 t.span(),
@@ -207,10 +275,46 @@ impl Traffic<'_> {
         }
     }
 
+    /// Every `[[flow]]` and `[[workload]]` name once: the report, the summary and the victims
+    /// name flows by them, so two alike would be told apart by nothing.
+    pub(super) fn unique_names(
+        &self,
+        flows: &[RawFlow],
+        workloads: &[RawWorkload],
+    ) -> Result<(), ScenarioError> {
+        let ctx = self.ctx;
+        let mut seen: HashMap<&str, (&str, usize)> = HashMap::new();
+        let entries = flows
+            .iter()
+            .map(|f| ("[[flow]]", &f.name))
+            .chain(workloads.iter().map(|w| ("[[workload]]", &w.name)));
+        for (what, name) in entries {
+            let line = ctx.line_of(name.span().start);
+            if let Some((first, at)) = seen.insert(name.get_ref(), (what, line)) {
+                let at = if at > 0 && line > 0 {
+                    format!(" (the first, a {first}, at line {at})")
+                } else {
+                    format!(" (the first is a {first})")
+                };
+                return ctx.err(
+                    name.span(),
+                    "name",
+                    format!(
+                        "found {:?} a second time{at}; allowed a name no other flow or workload has",
+                        name.get_ref()
+                    ),
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// The `[[flow]]` entries: one flow per (src, dst) member pair.
     pub(super) fn flows(&self, raw: &[RawFlow], size: &mut Size) -> Result<Vec<FlowSpec>, ScenarioError> {
         let ctx = self.ctx;
         let mut flows = Vec::new();
+        // the names given and generated ("NAME:member" of a group), each once
+        let mut names: HashMap<String, usize> = HashMap::new();
         for f in raw {
             super::build::check_name(ctx, &f.name, "name")?;
             let what = format!("flow {:?}", f.name.get_ref());
@@ -242,6 +346,10 @@ impl Traffic<'_> {
                 srcs,
                 f.name.span(),
             )?;
+            let mtu = f.mtu.as_ref().map_or(self.mtu_default, |m| *m.get_ref());
+            for ends in [srcs, dsts] {
+                self.check_mtu(&what, mtu, f.mtu.as_ref(), f.name.span(), qp.as_deref(), ends)?;
+            }
             for &s in srcs {
                 let pattern = self.pattern(f, s)?;
                 for &d in dsts {
@@ -273,6 +381,17 @@ impl Traffic<'_> {
                     } else {
                         f.name.get_ref().clone()
                     };
+                    let line = ctx.line_of(f.name.span().start);
+                    if let Some(first) = names.insert(name.clone(), line) {
+                        return ctx.err(
+                            f.name.span(),
+                            "name",
+                            format!(
+                                "{what} makes a flow named {name:?}, which the flow of line {first} already \
+                                 has; allowed names that stay unique (a group's flows are NAME:member)"
+                            ),
+                        );
+                    }
                     flows.push(FlowSpec {
                         name,
                         src: s,
@@ -338,14 +457,29 @@ impl Traffic<'_> {
                 );
             }
             let (start, stop) = self.times(&what, &w.start, &w.stop, w.name.span())?;
-            let mut src = Vec::new();
-            for s in &w.src {
-                src.extend_from_slice(self.hosts(s, "src")?);
-            }
-            let mut dst = Vec::new();
-            for d in &w.dst {
-                dst.extend_from_slice(self.hosts(d, "dst")?);
-            }
+            // a host listed twice would silently send (or receive) twice its share
+            let list = |entries: &[Spanned<String>], key: &str| -> Result<Vec<NodeId>, ScenarioError> {
+                let mut out: Vec<NodeId> = Vec::new();
+                let mut seen = std::collections::HashSet::new();
+                for e in entries {
+                    for &h in self.hosts(e, key)? {
+                        if !seen.insert(h) {
+                            return ctx.err(
+                                e.span(),
+                                key,
+                                format!(
+                                    "{what}: host {:?} is in the list twice; allowed each host once",
+                                    self.name(h)
+                                ),
+                            );
+                        }
+                        out.push(h);
+                    }
+                }
+                Ok(out)
+            };
+            let src = list(&w.src, "src")?;
+            let dst = list(&w.dst, "dst")?;
             if src.is_empty() || dst.is_empty() {
                 return ctx.err(
                     w.name.span(),
@@ -363,6 +497,10 @@ impl Traffic<'_> {
                 &src,
                 w.name.span(),
             )?;
+            let mtu = w.mtu.as_ref().map_or(self.mtu_default, |m| *m.get_ref());
+            for ends in [&src, &dst] {
+                self.check_mtu(&what, mtu, w.mtu.as_ref(), w.name.span(), qp.as_deref(), ends)?;
+            }
             let total_bps: u128 = src.iter().map(|&s| u128::from(self.line_rate(s).bps())).sum();
             let mean_interarrival = Workload::interarrival_for_bps(&cdf, load, total_bps);
             // the arrivals expected over the run count towards the scenario's size
@@ -438,6 +576,11 @@ impl Traffic<'_> {
     pub(super) fn signals(&self, raw: &[RawSignal], size: &mut Size) -> Result<Vec<Signal>, ScenarioError> {
         let ctx = self.ctx;
         let mut signals = Vec::new();
+        // every request span of each (host, priority), with where it was written: spans of one
+        // host and priority must not overlap or touch (the order of a fall and a rise at one
+        // instant would depend on the order of the entries)
+        let mut spans: HashMap<(NodeId, u8), Vec<RequestSpan>> = HashMap::new();
+        let end = self.duration;
         for s in raw {
             if s.priority > 7 {
                 return ctx.err(
@@ -464,6 +607,20 @@ impl Traffic<'_> {
                             format!("found fall {f} ≤ rise {r}, allowed [rise, fall] with fall later"),
                         );
                     }
+                    if r >= end && !self.duration_overridden {
+                        return ctx.err(
+                            rise.span(),
+                            "fc_rdy",
+                            format!(
+                                "found a rise at {r}, at or after the end of the run ({end}): it would never \
+                                 happen; allowed a rise before the duration"
+                            ),
+                        );
+                    }
+                    spans
+                        .entry((node, s.priority))
+                        .or_default()
+                        .push((r, f, rise.span()));
                     for (at, on) in [(r, true), (f, false)] {
                         signals.push(Signal {
                             node,
@@ -472,6 +629,34 @@ impl Traffic<'_> {
                             on,
                         });
                     }
+                }
+            }
+        }
+        let mut keys: Vec<&(NodeId, u8)> = spans.keys().collect();
+        keys.sort();
+        for key in keys {
+            let mut v = spans[key].clone();
+            v.sort_by_key(|x| x.0);
+            for w in v.windows(2) {
+                let ((r0, f0, first), (r, f, span)) = (&w[0], &w[1]);
+                if r <= f0 {
+                    let at = ctx.line_of(first.start);
+                    let at = if at > 0 {
+                        format!(" (line {at})")
+                    } else {
+                        String::new()
+                    };
+                    return ctx.err(
+                        span.clone(),
+                        "fc_rdy",
+                        format!(
+                            "found [{r}, {f}] for host {:?} priority {}, which overlaps or touches \
+                             [{r0}, {f0}]{at}; allowed spans of one host and priority with a gap \
+                             between them (merge them into one)",
+                            self.name(key.0),
+                            key.1
+                        ),
+                    );
                 }
             }
         }

@@ -104,6 +104,16 @@ pub(super) fn link_fc(
                     format!("found priority {q}, allowed 0..=7"),
                 );
             }
+            if enabled & (1 << q) != 0 {
+                return ctx.err(
+                    v.span(),
+                    "pfc_priorities",
+                    format!(
+                        "found priority {q} twice in {:?}, allowed each priority once",
+                        v.get_ref()
+                    ),
+                );
+            }
             enabled |= 1 << q;
         }
     }
@@ -130,17 +140,13 @@ pub(super) fn link_fc(
         fc.reaction_delay = rate.quanta_time(*q.get_ref());
     }
     if let Err(e) = fc.validate() {
-        // the engine's own check of the whole set: blame the first key given of the set
-        let (span, key) = [
-            (span_of(&p.pause_quanta), "pause_quanta"),
-            (span_of(&p.refresh_quanta), "refresh_quanta"),
-            (span_of(&p.reaction_delay_quanta), "reaction_delay_quanta"),
-            (span_of(&p.pfc_priorities), "pfc_priorities"),
-            (span_of(&p.flow_control), "flow_control"),
-        ]
-        .into_iter()
-        .find(|(s, _)| *s != (0..0))
-        .unwrap_or((0..0, ""));
+        // the engine's own check: blame the key whose value it refused
+        use lossless_proto::flow_control::ConfigError as E;
+        let (span, key) = match e {
+            E::ZeroPauseQuanta { .. } => (span_of(&p.pause_quanta), "pause_quanta"),
+            E::ZeroRefresh { .. } => (span_of(&p.refresh_quanta), "refresh_quanta"),
+            E::InexactRate { .. } => (span_of(&p.rate), "rate"),
+        };
         return ctx.err(span, key, format!("flow control: {e}"));
     }
     Ok(fc)
@@ -205,6 +211,13 @@ pub(super) fn link_idle_slopes(
                 );
             }
         };
+        if out[usize::from(tc)].is_some() {
+            return ctx.err(
+                v.span(),
+                "ets_idle_slope",
+                format!("found traffic class {tc} a second time (as {k:?}), allowed each TC once"),
+            );
+        }
         let slope = exact_rate(ctx, v, "ets_idle_slope")?;
         if slope > rate {
             return ctx.err(

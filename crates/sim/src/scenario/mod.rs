@@ -14,9 +14,11 @@ use lossless_proto::units::Duration;
 use crate::config::SimConfig;
 
 mod build;
+mod buildable;
 mod fabric;
 mod flows;
 mod link;
+mod mtu;
 mod pathology;
 mod qp;
 mod raw;
@@ -238,13 +240,42 @@ fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> ScenarioError {
     }
 }
 
+/// The value of a `--set PATH=VALUE` (or of one `--sweep` value): one TOML value (`32`,
+/// `"off"`, `[3, 4]`, `{ a = 1 }`), or a bare word, which becomes a string (`100G`, `2.5ms`).
+/// Anything after the value (a second line, another key) is refused, never dropped.
+pub fn parse_set_value(value: &str) -> Result<toml::Value, String> {
+    match format!("v = {value}").parse::<toml::Table>() {
+        Ok(mut t) => {
+            let v = t
+                .remove("v")
+                .ok_or_else(|| format!("found {value:?}, allowed one TOML value"))?;
+            if let Some(k) = t.keys().next() {
+                return Err(format!(
+                    "found {value:?}: TOML after the value (key `{k}`); allowed one value (set each \
+                     key with its own --set)"
+                ));
+            }
+            Ok(v)
+        }
+        // a bare word is a string; text that looks like TOML but is not is an error
+        Err(_) if is_bare_word(value) => Ok(toml::Value::String(value.to_string())),
+        Err(e) => Err(format!(
+            "found {value:?}, not one TOML value ({}); allowed a number, a \"string\", an array, \
+             a table or a bare word",
+            e.message().trim()
+        )),
+    }
+}
+
+/// Text `--set` takes as a string without quotes: one line, none of TOML's delimiters.
+fn is_bare_word(s: &str) -> bool {
+    !s.trim().is_empty() && s.chars().all(|c| !c.is_control() && !"\"'[]{}=#,".contains(c))
+}
+
 /// Sets the scenario value `path` names (see [`SetPaths`]) in `table` to the TOML value
-/// `value` (a bare word becomes a string).
+/// `value` (a bare word becomes a string; see [`parse_set_value`]).
 fn set_path(table: &mut toml::Table, path: &str, value: &str) -> Result<(), String> {
-    let v: toml::Value = match format!("v = {value}").parse::<toml::Table>() {
-        Ok(mut t) => t.remove("v").unwrap_or(toml::Value::String(value.to_string())),
-        Err(_) => toml::Value::String(value.to_string()),
-    };
+    let v = parse_set_value(value)?;
     let parts = SetPaths::of(table).canonical(path)?;
     let (last, dirs) = parts.split_last().ok_or_else(|| "empty path".to_string())?;
     let mut cur = table;
@@ -506,5 +537,29 @@ mod tests {
             .filter(|n| matches!(n.kind, NodeKind::Host(_)))
             .count();
         assert_eq!(hosts, 6);
+    }
+
+    #[test]
+    fn trailing_toml_after_a_set_value_is_refused_not_dropped() {
+        for value in ["5\nbogus = 1", "5\n[params]\nx = 2", "\"off\"\nseed = 3"] {
+            let ov = Overrides {
+                set: vec![format!("senders={value}")],
+                ..Default::default()
+            };
+            let e = load("incast", &ov).unwrap_err();
+            assert_eq!(e.file, "--set", "{e}");
+            assert!(e.message.contains("TOML after the value"), "{value:?}: {e}");
+        }
+        // one value, a comment, a bare word: as before
+        assert_eq!(parse_set_value("32 # senders").unwrap(), toml::Value::Integer(32));
+        assert_eq!(
+            parse_set_value("100G").unwrap(),
+            toml::Value::String("100G".into())
+        );
+        assert!(
+            parse_set_value("[3, 4")
+                .unwrap_err()
+                .contains("not one TOML value")
+        );
     }
 }

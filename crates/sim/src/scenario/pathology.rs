@@ -2,6 +2,8 @@
 //! and a switch's `pfcwd`, `[[route]]`, `[[event]]`, `[deadlock]`, `[victims]`; every error
 //! names the file, line, key, what was found and what is allowed.
 
+use std::collections::HashMap;
+
 use lossless_proto::units::{Duration, Instant, MIN_TIMER_PERIOD};
 use lossless_proto::watchdog::nic::{AUTO_TIMEOUT_MS, StallPrevention};
 use lossless_proto::watchdog::pfcwd::{self, Action, Rule};
@@ -303,11 +305,36 @@ impl Scope<'_> {
             let Some(r) = own else {
                 continue;
             };
+            // where a value from the switch's inline `pfcwd = { ... }` was written (its own
+            // span is lost in the inline table): the table, on the switch's `pfcwd` line
+            let inline_span = s.pfcwd.as_ref().map_or(s.name.span(), Spanned::span);
             let node = self.names.by_name[s.name.get_ref()];
-            // a value from a switch's inline table has no span of its own: blame the switch
+            // pfcwd watches the priorities lossless when the run starts; DCBX changes them
+            if self
+                .links
+                .iter()
+                .any(|l| (l.a == node && l.dcbx_a.is_some()) || (l.b == node && l.dcbx_b.is_some()))
+            {
+                let span = match (&s.pfcwd, &raw.pfcwd) {
+                    (Some(v), _) => v.span(),
+                    (None, Some(p)) => p.span(),
+                    (None, None) => s.name.span(),
+                };
+                return ctx.err(
+                    span,
+                    "pfcwd",
+                    format!(
+                        "switch {:?} has a port that runs DCBX; pfcwd watches the priorities lossless when \
+                         the run starts, so allowed only on switches without DCBX ports (`pfcwd = false` on \
+                         this switch)",
+                        s.name.get_ref()
+                    ),
+                );
+            }
+            // a value from a switch's inline table has no span of its own: blame the table
             let at = |v: &Spanned<String>| {
                 if v.span() == (0..0) {
-                    span_of(&s.name)
+                    inline_span.clone()
                 } else {
                     v.span()
                 }
@@ -364,13 +391,25 @@ impl Scope<'_> {
                 rule,
             };
             if let Err(e) = cfg.validate() {
-                let span = r
-                    .detection
-                    .as_ref()
-                    .or(r.poll.as_ref())
-                    .or(r.restoration.as_ref())
-                    .map_or(span_of(&s.name), at);
-                return ctx.err(span, "pfcwd", e.to_string());
+                // blame the key whose value SONiC refuses, at its own line: the time out of its
+                // range, or the poll longer than a time (the time when the poll is a default)
+                use pfcwd::ConfigError as E;
+                let key = match e {
+                    E::OutOfRange { what, .. } => what,
+                    E::PollTooLong { what, .. } if r.poll.is_none() => what,
+                    E::PollTooLong { .. } => "poll",
+                };
+                let value = match key {
+                    "detection" => r.detection.as_ref(),
+                    "restoration" => r.restoration.as_ref(),
+                    _ => r.poll.as_ref(),
+                };
+                let (span, table) = match value {
+                    Some(v) if v.span() != (0..0) => (v.span(), "[pfcwd]".to_string()),
+                    Some(_) => (inline_span.clone(), format!("{:?}'s pfcwd", s.name.get_ref())),
+                    None => (span_of(&s.name), format!("{:?}'s pfcwd", s.name.get_ref())),
+                };
+                return ctx.err_in(span, &table, key, e.to_string());
             }
             pc.pfcwd.push((node, cfg));
         }
@@ -396,6 +435,7 @@ impl Scope<'_> {
         let ctx = self.ctx;
         // one static route per entry and destination host: counted before any is made
         let mut routes: u64 = 0;
+        let mut seen: HashMap<(NodeId, NodeId, Option<Instant>), std::ops::Range<usize>> = HashMap::new();
         for r in &raw.route {
             let sw = self.one(&r.switch, "switch")?;
             if !self.is_switch(sw) {
@@ -439,6 +479,22 @@ impl Scope<'_> {
                 }
                 via.push(n);
             }
+            // hosts do not forward: a host is a next hop only of the route to itself (else the
+            // frames would be "delivered" to the wrong host)
+            for (v, &n) in r.via.get_ref().iter().zip(&via) {
+                if let Some(&d) = dsts.iter().find(|&&d| !self.is_switch(n) && d != n) {
+                    return ctx.err(
+                        v.span(),
+                        "via",
+                        format!(
+                            "found the host {:?} as next hop towards {:?}; hosts do not forward, so \
+                             allowed a switch, or the destination host itself",
+                            v.get_ref(),
+                            self.nodes[d as usize].name
+                        ),
+                    );
+                }
+            }
             let at = r.at.as_ref().map(|a| self.instant(a, "at")).transpose()?;
             routes = routes.saturating_add(dsts.len() as u64);
             if routes > MAX_SCENARIO_SIZE {
@@ -452,6 +508,26 @@ impl Scope<'_> {
                 );
             }
             for &dst in dsts {
+                // one route per switch, destination and time: of two, which would win?
+                if let Some(first) = seen.insert((sw, dst, at), r.switch.span()) {
+                    let line = ctx.line_of(first.start);
+                    let first = if line > 0 {
+                        format!(" (the first at line {line})")
+                    } else {
+                        String::new()
+                    };
+                    return ctx.err(
+                        r.dst.span(),
+                        "dst",
+                        format!(
+                            "a second route at {:?} to {:?}{}{first}; allowed one route per switch, \
+                             destination and time (list every next hop in one `via`)",
+                            r.switch.get_ref(),
+                            self.nodes[dst as usize].name,
+                            at.map_or(String::new(), |t| format!(" from {}", t.since_epoch())),
+                        ),
+                    );
+                }
                 pc.routes.push(StaticRoute {
                     switch: sw,
                     dst,

@@ -482,6 +482,12 @@ pub(super) fn ecn_spec(
             .rate
             .parse()
             .map_err(|x: lossless_proto::units::ParseRateError| err(x.to_string()))?;
+        if by_rate.iter().any(|(x, _)| *x == r) {
+            return Err(err(format!(
+                "by_rate: found the rate {} a second time, allowed one entry per rate",
+                e.rate
+            )));
+        }
         by_rate.push((r, cfg(e.kmin_bytes, e.kmax_bytes, e.pmax)?));
     }
     if config.is_none() && by_rate.is_empty() && !hpcc {

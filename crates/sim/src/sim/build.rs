@@ -22,7 +22,7 @@ use crate::buffer::{NS3_RESUME_OFFSET_BYTES, Ns3Mmu, Ns3Port, SharedBuffer, Swit
 use crate::config::{NodeKind, Signal, SimConfig, SwitchConfig};
 use crate::event::EventQueue;
 use crate::frame::{FlowId, NodeId, PortId};
-use crate::headroom::headroom_bytes_for_delay;
+use crate::headroom;
 use crate::model::{BufferModel, Ecmp};
 use crate::observer::Observer;
 use crate::selection::{Ets, PortSelection, StrictPriority};
@@ -52,8 +52,6 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             u32::try_from(largest_frame).map_err(|_| BuildError::FrameTooLarge { bytes: largest_frame })?;
         let mut node_ports: Vec<Vec<PortId>> = vec![Vec::new(); n];
         let mut ports: Vec<Port> = Vec::with_capacity(config.links.len() * 2);
-        // per port: the priorities a switch reserves headroom for
-        let mut headroom_mask: Vec<u8> = Vec::with_capacity(config.links.len() * 2);
         for (li, link) in config.links.iter().enumerate() {
             let pa = ports.len() as PortId;
             let pb = pa + 1;
@@ -99,14 +97,6 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                         ac.system_name = Some(config.nodes[node as usize].name.clone());
                         let agent = Agent::new(ac, d.clone())
                             .map_err(|source| BuildError::Dcbx { link: li, source })?;
-                        // headroom for what this port may run: its own PFC priorities, and any
-                        // priority when it is willing to adopt the peer's
-                        let reserve = if d.pfc.willing {
-                            0xFF
-                        } else {
-                            d.pfc.params().enable
-                        };
-                        headroom_mask.push(reserve);
                         Some(Box::new(PortDcbx::new(agent, template, params)))
                     }
                 };
@@ -117,9 +107,6 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     Mode::Pause => 0xFF,
                     Mode::Pfc => fc.active_mask(),
                 };
-                if dcbx.is_none() {
-                    headroom_mask.push(lossless);
-                }
                 let local = node_ports[node as usize].len() as u32;
                 node_ports[node as usize].push(me);
                 let (cn, (enq_mask, deq_mask), cp_mask) = match &config.nodes[node as usize].kind {
@@ -231,8 +218,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 NodeKind::Switch(s) => {
                     let buffer = match config.model.buffer {
                         BufferModel::Shared => {
-                            shared_buffer(s, &node_ports[i], &ports, &config, &headroom_mask)
-                                .map(SwitchBuffer::Shared)
+                            shared_buffer(s, &node_ports[i], &config).map(SwitchBuffer::Shared)
                         }
                         BufferModel::Ns3 => {
                             ns3_mmu(s, &node_ports[i], &ports, &config, nic_rate).map(SwitchBuffer::Ns3)
@@ -488,26 +474,15 @@ fn mix(seed: u64, p: PortId, q: u8, what: u64) -> u64 {
 fn shared_buffer(
     s: &SwitchConfig,
     mine: &[PortId],
-    ports: &[Port],
     config: &SimConfig,
-    headroom_mask: &[u8],
 ) -> Result<SharedBuffer, crate::buffer::BufferTooSmall> {
     let mut reserve: Vec<[u64; 8]> = Vec::with_capacity(mine.len());
     let mut port_reserve: Vec<u64> = Vec::with_capacity(mine.len());
     for &p in mine {
-        let port = &ports[p as usize];
-        let link = &config.links[(p / 2) as usize];
-        let h = s
-            .headroom_bytes
-            .unwrap_or_else(|| headroom_bytes_for_delay(port.rate, link.propagation(), s.mtu));
-        if port.mac.config().mode == Mode::Pause {
-            reserve.push([0; 8]);
-            port_reserve.push(h);
-        } else {
-            let mask = headroom_mask[p as usize];
-            reserve.push(std::array::from_fn(|q| if mask & (1 << q) != 0 { h } else { 0 }));
-            port_reserve.push(0);
-        }
+        // port 2·l is end a of link l, 2·l + 1 its end b
+        let r = headroom::port_reserve(&config.links[(p / 2) as usize], p % 2 == 0, s);
+        reserve.push(r.per_priority);
+        port_reserve.push(r.port);
     }
     SharedBuffer::new(
         s.buffer_bytes,
@@ -535,11 +510,9 @@ fn ns3_mmu(
         .map(|&p| {
             let port = &ports[p as usize];
             let link = &config.links[(p / 2) as usize];
-            let delay_ns = link.propagation().as_ps() / 1_000;
-            let headroom = s.headroom_bytes.unwrap_or_else(|| {
-                let h = u128::from(port.rate.bps()) * delay_ns / 8 / 1_000_000_000 * 3;
-                u64::try_from(h).unwrap_or(u64::MAX)
-            });
+            let headroom = s
+                .headroom_bytes
+                .unwrap_or_else(|| headroom::ns3_headroom_bytes(port.rate, link.propagation()));
             Ns3Port {
                 headroom,
                 shift: ns3_shift(port.rate, nic_rate),

@@ -100,6 +100,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     pub(super) fn deliver(&mut self, node: NodeId, frame: Frame) {
         let now = self.now;
         self.totals.delivered += 1;
+        if frame.dst != node {
+            self.misdeliver();
+            return;
+        }
         if frame.kind != FrameKind::Plain {
             self.deliver_roce(node, frame);
             return;
@@ -108,10 +112,20 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         fs.stats.delivered_frames += 1;
         fs.stats.delivered_bytes += frame.len as u64;
         fs.stats.last_delivery = Some(now);
-        if fs.done_emitting && fs.stats.delivered_frames == fs.stats.sent_frames {
+        // complete when every byte of its size was sent and every frame delivered: a flow
+        // cut by its `stop` (and an endless one) stopped emitting but never completes
+        if fs.remaining == 0 && fs.stats.delivered_frames == fs.stats.sent_frames {
             fs.stats.completed = Some(now);
         }
         self.observer.delivered(node, &frame, now);
+    }
+
+    /// A frame reached a host that is not its destination: counted (the conservation check
+    /// fails on it), and neither its flow nor the wrong host's transport sees it.
+    #[cold]
+    #[inline(never)]
+    fn misdeliver(&mut self) {
+        self.totals.misdelivered += 1;
     }
 
     /// Wakes the longest-blocked flow of `node`'s class `q` when the NIC queue has room.

@@ -238,16 +238,26 @@ impl<'a> Lldpdu<'a> {
             iter.position()
         };
         if error.is_none() && !seen_end {
-            let kind = ErrorKind::Order {
-                expected: "End Of LLDPDU TLV last",
+            // the PDU ends without its End TLV: nothing is out of order, the TLV is absent
+            let kind = ErrorKind::Missing {
+                expected: "an End Of LLDPDU TLV (type 0, length 0) after the last TLV",
             };
             warnings.push(Error::new(len, "LLDPDU", "End Of LLDPDU TLV", kind));
         }
-        if error.is_none() && seen_end && self.buf[len..].iter().any(|&b| b != 0) {
-            let kind = ErrorKind::Order {
-                expected: "only zero padding after End Of LLDPDU TLV",
+        if error.is_none()
+            && seen_end
+            && let Some(at) = self.buf[len..].iter().position(|&b| b != 0)
+        {
+            let kind = ErrorKind::BadValue {
+                found: u64::from(self.buf[len + at]),
+                allowed: "only zero padding after End Of LLDPDU TLV",
             };
-            warnings.push(Error::new(len, "LLDPDU", "bytes after End Of LLDPDU TLV", kind));
+            warnings.push(Error::new(
+                len + at,
+                "LLDPDU",
+                "bytes after End Of LLDPDU TLV",
+                kind,
+            ));
         }
         Decoded {
             tlvs,
@@ -299,12 +309,14 @@ fn check_order(index: usize, offset: usize, ty: u8, warnings: &mut Vec<Error>) {
         _ => None,
     };
     if let Some(expected) = expected {
-        warnings.push(Error::new(
-            offset,
-            "LLDPDU",
-            tlv::type_name(ty),
-            ErrorKind::Order { expected },
-        ));
+        // End before a mandatory TLV means the PDU lacks it; another TLV in its place is out
+        // of order
+        let kind = if ty == tlv::TYPE_END {
+            ErrorKind::Missing { expected }
+        } else {
+            ErrorKind::Order { expected }
+        };
+        warnings.push(Error::new(offset, "LLDPDU", tlv::type_name(ty), kind));
     }
 }
 
