@@ -639,14 +639,23 @@ mtu = 1500
     const IDEAL_PS: u128 = (9 * 1542 + 630) * BYTE_PS;
 
     #[test]
-    fn a_lone_flow_on_an_idle_link_completes_in_its_ideal_time_plus_propagation() {
+    fn a_lone_flow_on_an_idle_link_completes_in_the_wire_time_plus_propagation_its_ideal() {
         let r = run(&format!("{ONE_FLOW}[[link]]\na = \"a\"\nb = \"b\"\n"));
         let f = r.flow("f").unwrap();
-        assert_eq!(f.fct_ideal_ps, Some(IDEAL_PS));
         let fct = IDEAL_PS + PROP_PS;
         assert_eq!(f.completion_ps, Some(fct));
-        let slowdown = fct as f64 / IDEAL_PS as f64; // 1.0431
+        // the default ideal is the flow alone in the idle fabric: this very run
+        assert_eq!(f.fct_ideal_ps, Some(fct));
+        let slowdown = 1.0;
         assert_eq!(f.fct_slowdown_ratio, Some(slowdown));
+        assert_eq!(r.fct.ideal_fct, "alone");
+        // the old definition, on request: the frames back to back on the sender's wire
+        let wire = run(&format!(
+            "{ONE_FLOW}[model]\nideal_fct = \"wire\"\n[[link]]\na = \"a\"\nb = \"b\"\n"
+        ));
+        let w = wire.flow("f").unwrap();
+        assert_eq!(w.fct_ideal_ps, Some(IDEAL_PS));
+        assert_eq!(w.fct_slowdown_ratio, Some(fct as f64 / IDEAL_PS as f64)); // 1.0431
         assert_eq!(r.fct.flows_unfinished_total, 0);
         let one = |s: &FctSummary| {
             // one flow: every quantile is that flow (the histogram's bucket clamped to it)
@@ -710,7 +719,8 @@ mtu = 1500
         ));
         let f = r.flow("f").unwrap();
         assert_eq!(f.completion_ps, Some(IDEAL_PS + 1530 * BYTE_PS + 2 * PROP_PS));
-        assert_eq!(f.fct_ideal_ps, Some(IDEAL_PS));
+        // alone in the fabric, that is its ideal
+        assert_eq!(f.fct_ideal_ps, f.completion_ps);
     }
 
     #[test]

@@ -189,13 +189,14 @@ fn fat_tree_websearch_slowdowns_are_within_10_percent_of_the_reference() {
 }
 
 /// The reference's ECN markers draw from a generator that cannot be reproduced, so one seed of
-/// ours is one sample of the same model and the 99th percentile (the 4th-largest of 321
-/// slowdowns) moves with it: over five seeds, the median of each quantile is within 10 % of
-/// the reference too (not only the default seed's).
+/// ours is one sample of the same model, and its 99th percentile (the 4th-largest of 321
+/// slowdowns) moves with it: over seeds 1..=12 it ranged from 5.66 to 7.91 (±17 % around the
+/// reference's 6.12), so the median of five seeds still moved by about ±7 %. Over nine seeds the
+/// median of each quantile is within 10 % of the reference too (not only the default seed's).
 #[test]
-fn fat_tree_websearch_slowdown_medians_over_five_seeds_are_within_10_percent() {
+fn fat_tree_websearch_slowdown_medians_over_nine_seeds_are_within_10_percent() {
     let runs: Vec<Compared> = std::thread::scope(|s| {
-        let handles: Vec<_> = (1..=5u64)
+        let handles: Vec<_> = (1..=9u64)
             .map(|seed| s.spawn(move || compare("ft-k4-websearch", Some(seed))))
             .collect();
         handles
@@ -212,7 +213,7 @@ fn fat_tree_websearch_slowdown_medians_over_five_seeds_are_within_10_percent() {
         let median = ours[ours.len() / 2];
         let theirs = quantile(&runs[0].theirs, q);
         println!(
-            "ft-k4-websearch p{}: seeds 1..=5 give {ours:.3?}, median {median:.3}, reference {theirs:.3} ({:+.1} %)",
+            "ft-k4-websearch p{}: seeds 1..=9 give {ours:.3?}, median {median:.3}, reference {theirs:.3} ({:+.1} %)",
             q * 100.0,
             100.0 * (median / theirs - 1.0)
         );

@@ -130,12 +130,19 @@ fn stall_spans_copied_to_every_member_of_a_group_are_bounded_before_copying() {
 
 #[test]
 fn static_routes_to_every_member_of_a_group_are_counted_before_they_are_made() {
-    let route = "[[route]]\nswitch = \"s\"\ndst = \"h*\"\nvia = [\"h1\"]\n";
+    // via a second switch (a host is a next hop only towards itself), each entry at its own
+    // time (one route per switch, destination and time)
     let n = MAX_SCENARIO_SIZE / 20_000 + 1;
-    let text = format!(
-        "[[switch]]\nname = \"t\"\nbuffer_bytes = 1000\n{}",
-        route.repeat(n as usize)
-    );
+    let routes: String = (0..n)
+        .map(|i| {
+            format!(
+                "[[route]]\nswitch = \"s\"\ndst = \"h*\"\nvia = [\"t\"]\nat = \"{}ns\"\n",
+                i + 1
+            )
+        })
+        .collect();
+    let text =
+        format!("[[switch]]\nname = \"t\"\nbuffer_bytes = 1000000\n[[link]]\na = \"t\"\nb = \"s\"\n{routes}");
     let e = many_hosts(&text).unwrap_err();
     assert!(
         e.message.contains(&format!("{} static routes", n * 20_000))

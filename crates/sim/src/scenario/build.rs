@@ -632,7 +632,6 @@ pub(super) fn build(
         names: &names,
         nodes: &nodes,
         links: &links,
-        link_spans: &link_spans,
         buffer_model: model.buffer,
     }
     .check(&raw)?;

@@ -1,10 +1,8 @@
 //! What the simulator would refuse to build, checked when the scenario loads, so that the
 //! error names the file, the line and the key (a scenario that loads builds): every switch's
 //! buffer holds its ports' headroom, a scripted `fc_rdy` is on a priority its host's port
-//! runs PFC for, a switch with ECN marking has thresholds for each of its ports' rates, and a
-//! DCBX port's names fit its LLDP TLVs.
-
-use std::ops::Range;
+//! runs PFC for, a switch with ECN marking has thresholds for each of its ports' rates. (A DCBX
+//! port's names always fit its LLDP TLVs: node names have at most 64 bytes.)
 
 use lossless_proto::flow_control::Mode;
 
@@ -16,17 +14,12 @@ use crate::frame::NodeId;
 use crate::headroom::{PortReserve, port_reserve_in};
 use crate::model::BufferModel;
 
-/// Longest System Name and Port ID an LLDP TLV carries (802.1AB: 255 bytes).
-const MAX_LLDP_NAME: usize = 255;
-
 /// The checks' view of a loaded scenario.
 pub(super) struct Buildable<'a> {
     pub(super) ctx: &'a Ctx<'a>,
     pub(super) names: &'a Names,
     pub(super) nodes: &'a [NodeConfig],
     pub(super) links: &'a [LinkConfig],
-    /// The `a` of the `[[link]]` entry that made each link.
-    pub(super) link_spans: &'a [Range<usize>],
     /// How switches use their buffer (what a port reserves of it).
     pub(super) buffer_model: BufferModel,
 }
@@ -34,7 +27,6 @@ pub(super) struct Buildable<'a> {
 impl Buildable<'_> {
     /// Every check, in the order the simulator builds.
     pub(super) fn check(&self, raw: &RawScenario) -> Result<(), ScenarioError> {
-        self.dcbx_names()?;
         self.buffers(raw)?;
         self.ecn(raw)?;
         self.signals(raw)
@@ -130,34 +122,6 @@ impl Buildable<'_> {
                             self.nodes[peer as usize].name,
                             l.rate,
                             l.rate
-                        ),
-                    );
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// A DCBX port's System Name (its node's name) and Port ID (`node.port`) fit their TLVs.
-    fn dcbx_names(&self) -> Result<(), ScenarioError> {
-        let mut ports = vec![0usize; self.nodes.len()];
-        for (li, l) in self.links.iter().enumerate() {
-            for (node, dcbx) in [(l.a, &l.dcbx_a), (l.b, &l.dcbx_b)] {
-                let local = ports[node as usize];
-                ports[node as usize] += 1;
-                if dcbx.is_none() {
-                    continue;
-                }
-                let name = &self.nodes[node as usize].name;
-                let port_id = name.len() + 1 + local.to_string().len();
-                if port_id > MAX_LLDP_NAME {
-                    return self.ctx.err(
-                        self.link_spans[li].clone(),
-                        "dcbx",
-                        format!(
-                            "the DCBX agent of {name:?}'s port {local} would send a Port ID of {port_id} bytes \
-                             (the node's name, a dot and the port); allowed at most {MAX_LLDP_NAME} (802.1AB): \
-                             a shorter node name"
                         ),
                     );
                 }
