@@ -435,6 +435,7 @@ impl Report {
         let mut paths: HashMap<(u32, u32), Vec<Hop>> = HashMap::new();
         // built at the first flow that asks (ns-3 ideal FCTs only)
         let mut ns3_paths = None;
+        let mut ideal_cache = crate::sim::IdealCache::default();
         let mut totals = CnTotals {
             every_byte_once: true,
             ..CnTotals::default()
@@ -450,7 +451,7 @@ impl Report {
             let active_ps = until.saturating_duration_since(start).as_ps();
             let completion = s.completed.map(|c| c.saturating_duration_since(start));
             let ideal = spec.size.and_then(|size| match sim.config.model.ideal_fct {
-                IdealFct::Alone => sim.ideal_alone(fi as crate::frame::FlowId),
+                IdealFct::Alone => sim.ideal_alone(fi as crate::frame::FlowId, &mut ideal_cache),
                 IdealFct::Wire => Some(ideal_fct(size, spec.mtu, line)),
                 IdealFct::Ns3 => {
                     let hops = paths.entry((spec.src, spec.dst)).or_insert_with(|| {

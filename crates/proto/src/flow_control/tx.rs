@@ -103,9 +103,10 @@ pub(crate) struct TxSide {
     /// per-frame checks (`due`, `holds_data`) answer "nothing" without visiting eight sets.
     /// First, so that it shares a cache line with what precedes the side in the engine.
     busy: u8,
-    prio: [TxPrio; PRIORITIES],
-    /// Edges waiting for the wire ([`Signalling::Ns3`] only).
+    /// Edges waiting for the wire ([`Signalling::Ns3`] only); beside `busy`, in the line the
+    /// per-frame checks read.
     edges: Ns3Edges,
+    prio: [TxPrio; PRIORITIES],
 }
 
 impl TxSide {
@@ -178,11 +179,10 @@ impl TxSide {
 
     /// Register sets needing an XOFF (first or refresh) at `now`, and those needing an XON
     /// (under [`Signalling::Ns3`]: the oldest waiting edge's).
+    #[inline]
     pub(crate) fn due(&self, now: Instant, active: u8) -> (u8, u8) {
         if self.edges.len > 0 {
-            let e = self.edges.ring[usize::from(self.edges.head)];
-            let bit = 1u8 << (e & 7);
-            return if e & 8 != 0 { (bit, 0) } else { (0, bit) };
+            return self.ns3_due();
         }
         if self.busy & active == 0 {
             return (0, 0);
@@ -207,6 +207,7 @@ impl TxSide {
     ///
     /// A PFC frame carries every raised priority with its pause time (held ones are refreshed
     /// in the same frame and restart their interval) and every priority due an XON with 0.
+    #[inline]
     pub(crate) fn take_frame(
         &mut self,
         now: Instant,
@@ -268,7 +269,16 @@ impl TxSide {
         }
     }
 
+    /// The oldest waiting edge's priority bit, as (XOFF, XON) masks.
+    #[cold]
+    fn ns3_due(&self) -> (u8, u8) {
+        let e = self.edges.ring[usize::from(self.edges.head)];
+        let bit = 1u8 << (e & 7);
+        if e & 8 != 0 { (bit, 0) } else { (0, bit) }
+    }
+
     /// The oldest waiting edge as a frame of its own ([`Signalling::Ns3`]).
+    #[cold]
     fn take_ns3_frame(&mut self, cfg: &FlowControlConfig, counters: &mut Counters) -> Option<ControlFrame> {
         let (p, rise) = self.edges.pop()?;
         let time = if rise {
@@ -299,6 +309,7 @@ impl TxSide {
     }
 
     /// The earliest end of a refresh interval of a raised, outstanding request after `now`.
+    #[inline]
     pub(crate) fn next_refresh(&self, now: Instant, active: u8) -> Option<Instant> {
         if self.busy & active == 0 {
             return None; // no request raised among the active sets
@@ -321,6 +332,7 @@ impl TxSide {
     }
 
     /// Whether own data must be held: a raised request whose `hold_own_data` register is set.
+    #[inline]
     pub(crate) fn holds_data(&self, cfg: &FlowControlConfig, active: u8) -> bool {
         if self.busy & active == 0 {
             return false; // no request raised among the active sets

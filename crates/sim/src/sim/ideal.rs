@@ -23,7 +23,8 @@ use crate::event::EventQueue;
 use crate::frame::{FlowId, Frame, FrameKind, NO_PORT, NodeId, PortId};
 use crate::model::ModelConfig;
 use crate::observer::Observer;
-use crate::traffic::frame_len;
+use crate::traffic::{Pattern, frame_len};
+use std::collections::HashMap;
 
 /// When a frame started at 0 on a wire at `rate` has its last bit out, and when the wire is
 /// free for the next frame, under `model`'s framing (as the MAC engines time it).
@@ -85,6 +86,14 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         None
     }
 
+    /// The host's receive processing rate in b/s (none: it keeps up).
+    fn rx_rate(&self, host: NodeId) -> Option<u64> {
+        match &self.nodes[host as usize] {
+            Node::Host(h) => h.rx_rate.map(|r| r.bps()),
+            Node::Switch(_) => None,
+        }
+    }
+
     /// The host's receive processing time of a `len`-byte frame (none without a rate).
     fn rx_time(&self, host: NodeId, len: u64) -> Option<Duration> {
         match &self.nodes[host as usize] {
@@ -94,12 +103,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     /// The completion time of finite flow `f` alone in the idle fabric (see the module's
-    /// documentation); `None` for a flow without a size or whose frames cannot arrive.
-    pub(crate) fn ideal_alone(&self, f: FlowId) -> Option<Duration> {
+    /// documentation); `None` for a flow without a size or whose frames cannot arrive. Flows
+    /// alike in everything the time depends on (their paths' rates and delays, size, frames,
+    /// pacing, ACK policy, receivers) share one computation through `cache`.
+    pub(crate) fn ideal_alone(&self, f: FlowId, cache: &mut IdealCache) -> Option<Duration> {
         let fs = &self.flows[f as usize];
         let spec = &fs.spec;
         let size = spec.size?;
-        let model = &self.config.model;
         let qp = spec.transport.as_deref();
         let kind = if qp.is_some() {
             FrameKind::RoceData
@@ -119,6 +129,54 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             hops: 0,
         };
         let path = self.path_of(probe)?;
+        // the replies' own path and the ACK policy: every `ack_every` in-order packets, and
+        // the message's last at once
+        let (back, acks) = match qp {
+            Some(q) => {
+                let ack = Frame {
+                    kind: FrameKind::Ack,
+                    src: spec.dst,
+                    dst: spec.src,
+                    ..probe
+                };
+                (
+                    self.path_of(ack)?,
+                    Some((
+                        q.cc.cn_tag(),
+                        u64::from(q.rc.ack_every.max(1)),
+                        u64::from(q.rc.mtu),
+                    )),
+                )
+            }
+            None => (Vec::new(), None),
+        };
+        let pattern = match spec.pattern {
+            Pattern::Line => (0, 0, 0, 0),
+            Pattern::Cbr { rate } => (1, rate.bps(), 0, 0),
+            Pattern::OnOff { rate, on, off } => (2, rate.bps(), on.as_ps(), off.as_ps()),
+        };
+        let key = Key {
+            path: path.iter().map(|h| (h.rate.bps(), h.delay.as_ps())).collect(),
+            back: back.iter().map(|h| (h.rate.bps(), h.delay.as_ps())).collect(),
+            size,
+            mtu: spec.mtu,
+            acks,
+            pattern,
+            rx: (self.rx_rate(spec.src), self.rx_rate(spec.dst)),
+        };
+        if let Some(&d) = cache.0.get(&key) {
+            return Some(d);
+        }
+        let d = self.alone(spec, &path, &back, size);
+        cache.0.insert(key, d);
+        Some(d)
+    }
+
+    /// [`Self::ideal_alone`] of flow `spec` of `size` bytes along `path`, its ACKs along
+    /// `back`.
+    fn alone(&self, spec: &crate::traffic::FlowSpec, path: &[Hop], back: &[Hop], size: u64) -> Duration {
+        let model = &self.config.model;
+        let qp = spec.transport.as_deref();
         let (mtu, data_len): (u64, Box<dyn Fn(u64) -> u64>) = match qp {
             Some(q) => {
                 let cn_tag = q.cc.cn_tag();
@@ -130,23 +188,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             None => (spec.mtu.max(1), Box::new(frame_len)),
         };
         let nic = path[0].rate;
-        // the replies' own path and the ACK policy: every `ack_every` in-order packets, and
-        // the message's last at once
-        let (back, ack_every, ack_len) = match qp {
-            Some(q) => {
-                let ack = Frame {
-                    kind: FrameKind::Ack,
-                    src: spec.dst,
-                    dst: spec.src,
-                    ..probe
-                };
-                (
-                    self.path_of(ack)?,
-                    u64::from(q.rc.ack_every.max(1)),
-                    model.reply_len(),
-                )
-            }
-            None => (Vec::new(), 1, 0),
+        let (ack_every, ack_len) = match qp {
+            Some(q) => (u64::from(q.rc.ack_every.max(1)), model.reply_len()),
+            None => (1, 0),
         };
         // per hop: when its transmitter is free of the previous frame (data, then ACKs)
         let mut free = vec![Instant::ZERO; path.len()];
@@ -167,7 +211,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             if qp.is_some() && (remaining == 0 || packets % ack_every == 0) {
                 // an ACK leaves the responder as the packet is delivered, behind the earlier
                 // ACKs on the way back
-                acked = pipeline(model, &back, &mut free_back, delivered, ack_len);
+                acked = pipeline(model, back, &mut free_back, delivered, ack_len);
             }
             if remaining == 0 {
                 break;
@@ -189,6 +233,26 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 None => acked,
             },
         };
-        Some(done.saturating_duration_since(spec.start))
+        done.saturating_duration_since(spec.start)
     }
+}
+
+/// Ideal FCTs already computed, by everything they depend on.
+#[derive(Default)]
+pub(crate) struct IdealCache(HashMap<Key, Duration>);
+
+/// What a flow's FCT alone depends on (its start does not: a pattern's phase runs from it).
+#[derive(PartialEq, Eq, Hash)]
+struct Key {
+    /// (b/s, ps of delay) per hop, there and back.
+    path: Vec<(u64, u128)>,
+    back: Vec<(u64, u128)>,
+    size: u64,
+    mtu: u64,
+    /// A QP's CN-TAG, ACK period and MTU.
+    acks: Option<(bool, u64, u64)>,
+    /// Kind, rate, on and off of the pattern.
+    pattern: (u8, u64, u128, u128),
+    /// The source's and the destination's processing rates, b/s.
+    rx: (Option<u64>, Option<u64>),
 }

@@ -14,6 +14,7 @@ mod dcbx;
 mod deadlock;
 mod host;
 mod ideal;
+pub(crate) use ideal::IdealCache;
 mod patho_report;
 mod pathology;
 mod pfcwd;
@@ -754,6 +755,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// `frame` has left switch `node`'s buffer (sent, dequeued or discarded): its ingress
     /// (port, priority) is charged that much less, and a pair leaving XOFF releases its
     /// port's flow-control request.
+    #[inline(always)]
     pub(crate) fn release_ingress(&mut self, node: NodeId, frame: Frame) {
         if frame.ingress == NO_PORT {
             return;
