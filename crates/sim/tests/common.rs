@@ -53,3 +53,45 @@ pub fn drops_of_priority(r: &Report, priority: u8) -> u64 {
         .map(|q| q.drops_frames.values().sum::<u64>())
         .sum()
 }
+
+/// Hosts h1, h2 on s1; s1 – s2; h3 on s2; 10 Gb/s, PFC on priority 3: a scenario named "t" that
+/// runs `$duration` (a string literal), for tests that splice keys into it.
+#[macro_export]
+macro_rules! two_switches {
+    ($duration:literal) => {
+        concat!(
+            "name = \"t\"\nduration = \"",
+            $duration,
+            "\"\n",
+            r#"[defaults]
+rate = "10G"
+flow_control = "pfc"
+pfc_priorities = [3]
+[[host]]
+name = "h1"
+[[host]]
+name = "h2"
+[[host]]
+name = "h3"
+[[switch]]
+name = "s1"
+buffer_bytes = 1_000_000
+[[switch]]
+name = "s2"
+buffer_bytes = 1_000_000
+[[link]]
+a = "h1"
+b = "s1"
+[[link]]
+a = "h2"
+b = "s1"
+[[link]]
+a = "s1"
+b = "s2"
+[[link]]
+a = "h3"
+b = "s2"
+"#
+        )
+    };
+}

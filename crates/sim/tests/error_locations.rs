@@ -1,40 +1,13 @@
 //! Issue 26, "messages that point at the wrong place": every refusal names the file, the line
 //! and the key of the value at fault, and says the real problem.
 
+#[macro_use]
+mod common;
+
 use lossless_sim::scenario::{Overrides, ScenarioError, load_str};
 
 /// Hosts h1, h2 on s1; s1 – s2; h3 on s2; 10 Gb/s, PFC on priority 3.
-const BASE: &str = r#"name = "t"
-duration = "10ms"
-[defaults]
-rate = "10G"
-flow_control = "pfc"
-pfc_priorities = [3]
-[[host]]
-name = "h1"
-[[host]]
-name = "h2"
-[[host]]
-name = "h3"
-[[switch]]
-name = "s1"
-buffer_bytes = 1_000_000
-[[switch]]
-name = "s2"
-buffer_bytes = 1_000_000
-[[link]]
-a = "h1"
-b = "s1"
-[[link]]
-a = "h2"
-b = "s1"
-[[link]]
-a = "s1"
-b = "s2"
-[[link]]
-a = "h3"
-b = "s2"
-"#;
+const BASE: &str = two_switches!("10ms");
 
 fn refused(text: &str) -> ScenarioError {
     match load_str(text, "t.toml", None, &Overrides::default()) {

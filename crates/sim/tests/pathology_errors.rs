@@ -1,41 +1,14 @@
 //! Issue 14's scenario keys refuse bad values with the file, line, key, what was found and
 //! what is allowed.
 
+#[macro_use]
+mod common;
+
 use lossless_sim::Simulator;
 use lossless_sim::scenario::{Overrides, load_str};
 
-/// Two hosts on s1, s1 – s2, a third host on s2.
-const BASE: &str = r#"name = "t"
-duration = "10ms"
-[defaults]
-rate = "10G"
-flow_control = "pfc"
-pfc_priorities = [3]
-[[host]]
-name = "h1"
-[[host]]
-name = "h2"
-[[host]]
-name = "h3"
-[[switch]]
-name = "s1"
-buffer_bytes = 1_000_000
-[[switch]]
-name = "s2"
-buffer_bytes = 1_000_000
-[[link]]
-a = "h1"
-b = "s1"
-[[link]]
-a = "h2"
-b = "s1"
-[[link]]
-a = "s1"
-b = "s2"
-[[link]]
-a = "h3"
-b = "s2"
-"#;
+/// Hosts h1, h2 on s1; s1 – s2; h3 on s2; 10 Gb/s, PFC on priority 3.
+const BASE: &str = two_switches!("10ms");
 
 /// The error for `BASE` with `extra` spliced in after line `after` (0: appended), and the
 /// line the first extra line lands on.

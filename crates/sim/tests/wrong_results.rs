@@ -2,42 +2,15 @@
 //! are refused when they load (naming file, line, key, what was found and what is allowed), and
 //! what the checks cannot see at load is caught by the run's own checks.
 
+#[macro_use]
+mod common;
+
 use lossless_sim::config::SimConfig;
 use lossless_sim::scenario::{Overrides, ScenarioError, load_str};
 use lossless_sim::{Report, Simulator};
 
 /// Hosts h1, h2 on s1; s1 – s2; h3 on s2; 10 Gb/s, PFC on priority 3.
-const BASE: &str = r#"name = "t"
-duration = "200us"
-[defaults]
-rate = "10G"
-flow_control = "pfc"
-pfc_priorities = [3]
-[[host]]
-name = "h1"
-[[host]]
-name = "h2"
-[[host]]
-name = "h3"
-[[switch]]
-name = "s1"
-buffer_bytes = 1_000_000
-[[switch]]
-name = "s2"
-buffer_bytes = 1_000_000
-[[link]]
-a = "h1"
-b = "s1"
-[[link]]
-a = "h2"
-b = "s1"
-[[link]]
-a = "s1"
-b = "s2"
-[[link]]
-a = "h3"
-b = "s2"
-"#;
+const BASE: &str = two_switches!("200us");
 
 fn load(text: &str) -> Result<SimConfig, ScenarioError> {
     load_str(text, "t.toml", None, &Overrides::default())

@@ -32,8 +32,9 @@ pub const MAX_TOPOLOGY_BYTES: u64 = 64 << 20;
 pub const MAX_FLOW_BYTES: u64 = 256 << 20;
 
 /// What the fork models and this simulator models otherwise, said once per run.
-const NOT_HONOURED: [&str; 2] = [
+const NOT_HONOURED: [&str; 3] = [
     "ECN marks: drawn from this simulator's seeded generators, not ns-3's, so marked packets differ one by one (not in distribution)",
+    "a NIC's round robin over its QPs: continues after the QP served last, where the fork's list index can go stale when finished QPs are removed (docs/ns3.md)",
     "events at the same nanosecond: run in the order this simulator schedules them, which is not always the fork's (ns-3 orders them by when each was scheduled)",
 ];
 
