@@ -205,8 +205,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             packets += 1;
             let len = data_len(payload);
             delivered = match self.rx_time(spec.dst, len) {
-                Some(t) => pipeline(model, &path, &mut free, emit, len).max(delivered) + t,
-                None => pipeline(model, &path, &mut free, emit, len),
+                Some(t) => pipeline(model, path, &mut free, emit, len).max(delivered) + t,
+                None => pipeline(model, path, &mut free, emit, len),
             };
             if qp.is_some() && (remaining == 0 || packets % ack_every == 0) {
                 // an ACK leaves the responder as the packet is delivered, behind the earlier
