@@ -42,6 +42,10 @@ pub trait Observer {
     /// Whether [`Observer::pause_changed`] is wanted (the simulator then polls each engine's
     /// paused mask after it changes state; off by default, so it costs nothing).
     const PAUSE_STATE: bool = false;
+    /// Whether [`Observer::buffer_changed`] is wanted for switch buffers (on by default; an
+    /// observer that ignores them turns it off so that the simulator does not read the
+    /// occupancy per frame for nothing).
+    const BUFFER_STATE: bool = true;
     /// The priorities `port` may not start data frames for (its peer's pauses; PAUSE: bit 0)
     /// became `mask` at `at`.
     #[inline(always)]
@@ -73,10 +77,13 @@ pub trait Observer {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NoObserver;
 
-impl Observer for NoObserver {}
+impl Observer for NoObserver {
+    const BUFFER_STATE: bool = false;
+}
 
 impl<A: Observer, B: Observer> Observer for (A, B) {
     const PAUSE_STATE: bool = A::PAUSE_STATE || B::PAUSE_STATE;
+    const BUFFER_STATE: bool = A::BUFFER_STATE || B::BUFFER_STATE;
     fn pause_changed(&mut self, port: PortId, mask: u8, at: Instant) {
         self.0.pause_changed(port, mask, at);
         self.1.pause_changed(port, mask, at);
@@ -109,6 +116,7 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
 
 impl<T: Observer> Observer for Option<T> {
     const PAUSE_STATE: bool = T::PAUSE_STATE;
+    const BUFFER_STATE: bool = T::BUFFER_STATE;
     fn pause_changed(&mut self, port: PortId, mask: u8, at: Instant) {
         if let Some(o) = self {
             o.pause_changed(port, mask, at);

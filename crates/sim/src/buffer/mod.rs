@@ -61,6 +61,7 @@ impl SwitchBuffer {
     }
 
     /// Bytes charged to (port, prio) now.
+    #[inline]
     pub fn occupancy(&self, port: usize, prio: u8) -> u64 {
         match self {
             SwitchBuffer::Shared(b) => b.occupancy(port, prio),

@@ -121,13 +121,14 @@ impl Ns3Mmu {
 
     /// Admits (or drops) `len` bytes arriving on local port `port` in class `class`; `xoff`
     /// when the class must now pause its upstream.
+    #[inline]
     pub fn admit(&mut self, port: usize, class: u8, len: u64, lossless: bool) -> Admission {
         let q = usize::from(class & 7);
         if q == 0 {
             // the fork's class 0 skips the MMU
             return Admission::Admitted { xoff: false };
         }
-        let thr = self.threshold(port);
+        let mut thr = self.threshold(port);
         let p = &mut self.ports[port];
         let c = &mut p.classes[q];
         if c.hdrm + len > p.headroom && Self::shared_of(c) + len > thr {
@@ -144,6 +145,8 @@ impl Ns3Mmu {
         } else {
             c.ingress = new;
             self.shared_used += len.min(new - NS3_RESERVE_BYTES);
+            // the pool shrank: the threshold with it
+            thr = (self.free - self.shared_used) >> p.shift;
         }
         let total = c.ingress + c.hdrm;
         if total > c.peak {
@@ -153,27 +156,24 @@ impl Ns3Mmu {
         if self.used > self.peak_used {
             self.peak_used = self.used;
         }
-        if !lossless {
-            return Admission::Admitted { xoff: false };
-        }
-        let thr = self.threshold(port);
-        let p = &mut self.ports[port];
-        let c = &p.classes[q];
-        let xoff = p.paused & (1 << q) == 0 && (c.hdrm > 0 || Self::shared_of(c) >= thr);
+        let bit = 1u8 << q;
+        let xoff = lossless && p.paused & bit == 0 && (c.hdrm > 0 || Self::shared_of(c) >= thr);
         if xoff {
-            p.paused |= 1 << q;
+            p.paused |= bit;
         }
         Admission::Admitted { xoff }
     }
 
     /// Releases `len` bytes of (port, class) at their dequeue; true when the class must now
     /// resume its upstream.
+    #[inline]
     pub fn release(&mut self, port: usize, class: u8, len: u64) -> bool {
         let q = usize::from(class & 7);
         if q == 0 {
             return false;
         }
-        let c = &mut self.ports[port].classes[q];
+        let p = &mut self.ports[port];
+        let c = &mut p.classes[q];
         let from_hdrm = c.hdrm.min(len);
         let rest = len - from_hdrm;
         let from_shared = rest.min(Self::shared_of(c));
@@ -181,21 +181,20 @@ impl Ns3Mmu {
         c.ingress -= rest;
         self.shared_used -= from_shared;
         self.used -= len;
-        let thr = self.threshold(port);
-        let p = &mut self.ports[port];
-        let c = &p.classes[q];
-        if p.paused & (1 << q) == 0 || c.hdrm != 0 {
+        let bit = 1u8 << q;
+        if p.paused & bit == 0 || c.hdrm != 0 {
             return false;
         }
         let shared = Self::shared_of(c);
-        if shared == 0 || shared + self.resume_offset <= thr {
-            p.paused &= !(1 << q);
+        if shared == 0 || shared + self.resume_offset <= (self.free - self.shared_used) >> p.shift {
+            p.paused &= !bit;
             return true;
         }
         false
     }
 
     /// Bytes charged to (port, class) now.
+    #[inline]
     pub fn occupancy(&self, port: usize, class: u8) -> u64 {
         let c = &self.ports[port].classes[usize::from(class & 7)];
         c.ingress + c.hdrm

@@ -765,9 +765,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         };
         let in_local = self.ports[frame.ingress as usize].local as usize;
         let xon = sw.buffer.release(in_local, frame.priority, frame.len as u64);
-        let occ = sw.buffer.occupancy(in_local, frame.priority);
-        self.observer
-            .buffer_changed(node, in_local as u32, frame.priority, occ, self.now);
+        if O::BUFFER_STATE {
+            let occ = sw.buffer.occupancy(in_local, frame.priority);
+            self.observer
+                .buffer_changed(node, in_local as u32, frame.priority, occ, self.now);
+        }
         if xon {
             self.set_pair_xoff(frame.ingress, frame.priority, false);
         }
@@ -938,9 +940,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         match sw.buffer.admit(local, frame.priority, frame.len as u64, lossless) {
             Admission::Dropped(reason) => self.drop_frame(p, frame, reason),
             Admission::Admitted { xoff } => {
-                let occ = sw.buffer.occupancy(local, frame.priority);
-                self.observer
-                    .buffer_changed(node, local as u32, frame.priority, occ, self.now);
+                if O::BUFFER_STATE {
+                    let occ = sw.buffer.occupancy(local, frame.priority);
+                    self.observer
+                        .buffer_changed(node, local as u32, frame.priority, occ, self.now);
+                }
                 if !self.enqueue(out, frame) {
                     return;
                 }
