@@ -556,9 +556,9 @@ pub fn ns3_tx_time(byte: Duration, frame_bytes: u64) -> Duration {
     let ps = byte.saturating_mul(frame_bytes).as_ps();
     // every real frame time fits 64 bits: round there (a 128-bit division is a library call)
     let ns = match u64::try_from(ps) {
-        // one division by a constant (a multiply and a shift); `ps` is far below u64::MAX here
-        Ok(small) if small < u64::MAX - 999 => u128::from((small + 999) / 1_000),
-        _ => ps.div_ceil(1_000),
+        // one division by a constant (a multiply and a shift)
+        Ok(small) => u128::from(small.div_ceil(1_000)),
+        Err(_) => ps.div_ceil(1_000),
     };
     Duration::from_ps(ns.saturating_sub(1) * 1_000)
 }
