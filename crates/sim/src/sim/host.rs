@@ -2,13 +2,85 @@
 //! the flow-control request when they fall behind, Poisson flow arrivals, scripted `fc_rdy`.
 
 use lossless_proto::flow_control::Mode;
-use lossless_proto::units::Instant;
+use std::collections::VecDeque;
 
-use super::{Event, FlowState, Node, Simulator};
+use lossless_proto::units::{Instant, Rate};
+
+use super::{Event, Node, Qp, Simulator, storm};
 use crate::event::EventQueue;
 use crate::frame::{DropReason, FlowId, Frame, FrameKind, NO_PORT, NodeId, PortId};
 use crate::observer::Observer;
+use crate::stats::FlowStats;
 use crate::traffic::{FlowSpec, Pattern, Workload, frame_len};
+
+pub(crate) struct Host {
+    pub(crate) port: PortId,
+    pub(super) nic_cap: usize,
+    /// Per priority: flows blocked by a full NIC queue, longest blocked first.
+    pub(super) waiting: [VecDeque<FlowId>; 8],
+    pub(super) rx_rate: Option<Rate>,
+    pub(super) rx_buffer: u64,
+    pub(super) rx_xoff: u64,
+    pub(super) rx_xon: u64,
+    pub(super) rx_queue: VecDeque<Frame>,
+    pub(crate) rx_backlog: u64,
+    pub(crate) rx_peak: u64,
+    pub(super) rx_busy: bool,
+    pub(super) rx_xoff_on: bool,
+    /// Receiver stalls and NIC storm prevention (`sim/storm.rs`).
+    pub(crate) stall: Option<Box<storm::HostStall>>,
+    /// The NIC's QP state (hosts of a scenario with QPs).
+    pub(super) nic: Option<Box<Nic>>,
+}
+
+impl Nic {
+    /// The ready QP of priority `q` the NIC serves next, taken out of the ready set: round
+    /// robin over the QPs in the order they were created (flow ids increase with creation),
+    /// continuing after the one served last, as the HPCC ns-3 NIC scans its QP list.
+    pub(super) fn take_next(&mut self, q: usize) -> Option<FlowId> {
+        let ready = &mut self.qp_ready[q];
+        let last = self.last_served[q];
+        let mut best: Option<(usize, FlowId)> = None;
+        for (i, &f) in ready.iter().enumerate() {
+            // after `last` first (wrapping): compare (f <= last, f)
+            let key = (f <= last, f);
+            if best.is_none_or(|(_, b)| key < (b <= last, b)) {
+                best = Some((i, f));
+            }
+        }
+        let (i, f) = best?;
+        ready.swap_remove(i);
+        self.last_served[q] = f;
+        Some(f)
+    }
+}
+
+/// What a host NIC keeps for QPs.
+pub(crate) struct Nic {
+    /// QPs of each priority ready to send now (unordered; see [`Nic::take_next`]).
+    pub(super) qp_ready: [Vec<FlowId>; 8],
+    /// The QP of each priority served last (round robin continues after it).
+    pub(super) last_served: [FlowId; 8],
+    /// Replies (ACK/NAK/SACK/CNP) waiting in the NIC's reply queue
+    /// ([`crate::model::ReplyQueue::First`]).
+    pub(super) replies: VecDeque<Frame>,
+}
+
+pub(super) struct FlowState {
+    pub(super) spec: FlowSpec,
+    pub(super) remaining: u64,
+    pub(super) next_at: Instant,
+    pub(super) scheduled: bool,
+    pub(super) done_emitting: bool,
+    pub(super) stats: FlowStats,
+    /// UDP source port: 10000 + the flow's index among the flows of its (source,
+    /// destination) pair, as the HPCC ns-3 simulator numbers them (its ECMP hashes it).
+    pub(super) sport: u16,
+    /// UDP destination port.
+    pub(super) dport: u16,
+    /// The QP's engines and state, for a flow with a transport.
+    pub(super) qp: Option<Box<Qp>>,
+}
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     pub(super) fn host_receive(&mut self, node: NodeId, frame: Frame) {

@@ -5,8 +5,11 @@
 
 use std::collections::VecDeque;
 
-use super::Port;
-use crate::frame::PortId;
+use super::{Event, Node, Port, Simulator};
+use crate::event::EventQueue;
+use crate::frame::{NodeId, PortId};
+use crate::model::Hop;
+use crate::observer::Observer;
 
 /// One switch's egress candidates per destination node.
 #[derive(Default)]
@@ -154,6 +157,88 @@ fn compute_with(
         seen.clear();
     }
     routes
+}
+
+/// The HPCC ns-3 simulator's routing BFS trees of a simulator (see [`Simulator::ns3_paths`]).
+pub(crate) struct Ns3Paths<'a, O: Observer, Q: EventQueue<Event>> {
+    sim: &'a Simulator<O, Q>,
+    /// Per node: (neighbour, the port leading to it), by ascending neighbour id.
+    adj: Vec<Vec<(usize, PortId)>>,
+    /// Per destination: each node's port towards it on the BFS tree rooted there.
+    trees: std::collections::HashMap<NodeId, Vec<Option<PortId>>>,
+}
+
+impl<O: Observer, Q: EventQueue<Event>> Ns3Paths<'_, O, Q> {
+    /// The BFS tree rooted at `dst` (neighbours by ascending node id, only switches
+    /// expanded): each node's port towards `dst`.
+    fn tree(&self, dst: NodeId) -> Vec<Option<PortId>> {
+        let sim = self.sim;
+        let n = sim.nodes.len();
+        let mut parent: Vec<Option<PortId>> = vec![None; n];
+        let mut seen = vec![false; n];
+        seen[dst as usize] = true;
+        let mut q = VecDeque::from([dst as usize]);
+        while let Some(x) = q.pop_front() {
+            for &(y, p) in &self.adj[x] {
+                if !seen[y] {
+                    seen[y] = true;
+                    // the port at y towards x
+                    parent[y] = Some(sim.ports[p as usize].peer);
+                    if matches!(sim.nodes[y], Node::Switch(_)) {
+                        q.push_back(y);
+                    }
+                }
+            }
+        }
+        parent
+    }
+
+    /// The hops from host `src` to host `dst` along the HPCC ns-3 simulator's routing BFS
+    /// tree (rooted at `dst`, neighbours by ascending node id, only switches expanded; the
+    /// first path found): what its ideal FCT is computed over. Empty when unreachable.
+    pub(crate) fn path(&mut self, src: NodeId, dst: NodeId) -> Vec<Hop> {
+        if !self.trees.contains_key(&dst) {
+            let t = self.tree(dst);
+            self.trees.insert(dst, t);
+        }
+        let parent = &self.trees[&dst];
+        let sim = self.sim;
+        let mut hops = Vec::new();
+        let mut at = src as usize;
+        while at != dst as usize {
+            let Some(p) = parent[at] else {
+                return Vec::new();
+            };
+            let port = &sim.ports[p as usize];
+            hops.push(Hop {
+                rate: port.rate,
+                delay: port.prop,
+            });
+            at = sim.ports[port.peer as usize].node as usize;
+        }
+        hops
+    }
+}
+
+impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
+    /// The HPCC ns-3 simulator's routing BFS trees, built lazily one per destination, for
+    /// [`Ns3Paths::path`]: the adjacency lists once, then one BFS per destination asked for.
+    pub(crate) fn ns3_paths(&self) -> Ns3Paths<'_, O, Q> {
+        let n = self.nodes.len();
+        // per node: (neighbour, the port leading to it), by ascending neighbour id
+        let mut adj: Vec<Vec<(usize, PortId)>> = vec![Vec::new(); n];
+        for (i, p) in self.ports.iter().enumerate() {
+            adj[p.node as usize].push((self.ports[p.peer as usize].node as usize, i as PortId));
+        }
+        for a in &mut adj {
+            a.sort_by_key(|&(nb, p)| (nb, p));
+        }
+        Ns3Paths {
+            sim: self,
+            adj,
+            trees: std::collections::HashMap::new(),
+        }
+    }
 }
 
 #[cfg(test)]

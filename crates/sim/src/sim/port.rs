@@ -1,0 +1,375 @@
+//! A port: its eight egress queues, the transmitter that picks the next frame (a control
+//! frame first, then what transmission selection chooses among the classes flow control lets
+//! go), and the end of each transmission. The first step of a frame's way out of a node;
+//! `link.rs` carries it to the peer.
+
+use std::collections::VecDeque;
+
+use lossless_proto::flow_control::{FlowControl, TxSlot};
+use lossless_proto::units::{Duration, Instant, Rate};
+
+use super::{Event, PortCn, PortDcbx, Simulator, topo};
+use crate::event::EventQueue;
+use crate::frame::{DropReason, Ecn, Frame, FrameKind, NodeId, PortId};
+use crate::observer::{Observer, WireFrame};
+use crate::selection::{PortSelection, TransmissionSelection};
+use crate::stats::PortStats;
+
+/// One egress queue of a port: its frames, their bytes and the most bytes it held, in one
+/// cache line (an enqueue and a dequeue touch nothing else of the queue).
+#[derive(Debug, Default)]
+#[repr(C, align(64))]
+pub(crate) struct EgressQueue {
+    /// The frames, oldest first.
+    pub(crate) frames: VecDeque<Frame>,
+    /// Their bytes.
+    pub(crate) bytes: u64,
+    /// The most bytes it held.
+    pub(crate) peak: u64,
+}
+
+/// One port: egress queues, transmitter, flow-control engine, the wire towards its peer.
+///
+/// Laid out by hand (`repr(C)`, hot fields first): what every event on the port reads (ids,
+/// flags, masks, fault state, selection, propagation delay) fills the first cache line, the
+/// frame on the wire and the wire's queue the second; each egress queue (frames, bytes, peak)
+/// is a line of its own; the engine, counters and DCBX state follow. Each port starts a cache
+/// line.
+#[repr(C, align(64))]
+pub(crate) struct Port {
+    pub(crate) node: NodeId,
+    pub(crate) local: u32,
+    pub(crate) peer: PortId,
+    pub(super) busy: bool,
+    /// Set whenever the engine's transmit side may have a control frame due (a request
+    /// changed, a deadline fired, a control frame went out or came in); cleared once the
+    /// engine says none is due. While clear, `try_transmit` skips the control-frame poll and
+    /// its repeated checks (a performance shortcut; the engine stays the authority through
+    /// `on_tx_start`).
+    pub(super) ctl_check: bool,
+    /// Set whenever the engine changed (any `&mut` call), so that its next deadline may
+    /// have moved; `arm_timer` asks `poll_timeout` only then (its answer depends on the
+    /// engine's state alone).
+    pub(super) timer_stale: bool,
+    /// Bit q set while queue q holds a frame.
+    pub(super) nonempty: u8,
+    /// Priorities that are lossless here (flow control answers their congestion).
+    pub(crate) lossless: u8,
+    /// Host ports: bit q set while the host has QPs of priority q ready to send (their next
+    /// packet is pulled into queue q when that queue holds none of theirs).
+    pub(super) pull: u8,
+    /// Host ports: the NIC's reply queue ([`crate::model::ReplyQueue::First`]) holds frames.
+    pub(super) reply_first: bool,
+    /// Host ports: bit q set while queue q holds a frame pulled from a QP.
+    pub(super) staged: u8,
+    /// Switch ports: bit q set when queue q's frames meet an ECN marker deciding at enqueue or
+    /// q is a QCN congestion point (the port's `cn` says which): enqueueing takes the
+    /// congestion-notification path.
+    pub(super) cn_enq: u8,
+    /// Switch ports: bit q set when queue q's frames meet an ECN marker deciding at dequeue.
+    pub(super) cn_deq: u8,
+    /// `lldp_tx` holds an LLDPDU (tested per transmission instead of the queue's header).
+    pub(super) lldp_queued: bool,
+    /// Whose port it is (tested per arrival and departure instead of the node).
+    pub(super) kind: PortKind,
+    /// Link down, pfcwd drops (`sim/topo.rs`, `sim/pfcwd.rs`).
+    pub(crate) fault: topo::PortFault,
+    pub(super) sel: PortSelection,
+    /// Switch ports: the ECN markers and QCN congestion points.
+    pub(crate) cn: Option<Box<PortCn>>,
+    pub(crate) prop: Duration,
+    pub(super) current: Option<Frame>,
+    /// Frames on the wire towards `peer`, oldest first (constant delay keeps FIFO order).
+    pub(super) inflight: VecDeque<WireFrame>,
+    /// LLDPDUs waiting for the transmitter.
+    pub(super) lldp_tx: VecDeque<Vec<u8>>,
+    pub(super) timer_at: Instant,
+    pub(crate) rate: Rate,
+    /// The DCBX agent of a DCBX-managed port.
+    pub(crate) dcbx: Option<Box<PortDcbx>>,
+    /// Per priority: the frames, their bytes and the most it held, a cache line each.
+    pub(crate) queues: [EgressQueue; 8],
+    pub(crate) mac: FlowControl,
+    pub(crate) stats: PortStats,
+    /// LLDPDUs on the wire towards `peer`, in the order of their `WireFrame::Lldp` entries.
+    pub(super) lldp_wire: VecDeque<Vec<u8>>,
+    /// Last paused mask reported to the observer (only with `Observer::PAUSE_STATE`).
+    pub(super) paused_seen: u8,
+    /// Pairs (this ingress port, priority) currently in XOFF.
+    pub(super) xoff_pairs: u8,
+}
+
+/// Whose a port is, and when its node's buffer lets a frame go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum PortKind {
+    /// A host's NIC port.
+    Host,
+    /// A switch port whose buffer releases a frame when its last bit has been sent.
+    Switch,
+    /// A switch port whose buffer releases a frame at its dequeue (the HPCC ns-3 MMU).
+    SwitchReleasingAtDequeue,
+}
+
+impl Port {
+    /// Whether the port belongs to a switch.
+    #[inline(always)]
+    pub(super) fn at_switch(&self) -> bool {
+        self.kind != PortKind::Host
+    }
+    /// Whether its switch's buffer lets a frame go at its dequeue.
+    #[inline(always)]
+    pub(super) fn release_at_dequeue(&self) -> bool {
+        self.kind == PortKind::SwitchReleasingAtDequeue
+    }
+}
+
+pub(super) fn station_address(port: PortId) -> [u8; 6] {
+    let p = port.to_be_bytes();
+    [0x02, 0x00, p[0], p[1], p[2], p[3]]
+}
+
+/// What a frame leaving queue `q` of a host port that holds QP packets or of a switch port
+/// with congestion notification does there: frees the QP's slot, or meets the ECN marker
+/// deciding at dequeue (kept out of the path of other ports).
+#[inline(never)]
+pub(super) fn dequeued_cn(port: &mut Port, q: u8, mut frame: Frame) -> Frame {
+    // pulled from a QP (host ports): the queue may take the QP's next packet
+    if frame.kind == FrameKind::RoceData {
+        port.staged &= !(1 << q);
+    }
+    if port.cn_deq & (1 << q) != 0
+        && frame.ecn().is_capable()
+        && let Some(cn) = port.cn.as_deref_mut()
+        && cn.mark_at_dequeue(q as usize, port.queues[q as usize].bytes)
+    {
+        frame.set_ecn(Ecn::Ce);
+    }
+    frame
+}
+
+impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
+    /// Queues `frame` at egress port `p` (transmission selection told first); false (and an
+    /// engine fault) when the selection refuses it.
+    #[inline]
+    pub(crate) fn enqueue(&mut self, p: PortId, frame: Frame) -> bool {
+        if self.ports[p as usize].cn_enq != 0 {
+            return self.enqueue_cn(p, frame);
+        }
+        self.enqueue_plain(p, frame)
+    }
+
+    /// [`Self::enqueue`] at a switch port with ECN markers or QCN congestion points (kept out
+    /// of the path of ports without).
+    #[inline(never)]
+    pub(super) fn enqueue_cn(&mut self, p: PortId, mut frame: Frame) -> bool {
+        let port = &mut self.ports[p as usize];
+        let q = frame.priority as usize;
+        let cn = port.cn_enq & (1 << q) != 0;
+        if cn
+            && frame.ecn().is_capable()
+            && let Some(c) = port.cn.as_deref_mut()
+            && c.mark_at_enqueue(q, port.queues[q].bytes)
+        {
+            frame.set_ecn(Ecn::Ce);
+        }
+        if !self.enqueue_plain(p, frame) {
+            return false;
+        }
+        if cn {
+            // a QCN congestion point sees every enqueued frame
+            let node = self.ports[p as usize].node;
+            self.cp_enqueued(node, p, frame);
+        }
+        true
+    }
+
+    #[inline(always)]
+    pub(super) fn enqueue_plain(&mut self, p: PortId, frame: Frame) -> bool {
+        let now = self.now;
+        let port = &mut self.ports[p as usize];
+        let q = frame.priority as usize;
+        if let Err(e) = port.sel.enqueued(now, frame.priority, frame.len) {
+            self.engine_fault(p, "transmission selection refused a frame", &e);
+            return false;
+        }
+        let eq = &mut port.queues[q];
+        eq.frames.push_back(frame);
+        eq.bytes += frame.len as u64;
+        eq.peak = eq.peak.max(eq.bytes);
+        port.nonempty |= 1 << q;
+        if self.patho.victims.is_some() {
+            self.victims_enqueued(p, &frame);
+        }
+        true
+    }
+
+    /// Starts the next frame on `p` if its transmitter is idle: a pending control frame
+    /// first, then the data frame transmission selection picks among unpaused classes.
+    ///
+    /// Re-arms the engine's timer after a control frame (its refresh deadline moved) and when
+    /// nothing could start; starting a data frame moves no deadline, so that path skips it.
+    /// Callers that changed the engine (request, received frame, timeout) arm it themselves.
+    pub(super) fn try_transmit(&mut self, p: PortId) {
+        let now = self.now;
+        let pi = p as usize;
+        if self.ports[pi].busy || self.ports[pi].fault.down {
+            return;
+        }
+        let port = &mut self.ports[pi];
+        if port.ctl_check && !port.mac.has_control_due(now) {
+            port.ctl_check = false;
+        }
+        if port.ctl_check
+            && let Some(tx) = port.mac.poll_transmit(now)
+        {
+            let w = WireFrame::Control(tx.frame);
+            port.timer_stale = true;
+            port.busy = true;
+            port.inflight.push_back(w);
+            port.stats.count_control_tx(&tx.frame);
+            let arrive = tx.last_bit + port.prop;
+            let peer = port.peer;
+            self.queue.push(tx.free_at, Event::TxEnd(p));
+            self.queue.push(arrive, Event::Arrive(peer));
+            self.observer.tx_start(p, &w, tx.start, tx.last_bit);
+            self.arm_timer(p);
+            return;
+        }
+        if port.lldp_queued && self.start_lldp(p) {
+            return;
+        }
+        let port = &mut self.ports[pi];
+        if port.pull | port.reply_first as u8 != 0 && self.nic_service(p) {
+            return;
+        }
+        let port = &mut self.ports[pi];
+        let mut ready = 0u8;
+        let mut pending = port.nonempty;
+        if port.ctl_check {
+            // a control frame is due but could not start: the engine decides per priority
+            while pending != 0 {
+                let q = pending.trailing_zeros() as u8;
+                pending &= pending - 1;
+                if port.mac.may_start_data(now, q) {
+                    ready |= 1 << q;
+                }
+            }
+        } else if pending != 0 && now >= port.mac.wire_free_at() && !port.mac.hold_data(now) {
+            // no control frame due (checked above): `may_start_data` reduces to the pauses
+            while pending != 0 {
+                let q = pending.trailing_zeros() as u8;
+                pending &= pending - 1;
+                if port.mac.may_transmit(now, q) {
+                    ready |= 1 << q;
+                }
+            }
+        } else if pending == 0 {
+            // nothing queued and no control frame due: no deadline moved since the last arm
+            return;
+        }
+        let Some(q) = port.sel.select(now, ready, port.nonempty & !ready) else {
+            if ready != 0
+                && let Some(t) = port.sel.next_eligible(now)
+            {
+                // a shaper holds the ready frames until `t`
+                self.queue.push(t.max(now), Event::Eligible(p));
+            }
+            self.arm_timer(p);
+            return;
+        };
+        let Some(mut frame) = port.queues[q as usize].frames.pop_front() else {
+            port.nonempty &= !(1 << q);
+            self.arm_timer(p);
+            return;
+        };
+        port.queues[q as usize].bytes -= frame.len as u64;
+        if port.queues[q as usize].frames.is_empty() {
+            port.nonempty &= !(1 << q);
+        }
+        if port.staged | port.cn_deq != 0 {
+            frame = dequeued_cn(port, q, frame);
+        }
+        let slot = match port.mac.on_tx_start(now, frame.len as u64, q) {
+            Ok(slot) => slot,
+            Err(e) => {
+                // the engine refused what its own checks allowed: keep the frame (conservation
+                // holds) and stop the run, never carry on as if nothing happened
+                port.queues[q as usize].bytes += frame.len as u64;
+                port.queues[q as usize].frames.push_front(frame);
+                port.nonempty |= 1 << q;
+                self.engine_fault(p, "flow-control engine refused a data frame it allowed", &e);
+                return;
+            }
+        };
+        if let Err(e) = port.sel.transmitted(now, q, frame.len) {
+            self.engine_fault(p, "transmission selection lost track of a queue", &e);
+            return;
+        }
+        if self.patho.victims.is_some() {
+            self.victims_dequeued(p, &frame);
+        }
+        self.start_frame(p, frame, slot);
+        let port = &self.ports[pi];
+        if port.release_at_dequeue() {
+            // the HPCC ns-3 switch frees the ingress charge as the packet is dequeued (and
+            // checks its resume there), before the packet's transmission starts
+            self.release_ingress(port.node, frame);
+        }
+        let port = &self.ports[pi];
+        // the freed queue slot goes to the host's longest-blocked flow of this class (one
+        // wake-up per frame sent: waking them all costs events quadratic in blocked flows);
+        // a switch has none
+        if !port.at_switch() {
+            self.wake_blocked(port.node, q);
+        }
+    }
+
+    /// Puts `frame` on the wire of `p` in the engine's `slot`: the transmitter is busy until
+    /// the slot's end, the frame arrives at the peer a propagation delay after its last bit.
+    #[inline(always)]
+    pub(crate) fn start_frame(&mut self, p: PortId, frame: Frame, slot: TxSlot) {
+        let port = &mut self.ports[p as usize];
+        port.timer_stale = true;
+        port.busy = true;
+        port.current = Some(frame);
+        let w = WireFrame::Data(frame);
+        port.inflight.push_back(w);
+        let st = &mut port.stats.prio[frame.priority as usize];
+        st.tx_frames += 1;
+        st.tx_bytes += frame.len as u64;
+        let arrive = slot.last_bit + port.prop;
+        let peer = port.peer;
+        self.queue.push(slot.free_at, Event::TxEnd(p));
+        self.queue.push(arrive, Event::Arrive(peer));
+        self.observer.tx_start(p, &w, slot.start, slot.last_bit);
+    }
+
+    /// The transmitter of `p` is free again: release the sent frame's buffer charge and start
+    /// the next.
+    pub(super) fn on_tx_end(&mut self, p: PortId) {
+        let pi = p as usize;
+        self.ports[pi].busy = false;
+        if let Some(frame) = self.ports[pi].current.take()
+            && !self.ports[pi].release_at_dequeue()
+        {
+            // the frame has left the buffer: release its ingress charge
+            self.release_ingress(self.ports[pi].node, frame);
+        }
+        self.try_transmit(p);
+    }
+
+    /// Counts `frame` dropped at port `p` for `reason`, on the port, its flow and the totals.
+    pub(crate) fn drop_frame(&mut self, p: PortId, frame: Frame, reason: DropReason) {
+        let st = &mut self.ports[p as usize].stats;
+        st.prio[frame.priority as usize].drops[reason.index()] += 1;
+        st.first_drop[frame.priority as usize].get_or_insert(self.now);
+        let st = &mut self.flows[frame.flow as usize].stats;
+        if frame.kind.is_data() {
+            st.dropped_frames += 1;
+        } else {
+            st.dropped_control_frames += 1;
+        }
+        self.totals.dropped[reason.index()] += 1;
+    }
+}

@@ -1,0 +1,154 @@
+//! The switch: a frame arriving on an ingress port is routed (ECMP among equal-cost next
+//! hops), admitted by the shared buffer (which may raise PFC on the ingress port), queued at
+//! the egress port (`port.rs`); the buffer's charge is released when the frame leaves.
+
+use super::{Event, FlowState, Node, Simulator, routes};
+use crate::buffer::{Admission, SwitchBuffer};
+use crate::config::SimConfig;
+use crate::event::EventQueue;
+use crate::frame::{DropReason, FlowId, Frame, NO_PORT, NodeId, PortId};
+use crate::model::{Ecmp, ns3_ecmp_hash};
+use crate::observer::Observer;
+
+/// A switch. Laid out by hand (`repr(C)`; a node starts a cache line): the node's tag, the
+/// routes and the start of the buffer's totals share the first line, the buffer's other
+/// totals the second (a frame's routing, admission and release touch those two).
+#[repr(C)]
+pub(crate) struct Switch {
+    /// Egress candidates per destination node (empty for switches and unreachable hosts);
+    /// set once every port exists.
+    pub(super) routes: routes::Routes,
+    pub(crate) buffer: SwitchBuffer,
+    pub(crate) ports: Vec<PortId>,
+}
+
+/// Mixed into the ECMP key of frames that travel from a flow's receiver to its sender.
+pub(super) const REVERSE_HASH: u64 = 0x5245_5645_5253_4500;
+
+pub(super) fn splitmix64(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
+    /// `frame` has left switch `node`'s buffer (sent, dequeued or discarded): its ingress
+    /// (port, priority) is charged that much less, and a pair leaving XOFF releases its
+    /// port's flow-control request.
+    #[inline(always)]
+    pub(crate) fn release_ingress(&mut self, node: NodeId, frame: Frame) {
+        if frame.ingress == NO_PORT {
+            return;
+        }
+        let Node::Switch(sw) = &mut self.nodes[node as usize] else {
+            return;
+        };
+        let in_local = self.ports[frame.ingress as usize].local as usize;
+        let xon = sw.buffer.release(in_local, frame.priority, frame.len as u64);
+        if O::BUFFER_STATE {
+            let occ = sw.buffer.occupancy(in_local, frame.priority);
+            self.observer
+                .buffer_changed(node, in_local as u32, frame.priority, occ, self.now);
+        }
+        if xon {
+            self.set_pair_xoff(frame.ingress, frame.priority, false);
+        }
+    }
+
+    /// The egress port of switch `node` towards `frame`'s destination (ECMP among equal-cost
+    /// next hops), or `None` without a route.
+    #[inline(always)]
+    pub(crate) fn route(&self, node: NodeId, frame: &Frame) -> Option<PortId> {
+        let Node::Switch(sw) = &self.nodes[node as usize] else {
+            return None;
+        };
+        Self::route_in(
+            sw,
+            &self.config,
+            &self.flows,
+            node,
+            frame.flow,
+            frame.src,
+            frame.dst,
+            frame.kind.is_reverse(),
+        )
+    }
+
+    /// [`Self::route`] at switch `sw` (node `node`) for a frame of `flow` from `src` to `dst`;
+    /// `reverse` for a flow's replies and CNPs, which hash apart from its data.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn route_in(
+        sw: &Switch,
+        config: &SimConfig,
+        flows: &[FlowState],
+        node: NodeId,
+        flow: FlowId,
+        src: NodeId,
+        dst: NodeId,
+        reverse: bool,
+    ) -> Option<PortId> {
+        let cands = sw.routes.get(dst as usize);
+        match cands.len() {
+            0 => None,
+            1 => Some(cands[0]),
+            n => Some(match config.model.ecmp {
+                Ecmp::FlowHash => {
+                    let dir = if reverse { REVERSE_HASH } else { 0 };
+                    let h = splitmix64(flow as u64 ^ ((node as u64) << 32) ^ config.seed ^ dir);
+                    cands[(h % n as u64) as usize]
+                }
+                Ecmp::Ns3 => {
+                    let f = &flows[flow as usize];
+                    let (sport, dport) = if reverse {
+                        (f.dport, f.sport)
+                    } else {
+                        (f.sport, f.dport)
+                    };
+                    let h = ns3_ecmp_hash(src, dst, sport, dport, node);
+                    cands[(h % n as u32) as usize]
+                }
+            }),
+        }
+    }
+
+    /// A data frame arrived on port `p` of switch `node`: route, admit, queue at the egress.
+    pub(super) fn switch_receive(&mut self, node: NodeId, p: PortId, mut frame: Frame) {
+        frame.hops = frame.hops.saturating_add(1);
+        if frame.hops > self.patho.hop_limit {
+            self.drop_frame(p, frame, DropReason::HopLimit);
+            return;
+        }
+        let Some(out) = self.route(node, &frame) else {
+            self.drop_frame(p, frame, DropReason::NoRoute);
+            return;
+        };
+        if self.patho.faults && self.fault_drop(p, out, frame) {
+            return;
+        }
+        let local = self.ports[p as usize].local as usize;
+        let lossless = self.ports[p as usize].lossless & (1 << frame.priority) != 0;
+        let Node::Switch(sw) = &mut self.nodes[node as usize] else {
+            return;
+        };
+        match sw.buffer.admit(local, frame.priority, frame.len as u64, lossless) {
+            Admission::Dropped(reason) => self.drop_frame(p, frame, reason),
+            Admission::Admitted { xoff } => {
+                if O::BUFFER_STATE {
+                    let occ = sw.buffer.occupancy(local, frame.priority);
+                    self.observer
+                        .buffer_changed(node, local as u32, frame.priority, occ, self.now);
+                }
+                if !self.enqueue(out, frame) {
+                    return;
+                }
+                if xoff {
+                    self.victims_xoff(node, p, frame.priority);
+                    self.set_pair_xoff(p, frame.priority, true);
+                }
+                self.try_transmit(out);
+            }
+        }
+    }
+}
