@@ -220,40 +220,16 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
         if enable != d.applied_pfc {
             let cfg = pfc_config(&d.fc_template, enable);
-            let requested_before = port.mac.requested_mask();
-            if let Err(e) = port.mac.reconfigure(now, cfg) {
-                self.engine_fault(p, "DCBX PFC configuration refused", &e);
+            if !self.reconfigure_flow_control(p, cfg, "DCBX PFC") {
                 return;
-            }
-            // requests the reconfiguration dropped end here for the observers (VCD, report)
-            let mut dropped = requested_before & !port.mac.requested_mask();
-            while dropped != 0 {
-                let q = dropped.trailing_zeros() as u8;
-                dropped &= dropped - 1;
-                self.observer.request_changed(p, q, false, now);
             }
             let port = &mut self.ports[p as usize];
             let Some(d) = port.dcbx.as_deref_mut() else {
                 return;
             };
-            port.ctl_check = true;
-            port.timer_stale = true;
-            port.timer_at = Instant::MAX;
             port.lossless = enable;
             d.applied_pfc = enable;
             reconfigured = true;
-            // Requests the engine kept need nothing; buffer requests raised while their
-            // priority was not lossless here (PFC off, or not in the vector) go out now.
-            let mut raised = port.xoff_pairs & enable & !port.mac.requested_mask();
-            while raised != 0 {
-                let q = raised.trailing_zeros() as u8;
-                raised &= raised - 1;
-                if let Err(e) = self.ports[p as usize].mac.set_request(now, q, true) {
-                    self.engine_fault(p, "flow-control request refused after DCBX", &e);
-                    return;
-                }
-                self.observer.request_changed(p, q, true, now);
-            }
             self.arm_timer(p);
         }
         if reconfigured && let Some(d) = self.ports[p as usize].dcbx.as_deref_mut() {

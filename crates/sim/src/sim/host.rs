@@ -1,7 +1,6 @@
 //! Hosts: traffic sources filling the NIC queues, receivers with a processing rate that raise
 //! the flow-control request when they fall behind, Poisson flow arrivals, scripted `fc_rdy`.
 
-use lossless_proto::flow_control::Mode;
 use std::collections::VecDeque;
 
 use lossless_proto::units::{Instant, Rate};
@@ -346,25 +345,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let s = self.config.signals[i as usize];
         if let Node::Host(h) = &self.nodes[s.node as usize] {
             let p = h.port;
-            let port = &mut self.ports[p as usize];
-            let cfg = port.mac.config();
-            let set = match cfg.mode {
-                Mode::Off => return,
-                Mode::Pause => 0,
-                // checked at build; on a DCBX port the priority may not be PFC-enabled (yet):
-                // like `fc_rdy` of a priority without PFC, the request then has no effect
-                Mode::Pfc if cfg.active_mask() & (1 << s.prio) == 0 => return,
-                Mode::Pfc => s.prio,
-            };
-            port.ctl_check = true;
-            port.timer_stale = true;
-            if let Err(e) = port.mac.set_request(self.now, set, s.on) {
-                self.engine_fault(p, "scripted fc_rdy refused", &e);
+            // checked at build; on a DCBX port the priority may not be PFC-enabled (yet):
+            // like `fc_rdy` of a priority without PFC, the request then has no effect
+            let Some(set) = super::mac::request_target(&self.ports[p as usize].mac, s.prio) else {
                 return;
-            }
-            self.observer.request_changed(p, set, s.on, self.now);
-            self.try_transmit(p);
-            self.arm_timer(p);
+            };
+            self.drive_request(p, set, s.on, "scripted fc_rdy refused");
         }
     }
 }

@@ -27,8 +27,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 port.stats.count_control_rx(&cf);
                 port.mac
                     .handle_control_frame(now, &ReceivedControl::multicast(cf));
-                port.ctl_check = true;
-                port.timer_stale = true;
+                port.engine_changed();
                 self.observer.control_received(p, &cf, now);
                 self.try_transmit(p);
                 self.arm_timer(p);

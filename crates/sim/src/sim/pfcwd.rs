@@ -185,7 +185,6 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// Puts action `action` on (or takes it off) switch `si` queue `qi`.
     fn wd_apply(&mut self, si: usize, qi: usize, action: Action, on: bool) {
-        let now = self.now;
         let wq = &mut self.patho.pfcwd[si].queues[qi];
         wq.active = on.then_some(action);
         let (p, q) = (wq.port, wq.prio);
@@ -209,25 +208,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         // the priority leaves (or rejoins) the port's PFC mask
         let mut cfg = *port.mac.config();
         cfg.priorities[q as usize].enabled = !on;
-        let had_request = port.mac.requested_mask() & bit != 0;
-        if let Err(e) = port.mac.reconfigure(now, cfg) {
-            self.engine_fault(p, "pfcwd could not change the PFC mask", &e);
+        if !self.reconfigure_flow_control(p, cfg, "pfcwd") {
             return;
-        }
-        if had_request && on {
-            self.observer.request_changed(p, q, false, now);
-        }
-        let port = &mut self.ports[p as usize];
-        port.ctl_check = true;
-        port.timer_stale = true;
-        port.timer_at = Instant::MAX;
-        if !on && port.xoff_pairs & bit != 0 {
-            // a buffer request still raised goes out again
-            if let Err(e) = port.mac.set_request(now, q, true) {
-                self.engine_fault(p, "pfcwd could not restore a flow-control request", &e);
-                return;
-            }
-            self.observer.request_changed(p, q, true, now);
         }
         if on && action == Action::Drop {
             self.discard_queue(p, q, DropReason::Pfcwd);

@@ -122,6 +122,19 @@ impl Port {
     pub(super) fn release_at_dequeue(&self) -> bool {
         self.kind == PortKind::SwitchReleasingAtDequeue
     }
+    /// The flow-control engine changed (a request, a deadline, a frame in or out): a control
+    /// frame may be due and its next deadline may have moved.
+    #[inline(always)]
+    pub(super) fn engine_changed(&mut self) {
+        self.ctl_check = true;
+        self.timer_stale = true;
+    }
+    /// The engine was given a new configuration: as [`Port::engine_changed`], and a deadline
+    /// already scheduled no longer stands.
+    pub(super) fn engine_reconfigured(&mut self) {
+        self.engine_changed();
+        self.timer_at = Instant::MAX;
+    }
 }
 
 pub(super) fn station_address(port: PortId) -> [u8; 6] {

@@ -193,8 +193,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             if up {
                 for p in [2 * l as PortId, 2 * l as PortId + 1] {
                     let port = &mut self.ports[p as usize];
-                    port.ctl_check = true;
-                    port.timer_stale = true;
+                    port.engine_changed();
                     self.try_transmit(p);
                     self.arm_timer(p);
                 }
