@@ -14,10 +14,6 @@ use lossless_proto::units::{Duration, Instant, Rate};
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
 
-use super::{
-    BuildError, EgressQueue, Event, FlowState, Host, Nic, Node, Port, PortCn, PortDcbx, PortKind, Qp,
-    Simulator, Switch, station_address,
-};
 use crate::buffer::{NS3_RESUME_OFFSET_BYTES, Ns3Mmu, Ns3Port, SharedBuffer, SwitchBuffer};
 use crate::config::{NodeKind, Signal, SimConfig, SwitchConfig};
 use crate::event::EventQueue;
@@ -26,6 +22,10 @@ use crate::headroom;
 use crate::model::{BufferModel, Ecmp};
 use crate::observer::Observer;
 use crate::selection::{Ets, PortSelection, StrictPriority};
+use crate::sim::{
+    BuildError, EgressQueue, Event, FlowState, Host, Nic, Node, Port, PortCn, PortDcbx, PortKind, Qp,
+    Simulator, Switch, station_address,
+};
 use crate::stats::{FlowStats, PortStats, Totals};
 use crate::traffic::{FlowSpec, MIN_FRAME, frame_len};
 use crate::transport::ROCE_UDP_PORT;
@@ -205,7 +205,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                             .hosts
                             .iter()
                             .find(|hp| hp.node as usize == i)
-                            .map(|hp| Box::new(super::storm::HostStall::new(hp))),
+                            .map(|hp| Box::new(crate::sim::features::pathology::storm::HostStall::new(hp))),
                         nic: has_qps.then(|| {
                             Box::new(Nic {
                                 qp_ready: std::array::from_fn(|_| Vec::with_capacity(16)),
@@ -237,7 +237,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             }
         }
         // every host has its one port now: every switch's routes in one pass
-        for (node, r) in nodes.iter_mut().zip(super::routes::compute(
+        for (node, r) in nodes.iter_mut().zip(crate::sim::fabric::routes::compute(
             &node_ports,
             &ports,
             &is_host,
@@ -297,7 +297,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             events: 0,
             observer,
             fault: None,
-            patho: super::pathology::PathoState::new(hop_limit),
+            patho: crate::sim::features::pathology::PathoState::new(hop_limit),
         };
         for p in 0..sim.ports.len() {
             sim.arm_timer(p as PortId);

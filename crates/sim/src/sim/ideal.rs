@@ -18,11 +18,11 @@
 use lossless_proto::flow_control::{Framing, ns3_tx_time};
 use lossless_proto::units::{Duration, IFG_BYTES, Instant, PREAMBLE_SFD_BYTES, Rate};
 
-use super::{Event, Node, Simulator};
 use crate::event::EventQueue;
 use crate::frame::{FlowId, Frame, FrameKind, NO_PORT, NodeId, PortId};
 use crate::model::ModelConfig;
 use crate::observer::Observer;
+use crate::sim::{Event, Node, Simulator};
 use crate::traffic::{Pattern, frame_len};
 use std::collections::HashMap;
 

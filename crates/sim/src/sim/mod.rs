@@ -7,73 +7,63 @@
 //!
 //! | step | where | what happens |
 //! | --- | --- | --- |
-//! | a flow emits | `host.rs` `on_emit` | the frame is queued at the host's NIC port (a QP's packet is pulled by the NIC, `qp.rs`) |
-//! | queued at egress | `port.rs` `enqueue` | transmission selection is told; ECN/QCN at enqueue |
-//! | sent | `port.rs` `try_transmit`, `start_frame` | a due PAUSE/PFC frame first, then the class selection picks among those flow control lets go; `TxEnd` and `Arrive` are scheduled |
-//! | on the wire | `link.rs` `on_arrive` | the last bit reaches the peer port a propagation delay later: control frames go to its MAC, LLDPDUs to DCBX, data to its node |
-//! | switched | `switch.rs` `switch_receive` | hop limit, route (ECMP), buffer admission (which may raise XOFF on the ingress port, `mac.rs` `set_pair_xoff`), queued at the egress port |
-//! | leaves the switch | `port.rs` `on_tx_end` / `try_transmit` | the buffer's ingress charge is released (`switch.rs` `release_ingress`), which may send XON |
-//! | received | `host.rs` `host_receive`, `deliver` | the receive pipeline (its own PAUSE when it falls behind), then the flow's or QP's counters (`qp.rs` answers with ACK/NAK/CNP) |
+//! | a flow emits | `fabric/host.rs` `on_emit` | the frame is queued at the host's NIC port (a QP's packet is pulled by the NIC, `features/qp.rs`) |
+//! | queued at egress | `fabric/port.rs` `enqueue` | transmission selection is told; ECN/QCN at enqueue |
+//! | sent | `fabric/port.rs` `try_transmit`, `start_frame` | a due PAUSE/PFC frame first, then the class selection picks among those flow control lets go; `TxEnd` and `Arrive` are scheduled |
+//! | on the wire | `fabric/link.rs` `on_arrive` | the last bit reaches the peer port a propagation delay later: control frames go to its MAC, LLDPDUs to DCBX, data to its node |
+//! | switched | `fabric/switch.rs` `switch_receive` | hop limit, route (ECMP), buffer admission (which may raise XOFF on the ingress port, `fabric/mac.rs` `set_pair_xoff`), queued at the egress port |
+//! | leaves the switch | `fabric/port.rs` `on_tx_end` / `try_transmit` | the buffer's ingress charge is released (`fabric/switch.rs` `release_ingress`), which may send XON |
+//! | received | `fabric/host.rs` `host_receive`, `deliver` | the receive pipeline (its own PAUSE when it falls behind), then the flow's or QP's counters (`features/qp.rs` answers with ACK/NAK/CNP) |
 //!
-//! The MAC's own deadlines (pause expiry, refresh) are `mac.rs` `on_mac_timer`.
+//! The MAC's own deadlines (pause expiry, refresh) are `fabric/mac.rs` `on_mac_timer`.
 //!
 //! # Hook points of the optional features
-//! Every place the data path calls into a feature, each behind a flag that is false when the
-//! feature is off (so a run without it pays one test):
+//! The data path reaches an optional feature only through `features/hooks.rs`, one method
+//! per hook point (the features' entry points are visible only inside `features/`). Each
+//! tests the flag that says whether its feature is on, so a run without it pays that test:
 //!
-//! | hook | called from | feature | guard |
-//! | --- | --- | --- | --- |
-//! | enqueue | `port.rs` `enqueue` → `enqueue_cn` | ECN marking at enqueue, QCN congestion point (`cn.rs`) | `Port::cn_enq` |
-//! | enqueue | `port.rs` `enqueue_plain` | victim flows (`victims.rs`) | `patho.victims` |
-//! | before data | `port.rs` `try_transmit` | LLDPDUs of DCBX (`dcbx.rs`) | `Port::lldp_queued` |
-//! | before data | `port.rs` `try_transmit` → `nic_service` | the NIC's QPs and reply queue (`qp.rs`) | `Port::pull`, `reply_first` |
-//! | dequeue | `port.rs` `dequeued_cn` | ECN at dequeue (`cn.rs`), a QP's freed slot (`qp.rs`) | `Port::staged`, `cn_deq` |
-//! | dequeue | `port.rs` `try_transmit` | victim flows | `patho.victims` |
-//! | arrival | `link.rs` `on_arrive` | link down and lost frames (`topo.rs`) | `PortFault::lost` |
-//! | arrival | `link.rs` `on_arrive` | DCBX agent (`dcbx.rs`) | an LLDPDU on the wire |
-//! | switch admission | `switch.rs` `switch_receive` | link faults, pfcwd drops (`topo.rs`, `pfcwd.rs`) | `patho.faults` |
-//! | switch admission | `switch.rs` `switch_receive` | victims' XOFF attribution | `patho.victims` (inside) |
-//! | host receive | `host.rs` `host_receive` | receiver stall, NIC storm prevention (`storm.rs`) | `Host::stall` |
-//! | deliver | `host.rs` `deliver` → `deliver_roce` | the RoCEv2 responder and requester (`qp.rs`) | frame kind not `Plain` |
-//! | emit | `host.rs` `on_emit` → `qp_on_emit` | QPs (`qp.rs`) | the flow has a QP |
-//! | timers | `mod.rs` `handle` | DCBX (`DcbxTimer`), QPs (`QpTimer`), pathology parts: stalls, storm prevention, pfcwd polls, the deadlock detector, topology events (`Pathology`, `pathology.rs`) | their own events |
+//! | hook point | hook | called from | features | guard |
+//! | --- | --- | --- | --- | --- |
+//! | enqueue | `hook_enqueue_cn` | `fabric/port.rs` `enqueue` | ECN marking at enqueue, QCN congestion point (`features/cn.rs`) | `Port::cn_enq` |
+//! | enqueue | `hook_enqueued` | `fabric/port.rs` `enqueue_plain` | victim flows (`features/pathology/victims.rs`) | `patho.victims` |
+//! | before data | `hook_before_data` | `fabric/port.rs` `try_transmit` | DCBX's LLDPDUs (`features/dcbx.rs`), the NIC's reply queue and QPs (`features/qp.rs`) | `Port::lldp_queued`, `pull`, `reply_first` |
+//! | dequeue | `hooks::dequeued` | `fabric/port.rs` `try_transmit` | ECN at dequeue (`features/cn.rs`), a QP's freed slot | `Port::staged`, `cn_deq` |
+//! | transmitting | `hook_transmitting` | `fabric/port.rs` `try_transmit` | victim flows | `patho.victims` |
+//! | arrival | `hook_lost_on_wire` | `fabric/link.rs` `on_arrive` | link down (`features/pathology/topo.rs`) | `PortFault::lost` |
+//! | arrival | `hook_lldp_arrived` | `fabric/link.rs` `on_arrive` | the DCBX agent | an LLDPDU on the wire |
+//! | switch admission | `hook_switch_fault` | `fabric/switch.rs` `switch_receive` | link faults, pfcwd drops (`topo.rs`, `pfcwd.rs`) | `patho.faults` |
+//! | XOFF raised | `hook_xoff` | `fabric/switch.rs` `switch_receive` | victims' attribution | (inside) |
+//! | host request | `hook_host_request` | `fabric/host.rs` `host_request` | NIC storm prevention (`storm.rs`), victims | (inside) |
+//! | deliver | `hook_deliver_roce` | `fabric/host.rs` `deliver` | RoCEv2 responder and requester (`features/qp.rs`) | frame kind not `Plain` |
+//! | emit | `hook_emit_qp` | `fabric/host.rs` `on_emit` | QPs | the flow has a QP |
+//! | flow created | `hook_flow_added` | `fabric/host.rs` `on_new_flow` | victims | (inside) |
+//! | timers | `hook_dcbx_timer`, `hook_pathology_timer`, `hook_qp_timer` | `sim/mod.rs` `handle` | DCBX, the pathology parts (stalls, storm prevention, pfcwd polls, the deadlock detector, topology events), QPs | their own events |
+//!
+//! The receive pipeline reads one feature's state directly: a receiver stall
+//! (`Host::stall`, `features/pathology/storm.rs`) holds frames in `fabric/host.rs`.
 
 use lossless_proto::units::Instant;
 use rand_pcg::Pcg64;
 
 mod build;
-mod cn;
-mod dcbx;
-mod deadlock;
-mod host;
+mod fabric;
+mod features;
 mod ideal;
 mod inspect;
-mod link;
-mod mac;
-mod port;
-mod switch;
 pub(crate) use ideal::IdealCache;
-mod patho_report;
-mod pathology;
-mod pfcwd;
-mod qp;
-mod routes;
-mod storm;
 #[cfg(test)]
 mod tests;
-mod topo;
-mod victims;
 
-pub(crate) use cn::PortCn;
-pub(crate) use dcbx::PortDcbx;
-pub(crate) use qp::Qp;
+pub(crate) use features::cn::PortCn;
+pub(crate) use features::dcbx::PortDcbx;
+pub(crate) use features::qp::Qp;
 
-use host::FlowState;
-pub(crate) use host::{Host, Nic};
-use port::station_address;
-pub(crate) use port::{EgressQueue, Port, PortKind};
-pub(crate) use switch::Switch;
-use switch::splitmix64;
+use fabric::host::FlowState;
+pub(crate) use fabric::host::{Host, Nic};
+use fabric::port::station_address;
+pub(crate) use fabric::port::{EgressQueue, Port, PortKind};
+pub(crate) use fabric::switch::Switch;
+use fabric::switch::splitmix64;
 
 use crate::config::SimConfig;
 use crate::event::{CalendarQueue, EventQueue};
@@ -103,7 +93,7 @@ pub enum Event {
     /// A port's DCBX agent has a deadline.
     DcbxTimer(PortId),
     /// A timer of the pathology parts (stalls, storm prevention, pfcwd polls, the deadlock
-    /// detector, topology events): kind and index, see `sim/pathology.rs`.
+    /// detector, topology events): kind and index, see `sim/features/pathology/mod.rs`.
     Pathology(u32),
     /// A QP's engines have a deadline (the earliest of its reaction point's, its
     /// retransmission timer's and its notification point's).
@@ -137,7 +127,7 @@ pub struct Simulator<O: Observer = NoObserver, Q: EventQueue<Event> = CalendarQu
     /// [`Simulator::fault`]).
     pub(crate) fault: Option<String>,
     /// Pathology state: pfcwd, routes and link events, the detector, victims.
-    pub(crate) patho: pathology::PathoState,
+    pub(crate) patho: features::pathology::PathoState,
 }
 
 /// Error building a simulator from a configuration. A variant with a `source` names only
@@ -316,9 +306,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             Event::NewFlow(w) => self.on_new_flow(w),
             Event::Signal(i) => self.on_signal(i),
             Event::Eligible(p) => self.try_transmit(p),
-            Event::DcbxTimer(p) => self.on_dcbx_timer(p),
-            Event::Pathology(x) => self.on_pathology(x),
-            Event::QpTimer(f) => self.on_qp_timer(f),
+            Event::DcbxTimer(p) => self.hook_dcbx_timer(p),
+            Event::Pathology(x) => self.hook_pathology_timer(x),
+            Event::QpTimer(f) => self.hook_qp_timer(f),
         }
     }
 }

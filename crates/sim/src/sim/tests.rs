@@ -83,7 +83,8 @@ fn an_egress_queue_is_one_cache_line() {
 fn a_switch_routes_and_buffer_totals_stay_in_its_first_two_cache_lines() {
     use std::mem::{align_of, offset_of, size_of};
 
-    use super::{Node, Switch, routes::Routes};
+    use super::fabric::routes::Routes;
+    use super::{Node, Switch};
     use crate::scenario::{self, Overrides};
     assert_eq!(align_of::<Node>(), 64);
     let sim = Simulator::new(scenario::load("four-bridge", &Overrides::default()).unwrap()).unwrap();

@@ -5,15 +5,15 @@
 use lossless_proto::flow_control::{FlowControl, FlowControlConfig, Mode};
 use lossless_proto::units::Instant;
 
-use super::{Event, Simulator};
 use crate::event::EventQueue;
 use crate::frame::PortId;
 use crate::observer::Observer;
+use crate::sim::{Event, Simulator};
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Tells the observer of a changed pause state and schedules the engine's next deadline
     /// when it may have moved.
-    pub(super) fn arm_timer(&mut self, p: PortId) {
+    pub(in crate::sim) fn arm_timer(&mut self, p: PortId) {
         if O::PAUSE_STATE {
             let port = &mut self.ports[p as usize];
             let mask = port.mac.paused_mask(self.now);
@@ -37,7 +37,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     /// The engine's deadline fired: let it act, then transmit what became due.
-    pub(super) fn on_mac_timer(&mut self, p: PortId) {
+    pub(in crate::sim) fn on_mac_timer(&mut self, p: PortId) {
         let now = self.now;
         {
             let port = &mut self.ports[p as usize];
@@ -54,7 +54,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// Records a (ingress port, priority) pair entering or leaving XOFF and drives the
     /// port's flow-control request: per priority for PFC, the whole link for PAUSE.
-    pub(super) fn set_pair_xoff(&mut self, p: PortId, prio: u8, on: bool) {
+    pub(in crate::sim) fn set_pair_xoff(&mut self, p: PortId, prio: u8, on: bool) {
         let port = &mut self.ports[p as usize];
         let before = port.xoff_pairs;
         if on {
@@ -79,7 +79,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Raises (`level`) or releases port `p`'s flow-control request `set` (a priority for
     /// PFC, 0 for PAUSE), tells the observer and transmits what became due; an engine that
     /// refuses is a fault (`what`).
-    pub(super) fn drive_request(&mut self, p: PortId, set: u8, level: bool, what: &str) {
+    pub(in crate::sim) fn drive_request(&mut self, p: PortId, set: u8, level: bool, what: &str) {
         let now = self.now;
         let port = &mut self.ports[p as usize];
         port.engine_changed();
@@ -97,7 +97,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// configuration ended are released for the observer, and the requests of (ingress
     /// port, priority) pairs still in XOFF whose priority is enabled again go out now.
     /// False after an engine fault (`what` says whose change it was).
-    pub(super) fn reconfigure_flow_control(&mut self, p: PortId, cfg: FlowControlConfig, what: &str) -> bool {
+    pub(in crate::sim) fn reconfigure_flow_control(
+        &mut self,
+        p: PortId,
+        cfg: FlowControlConfig,
+        what: &str,
+    ) -> bool {
         let now = self.now;
         let port = &mut self.ports[p as usize];
         let requested_before = port.mac.requested_mask();
@@ -134,7 +139,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 /// The request of `mac` that priority `prio`'s congestion raises: `prio` itself for PFC
 /// when the priority is in the vector, 0 (the link) for PAUSE; none without flow control
 /// or for a priority outside the vector.
-pub(super) fn request_target(mac: &FlowControl, prio: u8) -> Option<u8> {
+pub(in crate::sim) fn request_target(mac: &FlowControl, prio: u8) -> Option<u8> {
     let cfg = mac.config();
     match cfg.mode {
         Mode::Off => None,

@@ -19,11 +19,11 @@
 
 use lossless_proto::units::Duration;
 
-use super::{Event, Node, Simulator};
 use crate::event::EventQueue;
 use crate::frame::{FlowId, Frame, NO_PORT, NodeId, PortId};
 use crate::observer::Observer;
 use crate::pathology::VictimConfig;
+use crate::sim::{Event, Node, Simulator};
 
 /// The cause recorded for a host's own pause request: its receiver.
 pub(crate) const RECEIVER: PortId = u32::MAX - 1;
@@ -112,7 +112,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     /// Gives flow `f` its slots (a new flow, or a path that changed).
-    pub(super) fn victims_add_flow(&mut self, f: FlowId) {
+    pub(in crate::sim::features) fn victims_add_flow(&mut self, f: FlowId) {
         if self.patho.victims.is_none() {
             return;
         }
@@ -150,7 +150,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     /// Every flow's path again (routes changed).
-    pub(super) fn victims_paths_changed(&mut self) {
+    pub(in crate::sim) fn victims_paths_changed(&mut self) {
         if self.patho.victims.is_none() {
             return;
         }
@@ -161,7 +161,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// A frame joined the queue of port `p`.
     #[inline]
-    pub(super) fn victims_enqueued(&mut self, p: PortId, frame: &Frame) {
+    pub(in crate::sim::features) fn victims_enqueued(&mut self, p: PortId, frame: &Frame) {
         let Some(v) = self.patho.victims.as_deref_mut() else {
             return;
         };
@@ -179,7 +179,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// A frame left the queue of port `p` (sent or discarded).
     #[inline]
-    pub(super) fn victims_dequeued(&mut self, p: PortId, frame: &Frame) {
+    pub(in crate::sim::features) fn victims_dequeued(&mut self, p: PortId, frame: &Frame) {
         let Some(v) = self.patho.victims.as_deref_mut() else {
             return;
         };
@@ -206,7 +206,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// Switch `node` raised XOFF for (`x`, `prio`): records the egress holding most of `x`'s
     /// bytes at `prio` as the cause.
-    pub(super) fn victims_xoff(&mut self, node: NodeId, x: PortId, prio: u8) {
+    pub(in crate::sim::features) fn victims_xoff(&mut self, node: NodeId, x: PortId, prio: u8) {
         if self.patho.victims.is_none() {
             return;
         }
@@ -235,7 +235,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     /// Host NIC port `p` raised its own request: its receiver is the cause.
-    pub(super) fn victims_receiver_xoff(&mut self, p: PortId) {
+    pub(in crate::sim::features) fn victims_receiver_xoff(&mut self, p: PortId) {
         if let Some(v) = self.patho.victims.as_deref_mut() {
             v.cause[p as usize] = [RECEIVER; 8];
         }

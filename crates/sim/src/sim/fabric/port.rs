@@ -8,11 +8,13 @@ use std::collections::VecDeque;
 use lossless_proto::flow_control::{FlowControl, TxSlot};
 use lossless_proto::units::{Duration, Instant, Rate};
 
-use super::{Event, PortCn, PortDcbx, Simulator, topo};
 use crate::event::EventQueue;
-use crate::frame::{DropReason, Ecn, Frame, FrameKind, NodeId, PortId};
+use crate::frame::{DropReason, Frame, NodeId, PortId};
 use crate::observer::{Observer, WireFrame};
 use crate::selection::{PortSelection, TransmissionSelection};
+use crate::sim::features::hooks;
+use crate::sim::features::pathology::topo;
+use crate::sim::{Event, PortCn, PortDcbx, Simulator};
 use crate::stats::PortStats;
 
 /// One egress queue of a port: its frames, their bytes and the most bytes it held, in one
@@ -40,50 +42,50 @@ pub(crate) struct Port {
     pub(crate) node: NodeId,
     pub(crate) local: u32,
     pub(crate) peer: PortId,
-    pub(super) busy: bool,
+    pub(in crate::sim) busy: bool,
     /// Set whenever the engine's transmit side may have a control frame due (a request
     /// changed, a deadline fired, a control frame went out or came in); cleared once the
     /// engine says none is due. While clear, `try_transmit` skips the control-frame poll and
     /// its repeated checks (a performance shortcut; the engine stays the authority through
     /// `on_tx_start`).
-    pub(super) ctl_check: bool,
+    pub(in crate::sim) ctl_check: bool,
     /// Set whenever the engine changed (any `&mut` call), so that its next deadline may
     /// have moved; `arm_timer` asks `poll_timeout` only then (its answer depends on the
     /// engine's state alone).
-    pub(super) timer_stale: bool,
+    pub(in crate::sim) timer_stale: bool,
     /// Bit q set while queue q holds a frame.
-    pub(super) nonempty: u8,
+    pub(in crate::sim) nonempty: u8,
     /// Priorities that are lossless here (flow control answers their congestion).
     pub(crate) lossless: u8,
     /// Host ports: bit q set while the host has QPs of priority q ready to send (their next
     /// packet is pulled into queue q when that queue holds none of theirs).
-    pub(super) pull: u8,
+    pub(in crate::sim) pull: u8,
     /// Host ports: the NIC's reply queue ([`crate::model::ReplyQueue::First`]) holds frames.
-    pub(super) reply_first: bool,
+    pub(in crate::sim) reply_first: bool,
     /// Host ports: bit q set while queue q holds a frame pulled from a QP.
-    pub(super) staged: u8,
+    pub(in crate::sim) staged: u8,
     /// Switch ports: bit q set when queue q's frames meet an ECN marker deciding at enqueue or
     /// q is a QCN congestion point (the port's `cn` says which): enqueueing takes the
     /// congestion-notification path.
-    pub(super) cn_enq: u8,
+    pub(in crate::sim) cn_enq: u8,
     /// Switch ports: bit q set when queue q's frames meet an ECN marker deciding at dequeue.
-    pub(super) cn_deq: u8,
+    pub(in crate::sim) cn_deq: u8,
     /// `lldp_tx` holds an LLDPDU (tested per transmission instead of the queue's header).
-    pub(super) lldp_queued: bool,
+    pub(in crate::sim) lldp_queued: bool,
     /// Whose port it is (tested per arrival and departure instead of the node).
-    pub(super) kind: PortKind,
-    /// Link down, pfcwd drops (`sim/topo.rs`, `sim/pfcwd.rs`).
+    pub(in crate::sim) kind: PortKind,
+    /// Link down, pfcwd drops (`sim/features/pathology/topo.rs`, `sim/features/pathology/pfcwd.rs`).
     pub(crate) fault: topo::PortFault,
-    pub(super) sel: PortSelection,
+    pub(in crate::sim) sel: PortSelection,
     /// Switch ports: the ECN markers and QCN congestion points.
     pub(crate) cn: Option<Box<PortCn>>,
     pub(crate) prop: Duration,
-    pub(super) current: Option<Frame>,
+    pub(in crate::sim) current: Option<Frame>,
     /// Frames on the wire towards `peer`, oldest first (constant delay keeps FIFO order).
-    pub(super) inflight: VecDeque<WireFrame>,
+    pub(in crate::sim) inflight: VecDeque<WireFrame>,
     /// LLDPDUs waiting for the transmitter.
-    pub(super) lldp_tx: VecDeque<Vec<u8>>,
-    pub(super) timer_at: Instant,
+    pub(in crate::sim) lldp_tx: VecDeque<Vec<u8>>,
+    pub(in crate::sim) timer_at: Instant,
     pub(crate) rate: Rate,
     /// The DCBX agent of a DCBX-managed port.
     pub(crate) dcbx: Option<Box<PortDcbx>>,
@@ -92,11 +94,11 @@ pub(crate) struct Port {
     pub(crate) mac: FlowControl,
     pub(crate) stats: PortStats,
     /// LLDPDUs on the wire towards `peer`, in the order of their `WireFrame::Lldp` entries.
-    pub(super) lldp_wire: VecDeque<Vec<u8>>,
+    pub(in crate::sim) lldp_wire: VecDeque<Vec<u8>>,
     /// Last paused mask reported to the observer (only with `Observer::PAUSE_STATE`).
-    pub(super) paused_seen: u8,
+    pub(in crate::sim) paused_seen: u8,
     /// Pairs (this ingress port, priority) currently in XOFF.
-    pub(super) xoff_pairs: u8,
+    pub(in crate::sim) xoff_pairs: u8,
 }
 
 /// Whose a port is, and when its node's buffer lets a frame go.
@@ -114,51 +116,32 @@ pub(crate) enum PortKind {
 impl Port {
     /// Whether the port belongs to a switch.
     #[inline(always)]
-    pub(super) fn at_switch(&self) -> bool {
+    pub(in crate::sim) fn at_switch(&self) -> bool {
         self.kind != PortKind::Host
     }
     /// Whether its switch's buffer lets a frame go at its dequeue.
     #[inline(always)]
-    pub(super) fn release_at_dequeue(&self) -> bool {
+    pub(in crate::sim) fn release_at_dequeue(&self) -> bool {
         self.kind == PortKind::SwitchReleasingAtDequeue
     }
     /// The flow-control engine changed (a request, a deadline, a frame in or out): a control
     /// frame may be due and its next deadline may have moved.
     #[inline(always)]
-    pub(super) fn engine_changed(&mut self) {
+    pub(in crate::sim) fn engine_changed(&mut self) {
         self.ctl_check = true;
         self.timer_stale = true;
     }
     /// The engine was given a new configuration: as [`Port::engine_changed`], and a deadline
     /// already scheduled no longer stands.
-    pub(super) fn engine_reconfigured(&mut self) {
+    pub(in crate::sim) fn engine_reconfigured(&mut self) {
         self.engine_changed();
         self.timer_at = Instant::MAX;
     }
 }
 
-pub(super) fn station_address(port: PortId) -> [u8; 6] {
+pub(in crate::sim) fn station_address(port: PortId) -> [u8; 6] {
     let p = port.to_be_bytes();
     [0x02, 0x00, p[0], p[1], p[2], p[3]]
-}
-
-/// What a frame leaving queue `q` of a host port that holds QP packets or of a switch port
-/// with congestion notification does there: frees the QP's slot, or meets the ECN marker
-/// deciding at dequeue (kept out of the path of other ports).
-#[inline(never)]
-pub(super) fn dequeued_cn(port: &mut Port, q: u8, mut frame: Frame) -> Frame {
-    // pulled from a QP (host ports): the queue may take the QP's next packet
-    if frame.kind == FrameKind::RoceData {
-        port.staged &= !(1 << q);
-    }
-    if port.cn_deq & (1 << q) != 0
-        && frame.ecn().is_capable()
-        && let Some(cn) = port.cn.as_deref_mut()
-        && cn.mark_at_dequeue(q as usize, port.queues[q as usize].bytes)
-    {
-        frame.set_ecn(Ecn::Ce);
-    }
-    frame
 }
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
@@ -167,38 +150,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     #[inline]
     pub(crate) fn enqueue(&mut self, p: PortId, frame: Frame) -> bool {
         if self.ports[p as usize].cn_enq != 0 {
-            return self.enqueue_cn(p, frame);
+            return self.hook_enqueue_cn(p, frame);
         }
         self.enqueue_plain(p, frame)
     }
 
-    /// [`Self::enqueue`] at a switch port with ECN markers or QCN congestion points (kept out
-    /// of the path of ports without).
-    #[inline(never)]
-    pub(super) fn enqueue_cn(&mut self, p: PortId, mut frame: Frame) -> bool {
-        let port = &mut self.ports[p as usize];
-        let q = frame.priority as usize;
-        let cn = port.cn_enq & (1 << q) != 0;
-        if cn
-            && frame.ecn().is_capable()
-            && let Some(c) = port.cn.as_deref_mut()
-            && c.mark_at_enqueue(q, port.queues[q].bytes)
-        {
-            frame.set_ecn(Ecn::Ce);
-        }
-        if !self.enqueue_plain(p, frame) {
-            return false;
-        }
-        if cn {
-            // a QCN congestion point sees every enqueued frame
-            let node = self.ports[p as usize].node;
-            self.cp_enqueued(node, p, frame);
-        }
-        true
-    }
-
     #[inline(always)]
-    pub(super) fn enqueue_plain(&mut self, p: PortId, frame: Frame) -> bool {
+    pub(in crate::sim) fn enqueue_plain(&mut self, p: PortId, frame: Frame) -> bool {
         let now = self.now;
         let port = &mut self.ports[p as usize];
         let q = frame.priority as usize;
@@ -211,9 +169,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         eq.bytes += frame.len as u64;
         eq.peak = eq.peak.max(eq.bytes);
         port.nonempty |= 1 << q;
-        if self.patho.victims.is_some() {
-            self.victims_enqueued(p, &frame);
-        }
+        self.hook_enqueued(p, &frame);
         true
     }
 
@@ -223,7 +179,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Re-arms the engine's timer after a control frame (its refresh deadline moved) and when
     /// nothing could start; starting a data frame moves no deadline, so that path skips it.
     /// Callers that changed the engine (request, received frame, timeout) arm it themselves.
-    pub(super) fn try_transmit(&mut self, p: PortId) {
+    pub(in crate::sim) fn try_transmit(&mut self, p: PortId) {
         let now = self.now;
         let pi = p as usize;
         if self.ports[pi].busy || self.ports[pi].fault.down {
@@ -249,11 +205,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.arm_timer(p);
             return;
         }
-        if port.lldp_queued && self.start_lldp(p) {
-            return;
-        }
-        let port = &mut self.ports[pi];
-        if port.pull | port.reply_first as u8 != 0 && self.nic_service(p) {
+        if self.hook_before_data(p) {
             return;
         }
         let port = &mut self.ports[pi];
@@ -300,9 +252,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if port.queues[q as usize].frames.is_empty() {
             port.nonempty &= !(1 << q);
         }
-        if port.staged | port.cn_deq != 0 {
-            frame = dequeued_cn(port, q, frame);
-        }
+        hooks::dequeued(port, q, &mut frame);
         let slot = match port.mac.on_tx_start(now, frame.len as u64, q) {
             Ok(slot) => slot,
             Err(e) => {
@@ -319,9 +269,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.engine_fault(p, "transmission selection lost track of a queue", &e);
             return;
         }
-        if self.patho.victims.is_some() {
-            self.victims_dequeued(p, &frame);
-        }
+        self.hook_transmitting(p, &frame);
         self.start_frame(p, frame, slot);
         let port = &self.ports[pi];
         if port.release_at_dequeue() {
@@ -360,7 +308,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// The transmitter of `p` is free again: release the sent frame's buffer charge and start
     /// the next.
-    pub(super) fn on_tx_end(&mut self, p: PortId) {
+    pub(in crate::sim) fn on_tx_end(&mut self, p: PortId) {
         let pi = p as usize;
         self.ports[pi].busy = false;
         if let Some(frame) = self.ports[pi].current.take()

@@ -25,12 +25,12 @@
 use lossless_proto::flow_control::Mode;
 use lossless_proto::units::Instant;
 
-use super::pathology::Timer;
-use super::{Event, Node, Simulator};
 use crate::event::EventQueue;
 use crate::frame::{FlowId, NodeId, PortId};
 use crate::observer::Observer;
 use crate::pathology::DeadlockConfig;
+use crate::sim::features::pathology::Timer;
+use crate::sim::{Event, Node, Simulator};
 
 /// What a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -241,12 +241,12 @@ impl Detector {
 }
 
 fn mix(h: u64, x: u64) -> u64 {
-    super::splitmix64(h ^ x)
+    crate::sim::splitmix64(h ^ x)
 }
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// One scan of the wait-for graph.
-    pub(super) fn on_deadlock_scan(&mut self) {
+    pub(in crate::sim) fn on_deadlock_scan(&mut self) {
         let now = self.now;
         let Some(mut d) = self.patho.detector.take() else {
             return;

@@ -13,14 +13,14 @@
 //!   (`hop_limit`), so that frames caught in a routing loop die (an Ethernet frame has no
 //!   TTL; the IP TTL of a routed fabric plays this part).
 
-use super::pathology::EventRecord;
-use super::routes;
-use super::{Event, Node, Simulator};
 use crate::event::EventQueue;
 use crate::frame::{DropReason, Frame, NO_PORT, NodeId, PortId};
 use crate::observer::{Observer, WireFrame};
 use crate::pathology::TopologyAction;
 use crate::selection::TransmissionSelection;
+use crate::sim::fabric::routes;
+use crate::sim::features::pathology::EventRecord;
+use crate::sim::{Event, Node, Simulator};
 
 /// A port's fault state, tested on the hot path.
 #[derive(Clone, Copy, Debug, Default)]
@@ -38,7 +38,7 @@ pub(crate) struct PortFault {
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Drops `frame` (arrived on `p`, routed to `out`) when a fault says so; true if dropped.
     #[inline]
-    pub(super) fn fault_drop(&mut self, p: PortId, out: PortId, frame: Frame) -> bool {
+    pub(in crate::sim::features) fn fault_drop(&mut self, p: PortId, out: PortId, frame: Frame) -> bool {
         let bit = 1u8 << frame.priority;
         let (drop_in, drop_out, down) = {
             let f_in = &self.ports[p as usize].fault;
@@ -66,7 +66,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// The oldest entry on the wire towards `p` was lost when its link went down: takes it
     /// off (dropping a data frame) instead of delivering it.
-    pub(super) fn lost_arrival(&mut self, p: PortId) {
+    pub(in crate::sim::features) fn lost_arrival(&mut self, p: PortId) {
         let peer = self.ports[p as usize].peer;
         let port = &mut self.ports[peer as usize];
         port.fault.lost -= 1;
@@ -87,7 +87,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Discards every frame queued at port `p` for priority `q` (a link going down, a pfcwd
     /// drop action): buffer charges released, transmission selection told, each dropped
     /// with `reason` (charged to the port it entered by, or `p` at its source).
-    pub(super) fn discard_queue(&mut self, p: PortId, q: u8, reason: DropReason) {
+    pub(in crate::sim) fn discard_queue(&mut self, p: PortId, q: u8, reason: DropReason) {
         let now = self.now;
         let node = self.ports[p as usize].node;
         while let Some(frame) = self.ports[p as usize].queues[q as usize].frames.pop_front() {
@@ -119,7 +119,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     /// A scripted topology event.
-    pub(super) fn on_topology_event(&mut self, i: usize) {
+    pub(in crate::sim) fn on_topology_event(&mut self, i: usize) {
         let Some(e) = self.patho.events.get(i).cloned() else {
             return;
         };
@@ -235,7 +235,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// Writes the installed static routes over the switches' routes; with `skip_down`, next
     /// hops whose links are down are left out (and a route with none left is not applied).
-    pub(super) fn apply_static_routes(&mut self, skip_down: bool) {
+    pub(in crate::sim) fn apply_static_routes(&mut self, skip_down: bool) {
         let mut cands: Vec<PortId> = Vec::new();
         for (r, installed) in &self.patho.routes {
             if !*installed {

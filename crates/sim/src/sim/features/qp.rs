@@ -21,13 +21,13 @@ use lossless_proto::qcn::QcnRp;
 use lossless_proto::rocev2::{DataPacket, Reply, Requester, Responder};
 use lossless_proto::units::{Instant, Rate};
 
-use super::{Event, Node, Simulator};
 use crate::cn_report::QpReport;
 use crate::event::EventQueue;
 use crate::frame::{Ecn, FlowId, Frame, FrameKind, NodeId, PortId, flags};
 use crate::model::{ModelConfig, Pacing, ReplyQueue};
 use crate::observer::Observer;
 use crate::series::{RateSeries, SERIES_CAP};
+use crate::sim::{Event, Node, Simulator};
 use crate::traffic::FlowSpec;
 use crate::transport::{CcSpec, QpSpec};
 
@@ -257,7 +257,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// Schedules the QP's timer at its engines' earliest deadline when that is earlier than
     /// the one pending.
-    pub(super) fn qp_arm(&mut self, f: FlowId) {
+    pub(in crate::sim) fn qp_arm(&mut self, f: FlowId) {
         let now = self.now;
         let Some(qp) = self.qp_mut(f) else {
             return;
@@ -274,7 +274,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
     }
 
-    pub(super) fn on_qp_timer(&mut self, f: FlowId) {
+    pub(in crate::sim::features) fn on_qp_timer(&mut self, f: FlowId) {
         let now = self.now;
         let Some(qp) = self.qp_mut(f) else {
             return;
@@ -343,7 +343,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     /// The pacing instant came: the QP joins its host's ready list.
-    pub(super) fn qp_on_emit(&mut self, f: FlowId) {
+    pub(in crate::sim::features) fn qp_on_emit(&mut self, f: FlowId) {
         let now = self.now;
         let Some(qp) = self.qp_mut(f) else {
             return;
@@ -357,7 +357,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// The QP may have something to send: into the ready list now if its pacing allows, else
     /// an `Emit` at its pacing instant.
-    pub(super) fn qp_wake(&mut self, f: FlowId) {
+    pub(in crate::sim) fn qp_wake(&mut self, f: FlowId) {
         let now = self.now;
         let fs = &mut self.flows[f as usize];
         let (src, prio, stop) = (fs.spec.src, fs.spec.priority, fs.spec.stop);
@@ -402,7 +402,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// The next packet of the first ready QP of priority `q` at host `node`, if any QP has
     /// one; QPs with nothing to send leave the list.
-    pub(super) fn qp_pull(&mut self, node: NodeId, q: u8) -> Option<Frame> {
+    pub(in crate::sim) fn qp_pull(&mut self, node: NodeId, q: u8) -> Option<Frame> {
         let now = self.now;
         loop {
             let Node::Host(h) = &mut self.nodes[node as usize] else {
@@ -466,7 +466,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     /// A RoCEv2 frame (data, reply, CNP) or a CNM reached host `node`.
-    pub(super) fn roce_receive(&mut self, node: NodeId, frame: Frame) {
+    pub(in crate::sim::features) fn roce_receive(&mut self, node: NodeId, frame: Frame) {
         let f = frame.flow;
         match frame.kind {
             FrameKind::RoceData => self.responder_receive(node, frame),
@@ -686,7 +686,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// queue first (true: it started), then one packet of a ready QP into each priority's
     /// queue that holds none (not started here: transmission selection picks among queues).
     #[inline(never)]
-    pub(super) fn nic_service(&mut self, p: PortId) -> bool {
+    pub(in crate::sim::features) fn nic_service(&mut self, p: PortId) -> bool {
         let now = self.now;
         let pi = p as usize;
         let node = self.ports[pi].node;

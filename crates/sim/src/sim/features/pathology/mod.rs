@@ -5,16 +5,23 @@
 //! (`deadlock.rs`) and victim accounting (`victims.rs`). With none configured, the only cost
 //! on the hot path is the hop counter and a few flag tests.
 
+pub(in crate::sim) mod deadlock;
+pub(in crate::sim) mod pfcwd;
+pub(in crate::sim) mod report;
+pub(in crate::sim) mod storm;
+pub(in crate::sim) mod topo;
+pub(in crate::sim) mod victims;
+
 use lossless_proto::units::Instant;
 
-use super::deadlock::Detector;
-use super::pfcwd::SwitchWd;
-use super::victims::Victims;
-use super::{BuildError, Event, Node, Simulator};
 use crate::event::EventQueue;
 use crate::frame::{FlowId, PortId};
 use crate::observer::Observer;
 use crate::pathology::{StaticRoute, TopologyAction, TopologyEvent};
+use crate::sim::features::pathology::deadlock::Detector;
+use crate::sim::features::pathology::pfcwd::SwitchWd;
+use crate::sim::features::pathology::victims::Victims;
+use crate::sim::{BuildError, Event, Node, Simulator};
 
 /// Timer kinds of [`Event::Pathology`] (top 3 bits of its payload).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,7 +116,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Handles an [`Event::Pathology`] (rare: kept out of the run loop).
     #[inline(never)]
     #[cold]
-    pub(super) fn on_pathology(&mut self, x: u32) {
+    pub(in crate::sim::features) fn on_pathology(&mut self, x: u32) {
         match Timer::decode(x) {
             (Some(Timer::Stall), node) => self.on_stall_edge(node),
             (Some(Timer::Prevention), node) => self.on_prevention_timer(node),
@@ -121,7 +128,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     /// Sets up the configured parts once ports, nodes and flows exist.
-    pub(super) fn build_pathology(&mut self) -> Result<(), BuildError> {
+    pub(in crate::sim) fn build_pathology(&mut self) -> Result<(), BuildError> {
         let pc = self.config.pathology.clone();
         let names: Vec<String> = self.config.nodes.iter().map(|n| n.name.clone()).collect();
         let name = |n: u32| names[n as usize].clone();
@@ -195,7 +202,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// Schedules the first timers of every configured part (called once the simulator is
     /// built).
-    pub(super) fn start_pathology(&mut self) {
+    pub(in crate::sim) fn start_pathology(&mut self) {
         self.start_stalls();
         self.start_pfcwd();
         for (i, e) in self.patho.events.iter().enumerate() {

@@ -4,18 +4,17 @@
 
 use lossless_proto::flow_control::ReceivedControl;
 
-use super::{Event, Simulator};
 use crate::event::EventQueue;
 use crate::frame::PortId;
 use crate::observer::{Observer, WireFrame};
+use crate::sim::{Event, Simulator};
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// The oldest frame on the wire towards `p` arrived whole: hand it to what consumes it.
-    pub(super) fn on_arrive(&mut self, p: PortId) {
+    pub(in crate::sim) fn on_arrive(&mut self, p: PortId) {
         let now = self.now;
         let peer = self.ports[p as usize].peer;
-        if self.ports[peer as usize].fault.lost > 0 {
-            self.lost_arrival(p);
+        if self.hook_lost_on_wire(p, peer) {
             return;
         }
         let Some(w) = self.ports[peer as usize].inflight.pop_front() else {
@@ -32,12 +31,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 self.try_transmit(p);
                 self.arm_timer(p);
             }
-            WireFrame::Lldp { .. } => {
-                let Some(frame) = self.ports[peer as usize].lldp_wire.pop_front() else {
-                    return;
-                };
-                self.lldp_received(p, &frame);
-            }
+            WireFrame::Lldp { .. } => self.hook_lldp_arrived(p, peer),
             WireFrame::Data(mut frame) => {
                 // (counted received as sent by the peer, see `received`)
                 let port = &self.ports[p as usize];

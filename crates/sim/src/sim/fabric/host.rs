@@ -5,38 +5,39 @@ use std::collections::VecDeque;
 
 use lossless_proto::units::{Instant, Rate};
 
-use super::{Event, Node, Qp, Simulator, storm};
 use crate::event::EventQueue;
 use crate::frame::{DropReason, FlowId, Frame, FrameKind, NO_PORT, NodeId, PortId};
 use crate::observer::Observer;
+use crate::sim::features::pathology::storm;
+use crate::sim::{Event, Node, Qp, Simulator};
 use crate::stats::FlowStats;
 use crate::traffic::{FlowSpec, Pattern, Workload, frame_len};
 
 pub(crate) struct Host {
     pub(crate) port: PortId,
-    pub(super) nic_cap: usize,
+    pub(in crate::sim) nic_cap: usize,
     /// Per priority: flows blocked by a full NIC queue, longest blocked first.
-    pub(super) waiting: [VecDeque<FlowId>; 8],
-    pub(super) rx_rate: Option<Rate>,
-    pub(super) rx_buffer: u64,
-    pub(super) rx_xoff: u64,
-    pub(super) rx_xon: u64,
-    pub(super) rx_queue: VecDeque<Frame>,
+    pub(in crate::sim) waiting: [VecDeque<FlowId>; 8],
+    pub(in crate::sim) rx_rate: Option<Rate>,
+    pub(in crate::sim) rx_buffer: u64,
+    pub(in crate::sim) rx_xoff: u64,
+    pub(in crate::sim) rx_xon: u64,
+    pub(in crate::sim) rx_queue: VecDeque<Frame>,
     pub(crate) rx_backlog: u64,
     pub(crate) rx_peak: u64,
-    pub(super) rx_busy: bool,
-    pub(super) rx_xoff_on: bool,
-    /// Receiver stalls and NIC storm prevention (`sim/storm.rs`).
+    pub(in crate::sim) rx_busy: bool,
+    pub(in crate::sim) rx_xoff_on: bool,
+    /// Receiver stalls and NIC storm prevention (`sim/features/pathology/storm.rs`).
     pub(crate) stall: Option<Box<storm::HostStall>>,
     /// The NIC's QP state (hosts of a scenario with QPs).
-    pub(super) nic: Option<Box<Nic>>,
+    pub(in crate::sim) nic: Option<Box<Nic>>,
 }
 
 impl Nic {
     /// The ready QP of priority `q` the NIC serves next, taken out of the ready set: round
     /// robin over the QPs in the order they were created (flow ids increase with creation),
     /// continuing after the one served last, as the HPCC ns-3 NIC scans its QP list.
-    pub(super) fn take_next(&mut self, q: usize) -> Option<FlowId> {
+    pub(in crate::sim) fn take_next(&mut self, q: usize) -> Option<FlowId> {
         let ready = &mut self.qp_ready[q];
         let last = self.last_served[q];
         let mut best: Option<(usize, FlowId)> = None;
@@ -57,32 +58,32 @@ impl Nic {
 /// What a host NIC keeps for QPs.
 pub(crate) struct Nic {
     /// QPs of each priority ready to send now (unordered; see [`Nic::take_next`]).
-    pub(super) qp_ready: [Vec<FlowId>; 8],
+    pub(in crate::sim) qp_ready: [Vec<FlowId>; 8],
     /// The QP of each priority served last (round robin continues after it).
-    pub(super) last_served: [FlowId; 8],
+    pub(in crate::sim) last_served: [FlowId; 8],
     /// Replies (ACK/NAK/SACK/CNP) waiting in the NIC's reply queue
     /// ([`crate::model::ReplyQueue::First`]).
-    pub(super) replies: VecDeque<Frame>,
+    pub(in crate::sim) replies: VecDeque<Frame>,
 }
 
-pub(super) struct FlowState {
-    pub(super) spec: FlowSpec,
-    pub(super) remaining: u64,
-    pub(super) next_at: Instant,
-    pub(super) scheduled: bool,
-    pub(super) done_emitting: bool,
-    pub(super) stats: FlowStats,
+pub(in crate::sim) struct FlowState {
+    pub(in crate::sim) spec: FlowSpec,
+    pub(in crate::sim) remaining: u64,
+    pub(in crate::sim) next_at: Instant,
+    pub(in crate::sim) scheduled: bool,
+    pub(in crate::sim) done_emitting: bool,
+    pub(in crate::sim) stats: FlowStats,
     /// UDP source port: 10000 + the flow's index among the flows of its (source,
     /// destination) pair, as the HPCC ns-3 simulator numbers them (its ECMP hashes it).
-    pub(super) sport: u16,
+    pub(in crate::sim) sport: u16,
     /// UDP destination port.
-    pub(super) dport: u16,
+    pub(in crate::sim) dport: u16,
     /// The QP's engines and state, for a flow with a transport.
-    pub(super) qp: Option<Box<Qp>>,
+    pub(in crate::sim) qp: Option<Box<Qp>>,
 }
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
-    pub(super) fn host_receive(&mut self, node: NodeId, frame: Frame) {
+    pub(in crate::sim) fn host_receive(&mut self, node: NodeId, frame: Frame) {
         let now = self.now;
         let Node::Host(h) = &mut self.nodes[node as usize] else {
             return;
@@ -121,19 +122,16 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// The receiver's fc_rdy changed: recorded on every priority, so that a request raised
     /// while PFC is off (or a priority not in the vector) goes out when DCBX enables it;
     /// `set_pair_xoff` asks the engine only for what the port's mode obeys.
-    pub(super) fn host_request(&mut self, p: PortId, on: bool) {
-        if self.prevention_gate(p, on) {
+    pub(in crate::sim) fn host_request(&mut self, p: PortId, on: bool) {
+        if self.hook_host_request(p, on) {
             return;
-        }
-        if on {
-            self.victims_receiver_xoff(p);
         }
         for q in 0..8u8 {
             self.set_pair_xoff(p, q, on);
         }
     }
 
-    pub(super) fn on_rx_done(&mut self, node: NodeId) {
+    pub(in crate::sim) fn on_rx_done(&mut self, node: NodeId) {
         let now = self.now;
         let Node::Host(h) = &mut self.nodes[node as usize] else {
             return;
@@ -168,7 +166,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     #[inline(always)]
-    pub(super) fn deliver(&mut self, node: NodeId, frame: Frame) {
+    pub(in crate::sim) fn deliver(&mut self, node: NodeId, frame: Frame) {
         let now = self.now;
         self.totals.delivered += 1;
         if frame.dst != node {
@@ -201,7 +199,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// Wakes the longest-blocked flow of `node`'s class `q` when the NIC queue has room.
     /// Blocked flows were due when they blocked, so the woken one emits now.
-    pub(super) fn wake_blocked(&mut self, node: NodeId, q: u8) {
+    pub(in crate::sim) fn wake_blocked(&mut self, node: NodeId, q: u8) {
         let Node::Host(h) = &mut self.nodes[node as usize] else {
             return;
         };
@@ -222,15 +220,15 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     #[inline(never)]
     fn deliver_roce(&mut self, node: NodeId, frame: Frame) {
         let now = self.now;
-        self.roce_receive(node, frame);
+        self.hook_deliver_roce(node, frame);
         self.observer.delivered(node, &frame, now);
     }
 
-    pub(super) fn on_emit(&mut self, f: FlowId) {
+    pub(in crate::sim) fn on_emit(&mut self, f: FlowId) {
         let now = self.now;
         let fs = &mut self.flows[f as usize];
         if fs.qp.is_some() {
-            self.qp_on_emit(f);
+            self.hook_emit_qp(f);
             return;
         }
         fs.scheduled = false;
@@ -296,7 +294,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
     }
 
-    pub(super) fn on_new_flow(&mut self, wi: u32) {
+    pub(in crate::sim) fn on_new_flow(&mut self, wi: u32) {
         let now = self.now;
         let w: &Workload = &self.config.workloads[wi as usize];
         if now >= w.stop {
@@ -333,7 +331,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             };
             fs.scheduled = true;
             self.flows.push(fs);
-            self.victims_add_flow(id);
+            self.hook_flow_added(id);
             self.queue.push(now, Event::Emit(id));
         }
         let w: &Workload = &self.config.workloads[wi as usize];
@@ -341,13 +339,14 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         self.queue.push(now + gap, Event::NewFlow(wi));
     }
 
-    pub(super) fn on_signal(&mut self, i: u32) {
+    pub(in crate::sim) fn on_signal(&mut self, i: u32) {
         let s = self.config.signals[i as usize];
         if let Node::Host(h) = &self.nodes[s.node as usize] {
             let p = h.port;
             // checked at build; on a DCBX port the priority may not be PFC-enabled (yet):
             // like `fc_rdy` of a priority without PFC, the request then has no effect
-            let Some(set) = super::mac::request_target(&self.ports[p as usize].mac, s.prio) else {
+            let Some(set) = crate::sim::fabric::mac::request_target(&self.ports[p as usize].mac, s.prio)
+            else {
                 return;
             };
             self.drive_request(p, set, s.on, "scripted fc_rdy refused");

@@ -2,13 +2,14 @@
 //! hops), admitted by the shared buffer (which may raise PFC on the ingress port), queued at
 //! the egress port (`port.rs`); the buffer's charge is released when the frame leaves.
 
-use super::{Event, FlowState, Node, Simulator, routes};
 use crate::buffer::{Admission, SwitchBuffer};
 use crate::config::SimConfig;
 use crate::event::EventQueue;
 use crate::frame::{DropReason, FlowId, Frame, NO_PORT, NodeId, PortId};
 use crate::model::{Ecmp, ns3_ecmp_hash};
 use crate::observer::Observer;
+use crate::sim::fabric::routes;
+use crate::sim::{Event, FlowState, Node, Simulator};
 
 /// A switch. Laid out by hand (`repr(C)`; a node starts a cache line): the node's tag, the
 /// routes and the start of the buffer's totals share the first line, the buffer's other
@@ -17,15 +18,15 @@ use crate::observer::Observer;
 pub(crate) struct Switch {
     /// Egress candidates per destination node (empty for switches and unreachable hosts);
     /// set once every port exists.
-    pub(super) routes: routes::Routes,
+    pub(in crate::sim) routes: routes::Routes,
     pub(crate) buffer: SwitchBuffer,
     pub(crate) ports: Vec<PortId>,
 }
 
 /// Mixed into the ECMP key of frames that travel from a flow's receiver to its sender.
-pub(super) const REVERSE_HASH: u64 = 0x5245_5645_5253_4500;
+pub(in crate::sim) const REVERSE_HASH: u64 = 0x5245_5645_5253_4500;
 
-pub(super) fn splitmix64(mut x: u64) -> u64 {
+pub(in crate::sim) fn splitmix64(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -79,7 +80,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// `reverse` for a flow's replies and CNPs, which hash apart from its data.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn route_in(
+    pub(in crate::sim) fn route_in(
         sw: &Switch,
         config: &SimConfig,
         flows: &[FlowState],
@@ -114,7 +115,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     /// A data frame arrived on port `p` of switch `node`: route, admit, queue at the egress.
-    pub(super) fn switch_receive(&mut self, node: NodeId, p: PortId, mut frame: Frame) {
+    pub(in crate::sim) fn switch_receive(&mut self, node: NodeId, p: PortId, mut frame: Frame) {
         frame.hops = frame.hops.saturating_add(1);
         if frame.hops > self.patho.hop_limit {
             self.drop_frame(p, frame, DropReason::HopLimit);
@@ -124,7 +125,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.drop_frame(p, frame, DropReason::NoRoute);
             return;
         };
-        if self.patho.faults && self.fault_drop(p, out, frame) {
+        if self.hook_switch_fault(p, out, frame) {
             return;
         }
         let local = self.ports[p as usize].local as usize;
@@ -144,7 +145,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     return;
                 }
                 if xoff {
-                    self.victims_xoff(node, p, frame.priority);
+                    self.hook_xoff(node, p, frame.priority);
                     self.set_pair_xoff(p, frame.priority, true);
                 }
                 self.try_transmit(out);

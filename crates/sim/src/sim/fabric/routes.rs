@@ -5,11 +5,11 @@
 
 use std::collections::VecDeque;
 
-use super::{Event, Node, Port, Simulator};
 use crate::event::EventQueue;
 use crate::frame::{NodeId, PortId};
 use crate::model::Hop;
 use crate::observer::Observer;
+use crate::sim::{Event, Node, Port, Simulator};
 
 /// One switch's egress candidates per destination node.
 #[derive(Default)]

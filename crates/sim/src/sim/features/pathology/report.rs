@@ -4,9 +4,6 @@ use lossless_proto::flow_control::Mode;
 use lossless_proto::units::Instant;
 use lossless_proto::watchdog::pfcwd::{Action, Rule, Status};
 
-use super::deadlock::Kind;
-use super::victims::RECEIVER;
-use super::{Event, Node, Simulator};
 use crate::event::EventQueue;
 use crate::frame::{DropReason, NO_PORT, PortId};
 use crate::observer::Observer;
@@ -15,6 +12,9 @@ use crate::pathology_report::{
     PrioVictimReport, StormSpan, TopologyEventReport, VerdictReport, VictimsReport,
 };
 use crate::report::FlowReport;
+use crate::sim::features::pathology::deadlock::Kind;
+use crate::sim::features::pathology::victims::RECEIVER;
+use crate::sim::{Event, Node, Simulator};
 use crate::traffic::frame_len;
 
 fn ps(t: Instant) -> u128 {

@@ -20,11 +20,11 @@ use lossless_proto::flow_control::Mode;
 use lossless_proto::units::{Duration, Instant};
 use lossless_proto::watchdog::pfcwd::{Action, Config, QueueSample, QueueWatch, Status, Verdict};
 
-use super::pathology::Timer;
-use super::{Event, Simulator};
 use crate::event::EventQueue;
 use crate::frame::{DropReason, NodeId, PortId};
 use crate::observer::Observer;
+use crate::sim::features::pathology::Timer;
+use crate::sim::{Event, Simulator};
 
 /// One watched queue.
 pub(crate) struct WdQueue {
@@ -82,7 +82,7 @@ impl SwitchWd {
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Indexes the watched queues by port and schedules every switch's first poll (at time
     /// 0, which takes the first samples).
-    pub(super) fn start_pfcwd(&mut self) {
+    pub(in crate::sim) fn start_pfcwd(&mut self) {
         if self.patho.pfcwd.is_empty() {
             return;
         }
@@ -113,7 +113,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     /// One poll of switch `si`'s watchdog.
-    pub(super) fn on_pfcwd_poll(&mut self, si: usize) {
+    pub(in crate::sim) fn on_pfcwd_poll(&mut self, si: usize) {
         let now = self.now;
         let (elapsed, n, poll) = {
             let sw = &mut self.patho.pfcwd[si];
@@ -219,7 +219,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     /// Counts a frame pfcwd dropped at port `p`, priority `q` (egress when `egress`).
-    pub(super) fn wd_count_drop(&mut self, p: PortId, q: u8, egress: bool) {
+    pub(in crate::sim) fn wd_count_drop(&mut self, p: PortId, q: u8, egress: bool) {
         let Some(&(si, qi)) = self.patho.wd_queue.get(p as usize).map(|a| &a[q as usize & 7]) else {
             return;
         };
@@ -238,7 +238,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     /// Turns the big red switch on or off on every switch running pfcwd.
-    pub(super) fn set_big_red_switch(&mut self, on: bool) {
+    pub(in crate::sim) fn set_big_red_switch(&mut self, on: bool) {
         for si in 0..self.patho.pfcwd.len() {
             let n = self.patho.pfcwd[si].queues.len();
             if on {

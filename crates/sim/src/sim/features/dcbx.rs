@@ -30,11 +30,11 @@ use lossless_proto::ets::{EtsConfig, PortParams, Scheduler};
 use lossless_proto::flow_control::{FlowControlConfig, Mode};
 use lossless_proto::units::{Instant, Rate};
 
-use super::{Event, Simulator};
 use crate::event::EventQueue;
 use crate::frame::PortId;
 use crate::observer::{Observer, WireFrame};
 use crate::selection::{Ets, PortSelection};
+use crate::sim::{Event, Simulator};
 
 /// The DCBX state of one port.
 pub(crate) struct PortDcbx {
@@ -100,7 +100,7 @@ fn lldp_times(rate: Rate, now: Instant, len: u64) -> (Instant, Instant) {
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Starts every DCBX agent at time 0 (link up).
-    pub(super) fn start_dcbx(&mut self) {
+    pub(in crate::sim) fn start_dcbx(&mut self) {
         for p in 0..self.ports.len() {
             if let Some(d) = &mut self.ports[p].dcbx {
                 d.timer_at = Instant::ZERO;
@@ -110,7 +110,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     /// The agent's timer fired.
-    pub(super) fn on_dcbx_timer(&mut self, p: PortId) {
+    pub(in crate::sim::features) fn on_dcbx_timer(&mut self, p: PortId) {
         let now = self.now;
         let Some(d) = self.ports[p as usize].dcbx.as_deref_mut() else {
             return;
@@ -124,7 +124,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     /// An LLDP frame (without FCS) arrived at `p`.
-    pub(super) fn lldp_received(&mut self, p: PortId, frame: &[u8]) {
+    pub(in crate::sim::features) fn lldp_received(&mut self, p: PortId, frame: &[u8]) {
         let now = self.now;
         let port = &mut self.ports[p as usize];
         match port.dcbx.as_deref_mut() {
@@ -260,7 +260,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// Starts the oldest queued LLDPDU on `p` (its transmitter is idle). Returns false when
     /// none is queued.
-    pub(super) fn start_lldp(&mut self, p: PortId) -> bool {
+    pub(in crate::sim::features) fn start_lldp(&mut self, p: PortId) -> bool {
         let now = self.now;
         let port = &mut self.ports[p as usize];
         let Some(frame) = port.lldp_tx.pop_front() else {

@@ -17,12 +17,12 @@
 use lossless_proto::units::Instant;
 use lossless_proto::watchdog::nic::{StallPrevention, Watermark};
 
-use super::pathology::Timer;
-use super::{Event, Node, Simulator};
 use crate::event::EventQueue;
 use crate::frame::{NodeId, PortId};
 use crate::observer::Observer;
 use crate::pathology::HostPathology;
+use crate::sim::features::pathology::Timer;
+use crate::sim::{Event, Node, Simulator};
 
 /// A host's stall schedule and storm prevention.
 pub(crate) struct HostStall {
@@ -77,7 +77,7 @@ impl HostStall {
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Schedules every host's first stall edge.
-    pub(super) fn start_stalls(&mut self) {
+    pub(in crate::sim) fn start_stalls(&mut self) {
         for (n, node) in self.nodes.iter().enumerate() {
             if let Node::Host(h) = node
                 && let Some(s) = &h.stall
@@ -89,7 +89,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     /// A stall starts or ends on host `node`.
-    pub(super) fn on_stall_edge(&mut self, node: u32) {
+    pub(in crate::sim) fn on_stall_edge(&mut self, node: u32) {
         let now = self.now;
         let Node::Host(h) = &mut self.nodes[node as usize] else {
             return;
@@ -149,7 +149,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// Storm prevention's view of a host request change on NIC port `p`: true when the
     /// request must not go out (prevention stopped pause and the condition has not fallen).
-    pub(super) fn prevention_gate(&mut self, p: PortId, on: bool) -> bool {
+    pub(in crate::sim::features) fn prevention_gate(&mut self, p: PortId, on: bool) -> bool {
         let now = self.now;
         let node = self.ports[p as usize].node;
         let Node::Host(h) = &mut self.nodes[node as usize] else {
@@ -174,7 +174,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     /// A storm-prevention watermark of host `node` may have passed.
-    pub(super) fn on_prevention_timer(&mut self, node: u32) {
+    pub(in crate::sim) fn on_prevention_timer(&mut self, node: u32) {
         let now = self.now;
         let Node::Host(h) = &mut self.nodes[node as usize] else {
             return;

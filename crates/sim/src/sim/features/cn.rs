@@ -8,10 +8,10 @@
 use lossless_proto::ecn::{EcnMarker, MarkPoint};
 use lossless_proto::qcn::{CnmFeedback, Cp};
 
-use super::{Event, Simulator};
 use crate::event::EventQueue;
-use crate::frame::{Frame, FrameKind, NodeId, PortId};
+use crate::frame::{Ecn, Frame, FrameKind, NodeId, PortId};
 use crate::observer::Observer;
+use crate::sim::{Event, Port, Simulator};
 
 /// The ECN markers and QCN congestion points of one switch port.
 pub(crate) struct PortCn {
@@ -45,7 +45,7 @@ impl PortCn {
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// The CP of egress port `out` saw `frame` enqueued (its queue is now `queue_bytes`):
     /// a CNM to the frame's source when it is sampled with negative feedback.
-    pub(super) fn cp_enqueued(&mut self, node: NodeId, out: PortId, frame: Frame) {
+    pub(in crate::sim::features) fn cp_enqueued(&mut self, node: NodeId, out: PortId, frame: Frame) {
         if frame.kind == FrameKind::Cnm {
             return; // a CNM never answers a CNM
         }
@@ -103,5 +103,51 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if self.enqueue(out, cnm) {
             self.try_transmit(out);
         }
+    }
+}
+
+/// What a frame leaving queue `q` of a host port that holds QP packets or of a switch port
+/// with congestion notification does there: frees the QP's slot, or meets the ECN marker
+/// deciding at dequeue (kept out of the path of other ports).
+#[inline(never)]
+pub(in crate::sim::features) fn dequeued_cn(port: &mut Port, q: u8, mut frame: Frame) -> Frame {
+    // pulled from a QP (host ports): the queue may take the QP's next packet
+    if frame.kind == FrameKind::RoceData {
+        port.staged &= !(1 << q);
+    }
+    if port.cn_deq & (1 << q) != 0
+        && frame.ecn().is_capable()
+        && let Some(cn) = port.cn.as_deref_mut()
+        && cn.mark_at_dequeue(q as usize, port.queues[q as usize].bytes)
+    {
+        frame.set_ecn(Ecn::Ce);
+    }
+    frame
+}
+
+impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
+    /// `Simulator::enqueue` at a switch port with ECN markers or QCN congestion points (kept out
+    /// of the path of ports without).
+    #[inline(never)]
+    pub(in crate::sim::features) fn enqueue_cn(&mut self, p: PortId, mut frame: Frame) -> bool {
+        let port = &mut self.ports[p as usize];
+        let q = frame.priority as usize;
+        let cn = port.cn_enq & (1 << q) != 0;
+        if cn
+            && frame.ecn().is_capable()
+            && let Some(c) = port.cn.as_deref_mut()
+            && c.mark_at_enqueue(q, port.queues[q].bytes)
+        {
+            frame.set_ecn(Ecn::Ce);
+        }
+        if !self.enqueue_plain(p, frame) {
+            return false;
+        }
+        if cn {
+            // a QCN congestion point sees every enqueued frame
+            let node = self.ports[p as usize].node;
+            self.cp_enqueued(node, p, frame);
+        }
+        true
     }
 }
