@@ -339,3 +339,125 @@ fn a_run_without_pauses_says_so_under_its_empty_pause_timeline() {
     );
     assert!(html.contains("No link was paused."));
 }
+
+/// The points of every `<polyline>` in `svg` with its stroke colour, in pixels (y down).
+fn polylines(svg: &str) -> Vec<(String, Vec<(f64, f64)>)> {
+    svg.split("<polyline")
+        .skip(1)
+        .map(|tag| {
+            let tag = &tag[..tag.find("/>").unwrap_or(tag.len())];
+            let attr = |name: &str| {
+                tag.split(&format!(" {name}=\""))
+                    .nth(1)
+                    .and_then(|r| r.split('"').next())
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            let pts = attr("points")
+                .split_whitespace()
+                .filter_map(|p| {
+                    let (x, y) = p.split_once(',')?;
+                    Some((x.parse().ok()?, y.parse().ok()?))
+                })
+                .collect();
+            (attr("stroke").to_ascii_lowercase(), pts)
+        })
+        .collect()
+}
+
+/// The grey line that marks the receivers' line rate.
+const LIMIT_GREY: &str = "#888888";
+
+#[test]
+fn throughput_never_rises_above_the_receivers_line_rate_and_names_its_bin_width() {
+    // two-chip: one 10 Gb/s receiver (16 Gb/s was drawn, frames counted whole in short bins);
+    // four-bridge: priority 3 spiked to 36-41 Gb/s
+    for (name, duration) in [("two-chip", None), ("four-bridge", Some(Duration::from_us(300)))] {
+        let c = common::load(name, &[], duration);
+        let mut sim = Simulator::with_observer(c.clone(), HtmlReport::new(&c)).unwrap();
+        sim.run();
+        let report = Report::collect(&sim);
+        let end = sim.now();
+        let html = sim.observer_mut().render(end, &report);
+        let bin = sim.observer().bin_width();
+        let sec = section(&html, "Delivered throughput per priority");
+        assert!(
+            sec.contains(&format!("mean over each {bin} bin")),
+            "{name}: the bin width is said: {sec}"
+        );
+        let lines = polylines(sec);
+        let limit = lines
+            .iter()
+            .find(|(c, _)| c == LIMIT_GREY)
+            .unwrap_or_else(|| panic!("{name}: no line-rate line in {sec}"));
+        let limit_y = limit.1[0].1;
+        assert!(sec.contains("receiving host link(s): "), "{sec}");
+        // the priorities' lines, in the page's eight priority colours
+        const PRIORITY: [&str; 8] = [
+            "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+        ];
+        let data: Vec<_> = lines
+            .iter()
+            .filter(|(c, p)| PRIORITY.contains(&c.as_str()) && p.len() > 2)
+            .collect();
+        assert!(!data.is_empty(), "{name}: some throughput drawn");
+        for (color, pts) in data {
+            for &(x, y) in pts {
+                assert!(
+                    y >= limit_y,
+                    "{name}: a point of {color} at ({x}, {y}) above the line rate at y = {limit_y}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_time_axis_ends_at_the_runs_end_and_a_deadlocked_buffer_stays_full_to_it() {
+    // the ring deadlocks and the detector halts the run at 610 µs of the 100 ms configured
+    let c = common::load("deadlock-ring", &[], None);
+    let mut sim = Simulator::with_observer(c.clone(), HtmlReport::new(&c)).unwrap();
+    sim.run();
+    let report = Report::collect(&sim);
+    let end = sim.now();
+    assert!(end < Instant::ZERO + Duration::from_ms(1), "halted at {end}");
+    let html = sim.observer_mut().render(end, &report);
+    let (_, to) = sim.observer().window();
+    assert_eq!(to, end, "the axis ends where the run did");
+    // the deadlocked buffers hold their bytes to the axis's end: their lines end where they
+    // were, above the zero line (the lowest point drawn), at the right edge of the plot
+    let buffers = section(&html, "Buffer occupancy");
+    let lines: Vec<_> = polylines(buffers)
+        .into_iter()
+        .filter(|(_, p)| p.len() > 2)
+        .collect();
+    let zero = lines
+        .iter()
+        .flat_map(|l| l.1.iter().map(|p| p.1))
+        .fold(f64::MIN, f64::max);
+    let right = lines
+        .iter()
+        .flat_map(|l| l.1.iter().map(|p| p.0))
+        .fold(f64::MIN, f64::max);
+    let held: Vec<_> = lines
+        .iter()
+        .filter(|(_, p)| p.last().is_some_and(|&(x, y)| y < zero && x == right))
+        .collect();
+    assert!(
+        held.len() >= 3,
+        "the three queues of the cycle stay full to the end: {lines:?}"
+    );
+}
+
+#[test]
+fn a_page_uses_one_time_unit_that_suits_its_span() {
+    // storm: a stall held to the end of 500 ms: every axis in ms, none in µs up to 500000
+    let c = common::load("storm", &[], None);
+    let (html, _) = page(c);
+    assert!(html.contains("time (ms)"), "ms");
+    assert!(!html.contains("time (µs)"), "one unit per page");
+    assert!(!html.contains("500000"), "no axis label in the hundred thousands");
+    // a 300 µs run reads in µs
+    let (html, _) = page(common::load("four-bridge", &[], Some(Duration::from_us(300))));
+    assert!(html.contains("time (µs)") && !html.contains("time (ms)"));
+}
