@@ -289,3 +289,36 @@ fn a_scenario_that_is_a_device_a_fifo_or_too_large_is_refused_at_once() {
         );
     }
 }
+
+#[test]
+fn the_pace_line_divides_the_time_actually_simulated_not_the_configured_duration() {
+    // deadlock-ring is configured for 100 ms; the detector halts it at 600 µs
+    let out = run(&["sim", "deadlock-ring"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let head = text
+        .lines()
+        .find(|l| l.starts_with("scenario deadlock-ring"))
+        .unwrap();
+    assert!(head.contains("simulated 600 µs"), "{head}");
+    let events: f64 = head.split("events ").nth(1).unwrap().trim().parse().unwrap();
+    let pace = text.lines().find(|l| l.starts_with("wall ")).unwrap();
+    let num = |after: &str| -> f64 {
+        pace.split(after)
+            .next()
+            .unwrap()
+            .split(", ")
+            .last()
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    let m_events_per_s = num(" M events/s");
+    let ms_per_s = num(" ms simulated per wall second");
+    // ms per wall second × wall seconds = ms simulated; wall seconds = events / events per s
+    let simulated_ms = ms_per_s * events / (m_events_per_s * 1e6);
+    assert!(
+        (simulated_ms - 0.6).abs() < 0.6 * 0.2,
+        "{simulated_ms} ms simulated from {pace:?} and {events} events"
+    );
+}

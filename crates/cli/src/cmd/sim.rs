@@ -553,7 +553,8 @@ pub(super) fn execute_with<O: Observer>(
     Ran {
         report: Report::collect(&*sim),
         wall_s: wall.elapsed().as_secs_f64(),
-        simulated_s: end.since_epoch().as_secs_f64(),
+        // what was simulated: a run stopped early (a deadlock halted it) ran to now, not `end`
+        simulated_s: sim.now().since_epoch().as_secs_f64(),
         interrupted,
     }
 }
