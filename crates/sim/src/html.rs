@@ -1,10 +1,14 @@
 //! A trace sink that writes an HTML report with inline SVG plots (no network, no scripts):
 //! the topology with links coloured by time paused and numbered arrows in the order PFC
-//! spread (`html/topology.rs`), delivered throughput per priority over time, buffer occupancy per
-//! (switch, ingress port, priority) and per host receive backlog, when each port was paused,
-//! and (when finite flows completed) the CDF of flow completion times per priority and of the
-//! slowdown per flow-size bucket (`html/fct_size.rs`). More than 8 buffers or
-//! paused ports are drawn as a heat map (port × time) rather than one line each, so the page
+//! spread (`html/topology.rs`), delivered throughput per priority over time (each frame's bytes
+//! counted while its bits arrived on the receiver's link, so no point exceeds the line rate,
+//! drawn as a grey line), buffer occupancy per (switch, ingress port, priority) and per host
+//! receive backlog (with static PFC XOFF/XON thresholds), egress queue depth per port and
+//! priority (with the ECN Kmin/Kmax thresholds), when each port was paused, and (when finite
+//! flows completed) the CDF of flow completion times per priority and of the slowdown per
+//! flow-size bucket (`html/fct_size.rs`). Every time axis ends at the run's end at the latest
+//! and the page uses one time unit (ns, µs, ms or s, by the span). More than 8 buffers, queues
+//! or paused ports are drawn as a heat map (port × time) rather than one line each, so the page
 //! reads at hundreds of hosts and no legend grows with the fabric. Plots are drawn by
 //! plotters' SVG backend (text sized by its built-in metrics: no font files, no network); the
 //! page is the askama template `templates/sim-report.html`, which escapes every name it shows.
@@ -19,8 +23,10 @@ use askama::Template;
 
 use lossless_proto::units::{Duration, Instant, Rate};
 
+use crate::buffer::Threshold;
 use crate::config::{NodeKind, SimConfig};
 use crate::frame::{Frame, NodeId, PortId};
+use crate::model::BufferModel;
 use crate::model::IdealFct;
 use crate::observer::Observer;
 use crate::report::{FctReport, Report};
@@ -179,6 +185,17 @@ pub struct HtmlReport {
     occupancy: Vec<Option<Series>>,
     /// Per node: where its ports' entries start in `occupancy` (8 per port, a host has 1).
     occupancy_at: Vec<usize>,
+    /// Per (port, priority), port by port: the egress queue's bytes, as `occupancy`.
+    egress: Vec<Option<Series>>,
+    /// Per egress queue: the largest level it rose to from empty (one frame): a queue whose
+    /// peak is no more held no frame waiting behind another.
+    egress_frame: Vec<u64>,
+    /// Per port: the ECN marking thresholds of its egress queues (priorities that mark,
+    /// Kmin, Kmax bytes), when its switch marks.
+    ecn: Vec<Option<(u8, u64, u64)>>,
+    /// The PFC thresholds of the ingress buffers, when every switch has the same static ones
+    /// (XOFF, XON bytes); else why they are not drawn.
+    pfc_marks: Result<Option<(u64, u64)>, &'static str>,
     pauses: Pauses,
     open: Vec<Option<(Instant, u8)>>,
     topology: topology::Topology,
@@ -193,9 +210,17 @@ impl HtmlReport {
     /// A collector for `config`.
     pub fn new(config: &SimConfig) -> Self {
         let mut port_names = Vec::new();
+        let mut ecn = Vec::new();
         let mut local = vec![0u32; config.nodes.len()];
         for link in &config.links {
             for (me, peer) in [(link.a, link.b), (link.b, link.a)] {
+                ecn.push(match &config.nodes[me as usize].kind {
+                    NodeKind::Switch(sw) => sw.ecn.as_ref().and_then(|e| {
+                        let c = e.for_rate(link.rate)?;
+                        Some((e.priorities, c.kmin_bytes, c.kmax_bytes))
+                    }),
+                    NodeKind::Host(_) => None,
+                });
                 port_names.push(format!(
                     "{}.{} → {}",
                     config.nodes[me as usize].name, local[me as usize], config.nodes[peer as usize].name
@@ -242,6 +267,10 @@ impl HtmlReport {
             summary: SummaryOptions::default(),
             occupancy: std::iter::repeat_with(|| None).take(slots).collect(),
             occupancy_at,
+            egress: std::iter::repeat_with(|| None).take(8 * n).collect(),
+            egress_frame: vec![0; 8 * n],
+            ecn,
+            pfc_marks: pfc_marks(config),
             pauses: vec![Vec::new(); n],
             open: vec![None; n],
             topology: topology::Topology::new(config),
@@ -313,7 +342,7 @@ impl HtmlReport {
             }
             v[HALF..].fill(0.0);
         }
-        for (v, last_bin, _) in self.occupancy.iter_mut().flatten() {
+        for (v, last_bin, _) in self.occupancy.iter_mut().chain(self.egress.iter_mut()).flatten() {
             for k in 0..HALF {
                 v[k] = v[2 * k].max(v[2 * k + 1]);
             }
@@ -344,11 +373,17 @@ impl HtmlReport {
     pub fn render(&mut self, end: Instant, report: &Report) -> String {
         // a pause or a buffer level still held at the end reaches the end of the axis, and so
         // does a run in which nothing changed
-        let held = self.open.iter().any(Option::is_some) || self.occupancy.iter().flatten().any(|o| o.2 > 0);
+        let held = self.open.iter().any(Option::is_some)
+            || self
+                .occupancy
+                .iter()
+                .chain(&self.egress)
+                .flatten()
+                .any(|o| o.2 > 0);
         if held || !self.observed {
             // the run's last instant (its end is exclusive: nothing happens at it)
             let end_bin = self.bin(Instant::from_ps(end.as_ps().saturating_sub(1)));
-            for (v, last_bin, last) in self.occupancy.iter_mut().flatten() {
+            for (v, last_bin, last) in self.occupancy.iter_mut().chain(self.egress.iter_mut()).flatten() {
                 for x in &mut v[(*last_bin + 1).min(end_bin + 1)..=end_bin] {
                     *x = *last;
                 }
@@ -441,7 +476,7 @@ impl HtmlReport {
                     &axis,
                     self.bin_ps,
                     &format!("Gb/s (mean per {bin} bin)"),
-                    limit,
+                    &limit.into_iter().collect::<Vec<_>>(),
                 ),
             )
             .heading(&format!(
@@ -462,11 +497,30 @@ impl HtmlReport {
             };
             occ.push((name, distinct(i, buffers), v.iter().map(|&b| b as f64).collect()));
         }
+        let any_switch = self.buffers().any(|((n, _, _), _)| self.is_switch[n as usize]);
+        let (pfc_limits, pfc_note) = match self.pfc_marks {
+            Ok(Some((xoff, xon))) if any_switch => (
+                vec![
+                    (
+                        format!("PFC XOFF: the ingress shared-pool limit, {xoff} B"),
+                        xoff as f64,
+                    ),
+                    (format!("PFC XON: {xon} B"), xon as f64),
+                ],
+                String::new(),
+            ),
+            Err(why) if any_switch => (Vec::new(), format!("PFC thresholds not drawn: {why}.")),
+            _ => (Vec::new(), String::new()),
+        };
         if occ.len() <= heatmap::LINES_MAX {
-            plots.push(
-                Plot::new("buffer", line_chart(&occ, &axis, self.bin_ps, "bytes", None))
-                    .heading("Buffer occupancy per ingress port and priority (bytes, peak per bin)"),
-            );
+            plots.push(Plot {
+                caption: pfc_note,
+                ..Plot::new(
+                    "buffer",
+                    line_chart(&occ, &axis, self.bin_ps, "bytes", &pfc_limits),
+                )
+                .heading("Buffer occupancy per ingress port and priority (bytes, peak per bin)")
+            });
         } else {
             let total = occ.len();
             let mut rows: Vec<HeatRow> = occ
@@ -478,8 +532,16 @@ impl HtmlReport {
                 .iter()
                 .flat_map(|r| r.values.iter().copied())
                 .fold(0.0, f64::max);
+            let marks: Vec<String> = pfc_limits.iter().map(|l| l.0.clone()).collect();
             plots.push(Plot {
-                caption: heat_caption(total, dropped, "buffer that held bytes"),
+                caption: format!(
+                    "{} {}{}",
+                    heat_caption(total, dropped, "buffer that held bytes"),
+                    marks.join("; "),
+                    pfc_note
+                )
+                .trim_end()
+                .to_string(),
                 ..Plot::new(
                     "buffer",
                     heatmap::heat_map(&rows, &axis, self.bin_ps, max, "bytes", heatmap::blues),
@@ -487,6 +549,9 @@ impl HtmlReport {
                 .heading("Buffer occupancy heat map: ingress port and priority × time (bytes, peak per bin)")
             });
         }
+        // 3b. egress queue depth, the cause in view: a line per queue, or a heat map of them,
+        // with the ECN marking thresholds
+        plots.push(self.egress_plot(&axis));
         // 4. when ports were paused: a timeline row per port, or a heat map of them
         let paused_ports = self.pauses.iter().filter(|p| !p.is_empty()).count();
         if paused_ports <= heatmap::LINES_MAX {
@@ -573,6 +638,118 @@ impl HtmlReport {
         };
         page.render()
             .unwrap_or_else(|e| format!("<!doctype html><p>report failed: {}</p>", esc(&e.to_string())))
+    }
+
+    /// The egress queue depth section: a line per queue that held bytes (a heat map of them
+    /// past [`heatmap::LINES_MAX`]), with the ECN marking thresholds (Kmin, Kmax) of the queues
+    /// drawn when they share them, else listed.
+    fn egress_plot(&self, axis: &TimeAxis) -> Plot {
+        let queues: Vec<(usize, &Series)> = self
+            .egress
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| {
+                s.as_ref()
+                    .filter(|s| s.0.iter().any(|&b| b > self.egress_frame[i]))
+                    .map(|s| (i, s))
+            })
+            .collect();
+        let used = self.egress.iter().flatten().count();
+        let others = match used - queues.len() {
+            0 => String::new(),
+            n => format!(" {n} other queues that carried frames never held more than the one being sent."),
+        };
+        let name = |i: usize| format!("{} prio {}", self.port_names[i / 8], i % 8);
+        // the marking thresholds of the queues drawn, each distinct pair once
+        let mut marks: Vec<(u64, u64)> = queues
+            .iter()
+            .filter_map(|&(i, _)| {
+                let (prios, kmin, kmax) = self.ecn[i / 8]?;
+                (prios & (1 << (i % 8)) != 0).then_some((kmin, kmax))
+            })
+            .collect();
+        marks.sort_unstable();
+        marks.dedup();
+        let listed = |m: &[(u64, u64)]| {
+            m.iter()
+                .map(|(a, b)| format!("Kmin {a} B, Kmax {b} B"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        let heading = "Egress queue depth per port and priority (bytes, peak per bin): where frames wait, the congestion's cause";
+        if queues.is_empty() {
+            return Plot {
+                caption: format!("No egress queue held a frame waiting behind another.{others}")
+                    .trim()
+                    .to_string(),
+                ..Plot::new("egress", line_chart(&[], axis, self.bin_ps, "bytes", &[])).heading(heading)
+            };
+        }
+        if queues.len() <= heatmap::LINES_MAX {
+            let lines: Vec<(String, RGBColor, Vec<f64>)> = queues
+                .iter()
+                .enumerate()
+                .map(|(k, &(i, s))| {
+                    (
+                        name(i),
+                        distinct(k, queues.len()),
+                        s.0.iter().map(|&b| b as f64).collect(),
+                    )
+                })
+                .collect();
+            let (limits, mut caption) = match marks.as_slice() {
+                [] => (Vec::new(), String::new()),
+                [(kmin, kmax)] => (
+                    vec![
+                        (format!("ECN Kmin {kmin} B (marking starts)"), *kmin as f64),
+                        (format!("ECN Kmax {kmax} B (every frame marked)"), *kmax as f64),
+                    ],
+                    String::new(),
+                ),
+                m => (
+                    Vec::new(),
+                    format!("ECN thresholds of these queues: {}.", listed(m)),
+                ),
+            };
+            caption = format!("{caption}{others}").trim().to_string();
+            return Plot {
+                caption,
+                ..Plot::new("egress", line_chart(&lines, axis, self.bin_ps, "bytes", &limits))
+                    .heading(heading)
+            };
+        }
+        let total = queues.len();
+        let mut rows: Vec<HeatRow> = queues
+            .iter()
+            .map(|&(i, s)| HeatRow {
+                name: name(i),
+                values: s.0.iter().map(|&b| b as f64).collect(),
+            })
+            .collect();
+        let dropped = heatmap::cap_rows(&mut rows);
+        let max = rows
+            .iter()
+            .flat_map(|r| r.values.iter().copied())
+            .fold(0.0, f64::max);
+        let mut caption = format!(
+            "{}{others}",
+            heat_caption(
+                total,
+                dropped,
+                "egress queue that held a frame waiting behind another"
+            )
+        );
+        if !marks.is_empty() {
+            caption = format!("{caption} ECN thresholds: {}.", listed(&marks));
+        }
+        Plot {
+            caption,
+            ..Plot::new(
+                "egress",
+                heatmap::heat_map(&rows, axis, self.bin_ps, max, "bytes", heatmap::blues),
+            )
+            .heading("Egress queue depth heat map: port and priority × time (bytes, peak per bin)")
+        }
     }
 
     /// Per paused port: the fraction of each time bin (of its part before the axis's end) its
@@ -1034,27 +1211,27 @@ fn xy_chart(series: &[XySeries], span_us: f64, axis: &str, unit: &str) -> Drawin
 
 /// A line chart of per-bin values drawn by plotters' SVG backend (its built-in text metrics,
 /// no font files): each value holds over its bin (steps), the bins of `bin_ps` from the axis's
-/// start up to its end; `limit`, when given, is a named level drawn as a grey line (a rate no
-/// value can exceed).
+/// start up to its end; `limits` are named levels (a rate no value can exceed, a threshold)
+/// drawn as grey lines across the plot.
 fn line_chart(
     series: &[(String, RGBColor, Vec<f64>)],
     axis: &TimeAxis,
     bin_ps: u128,
     unit: &str,
-    limit: Option<(String, f64)>,
+    limits: &[(String, f64)],
 ) -> Drawing {
     let mut svg = String::new();
     let max = series
         .iter()
         .flat_map(|s| s.2.iter().copied())
-        .chain(limit.as_ref().map(|l| l.1))
+        .chain(limits.iter().map(|l| l.1))
         .fold(0.0f64, f64::max)
         .max(1e-9)
         * 1.05;
     let bins: Vec<(usize, u128, u128)> = axis_bins(axis, bin_ps).collect();
     let span_x = axis.len();
     let desc = axis.desc();
-    let height = 300 + 16 * (series.len() + usize::from(limit.is_some())) as u32;
+    let height = 300 + 16 * (series.len() + limits.len()) as u32;
     {
         let root = SVGBackend::with_string(&mut svg, (980, height)).into_drawing_area();
         let drawn = (|| -> Result<(), Box<dyn std::error::Error + '_>> {
@@ -1070,8 +1247,8 @@ fn line_chart(
                 .y_desc(unit)
                 .y_label_formatter(&|v| fmt_num(*v))
                 .draw()?;
-            if let Some((name, level)) = &limit {
-                let grey = RGBColor(136, 136, 136);
+            for (k, (name, level)) in limits.iter().enumerate() {
+                let grey = LIMIT_GREYS[k % LIMIT_GREYS.len()];
                 chart
                     .draw_series(LineSeries::new(
                         [(0.0, *level), (span_x, *level)],
@@ -1092,7 +1269,7 @@ fn line_chart(
                     .label(name.as_str())
                     .legend(legend_swatch(c));
             }
-            if !series.is_empty() || limit.is_some() {
+            if !series.is_empty() || !limits.is_empty() {
                 chart
                     .configure_series_labels()
                     .background_style(WHITE.mix(0.8))
@@ -1107,6 +1284,37 @@ fn line_chart(
         }
     }
     Drawing::Svg(svg)
+}
+
+/// The greys of the levels a line chart marks (the first: a line rate, a lower threshold).
+const LIMIT_GREYS: [RGBColor; 3] = [
+    RGBColor(136, 136, 136),
+    RGBColor(68, 68, 68),
+    RGBColor(187, 187, 187),
+];
+
+/// The PFC thresholds of the switches' ingress buffers: (XOFF, XON) bytes when every switch
+/// has the same static threshold (`None` without switches); else why they cannot be drawn as
+/// lines.
+fn pfc_marks(config: &SimConfig) -> Result<Option<(u64, u64)>, &'static str> {
+    if config.model.buffer != BufferModel::Shared {
+        return Err("the buffer model's thresholds are not the shared pool's");
+    }
+    let mut marks = None;
+    for n in &config.nodes {
+        let NodeKind::Switch(sw) = &n.kind else {
+            continue;
+        };
+        let Threshold::Static { bytes } = sw.threshold else {
+            return Err("the threshold is dynamic (alpha × the free shared pool), so it moves");
+        };
+        let m = (bytes, bytes.saturating_sub(sw.xon_offset_bytes));
+        if marks.is_some_and(|x| x != m) {
+            return Err("the switches' thresholds differ");
+        }
+        marks = Some(m);
+    }
+    Ok(marks)
 }
 
 /// The `i`-th of `n` evenly spaced hues.
@@ -1134,6 +1342,19 @@ fn fmt_num(v: f64) -> String {
     } else {
         format!("{v:.1}")
     }
+}
+
+/// A level's series after it became `bytes` in bin `b`: the level held since the last change
+/// fills the bins in between, and the bin keeps its peak.
+fn level_changed((v, last_bin, last): &mut Series, b: usize, bytes: u64) {
+    for x in &mut v[(*last_bin + 1).min(b)..b] {
+        *x = *last;
+    }
+    // the level held until now was this bin's too, before it changed
+    let held = if *last_bin < b { *last } else { 0 };
+    v[b] = v[b].max(bytes).max(held);
+    *last_bin = b;
+    *last = bytes;
 }
 
 impl Observer for HtmlReport {
@@ -1176,16 +1397,23 @@ impl Observer for HtmlReport {
             return;
         };
         let b = self.bin(at);
-        let (v, last_bin, last) = self.occupancy[i].get_or_insert_with(|| (vec![0; BINS], 0, 0));
-        // the level held since the last change fills the bins in between
-        for x in &mut v[(*last_bin + 1).min(b)..b] {
-            *x = *last;
+        level_changed(
+            self.occupancy[i].get_or_insert_with(|| (vec![0; BINS], 0, 0)),
+            b,
+            bytes,
+        );
+    }
+    fn queue_changed(&mut self, port: PortId, prio: u8, bytes: u64, at: Instant) {
+        let i = port as usize * 8 + (prio as usize & 7);
+        if i >= self.egress.len() {
+            return;
         }
-        // the level held until now was this bin's too, before it changed
-        let held = if *last_bin < b { *last } else { 0 };
-        v[b] = v[b].max(bytes).max(held);
-        *last_bin = b;
-        *last = bytes;
+        let b = self.bin(at);
+        let s = self.egress[i].get_or_insert_with(|| (vec![0; BINS], 0, 0));
+        if s.2 == 0 {
+            self.egress_frame[i] = self.egress_frame[i].max(bytes);
+        }
+        level_changed(s, b, bytes);
     }
     fn pause_changed(&mut self, port: PortId, mask: u8, at: Instant) {
         let p = port as usize;

@@ -41,13 +41,13 @@ fn self_contained(html: &str) -> bool {
 }
 
 #[test]
-fn the_report_has_five_plots_a_spread_order_a_pause_row_for_every_client_uplink_and_the_victim() {
+fn the_report_has_six_plots_a_spread_order_a_pause_row_for_every_client_uplink_and_the_victim() {
     let c = common::load("four-bridge", &[], Some(Duration::from_us(300)));
     let (html, report) = page(c);
-    assert_eq!(html.matches("<svg").count(), 5);
+    assert_eq!(html.matches("<svg").count(), 6);
     assert_eq!(
         sections(&html),
-        ["topology", "throughput", "buffer", "pause", "victims"]
+        ["topology", "throughput", "buffer", "egress", "pause", "victims"]
     );
     assert!(!html.contains("No transmitter was paused by its peer."));
     // the spreading list: bridge4 (the congested switch) pauses first, then hop by hop back
@@ -111,14 +111,15 @@ fn a_deadlock_adds_its_timeline_and_its_cycle_drawn_queue_by_queue() {
     assert_eq!(found.kind, "deadlock");
     // the detector's verdict under the title
     assert!(html.contains("</h1>\n<p><b>Verdict:</b> DEADLOCK: 1 cycle found; the first, cycle "));
-    // 4 usual plots (no victims in the ring), the timeline, the cycle
-    assert_eq!(html.matches("<svg").count(), 6);
+    // 5 usual plots (no victims in the ring), the timeline, the cycle
+    assert_eq!(html.matches("<svg").count(), 7);
     assert_eq!(
         sections(&html),
         [
             "topology",
             "throughput",
             "buffer",
+            "egress",
             "pause",
             "pathology",
             "deadlock-1"
@@ -176,10 +177,18 @@ fn completed_flows_add_an_fct_cdf_plot_a_slowdown_by_size_plot_and_their_fct_tab
     let c = common::load("incast", &["senders=4"], None);
     let (html, report) = page(c);
     assert_eq!(report.fct.all.as_ref().unwrap().flows_completed_total, 4);
-    assert_eq!(html.matches("<svg").count(), 6);
+    assert_eq!(html.matches("<svg").count(), 7);
     assert_eq!(
         sections(&html),
-        ["topology", "throughput", "buffer", "pause", "fct", "fct-size"]
+        [
+            "topology",
+            "throughput",
+            "buffer",
+            "egress",
+            "pause",
+            "fct",
+            "fct-size"
+        ]
     );
     // the incast's flows are all of one size bucket: one row of percentiles under the plot
     let size = report.flows[0].size_bytes.unwrap();
@@ -221,10 +230,10 @@ fn qps_add_a_rate_plot_with_a_line_per_qp() {
     ));
     assert_eq!(report.flows.iter().filter(|f| f.qp.is_some()).count(), 4);
     assert!(html.contains("Rate of each QP over time"));
-    assert_eq!(html.matches("<svg").count(), 5);
+    assert_eq!(html.matches("<svg").count(), 6);
     assert_eq!(
         sections(&html),
-        ["topology", "throughput", "buffer", "pause", "qp-rate"]
+        ["topology", "throughput", "buffer", "egress", "pause", "qp-rate"]
     );
     assert!(self_contained(&html));
     for k in 1..=4 {
@@ -460,4 +469,71 @@ fn a_page_uses_one_time_unit_that_suits_its_span() {
     // a 300 µs run reads in µs
     let (html, _) = page(common::load("four-bridge", &[], Some(Duration::from_us(300))));
     assert!(html.contains("time (µs)") && !html.contains("time (ms)"));
+}
+
+#[test]
+fn the_egress_queue_section_draws_the_queues_frames_wait_in_with_the_ecn_thresholds() {
+    // four-bridge: the oversubscribed port to the sink and the queues PFC backed up behind it
+    let (html, _) = page(common::load("four-bridge", &[], Some(Duration::from_us(300))));
+    let egress = section(&html, "Egress queue depth per port and priority");
+    for q in [
+        "bridge4.3 → sink prio 3",
+        "bridge1.1 → bridge4 prio 3",
+        "client1.0 → bridge1 prio 3",
+    ] {
+        assert!(egress.contains(&text(q)), "{q} in {egress}");
+    }
+    // the server's port only ever held the frame being sent: not drawn, but counted
+    assert!(!egress.contains("bridge4.4 → server"), "{egress}");
+    assert!(
+        egress.contains("never held more than the one being sent"),
+        "{egress}"
+    );
+    // incast-dcqcn marks ECN at the switch: Kmin and Kmax drawn as two grey levels
+    let (html, _) = page(common::load(
+        "incast-dcqcn",
+        &["senders=4"],
+        Some(Duration::from_ms(2)),
+    ));
+    let egress = section(&html, "Egress queue depth per port and priority");
+    assert!(egress.contains("ECN Kmin 400000 B (marking starts)"), "{egress}");
+    assert!(
+        egress.contains("ECN Kmax 1600000 B (every frame marked)"),
+        "{egress}"
+    );
+    let greys: Vec<f64> = polylines(egress)
+        .into_iter()
+        .filter(|(c, p)| (c == LIMIT_GREY || c == "#444444") && p.len() == 2 && p[0].1 == p[1].1)
+        .map(|(_, p)| p[0].1)
+        .collect();
+    assert!(greys.len() >= 2, "two threshold lines: {greys:?}");
+}
+
+#[test]
+fn static_pfc_thresholds_are_drawn_on_the_ingress_buffer_plot() {
+    // a static shared-pool limit: XOFF at the limit, XON the offset below it
+    let mut c = common::load("incast", &["senders=2"], Some(Duration::from_us(300)));
+    for n in &mut c.nodes {
+        if let lossless_sim::config::NodeKind::Switch(sw) = &mut n.kind {
+            sw.threshold = lossless_sim::buffer::Threshold::Static { bytes: 200_000 };
+            sw.xon_offset_bytes = 50_000;
+        }
+    }
+    let (html, _) = page(c);
+    let buffer = section(&html, "Buffer occupancy");
+    assert!(
+        buffer.contains("PFC XOFF: the ingress shared-pool limit, 200000 B"),
+        "{buffer}"
+    );
+    assert!(buffer.contains("PFC XON: 150000 B"), "{buffer}");
+    // the default dynamic threshold moves with the pool: said, not drawn
+    let (html, _) = page(common::load(
+        "incast",
+        &["senders=2"],
+        Some(Duration::from_us(300)),
+    ));
+    assert!(
+        section(&html, "Buffer occupancy").contains("PFC thresholds not drawn: the threshold is dynamic"),
+        "{html}"
+    );
 }

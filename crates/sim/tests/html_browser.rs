@@ -4,7 +4,8 @@
 //! screenshot far from blank), its DOM has the topology picture, heat maps for buffer and
 //! pause, the slowdown by flow size, and no legend or label list that grows with the fabric.
 //! Built-ins (four-bridge, deadlock-ring, storm) read back from the DOM: no throughput point
-//! above the receivers' line rate, every time axis in one unit and ending at the run's end.
+//! above the receivers' line rate, every time axis in one unit and ending at the run's end, the
+//! egress queue depth section present.
 //! Skipped loudly without chromium or the corpus (required with LOSSLESS_REQUIRE_PEERS=1).
 
 use std::path::Path;
@@ -337,8 +338,13 @@ fn built_in_reports_in_a_browser_keep_throughput_under_the_line_rate_and_axes_wi
                 "{name}: {c} rises above the line rate"
             );
         }
+        // the cause in view: the egress queues' depth
+        assert!(
+            section(&dom, "egress").contains("<svg"),
+            "{name}: no egress queue plot"
+        );
         // every time axis ends at the run's end: its last tick is at most the end and near it
-        for id in ["throughput", "buffer", "pause", "pathology"] {
+        for id in ["throughput", "buffer", "egress", "pause", "pathology"] {
             if !dom.contains(&format!("<section id=\"{id}\">")) {
                 continue;
             }
