@@ -1252,7 +1252,7 @@ fn line_chart(
                 chart
                     .draw_series(LineSeries::new(
                         [(0.0, *level), (span_x, *level)],
-                        grey.stroke_width(1),
+                        grey.stroke_width(2),
                     ))?
                     .label(name.as_str())
                     .legend(legend_swatch(grey));
