@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::io::Read;
 
 use lossless_proto::dcbx::negotiate::{self, PeerValue, Resolution};
-use lossless_proto::dcbx::{EtsParams, OperPfc, Remote};
+use lossless_proto::dcbx::{EtsParams, OperPfc, PeerTlv, Remote};
 use lossless_proto::monitor::{Monitor, Snapshot, slot_name};
 use lossless_proto::units::{Duration, Instant, Rate};
 use lossless_proto::watchdog::{SLOTS, StormKind, Watchdog};
@@ -64,30 +64,38 @@ pub struct Storm {
     pub restored_s: Option<f64>,
 }
 
-/// What two ends of a link agree on, from the DCBX TLVs each sent.
+/// What two ends of a link agree on, from the DCBX TLVs each sent. IEEE TLVs are compared
+/// with IEEE TLVs and CEE with CEE; an end that sent only IEEE DCBX and one that sent only CEE
+/// share no version and are not compared.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Agreement {
     /// One end's MAC (the lower).
     pub a: String,
     /// The other end's MAC.
     pub b: String,
-    /// `ieee` or `cee`: which DCBX TLVs were compared.
+    /// `ieee` or `cee`: which DCBX TLVs were compared; `ieee/cee` when `a` sent only IEEE
+    /// DCBX and `b` only CEE (or the reverse: `cee/ieee`), which were not compared.
     pub mode: &'static str,
-    /// PFC enable bitmap operational at `a` (0 when not operational).
+    /// PFC enable bitmap operational at `a` (0 when not operational); for ends that were not
+    /// compared, the bitmap `a` sent.
     pub pfc_a: u8,
-    /// PFC enable bitmap operational at `b`.
+    /// PFC enable bitmap operational at `b` (as `pfc_a`).
     pub pfc_b: u8,
-    /// Both operational with the same bitmap.
-    pub pfc_agree: bool,
-    /// Why PFC is not operational, when it is not.
+    /// Both operational with the same bitmap: `None` (JSON `null`) when not compared (neither
+    /// end sent PFC, or the ends share no DCBX version).
+    pub pfc_agree: Option<bool>,
+    /// Why PFC is not operational or was not compared, when it is not agreed.
     pub pfc_reason: Option<String>,
     /// ETS tables operational at `a`, if it sent ETS.
     pub ets_a: Option<EtsParams>,
     /// ETS tables operational at `b`.
     pub ets_b: Option<EtsParams>,
     /// Whether the operational ETS tables are equal: `None` (JSON `null`) when they were not
-    /// compared because an end sent no ETS (or no enabled CEE Priority Groups).
+    /// compared because an end sent no ETS (or no enabled CEE Priority Groups), or sent one
+    /// that was refused.
     pub ets_agree: Option<bool>,
+    /// Why ETS was not compared, when it was not.
+    pub ets_reason: Option<String>,
 }
 
 /// The whole analysis.
@@ -328,6 +336,70 @@ pub fn agreements(remotes: &BTreeMap<[u8; 6], Remote>) -> Vec<Agreement> {
     out
 }
 
+/// What an end sent of a feature: nothing, a TLV that was refused, or a value.
+enum Sent<T> {
+    Nothing,
+    Refused(String),
+    /// A CEE feature sub-TLV with its Enable flag off.
+    Disabled,
+    Value(T),
+}
+
+/// What `r` sent of the TLV `tlv`, whose accepted value is `value`.
+fn sent<T>(r: &Remote, tlv: PeerTlv, value: Option<T>) -> Sent<T> {
+    match value {
+        Some(v) => Sent::Value(v),
+        None => match r.rejected.iter().find(|x| x.tlv == tlv) {
+            Some(x) => Sent::Refused(x.reason.clone()),
+            None => Sent::Nothing,
+        },
+    }
+}
+
+/// Why a feature two ends sent was not compared, or `None` when both sent a usable value:
+/// neither sent it, one did not, or one sent a TLV that was refused.
+fn not_compared<A, B>(
+    what: &str,
+    a: &Sent<A>,
+    b: &Sent<B>,
+    a_mac: [u8; 6],
+    b_mac: [u8; 6],
+) -> Option<String> {
+    if matches!((a, b), (Sent::Nothing, Sent::Nothing)) {
+        return Some("not sent by either end".into());
+    }
+    let an = if what.starts_with(['A', 'E', 'I', 'O', 'U']) {
+        "an"
+    } else {
+        "a"
+    };
+    if let (Sent::Refused(x), Sent::Refused(y)) = (a, b)
+        && x == y
+    {
+        return Some(format!("both ends sent {an} {what} that was refused: {x}"));
+    }
+    let why = |(nothing, refused, disabled): (bool, Option<&String>, bool), mac: &[u8; 6]| {
+        let mac = mac_text(mac);
+        match (refused, nothing, disabled) {
+            (Some(r), _, _) => Some(format!("{mac} sent {an} {what} that was refused: {r}")),
+            (None, true, _) => Some(format!("{mac} sent no {what}")),
+            (None, _, true) => Some(format!("{mac} sent {an} {what} with its Enable flag off")),
+            _ => None,
+        }
+    };
+    why(shape(a), &a_mac).or_else(|| why(shape(b), &b_mac))
+}
+
+/// Whether nothing was sent, the reason a TLV was refused, whether it was disabled.
+fn shape<T>(s: &Sent<T>) -> (bool, Option<&String>, bool) {
+    match s {
+        Sent::Nothing => (true, None, false),
+        Sent::Refused(r) => (false, Some(r), false),
+        Sent::Disabled => (false, None, true),
+        Sent::Value(_) => (false, None, false),
+    }
+}
+
 fn pfc_view(
     a: Option<(bool, lossless_proto::dcbx::PfcParams)>,
     b: Option<(bool, lossless_proto::dcbx::PfcParams)>,
@@ -348,13 +420,29 @@ fn pfc_view(
     }
 }
 
-/// What ends `a` and `b` run, each negotiating with the other's TLVs.
+/// What ends `a` and `b` run, each negotiating with the other's TLVs of the same DCBX version.
 pub fn agreement(a: &Remote, b: &Remote) -> Agreement {
     let ieee = a.has_ieee() && b.has_ieee();
-    let (pfc_a, pfc_b, ets_a, ets_b, ets_sent);
+    let cee = a.cee.is_some() && b.cee.is_some();
+    if !ieee && !cee {
+        return mixed(a, b);
+    }
+    let (pfc_a, pfc_b, ets_a, ets_b, pfc_why, ets_why);
     if ieee {
-        let pa = a.pfc.as_ref().map(|f| (f.willing, f.value));
-        let pb = b.pfc.as_ref().map(|f| (f.willing, f.value));
+        let (sa, sb) = (
+            sent(
+                a,
+                PeerTlv::PfcConfiguration,
+                a.pfc.as_ref().map(|f| (f.willing, f.value)),
+            ),
+            sent(
+                b,
+                PeerTlv::PfcConfiguration,
+                b.pfc.as_ref().map(|f| (f.willing, f.value)),
+            ),
+        );
+        pfc_why = not_compared("PFC Configuration TLV", &sa, &sb, a.src_mac, b.src_mac);
+        let (pa, pb) = (value(sa), value(sb));
         pfc_a = pfc_view(pa, pb, a.src_mac, b.src_mac);
         pfc_b = pfc_view(pb, pa, b.src_mac, a.src_mac);
         ets_a = a
@@ -363,12 +451,24 @@ pub fn agreement(a: &Remote, b: &Remote) -> Agreement {
         ets_b = b
             .ets
             .map(|e| negotiate::ets_ieee(e.params, e.willing, a.ets_recommendation, true).params);
-        ets_sent = a.ets.is_some() && b.ets.is_some();
+        ets_why = not_compared(
+            "ETS Configuration TLV",
+            &sent(a, PeerTlv::EtsConfiguration, a.ets),
+            &sent(b, PeerTlv::EtsConfiguration, b.ets),
+            a.src_mac,
+            b.src_mac,
+        );
     } else {
         // CEE: PFC and Priority Groups are both symmetric; a disabled feature is not operational.
-        let feat = |r: &Remote| r.cee.as_ref().and_then(|c| c.pfc.clone()).filter(|f| f.enabled);
-        let pa = feat(a).map(|f| (f.willing, f.value));
-        let pb = feat(b).map(|f| (f.willing, f.value));
+        let feat = |r: &Remote| r.cee.as_ref().and_then(|c| c.pfc.clone());
+        let enabled = |r: &Remote| match feat(r) {
+            Some(f) if f.enabled => Sent::Value((f.willing, f.value)),
+            Some(_) => Sent::Disabled,
+            None => sent(r, PeerTlv::CeePfc, None),
+        };
+        let (sa, sb) = (enabled(a), enabled(b));
+        pfc_why = not_compared("CEE PFC sub-TLV", &sa, &sb, a.src_mac, b.src_mac);
+        let (pa, pb) = (value(sa), value(sb));
         pfc_a = pfc_view(pa, pb, a.src_mac, b.src_mac);
         pfc_b = pfc_view(pb, pa, b.src_mac, a.src_mac);
         let pg = |r: &Remote| r.cee.as_ref().and_then(|c| c.pg.clone()).filter(|f| f.enabled);
@@ -388,26 +488,88 @@ pub fn agreement(a: &Remote, b: &Remote) -> Agreement {
             }
         };
         let (ga, gb) = (pg(a), pg(b));
-        ets_sent = ga.is_some() && gb.is_some();
+        let pg_sent = |r: &Remote| match r.cee.as_ref().and_then(|c| c.pg.as_ref()) {
+            Some(f) if f.enabled => Sent::Value(()),
+            Some(_) => Sent::Disabled,
+            None => sent(r, PeerTlv::CeePriorityGroups, None),
+        };
+        ets_why = not_compared(
+            "CEE Priority Groups sub-TLV",
+            &pg_sent(a),
+            &pg_sent(b),
+            a.src_mac,
+            b.src_mac,
+        );
         ets_a = cee_pg(&ga, &gb, a.src_mac, b.src_mac);
         ets_b = cee_pg(&gb, &ga, b.src_mac, a.src_mac);
     }
-    let reason = [&pfc_a, &pfc_b].iter().find_map(|p| match p {
-        OperPfc::NotOperational { reason } => Some(reason.clone()),
-        OperPfc::Operational { .. } => None,
+    let reason = pfc_why.clone().or_else(|| {
+        [&pfc_a, &pfc_b].iter().find_map(|p| match p {
+            OperPfc::NotOperational { reason } => Some(reason.clone()),
+            OperPfc::Operational { .. } => None,
+        })
     });
+    // neither end sent PFC: nothing to agree or disagree on
+    let neither = pfc_why.as_deref() == Some("not sent by either end");
     Agreement {
         a: mac_text(&a.src_mac),
         b: mac_text(&b.src_mac),
         mode: if ieee { "ieee" } else { "cee" },
         pfc_a: pfc_a.enable(),
         pfc_b: pfc_b.enable(),
-        pfc_agree: pfc_a.is_operational() && pfc_b.is_operational() && pfc_a.enable() == pfc_b.enable(),
+        pfc_agree: (!neither)
+            .then(|| pfc_a.is_operational() && pfc_b.is_operational() && pfc_a.enable() == pfc_b.enable()),
         pfc_reason: reason,
-        // a pair is compared only when both ends sent ETS; a CEE disagreement leaves no
-        // operational table at either end, which is no agreement
-        ets_agree: ets_sent.then(|| ets_a.is_some() && ets_a == ets_b),
+        // a pair is compared only when both ends sent usable ETS; a CEE disagreement leaves
+        // no operational table at either end, which is no agreement
+        ets_agree: ets_why.is_none().then(|| ets_a.is_some() && ets_a == ets_b),
+        ets_reason: ets_why,
         ets_a,
         ets_b,
+    }
+}
+
+/// The value an end sent, if usable.
+fn value<T>(s: Sent<T>) -> Option<T> {
+    match s {
+        Sent::Value(v) => Some(v),
+        _ => None,
+    }
+}
+
+/// Two ends that share no DCBX version: one sent only IEEE TLVs, the other only CEE. Each
+/// reads only its own version, so neither sees the other's PFC or ETS: not compared.
+fn mixed(a: &Remote, b: &Remote) -> Agreement {
+    let version = |r: &Remote| if r.has_ieee() { "IEEE" } else { "CEE" };
+    let own_pfc = |r: &Remote| {
+        if r.has_ieee() {
+            r.pfc.as_ref().map_or(0, |f| f.value.enable)
+        } else {
+            r.cee
+                .as_ref()
+                .and_then(|c| c.pfc.as_ref())
+                .filter(|f| f.enabled)
+                .map_or(0, |f| f.value.enable)
+        }
+    };
+    let why = format!(
+        "{} sent only {} DCBX and {} only {}, which do not read each other's TLVs",
+        mac_text(&a.src_mac),
+        version(a),
+        mac_text(&b.src_mac),
+        version(b)
+    );
+    Agreement {
+        a: mac_text(&a.src_mac),
+        b: mac_text(&b.src_mac),
+        mode: if a.has_ieee() { "ieee/cee" } else { "cee/ieee" },
+        pfc_a: own_pfc(a),
+        pfc_b: own_pfc(b),
+        pfc_agree: None,
+        pfc_reason: Some(why.clone()),
+        ets_a: None,
+        ets_b: None,
+        ets_agree: None,
+        ets_reason: Some(why),
     }
 }

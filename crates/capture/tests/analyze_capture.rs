@@ -174,7 +174,7 @@ fn dcbx_agreement_matches_what_each_sides_agent_negotiates() {
             (g.a.as_str(), g.b.as_str(), g.mode),
             ("02:00:00:00:00:01", "02:00:00:00:00:02", "ieee")
         );
-        assert_eq!(g.pfc_agree, agree, "{aw} {bw}: {g:?}");
+        assert_eq!(g.pfc_agree, Some(agree), "{aw} {bw}: {g:?}");
         assert_eq!(g.pfc_a, a.operational().pfc.enable(), "{aw} {bw}");
         assert_eq!(g.pfc_b, b.operational().pfc.enable(), "{aw} {bw}");
         assert_eq!(g.pfc_reason.is_some(), !agree);

@@ -95,7 +95,11 @@ fn tagged_priority_tagged_and_qinq_pfc_and_tagged_lldp_are_analyzed_like_decode_
     assert_eq!(a.lldp_frames, 2);
     assert_eq!(a.lldp_agreement.len(), 1, "both tagged LLDP ends are compared");
     let g = &a.lldp_agreement[0];
-    assert_eq!((g.pfc_a, g.pfc_b, g.pfc_agree), (1 << 3, 1 << 3, true), "{g:?}");
+    assert_eq!(
+        (g.pfc_a, g.pfc_b, g.pfc_agree),
+        (1 << 3, 1 << 3, Some(true)),
+        "{g:?}"
+    );
 
     // decode sees the same frames.
     let records: Vec<Protocol> = CaptureReader::new(std::fs::File::open(&path).unwrap())

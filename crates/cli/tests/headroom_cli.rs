@@ -197,3 +197,26 @@ fn the_sonic_example_verifies_with_reverse_traffic_and_a_smaller_lossless_mtu() 
     let annex = j["annex_n"]["headroom_bytes"].as_u64().unwrap();
     assert!(v > 0 && v.abs_diff(annex) < 9122, "verified {v}, Annex N {annex}");
 }
+
+#[test]
+fn sonic_kilobytes_of_1024_bytes_are_called_kib_not_the_summarys_1000_byte_kb() {
+    let help = String::from_utf8(headroom(&["--help"]).stdout).unwrap();
+    let text =
+        String::from_utf8(headroom(&["--speed", "100G", "--cable", "100m", "--mtu", "9216"]).stdout).unwrap();
+    for (what, s) in [("--help", &help), ("the table", &text)] {
+        assert!(!s.contains("kB"), "{what} says kB for 1024 bytes: {s}");
+        assert!(s.contains("KiB"), "{what}: {s}");
+    }
+    let bad = headroom(&[
+        "--speed",
+        "100G",
+        "--cable",
+        "100m",
+        "--mtu",
+        "9216",
+        "--pipeline-latency",
+        "x",
+    ]);
+    let err = String::from_utf8(bad.stderr).unwrap();
+    assert!(err.contains("a number of KiB"), "{err}");
+}

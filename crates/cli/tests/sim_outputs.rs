@@ -289,3 +289,87 @@ fn a_scenario_that_is_a_device_a_fifo_or_too_large_is_refused_at_once() {
         );
     }
 }
+
+#[test]
+fn the_pace_line_divides_the_time_actually_simulated_not_the_configured_duration() {
+    // deadlock-ring is configured for 100 ms; the detector halts it at 600 µs
+    let out = run(&["sim", "deadlock-ring"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let head = text
+        .lines()
+        .find(|l| l.starts_with("scenario deadlock-ring"))
+        .unwrap();
+    assert!(head.contains("simulated 600 µs"), "{head}");
+    let events: f64 = head.split("events ").nth(1).unwrap().trim().parse().unwrap();
+    let pace = text.lines().find(|l| l.starts_with("wall ")).unwrap();
+    let num = |after: &str| -> f64 {
+        pace.split(after)
+            .next()
+            .unwrap()
+            .split(", ")
+            .last()
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    let m_events_per_s = num(" M events/s");
+    let ms_per_s = num(" ms simulated per wall second");
+    // ms per wall second × wall seconds = ms simulated; wall seconds = events / events per s
+    let simulated_ms = ms_per_s * events / (m_events_per_s * 1e6);
+    assert!(
+        (simulated_ms - 0.6).abs() < 0.6 * 0.2,
+        "{simulated_ms} ms simulated from {pace:?} and {events} events"
+    );
+}
+
+/// The summary the page repeats, unescaped.
+fn page_summary(html: &str) -> String {
+    let pre = html.split("<h2>Summary</h2><pre>").nth(1).unwrap();
+    pre.split("</pre>")
+        .next()
+        .unwrap()
+        .replace("&gt;", ">")
+        .replace("&lt;", "<")
+        .replace("&#39;", "'")
+        .replace("&quot;", "\"")
+        .replace("&#x27;", "'")
+        .replace("&#x2f;", "/")
+        .replace("&amp;", "&")
+}
+
+#[test]
+fn the_html_page_shows_the_cn_comparison_and_the_top_rows_the_terminal_shows() {
+    let dir = temp_dir("sim-html-terminal");
+    let report = dir.join("r");
+    let r = report.to_str().unwrap();
+    let out = run(&["sim", "four-bridge-cn", "--report", r]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let html = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(text.contains("PFC with CN vs the same run without CN"), "{text}");
+    assert!(
+        page_summary(&html).contains("PFC with CN vs the same run without CN"),
+        "the page has the terminal's comparison"
+    );
+    // --top 3: the page cuts its tables as the terminal does
+    let out = run(&[
+        "sim",
+        "incast",
+        "--set",
+        "senders=48",
+        "--top",
+        "3",
+        "--report",
+        r,
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let html = std::fs::read_to_string(report.join("index.html")).unwrap();
+    let page = page_summary(&html);
+    assert!(text.contains("top 3 port priorities by time paused"), "{text}");
+    assert!(page.contains("top 3 port priorities by time paused"), "{page}");
+    assert!(!page.contains("top 10 "), "{page}");
+    assert!(
+        text.starts_with(&page) || text.contains(&page),
+        "the page's summary is the terminal's"
+    );
+}

@@ -45,9 +45,14 @@ fn each_point_of_a_sweep_equals_a_single_run_of_it_on_any_number_of_threads() {
     assert_eq!(got.len(), 6);
     for (k, line) in got.iter().enumerate() {
         assert_eq!(line["point"], k, "lines come in point order");
-        let senders = line["params"]["senders"].as_str().unwrap();
-        let seed = line["params"]["seed"].as_str().unwrap();
-        assert_eq!((senders, seed), (["2", "3", "5"][k / 2], ["1", "7"][k % 2]));
+        // numbers stay numbers
+        let senders = line["params"]["senders"].as_u64().unwrap().to_string();
+        let seed = line["params"]["seed"].as_u64().unwrap().to_string();
+        let seed = seed.as_str();
+        assert_eq!(
+            (senders.as_str(), seed),
+            (["2", "3", "5"][k / 2], ["1", "7"][k % 2])
+        );
         let one = dir.join(format!("one{k}.json"));
         let o = lossless(&[
             "sim",
@@ -100,7 +105,7 @@ fn shards_partition_the_sweep_and_keep_point_numbers() {
         for l in lines(&f) {
             let k = l["point"].as_u64().unwrap();
             assert_eq!(k % 3, i - 1, "shard {i}/3 ran point {k}");
-            assert_eq!(l["params"]["senders"], (k + 2).to_string());
+            assert_eq!(l["params"]["senders"], k + 2, "a number, not a string");
             seen.push(k);
         }
     }

@@ -316,7 +316,7 @@ impl Report {
         if let Some(e) = &self.cn_effect {
             let _ = writeln!(
                 s,
-                "PFC with CN vs the same run without CN: {} vs {} XOFF frames ({:+.1} %), paused {} vs {} ({:+.1} %), lossless drops {} vs {}",
+                "PFC with CN vs the same run without CN: {} vs {} XOFF frames ({:+.1} %), paused (summed over every port priority) {} vs {} ({:+.1} %), lossless drops {} vs {}",
                 e.pfc_xoff_sent_frames,
                 e.pfc_xoff_sent_without_cn_frames,
                 -100.0 * e.pfc_xoff_reduction_ratio,

@@ -1,10 +1,14 @@
 //! A trace sink that writes an HTML report with inline SVG plots (no network, no scripts):
 //! the topology with links coloured by time paused and numbered arrows in the order PFC
-//! spread (`html/topology.rs`), delivered throughput per priority over time, buffer occupancy per
-//! (switch, ingress port, priority) and per host receive backlog, when each port was paused,
-//! and (when finite flows completed) the CDF of flow completion times per priority and of the
-//! slowdown per flow-size bucket (`html/fct_size.rs`). More than 8 buffers or
-//! paused ports are drawn as a heat map (port × time) rather than one line each, so the page
+//! spread (`html/topology.rs`), delivered throughput per priority over time (each frame's bytes
+//! counted while its bits arrived on the receiver's link, so no point exceeds the line rate,
+//! drawn as a grey line), buffer occupancy per (switch, ingress port, priority) and per host
+//! receive backlog (with static PFC XOFF/XON thresholds), egress queue depth per port and
+//! priority (with the ECN Kmin/Kmax thresholds), when each port was paused, and (when finite
+//! flows completed) the CDF of flow completion times per priority and of the slowdown per
+//! flow-size bucket (`html/fct_size.rs`). Every time axis ends at the run's end at the latest
+//! and the page uses one time unit (ns, µs, ms or s, by the span). More than 8 buffers, queues
+//! or paused ports are drawn as a heat map (port × time) rather than one line each, so the page
 //! reads at hundreds of hosts and no legend grows with the fabric. Plots are drawn by
 //! plotters' SVG backend (text sized by its built-in metrics: no font files, no network); the
 //! page is the askama template `templates/sim-report.html`, which escapes every name it shows.
@@ -17,13 +21,16 @@ use std::path::Path;
 
 use askama::Template;
 
-use lossless_proto::units::{Duration, Instant, PS_PER_SEC};
+use lossless_proto::units::{Duration, Instant, Rate};
 
+use crate::buffer::Threshold;
 use crate::config::{NodeKind, SimConfig};
 use crate::frame::{Frame, NodeId, PortId};
+use crate::model::BufferModel;
 use crate::model::IdealFct;
 use crate::observer::Observer;
 use crate::report::{FctReport, Report};
+use crate::summary::SummaryOptions;
 use heatmap::HeatRow;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -52,6 +59,78 @@ fn first_activity(config: &SimConfig) -> Instant {
         .chain(config.signals.iter().map(|s| s.at))
         .min()
         .unwrap_or(Instant::ZERO)
+}
+
+/// A page's time axis: where it starts and ends (never past the run's end) and its one unit,
+/// chosen so that the axis reads in at most a few thousand of them (ns, µs, ms or s).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct TimeAxis {
+    /// Start, ps since the run's start.
+    origin_ps: u128,
+    /// End, ps since the run's start.
+    end_ps: u128,
+    /// Picoseconds per unit.
+    unit_ps: u128,
+    /// The unit's name.
+    unit: &'static str,
+}
+
+impl TimeAxis {
+    /// The axis from `origin_ps` to `end_ps` in the unit that suits a span of `unit_span_ps`.
+    pub(crate) fn new(origin_ps: u128, end_ps: u128, unit_span_ps: u128) -> TimeAxis {
+        let (unit_ps, unit) = match unit_span_ps {
+            s if s >= 1_000_000_000_000 => (1_000_000_000_000, "s"),
+            s if s >= 1_000_000_000 => (1_000_000_000, "ms"),
+            s if s >= 1_000_000 => (1_000_000, "µs"),
+            _ => (1_000, "ns"),
+        };
+        TimeAxis {
+            origin_ps,
+            end_ps: end_ps.max(origin_ps + 1),
+            unit_ps,
+            unit,
+        }
+    }
+
+    /// The same unit over another span.
+    pub(crate) fn over(self, origin_ps: u128, end_ps: u128) -> TimeAxis {
+        TimeAxis {
+            origin_ps,
+            end_ps: end_ps.max(origin_ps + 1),
+            ..self
+        }
+    }
+
+    /// Where the absolute instant `t_ps` is on the axis (clamped to it), in the axis's unit.
+    pub(crate) fn x(&self, t_ps: u128) -> f64 {
+        let t = t_ps.clamp(self.origin_ps, self.end_ps) - self.origin_ps;
+        t as f64 / self.unit_ps as f64
+    }
+
+    /// The axis's length in its unit.
+    pub(crate) fn len(&self) -> f64 {
+        self.x(self.end_ps)
+    }
+
+    /// The axis's description: its unit, and where it starts when that is not the run's start.
+    pub(crate) fn desc(&self) -> String {
+        if self.origin_ps == 0 {
+            format!("time ({})", self.unit)
+        } else {
+            format!("time ({}) since {}", self.unit, Duration::from_ps(self.origin_ps))
+        }
+    }
+}
+
+/// Bins of `bin_ps` from `axis`'s start that reach its end (the last may be partial):
+/// (index, start ps, end ps), absolute.
+fn axis_bins(axis: &TimeAxis, bin_ps: u128) -> impl Iterator<Item = (usize, u128, u128)> + '_ {
+    (0..BINS)
+        .map(move |k| {
+            let a = axis.origin_ps + k as u128 * bin_ps;
+            (k, a, (a + bin_ps).min(axis.end_ps))
+        })
+        .take_while(move |&(_, a, _)| a < axis.end_ps)
 }
 
 const COLORS: [&str; 8] = [
@@ -90,12 +169,33 @@ pub struct HtmlReport {
     node_names: Vec<String>,
     is_switch: Vec<bool>,
     port_names: Vec<String>,
-    delivered: [Vec<u64>; 8],
+    /// Per priority, the data bytes on the receivers' links in each bin: a frame's bytes are
+    /// spread over the time its bits arrived, so no bin holds more than the links carried.
+    delivered: [Vec<f64>; 8],
+    /// Per node: the line rate of a host's link (`None` for a switch).
+    rx_rate: Vec<Option<Rate>>,
+    /// Per node: whether a data frame was delivered to it.
+    received: Vec<bool>,
+    /// The run's end, once rendered: the axis ends there.
+    end_ps: Option<u128>,
+    /// How much of the terminal summary the page repeats.
+    summary: SummaryOptions,
     /// Per (node, local port, priority), in that order, from `occupancy_at`: peak per bin,
     /// last bin touched, last value (`None` until the buffer first changes).
     occupancy: Vec<Option<Series>>,
     /// Per node: where its ports' entries start in `occupancy` (8 per port, a host has 1).
     occupancy_at: Vec<usize>,
+    /// Per (port, priority), port by port: the egress queue's bytes, as `occupancy`.
+    egress: Vec<Option<Series>>,
+    /// Per egress queue: the largest level it rose to from empty (one frame): a queue whose
+    /// peak is no more held no frame waiting behind another.
+    egress_frame: Vec<u64>,
+    /// Per port: the ECN marking thresholds of its egress queues (priorities that mark,
+    /// Kmin, Kmax bytes), when its switch marks.
+    ecn: Vec<Option<(u8, u64, u64)>>,
+    /// The PFC thresholds of the ingress buffers, when every switch has the same static ones
+    /// (XOFF, XON bytes); else why they are not drawn.
+    pfc_marks: Result<Option<(u64, u64)>, &'static str>,
     pauses: Pauses,
     open: Vec<Option<(Instant, u8)>>,
     topology: topology::Topology,
@@ -110,9 +210,17 @@ impl HtmlReport {
     /// A collector for `config`.
     pub fn new(config: &SimConfig) -> Self {
         let mut port_names = Vec::new();
+        let mut ecn = Vec::new();
         let mut local = vec![0u32; config.nodes.len()];
         for link in &config.links {
             for (me, peer) in [(link.a, link.b), (link.b, link.a)] {
+                ecn.push(match &config.nodes[me as usize].kind {
+                    NodeKind::Switch(sw) => sw.ecn.as_ref().and_then(|e| {
+                        let c = e.for_rate(link.rate)?;
+                        Some((e.priorities, c.kmin_bytes, c.kmax_bytes))
+                    }),
+                    NodeKind::Host(_) => None,
+                });
                 port_names.push(format!(
                     "{}.{} → {}",
                     config.nodes[me as usize].name, local[me as usize], config.nodes[peer as usize].name
@@ -126,6 +234,15 @@ impl HtmlReport {
         for ports in &local {
             occupancy_at.push(slots);
             slots += 8 * (*ports).max(1) as usize;
+        }
+        let mut rx_rate: Vec<Option<Rate>> = vec![None; config.nodes.len()];
+        for link in &config.links {
+            for n in [link.a, link.b] {
+                if !matches!(config.nodes[n as usize].kind, NodeKind::Switch(_)) {
+                    let r = &mut rx_rate[n as usize];
+                    *r = Some(r.map_or(link.rate, |r| r.max(link.rate)));
+                }
+            }
         }
         let origin = first_activity(config);
         let run_ps = config.duration.as_ps().saturating_sub(origin.as_ps());
@@ -143,9 +260,17 @@ impl HtmlReport {
                 .map(|n| matches!(n.kind, NodeKind::Switch(_)))
                 .collect(),
             port_names,
-            delivered: std::array::from_fn(|_| vec![0; BINS]),
+            delivered: std::array::from_fn(|_| vec![0.0; BINS]),
+            received: vec![false; config.nodes.len()],
+            rx_rate,
+            end_ps: None,
+            summary: SummaryOptions::default(),
             occupancy: std::iter::repeat_with(|| None).take(slots).collect(),
             occupancy_at,
+            egress: std::iter::repeat_with(|| None).take(8 * n).collect(),
+            egress_frame: vec![0; 8 * n],
+            ecn,
+            pfc_marks: pfc_marks(config),
             pauses: vec![Vec::new(); n],
             open: vec![None; n],
             topology: topology::Topology::new(config),
@@ -158,6 +283,12 @@ impl HtmlReport {
                 .map(|h| (config.nodes[h.node as usize].name.clone(), h.rx_stall.clone()))
                 .collect(),
         }
+    }
+
+    /// The page repeats the terminal summary as `opts` cuts it (`--top`, `--full`).
+    pub fn with_summary(mut self, opts: SummaryOptions) -> Self {
+        self.summary = opts;
+        self
     }
 
     /// The bin of `at` (an instant before the axis starts goes into the first), the bins
@@ -209,9 +340,9 @@ impl HtmlReport {
             for k in 0..HALF {
                 v[k] = v[2 * k] + v[2 * k + 1];
             }
-            v[HALF..].fill(0);
+            v[HALF..].fill(0.0);
         }
-        for (v, last_bin, _) in self.occupancy.iter_mut().flatten() {
+        for (v, last_bin, _) in self.occupancy.iter_mut().chain(self.egress.iter_mut()).flatten() {
             for k in 0..HALF {
                 v[k] = v[2 * k].max(v[2 * k + 1]);
             }
@@ -222,21 +353,19 @@ impl HtmlReport {
         self.recent_bin = (0, 0, 0);
     }
 
-    /// The span the time axis covers: from its start, [`BINS`] bins.
+    /// The span the time axis covers: from its start, [`BINS`] bins, and once rendered never
+    /// past the run's end.
     pub fn window(&self) -> (Instant, Instant) {
+        let bins_end = self.origin_ps + self.bin_ps * BINS as u128;
         (
             Instant::from_ps(self.origin_ps),
-            Instant::from_ps(self.origin_ps + self.bin_ps * BINS as u128),
+            Instant::from_ps(self.end_ps.map_or(bins_end, |e| bins_end.min(e))),
         )
     }
 
-    /// The time axis's description: µs, from the run's start or from where activity began.
-    fn axis(&self) -> String {
-        if self.origin_ps == 0 {
-            "time (µs)".into()
-        } else {
-            format!("time (µs) since {}", Duration::from_ps(self.origin_ps))
-        }
+    /// The width of a time bin.
+    pub fn bin_width(&self) -> Duration {
+        Duration::from_ps(self.bin_ps)
     }
 
     /// Renders the page (closing pauses still running at `end`) with `report`'s terminal
@@ -244,11 +373,17 @@ impl HtmlReport {
     pub fn render(&mut self, end: Instant, report: &Report) -> String {
         // a pause or a buffer level still held at the end reaches the end of the axis, and so
         // does a run in which nothing changed
-        let held = self.open.iter().any(Option::is_some) || self.occupancy.iter().flatten().any(|o| o.2 > 0);
+        let held = self.open.iter().any(Option::is_some)
+            || self
+                .occupancy
+                .iter()
+                .chain(&self.egress)
+                .flatten()
+                .any(|o| o.2 > 0);
         if held || !self.observed {
             // the run's last instant (its end is exclusive: nothing happens at it)
             let end_bin = self.bin(Instant::from_ps(end.as_ps().saturating_sub(1)));
-            for (v, last_bin, last) in self.occupancy.iter_mut().flatten() {
+            for (v, last_bin, last) in self.occupancy.iter_mut().chain(self.egress.iter_mut()).flatten() {
                 for x in &mut v[(*last_bin + 1).min(end_bin + 1)..=end_bin] {
                     *x = *last;
                 }
@@ -259,8 +394,18 @@ impl HtmlReport {
                 self.pauses[p].push((from, end, mask));
             }
         }
-        let span = Duration::from_ps(self.bin_ps * BINS as u128);
-        let axis = self.axis();
+        // the axis ends at the last change or the run's end, never past it; its unit suits the
+        // longest span the page draws (a pathology timeline runs from zero to the end)
+        let end_ps = end.as_ps().max(self.origin_ps + 1);
+        self.end_ps = Some(end_ps);
+        let axis_end = (self.origin_ps + self.bin_ps * BINS as u128).min(end_ps);
+        let unit_span = if report.pathology.is_some() {
+            end_ps
+        } else {
+            axis_end - self.origin_ps
+        };
+        let axis = TimeAxis::new(self.origin_ps, axis_end, unit_span);
+        let span = Duration::from_ps(axis_end - self.origin_ps);
         let mut plots = Vec::new();
         // 1. the topology and the order PFC spread in
         let spread = self.topology.spread_list(&self.pauses);
@@ -290,22 +435,54 @@ impl HtmlReport {
                 .collect(),
             ..Plot::new("", self.topology.draw(&self.pauses, span))
         });
-        // 2. delivered throughput per priority
-        let secs = self.bin_ps as f64 / PS_PER_SEC as f64;
+        // 2. delivered throughput per priority: bytes by when they were on the receivers'
+        // links, over each bin's width (the last bin's part before the end)
+        let bin = Duration::from_ps(self.bin_ps);
         let series: Vec<(String, RGBColor, Vec<f64>)> = (0..8)
-            .filter(|&p| self.delivered[p].iter().any(|&b| b > 0))
+            .filter(|&p| self.delivered[p].iter().any(|&b| b > 0.0))
             .map(|p| {
-                let v = self.delivered[p]
-                    .iter()
-                    .map(|&b| b as f64 * 8.0 / secs / 1e9)
+                let v = axis_bins(&axis, self.bin_ps)
+                    .map(|(k, a, b)| self.delivered[p][k] * 8.0 / (b - a) as f64 * 1e3)
                     .collect();
                 (format!("priority {p}"), parse_color(COLORS[p]), v)
             })
             .collect();
-        plots.push(
-            Plot::new("throughput", line_chart(&series, span, &axis, "Gb/s"))
-                .heading("Delivered throughput per priority (Gb/s)"),
-        );
+        let receivers: Vec<Rate> = self
+            .received
+            .iter()
+            .zip(&self.rx_rate)
+            .filter(|(r, _)| **r)
+            .filter_map(|(_, rate)| *rate)
+            .collect();
+        let capacity = receivers.iter().map(|r| r.bps() as f64 / 1e9).sum::<f64>();
+        let limit = (!receivers.is_empty()).then(|| {
+            (
+                format!(
+                    "line rate of the {} receiving host link(s): {}",
+                    receivers.len(),
+                    fmt_gbps(capacity)
+                ),
+                capacity,
+            )
+        });
+        plots.push(Plot {
+            caption: format!(
+                "Each frame's bytes count in the bins during which its bits arrived on the receiver's link; each point is the mean over a {bin} bin, summed over the receiving hosts."
+            ),
+            ..Plot::new(
+                "throughput",
+                line_chart(
+                    &series,
+                    &axis,
+                    self.bin_ps,
+                    &format!("Gb/s (mean per {bin} bin)"),
+                    &limit.into_iter().collect::<Vec<_>>(),
+                ),
+            )
+            .heading(&format!(
+                "Delivered throughput per priority (Gb/s, mean over each {bin} bin)"
+            ))
+        });
         // 3. buffer occupancy: a line per queue, or a heat map of them
         let mut occ: Vec<(String, RGBColor, Vec<f64>)> = Vec::new();
         let buffers = self.occupancy.iter().flatten().count();
@@ -320,11 +497,30 @@ impl HtmlReport {
             };
             occ.push((name, distinct(i, buffers), v.iter().map(|&b| b as f64).collect()));
         }
+        let any_switch = self.buffers().any(|((n, _, _), _)| self.is_switch[n as usize]);
+        let (pfc_limits, pfc_note) = match self.pfc_marks {
+            Ok(Some((xoff, xon))) if any_switch => (
+                vec![
+                    (
+                        format!("PFC XOFF: the ingress shared-pool limit, {xoff} B"),
+                        xoff as f64,
+                    ),
+                    (format!("PFC XON: {xon} B"), xon as f64),
+                ],
+                String::new(),
+            ),
+            Err(why) if any_switch => (Vec::new(), format!("PFC thresholds not drawn: {why}.")),
+            _ => (Vec::new(), String::new()),
+        };
         if occ.len() <= heatmap::LINES_MAX {
-            plots.push(
-                Plot::new("buffer", line_chart(&occ, span, &axis, "bytes"))
-                    .heading("Buffer occupancy per ingress port and priority (bytes, peak per bin)"),
-            );
+            plots.push(Plot {
+                caption: pfc_note,
+                ..Plot::new(
+                    "buffer",
+                    line_chart(&occ, &axis, self.bin_ps, "bytes", &pfc_limits),
+                )
+                .heading("Buffer occupancy per ingress port and priority (bytes, peak per bin)")
+            });
         } else {
             let total = occ.len();
             let mut rows: Vec<HeatRow> = occ
@@ -336,15 +532,26 @@ impl HtmlReport {
                 .iter()
                 .flat_map(|r| r.values.iter().copied())
                 .fold(0.0, f64::max);
+            let marks: Vec<String> = pfc_limits.iter().map(|l| l.0.clone()).collect();
             plots.push(Plot {
-                caption: heat_caption(total, dropped, "buffer that held bytes"),
+                caption: format!(
+                    "{} {}{}",
+                    heat_caption(total, dropped, "buffer that held bytes"),
+                    marks.join("; "),
+                    pfc_note
+                )
+                .trim_end()
+                .to_string(),
                 ..Plot::new(
                     "buffer",
-                    heatmap::heat_map(&rows, span, &axis, max, "bytes", heatmap::blues),
+                    heatmap::heat_map(&rows, &axis, self.bin_ps, max, "bytes", heatmap::blues),
                 )
                 .heading("Buffer occupancy heat map: ingress port and priority × time (bytes, peak per bin)")
             });
         }
+        // 3b. egress queue depth, the cause in view: a line per queue, or a heat map of them,
+        // with the ECN marking thresholds
+        plots.push(self.egress_plot(&axis));
         // 4. when ports were paused: a timeline row per port, or a heat map of them
         let paused_ports = self.pauses.iter().filter(|p| !p.is_empty()).count();
         if paused_ports <= heatmap::LINES_MAX {
@@ -354,17 +561,17 @@ impl HtmlReport {
                 } else {
                     String::new()
                 },
-                ..Plot::new("pause", self.timeline(span, &axis))
+                ..Plot::new("pause", self.timeline(&axis))
                     .heading("Pause timeline: when each port's transmitter was paused by its peer")
             });
         } else {
-            let mut rows = self.pause_rows();
+            let mut rows = self.pause_rows(&axis);
             let dropped = heatmap::cap_rows(&mut rows);
             plots.push(Plot {
                 caption: heat_caption(paused_ports, dropped, "port paused"),
                 ..Plot::new(
                     "pause",
-                    heatmap::heat_map(&rows, span, &axis, 1.0, "paused", topology::heat),
+                    heatmap::heat_map(&rows, &axis, self.bin_ps, 1.0, "paused", topology::heat),
                 )
                 .heading("Pause heat map: port × time (fraction of each time bin the port's transmitter was paused by its peer)")
             });
@@ -372,11 +579,8 @@ impl HtmlReport {
         // 5. the QPs' rates, when the run has QPs
         if report.flows.iter().any(|f| f.qp.is_some()) {
             plots.push(
-                Plot::new(
-                    "qp-rate",
-                    qp_rate_chart(report, self.window(), end, &self.stops, &axis),
-                )
-                .heading("Rate of each QP over time (its reaction point's rate, Gb/s)"),
+                Plot::new("qp-rate", qp_rate_chart(report, &axis, &self.stops))
+                    .heading("Rate of each QP over time (its reaction point's rate, Gb/s)"),
             );
         }
         // 6. flow completion times, when finite flows completed
@@ -400,7 +604,7 @@ impl HtmlReport {
             plots.push(by_size_plot);
         }
         if let Some(p) = &report.pathology {
-            if let Some(drawing) = pathology::timeline(p, &self.stalls, end) {
+            if let Some(drawing) = pathology::timeline(p, &self.stalls, axis.over(0, end_ps)) {
                 plots.push(Plot::new("pathology", drawing).heading(
                     "Storms and deadlocks: receiver stalls, the detector's findings, pfcwd's stormed queues",
                 ));
@@ -429,33 +633,142 @@ impl HtmlReport {
                 .as_ref()
                 .and_then(|p| p.verdict.as_ref())
                 .map(|v| v.text.as_str()),
-            finding: lossless_finding(report, crate::summary::DEFAULT_TOP),
-            summary: &report.summary(),
+            finding: lossless_finding(report, self.summary.top),
+            summary: &report.summary_with(&self.summary),
         };
         page.render()
             .unwrap_or_else(|e| format!("<!doctype html><p>report failed: {}</p>", esc(&e.to_string())))
     }
 
-    /// Per paused port: the fraction of each time bin its transmitter was paused.
-    fn pause_rows(&self) -> Vec<HeatRow> {
-        let (bin, origin) = (self.bin_ps, self.origin_ps);
+    /// The egress queue depth section: a line per queue that held bytes (a heat map of them
+    /// past [`heatmap::LINES_MAX`]), with the ECN marking thresholds (Kmin, Kmax) of the queues
+    /// drawn when they share them, else listed.
+    fn egress_plot(&self, axis: &TimeAxis) -> Plot {
+        let queues: Vec<(usize, &Series)> = self
+            .egress
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| {
+                s.as_ref()
+                    .filter(|s| s.0.iter().any(|&b| b > self.egress_frame[i]))
+                    .map(|s| (i, s))
+            })
+            .collect();
+        let used = self.egress.iter().flatten().count();
+        let others = match used - queues.len() {
+            0 => String::new(),
+            n => format!(" {n} other queues that carried frames never held more than the one being sent."),
+        };
+        let name = |i: usize| format!("{} prio {}", self.port_names[i / 8], i % 8);
+        // the marking thresholds of the queues drawn, each distinct pair once
+        let mut marks: Vec<(u64, u64)> = queues
+            .iter()
+            .filter_map(|&(i, _)| {
+                let (prios, kmin, kmax) = self.ecn[i / 8]?;
+                (prios & (1 << (i % 8)) != 0).then_some((kmin, kmax))
+            })
+            .collect();
+        marks.sort_unstable();
+        marks.dedup();
+        let listed = |m: &[(u64, u64)]| {
+            m.iter()
+                .map(|(a, b)| format!("Kmin {a} B, Kmax {b} B"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        let heading = "Egress queue depth per port and priority (bytes, peak per bin): where frames wait, the congestion's cause";
+        if queues.is_empty() {
+            return Plot {
+                caption: format!("No egress queue held a frame waiting behind another.{others}")
+                    .trim()
+                    .to_string(),
+                ..Plot::new("egress", line_chart(&[], axis, self.bin_ps, "bytes", &[])).heading(heading)
+            };
+        }
+        if queues.len() <= heatmap::LINES_MAX {
+            let lines: Vec<(String, RGBColor, Vec<f64>)> = queues
+                .iter()
+                .enumerate()
+                .map(|(k, &(i, s))| {
+                    (
+                        name(i),
+                        distinct(k, queues.len()),
+                        s.0.iter().map(|&b| b as f64).collect(),
+                    )
+                })
+                .collect();
+            let (limits, mut caption) = match marks.as_slice() {
+                [] => (Vec::new(), String::new()),
+                [(kmin, kmax)] => (
+                    vec![
+                        (format!("ECN Kmin {kmin} B (marking starts)"), *kmin as f64),
+                        (format!("ECN Kmax {kmax} B (every frame marked)"), *kmax as f64),
+                    ],
+                    String::new(),
+                ),
+                m => (
+                    Vec::new(),
+                    format!("ECN thresholds of these queues: {}.", listed(m)),
+                ),
+            };
+            caption = format!("{caption}{others}").trim().to_string();
+            return Plot {
+                caption,
+                ..Plot::new("egress", line_chart(&lines, axis, self.bin_ps, "bytes", &limits))
+                    .heading(heading)
+            };
+        }
+        let total = queues.len();
+        let mut rows: Vec<HeatRow> = queues
+            .iter()
+            .map(|&(i, s)| HeatRow {
+                name: name(i),
+                values: s.0.iter().map(|&b| b as f64).collect(),
+            })
+            .collect();
+        let dropped = heatmap::cap_rows(&mut rows);
+        let max = rows
+            .iter()
+            .flat_map(|r| r.values.iter().copied())
+            .fold(0.0, f64::max);
+        let mut caption = format!(
+            "{}{others}",
+            heat_caption(
+                total,
+                dropped,
+                "egress queue that held a frame waiting behind another"
+            )
+        );
+        if !marks.is_empty() {
+            caption = format!("{caption} ECN thresholds: {}.", listed(&marks));
+        }
+        Plot {
+            caption,
+            ..Plot::new(
+                "egress",
+                heatmap::heat_map(&rows, axis, self.bin_ps, max, "bytes", heatmap::blues),
+            )
+            .heading("Egress queue depth heat map: port and priority × time (bytes, peak per bin)")
+        }
+    }
+
+    /// Per paused port: the fraction of each time bin (of its part before the axis's end) its
+    /// transmitter was paused.
+    fn pause_rows(&self, axis: &TimeAxis) -> Vec<HeatRow> {
+        let bins: Vec<(usize, u128, u128)> = axis_bins(axis, self.bin_ps).collect();
         self.pauses
             .iter()
             .enumerate()
             .filter(|(_, iv)| !iv.is_empty())
             .map(|(p, iv)| {
-                let mut v = vec![0.0f64; BINS];
+                let mut v = vec![0.0f64; bins.len()];
                 for &(a, b, _) in iv {
-                    let (a, b) = (a.as_ps().saturating_sub(origin), b.as_ps().saturating_sub(origin));
-                    let mut t = a;
-                    while t < b {
-                        let k = (t / bin) as usize;
-                        if k >= BINS {
-                            break;
+                    let (a, b) = (a.as_ps(), b.as_ps());
+                    for &(k, lo, hi) in &bins {
+                        let (from, to) = (a.max(lo), b.min(hi));
+                        if from < to {
+                            v[k] += (to - from) as f64 / (hi - lo) as f64;
                         }
-                        let edge = ((k as u128 + 1) * bin).min(b);
-                        v[k] += (edge - t) as f64 / bin as f64;
-                        t = edge;
                     }
                 }
                 HeatRow {
@@ -466,12 +779,13 @@ impl HtmlReport {
             .collect()
     }
 
-    fn timeline(&self, span: Duration, axis: &str) -> Drawing {
+    fn timeline(&self, axis: &TimeAxis) -> Drawing {
         let rows: Vec<usize> = (0..self.pauses.len())
             .filter(|&p| !self.pauses[p].is_empty())
             .collect();
         let mut svg = String::new();
-        let span_us = span.as_ps() as f64 / 1e6;
+        let span_x = axis.len();
+        let desc = axis.desc();
         let n = rows.len().max(1);
         {
             let height = 60 + 18 * n as u32;
@@ -483,7 +797,7 @@ impl HtmlReport {
                     .margin(10)
                     .x_label_area_size(30)
                     .y_label_area_size(170)
-                    .build_cartesian_2d(0.0..span_us, 0.0..n as f64)?;
+                    .build_cartesian_2d(0.0..span_x, 0.0..n as f64)?;
                 chart
                     .configure_mesh()
                     .disable_y_mesh()
@@ -496,15 +810,15 @@ impl HtmlReport {
                             String::new()
                         }
                     })
-                    .x_desc(axis)
+                    .x_desc(&desc)
                     .draw()?;
-                let us = |t: Instant| t.as_ps().saturating_sub(self.origin_ps) as f64 / 1e6;
+                let us = |t: Instant| axis.x(t.as_ps());
                 for (r, &p) in rows.iter().enumerate() {
                     let y = (n - 1 - r) as f64;
                     chart.draw_series(self.pauses[p].iter().map(|&(a, b, mask)| {
                         let c = parse_color(COLORS[(7 - mask.leading_zeros()) as usize % 8]);
                         let x0 = us(a);
-                        let x1 = us(b).max(x0 + span_us / 2000.0);
+                        let x1 = us(b).max(x0 + span_x / 2000.0);
                         Rectangle::new([(x0, y + 0.15), (x1, y + 0.85)], c.filled())
                     }))?;
                 }
@@ -744,17 +1058,15 @@ fn rate_at(at: &[u64], bps: &[u64], done: Option<u64>, t: u64) -> Option<u64> {
 /// percentile lines break where no QP is active.
 fn qp_rate_chart(
     report: &Report,
-    (from, to): (Instant, Instant),
-    end: Instant,
+    axis: &TimeAxis,
     stops: &std::collections::HashMap<String, Instant>,
-    axis: &str,
 ) -> Drawing {
     let ps = |t: Instant| u64::try_from(t.as_ps()).unwrap_or(u64::MAX);
-    let from_ps = ps(from);
-    let span_end = ps(to).max(from_ps + 1);
-    // nothing is drawn past the run's end
-    let end_ps = span_end.min(ps(end).max(from_ps + 1));
-    let us = |t: u64| t.saturating_sub(from_ps) as f64 / 1e6;
+    let from_ps = u64::try_from(axis.origin_ps).unwrap_or(u64::MAX);
+    // nothing is drawn past the axis's end (the run's end at the latest)
+    let end_ps = u64::try_from(axis.end_ps).unwrap_or(u64::MAX).max(from_ps + 1);
+    let span_end = end_ps;
+    let us = |t: u64| axis.x(u128::from(t));
     // per QP: its name, rate steps, and when it stopped being active: its flow's completion
     // (its first step is its start), else the flow's stop
     let qps: Vec<(&str, &crate::series::SeriesReport, Option<u64>)> = report
@@ -830,7 +1142,7 @@ fn qp_rate_chart(
             }
         }
     }
-    xy_chart(&series, us(span_end), axis, "Gb/s")
+    xy_chart(&series, axis.len(), &axis.desc(), "Gb/s")
 }
 
 /// Lines through (x µs, y) points, drawn by plotters' SVG backend; a series without a name
@@ -897,17 +1209,29 @@ fn xy_chart(series: &[XySeries], span_us: f64, axis: &str, unit: &str) -> Drawin
     Drawing::Svg(svg)
 }
 
-/// A line chart drawn by plotters' SVG backend (its built-in text metrics, no font files).
-fn line_chart(series: &[(String, RGBColor, Vec<f64>)], span: Duration, axis: &str, unit: &str) -> Drawing {
+/// A line chart of per-bin values drawn by plotters' SVG backend (its built-in text metrics,
+/// no font files): each value holds over its bin (steps), the bins of `bin_ps` from the axis's
+/// start up to its end; `limits` are named levels (a rate no value can exceed, a threshold)
+/// drawn as grey lines across the plot.
+fn line_chart(
+    series: &[(String, RGBColor, Vec<f64>)],
+    axis: &TimeAxis,
+    bin_ps: u128,
+    unit: &str,
+    limits: &[(String, f64)],
+) -> Drawing {
     let mut svg = String::new();
     let max = series
         .iter()
         .flat_map(|s| s.2.iter().copied())
+        .chain(limits.iter().map(|l| l.1))
         .fold(0.0f64, f64::max)
         .max(1e-9)
         * 1.05;
-    let span_us = span.as_ps() as f64 / 1e6;
-    let height = 300 + 16 * series.len() as u32;
+    let bins: Vec<(usize, u128, u128)> = axis_bins(axis, bin_ps).collect();
+    let span_x = axis.len();
+    let desc = axis.desc();
+    let height = 300 + 16 * (series.len() + limits.len()) as u32;
     {
         let root = SVGBackend::with_string(&mut svg, (980, height)).into_drawing_area();
         let drawn = (|| -> Result<(), Box<dyn std::error::Error + '_>> {
@@ -916,27 +1240,36 @@ fn line_chart(series: &[(String, RGBColor, Vec<f64>)], span: Duration, axis: &st
                 .margin(10)
                 .x_label_area_size(30)
                 .y_label_area_size(70)
-                .build_cartesian_2d(0.0..span_us, 0.0..max)?;
+                .build_cartesian_2d(0.0..span_x, 0.0..max)?;
             chart
                 .configure_mesh()
-                .x_desc(axis)
+                .x_desc(&desc)
                 .y_desc(unit)
                 .y_label_formatter(&|v| fmt_num(*v))
                 .draw()?;
-            for (name, color, v) in series {
-                let c = *color;
-                let n = v.len().max(1) as f64;
+            for (k, (name, level)) in limits.iter().enumerate() {
+                let grey = LIMIT_GREYS[k % LIMIT_GREYS.len()];
                 chart
                     .draw_series(LineSeries::new(
-                        v.iter()
-                            .enumerate()
-                            .map(|(k, &y)| ((k as f64 + 0.5) * span_us / n, y)),
+                        [(0.0, *level), (span_x, *level)],
+                        grey.stroke_width(2),
+                    ))?
+                    .label(name.as_str())
+                    .legend(legend_swatch(grey));
+            }
+            for (name, color, v) in series {
+                let c = *color;
+                chart
+                    .draw_series(LineSeries::new(
+                        bins.iter()
+                            .zip(v)
+                            .flat_map(|(&(_, a, b), &y)| [(axis.x(a), y), (axis.x(b), y)]),
                         c.stroke_width(2),
                     ))?
                     .label(name.as_str())
                     .legend(legend_swatch(c));
             }
-            if !series.is_empty() {
+            if !series.is_empty() || !limits.is_empty() {
                 chart
                     .configure_series_labels()
                     .background_style(WHITE.mix(0.8))
@@ -953,6 +1286,37 @@ fn line_chart(series: &[(String, RGBColor, Vec<f64>)], span: Duration, axis: &st
     Drawing::Svg(svg)
 }
 
+/// The greys of the levels a line chart marks (the first: a line rate, a lower threshold).
+const LIMIT_GREYS: [RGBColor; 3] = [
+    RGBColor(136, 136, 136),
+    RGBColor(68, 68, 68),
+    RGBColor(187, 187, 187),
+];
+
+/// The PFC thresholds of the switches' ingress buffers: (XOFF, XON) bytes when every switch
+/// has the same static threshold (`None` without switches); else why they cannot be drawn as
+/// lines.
+fn pfc_marks(config: &SimConfig) -> Result<Option<(u64, u64)>, &'static str> {
+    if config.model.buffer != BufferModel::Shared {
+        return Err("the buffer model's thresholds are not the shared pool's");
+    }
+    let mut marks = None;
+    for n in &config.nodes {
+        let NodeKind::Switch(sw) = &n.kind else {
+            continue;
+        };
+        let Threshold::Static { bytes } = sw.threshold else {
+            return Err("the threshold is dynamic (alpha × the free shared pool), so it moves");
+        };
+        let m = (bytes, bytes.saturating_sub(sw.xon_offset_bytes));
+        if marks.is_some_and(|x| x != m) {
+            return Err("the switches' thresholds differ");
+        }
+        marks = Some(m);
+    }
+    Ok(marks)
+}
+
 /// The `i`-th of `n` evenly spaced hues.
 fn distinct(i: usize, n: usize) -> RGBColor {
     let (r, g, b) = HSLColor(i as f64 / n.max(1) as f64, 0.75, 0.42).rgb();
@@ -962,6 +1326,12 @@ fn distinct(i: usize, n: usize) -> RGBColor {
 fn parse_color(hex: &str) -> RGBColor {
     let v = u32::from_str_radix(hex.trim_start_matches('#'), 16).unwrap_or(0);
     RGBColor((v >> 16) as u8, (v >> 8) as u8, v as u8)
+}
+
+/// A rate in Gb/s as people read it ("10 Gb/s", "2.5 Gb/s").
+fn fmt_gbps(g: f64) -> String {
+    let t = format!("{g:.3}");
+    format!("{} Gb/s", t.trim_end_matches('0').trim_end_matches('.'))
 }
 
 fn fmt_num(v: f64) -> String {
@@ -974,15 +1344,49 @@ fn fmt_num(v: f64) -> String {
     }
 }
 
+/// A level's series after it became `bytes` in bin `b`: the level held since the last change
+/// fills the bins in between, and the bin keeps its peak.
+fn level_changed((v, last_bin, last): &mut Series, b: usize, bytes: u64) {
+    for x in &mut v[(*last_bin + 1).min(b)..b] {
+        *x = *last;
+    }
+    // the level held until now was this bin's too, before it changed
+    let held = if *last_bin < b { *last } else { 0 };
+    v[b] = v[b].max(bytes).max(held);
+    *last_bin = b;
+    *last = bytes;
+}
+
 impl Observer for HtmlReport {
     const PAUSE_STATE: bool = true;
 
-    fn delivered(&mut self, _node: NodeId, frame: &Frame, at: Instant) {
+    fn delivered(&mut self, node: NodeId, frame: &Frame, at: Instant) {
         if !frame.kind.is_data() {
             return; // ACKs, CNPs and CNMs are not throughput
         }
-        let b = self.bin(at);
-        self.delivered[frame.priority as usize & 7][b] += u64::from(frame.len);
+        let last = self.bin(at);
+        let bytes = f64::from(frame.len);
+        let v = &mut self.delivered[frame.priority as usize & 7];
+        let Some(rate) = self.rx_rate.get(node as usize).copied().flatten() else {
+            v[last] += bytes;
+            return;
+        };
+        self.received[node as usize] = true;
+        // the frame's bits arrived over the time its bytes take at the link's rate, up to `at`
+        let t1 = at.as_ps().saturating_sub(self.origin_ps);
+        let t0 = t1.saturating_sub(rate.time_for_bytes(u64::from(frame.len)).as_ps());
+        if t0 >= last as u128 * self.bin_ps || t0 == t1 {
+            v[last] += bytes;
+            return;
+        }
+        let whole = (t1 - t0) as f64;
+        let mut t = t0;
+        while t < t1 {
+            let k = (t / self.bin_ps) as usize;
+            let edge = ((k as u128 + 1) * self.bin_ps).min(t1);
+            v[k] += bytes * (edge - t) as f64 / whole;
+            t = edge;
+        }
     }
     fn buffer_changed(&mut self, node: NodeId, local_port: u32, prio: u8, bytes: u64, at: Instant) {
         let Some(i) = self.buffer_slot(node, local_port, prio) else {
@@ -993,16 +1397,23 @@ impl Observer for HtmlReport {
             return;
         };
         let b = self.bin(at);
-        let (v, last_bin, last) = self.occupancy[i].get_or_insert_with(|| (vec![0; BINS], 0, 0));
-        // the level held since the last change fills the bins in between
-        for x in &mut v[(*last_bin + 1).min(b)..b] {
-            *x = *last;
+        level_changed(
+            self.occupancy[i].get_or_insert_with(|| (vec![0; BINS], 0, 0)),
+            b,
+            bytes,
+        );
+    }
+    fn queue_changed(&mut self, port: PortId, prio: u8, bytes: u64, at: Instant) {
+        let i = port as usize * 8 + (prio as usize & 7);
+        if i >= self.egress.len() {
+            return;
         }
-        // the level held until now was this bin's too, before it changed
-        let held = if *last_bin < b { *last } else { 0 };
-        v[b] = v[b].max(bytes).max(held);
-        *last_bin = b;
-        *last = bytes;
+        let b = self.bin(at);
+        let s = self.egress[i].get_or_insert_with(|| (vec![0; BINS], 0, 0));
+        if s.2 == 0 {
+            self.egress_frame[i] = self.egress_frame[i].max(bytes);
+        }
+        level_changed(s, b, bytes);
     }
     fn pause_changed(&mut self, port: PortId, mask: u8, at: Instant) {
         let p = port as usize;

@@ -64,6 +64,10 @@ pub trait Observer {
     /// backlog (local port 0), became `bytes` at `at`.
     #[inline(always)]
     fn buffer_changed(&mut self, _node: NodeId, _local_port: u32, _prio: u8, _bytes: u64, _at: Instant) {}
+    /// The bytes queued in `port`'s egress queue `prio` became `bytes` at `at` (a frame
+    /// enqueued, dequeued for transmission or discarded).
+    #[inline(always)]
+    fn queue_changed(&mut self, _port: PortId, _prio: u8, _bytes: u64, _at: Instant) {}
     /// A data frame of `port`'s egress queue `prio` was delivered to its destination at `at`.
     #[inline(always)]
     fn delivered(&mut self, _node: NodeId, _frame: &Frame, _at: Instant) {}
@@ -104,6 +108,10 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
         self.0.buffer_changed(node, local_port, prio, bytes, at);
         self.1.buffer_changed(node, local_port, prio, bytes, at);
     }
+    fn queue_changed(&mut self, port: PortId, prio: u8, bytes: u64, at: Instant) {
+        self.0.queue_changed(port, prio, bytes, at);
+        self.1.queue_changed(port, prio, bytes, at);
+    }
     fn delivered(&mut self, node: NodeId, frame: &Frame, at: Instant) {
         self.0.delivered(node, frame, at);
         self.1.delivered(node, frame, at);
@@ -140,6 +148,11 @@ impl<T: Observer> Observer for Option<T> {
     fn buffer_changed(&mut self, node: NodeId, local_port: u32, prio: u8, bytes: u64, at: Instant) {
         if let Some(o) = self {
             o.buffer_changed(node, local_port, prio, bytes, at);
+        }
+    }
+    fn queue_changed(&mut self, port: PortId, prio: u8, bytes: u64, at: Instant) {
+        if let Some(o) = self {
+            o.queue_changed(port, prio, bytes, at);
         }
     }
     fn delivered(&mut self, node: NodeId, frame: &Frame, at: Instant) {

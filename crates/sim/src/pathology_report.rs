@@ -407,7 +407,11 @@ impl PathologyReport {
             let _ = writeln!(
                 s,
                 "{:<20} {:>3} {:>6} {:>12} {:>12} {:>9}  paused by",
-                "victims: flow", "pri", "victim", "blocked", "off path", "lost Gb/s"
+                "victims: flow", "pri", "victim", "Σ blocked", "Σ off path", "lost Gb/s"
+            );
+            let _ = writeln!(
+                s,
+                "(Σ blocked, Σ off path: time the flow's frames were held by PFC, summed over the hops of its path, so it may exceed the run; each hop below)"
             );
             for f in v.flows.iter().filter(|f| f.blocked_ps > 0).take(40) {
                 let _ = writeln!(

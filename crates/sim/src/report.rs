@@ -234,6 +234,22 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+/// A span of simulated time, from the run's start.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+pub struct ActiveSpan {
+    /// Its start.
+    pub from_ps: u128,
+    /// Its end.
+    pub to_ps: u128,
+}
+
+impl ActiveSpan {
+    /// Its length, ps.
+    pub fn len_ps(&self) -> u128 {
+        self.to_ps.saturating_sub(self.from_ps)
+    }
+}
+
 /// Everything a run measured.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Report {
@@ -243,6 +259,10 @@ pub struct Report {
     pub seed: u64,
     /// Simulated time.
     pub duration_ps: u128,
+    /// When the flows were active: from the first flow's start to the last one's completion
+    /// (or its stop, or the run's end, when it did not complete); `None` without flows. The
+    /// summary's active-span rates are over it, beside the ports' whole-run means.
+    pub active_span: Option<ActiveSpan>,
     /// Events handled.
     pub events: u64,
     /// Whether every lossless priority stayed lossless, and where it did not.
@@ -441,6 +461,7 @@ impl Report {
             ..CnTotals::default()
         };
         let mut any_cn = sim.ports.iter().any(|p| p.cn.is_some());
+        let mut active_span: Option<ActiveSpan> = None;
         for (fi, (spec, s, qp)) in sim.flow_views().enumerate() {
             let line = sim.ports[sim.host_port(spec.src) as usize].rate;
             let start = spec.start;
@@ -449,6 +470,11 @@ impl Report {
                 _ => spec.stop.min(now),
             };
             let active_ps = until.saturating_duration_since(start).as_ps();
+            let (from_ps, to_ps) = (start.as_ps(), until.as_ps().max(start.as_ps()));
+            active_span = Some(active_span.map_or(ActiveSpan { from_ps, to_ps }, |a| ActiveSpan {
+                from_ps: a.from_ps.min(from_ps),
+                to_ps: a.to_ps.max(to_ps),
+            }));
             let completion = s.completed.map(|c| c.saturating_duration_since(start));
             let ideal = spec.size.and_then(|size| match sim.config.model.ideal_fct {
                 IdealFct::Alone => sim.ideal_alone(fi as crate::frame::FlowId, &mut ideal_cache),
@@ -527,6 +553,7 @@ impl Report {
             scenario: sim.config.name.clone(),
             seed: sim.config.seed,
             duration_ps: span,
+            active_span,
             events: sim.events,
             lossless: crate::verdict::LosslessVerdict::collect(sim),
             ports,

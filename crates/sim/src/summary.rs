@@ -225,6 +225,7 @@ impl Report {
             .flat_map(|p| p.priorities.iter().map(move |q| (p, q)))
             .collect();
         let link_pause_rows = self.ports.iter().filter(|p| link_pause_frames(p) > 0).count();
+        let active = self.active_span.map(|a| a.len_ps()).filter(|&a| a > 0);
         if opts.whole(all.len() + link_pause_rows) {
             s.push_str(&port_header());
             for p in &self.ports {
@@ -232,7 +233,7 @@ impl Report {
                     s.push_str(&link_pause_row(p));
                 }
                 for q in &p.priorities {
-                    s.push_str(&prio_row(p, q));
+                    s.push_str(&prio_row(p, q, active));
                 }
             }
         } else {
@@ -249,7 +250,7 @@ impl Report {
                     by_pause.len(),
                     all.len()
                 );
-                s.push_str(&ranked_rows(&by_pause[..by_pause.len().min(opts.top)]));
+                s.push_str(&ranked_rows(&by_pause[..by_pause.len().min(opts.top)], active));
             }
             let mut by_buffer: Vec<&(&PortReport, &PrioReport)> =
                 all.iter().filter(|(_, q)| peak_buffer(q) > 0).collect();
@@ -260,11 +261,18 @@ impl Report {
                 by_buffer.len().min(opts.top),
                 by_buffer.len()
             );
-            s.push_str(&ranked_rows(&by_buffer[..by_buffer.len().min(opts.top)]));
+            s.push_str(&ranked_rows(&by_buffer[..by_buffer.len().min(opts.top)], active));
         }
         let _ = writeln!(
             s,
-            "(* = lossless priority; paused = time this port's transmitter was paused)"
+            "(* = lossless priority; tx/rx Gb/s = mean over the whole run, {}; tx active = mean over the flows' active span, {}; paused = time this port's transmitter was paused in the run)",
+            Duration::from_ps(self.duration_ps),
+            self.active_span.map_or("none (no flows)".into(), |a| format!(
+                "{} to {}, {} (first flow start to last completion or the end)",
+                Duration::from_ps(a.from_ps),
+                Duration::from_ps(a.to_ps),
+                Duration::from_ps(a.len_ps())
+            ))
         );
         s
     }
@@ -292,6 +300,7 @@ impl Report {
             for f in &self.flows {
                 s.push_str(&flow_row(f));
             }
+            s.push_str(FLOW_NOTE);
             return s;
         }
         let mut slowest: Vec<&FlowReport> = self
@@ -321,6 +330,7 @@ impl Report {
             for f in self.flows.iter().take(opts.top) {
                 s.push_str(&flow_row(f));
             }
+            s.push_str(FLOW_NOTE);
             return s;
         }
         let _ = writeln!(
@@ -334,6 +344,7 @@ impl Report {
         for f in slowest.iter().take(opts.top) {
             s.push_str(&flow_row(f));
         }
+        s.push_str(FLOW_NOTE);
         s
     }
 
@@ -405,6 +416,9 @@ impl Report {
     }
 }
 
+/// What the flow table's rates are over.
+const FLOW_NOTE: &str = "(offer = the flow's configured load while active; got = delivered over the flow's own span, its start to its completion, stop or the run's end)\n";
+
 /// What slowdowns divide by, from the JSON's `fct.ideal_fct` name.
 fn ideal_definition(name: &str) -> &'static str {
     IdealFct::from_name(name).map_or("the ideal FCT", IdealFct::definition)
@@ -420,11 +434,12 @@ fn link_pause_frames(p: &PortReport) -> u64 {
 
 fn port_header() -> String {
     format!(
-        "{:<22} {:>3} {:>9} {:>9} {:>6} {:>6} {:>6} {:>6} {:>11} {:>10} {:>10}  drops\n",
+        "{:<22} {:>3} {:>9} {:>9} {:>9} {:>6} {:>6} {:>6} {:>6} {:>11} {:>10} {:>10}  drops\n",
         "port → peer",
         "pri",
         "tx Gb/s",
         "rx Gb/s",
+        "tx active",
         "xoffTx",
         "xonTx",
         "xoffRx",
@@ -435,24 +450,26 @@ fn port_header() -> String {
     )
 }
 
-/// The header and `rows`, each port's link PAUSE row (if any) before its first row shown.
-fn ranked_rows(rows: &[&(&PortReport, &PrioReport)]) -> String {
+/// The header and `rows`, each port's link PAUSE row (if any) before its first row shown;
+/// `active` is the flows' active span (ps) the "tx active" column divides by.
+fn ranked_rows(rows: &[&(&PortReport, &PrioReport)], active: Option<u128>) -> String {
     let mut s = port_header();
     let mut shown = BTreeSet::new();
     for (p, q) in rows {
         if link_pause_frames(p) > 0 && shown.insert((p.node.as_str(), p.port)) {
             s.push_str(&link_pause_row(p));
         }
-        s.push_str(&prio_row(p, q));
+        s.push_str(&prio_row(p, q, active));
     }
     s
 }
 
 fn link_pause_row(p: &PortReport) -> String {
     format!(
-        "{:<22} {:>3} {:>9} {:>9} {:>6} {:>6} {:>6} {:>6}   (link PAUSE)\n",
+        "{:<22} {:>3} {:>9} {:>9} {:>9} {:>6} {:>6} {:>6} {:>6}   (link PAUSE)\n",
         port_name(p),
         "all",
+        "",
         "",
         "",
         p.pause_xoff_sent_frames,
@@ -462,15 +479,25 @@ fn link_pause_row(p: &PortReport) -> String {
     )
 }
 
-fn prio_row(p: &PortReport, q: &PrioReport) -> String {
+/// The rate of `bytes` over `span_ps`, Gb/s.
+fn gbps_over(bytes: u64, span_ps: u128) -> f64 {
+    if span_ps == 0 {
+        return 0.0;
+    }
+    bytes as f64 * 8.0 / (span_ps as f64 / 1e12) / 1e9
+}
+
+fn prio_row(p: &PortReport, q: &PrioReport, active: Option<u128>) -> String {
     let drops: Vec<String> = q.drops_frames.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let tx_active = active.map_or("-".into(), |a| format!("{:.3}", gbps_over(q.tx_bytes, a)));
     format!(
-        "{:<22} {:>2}{} {:>9.3} {:>9.3} {:>6} {:>6} {:>6} {:>6} {:>11} {:>10} {:>10}  {}\n",
+        "{:<22} {:>2}{} {:>9.3} {:>9.3} {:>9} {:>6} {:>6} {:>6} {:>6} {:>11} {:>10} {:>10}  {}\n",
         port_name(p),
         q.priority,
         if q.lossless { "*" } else { " " },
         q.tx_throughput_bps as f64 / 1e9,
         q.rx_throughput_bps as f64 / 1e9,
+        tx_active,
         q.pfc_xoff_sent_frames,
         q.pfc_xon_sent_frames,
         q.pfc_xoff_received_frames,
@@ -693,6 +720,64 @@ mod tests {
         assert!(
             ports.windows(2).all(|w| marked(&w[0]) >= marked(&w[1])),
             "{ports:?}"
+        );
+    }
+
+    #[test]
+    fn port_rates_say_they_are_whole_run_means_with_the_active_span_rate_beside_them() {
+        // 32 senders saturate the 100 Gb/s link to the receiver for 2.6 ms of a 6 ms run: 43
+        // Gb/s over the run, nearly 100 over the time the flows were active
+        let r = run("incast", &["senders=32"]);
+        let text = r.summary_with(&SummaryOptions { top: 3, full: false });
+        let row = text
+            .lines()
+            .find(|l| l.starts_with("tor.32 → receiver"))
+            .unwrap_or_else(|| panic!("{text}"));
+        let cols: Vec<f64> = row
+            .split_whitespace()
+            .skip(4)
+            .take(3)
+            .map(|c| c.parse().unwrap())
+            .collect();
+        assert!(cols[0] < 50.0, "whole-run mean: {row}");
+        assert!((95.0..=100.0).contains(&cols[2]), "active-span mean: {row}");
+        let span = r.active_span.expect("flows");
+        assert_eq!(span.from_ps, 0);
+        assert!(span.to_ps < r.duration_ps / 2, "{span:?}");
+        assert!(text.contains("tx/rx Gb/s = mean over the whole run, 6 ms; tx active = mean over the flows' active span, 0 ps to "), "{text}");
+        assert!(
+            text.contains("got = delivered over the flow's own span"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn times_summed_over_hops_or_port_priorities_say_so() {
+        // four-bridge's victim is blocked at two hops: the sum is longer than the hops' times
+        let r = run("four-bridge", &["duration=\"1ms\""]);
+        let text = r.summary();
+        assert!(text.contains("Σ blocked"), "{text}");
+        assert!(
+            text.contains("summed over the hops of its path, so it may exceed the run"),
+            "{text}"
+        );
+        // the comparison with the run without CN sums the pause times of every port priority
+        let c = load("incast-dcqcn", &Overrides::default()).expect("loads");
+        let off = crate::cn_report::cn_off(&c).expect("has CN");
+        let mut with = Simulator::new(c).expect("builds");
+        with.run();
+        let mut without = Simulator::new(off).expect("builds");
+        without.run();
+        let mut r = Report::collect(&with);
+        r.compare_with_cn_off(&Report::collect(&without));
+        let text = r.summary();
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("PFC with CN"))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(
+            line.contains("paused (summed over every port priority) "),
+            "{line}"
         );
     }
 }

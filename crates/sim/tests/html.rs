@@ -41,13 +41,13 @@ fn self_contained(html: &str) -> bool {
 }
 
 #[test]
-fn the_report_has_five_plots_a_spread_order_a_pause_row_for_every_client_uplink_and_the_victim() {
+fn the_report_has_six_plots_a_spread_order_a_pause_row_for_every_client_uplink_and_the_victim() {
     let c = common::load("four-bridge", &[], Some(Duration::from_us(300)));
     let (html, report) = page(c);
-    assert_eq!(html.matches("<svg").count(), 5);
+    assert_eq!(html.matches("<svg").count(), 6);
     assert_eq!(
         sections(&html),
-        ["topology", "throughput", "buffer", "pause", "victims"]
+        ["topology", "throughput", "buffer", "egress", "pause", "victims"]
     );
     assert!(!html.contains("No transmitter was paused by its peer."));
     // the spreading list: bridge4 (the congested switch) pauses first, then hop by hop back
@@ -111,14 +111,15 @@ fn a_deadlock_adds_its_timeline_and_its_cycle_drawn_queue_by_queue() {
     assert_eq!(found.kind, "deadlock");
     // the detector's verdict under the title
     assert!(html.contains("</h1>\n<p><b>Verdict:</b> DEADLOCK: 1 cycle found; the first, cycle "));
-    // 4 usual plots (no victims in the ring), the timeline, the cycle
-    assert_eq!(html.matches("<svg").count(), 6);
+    // 5 usual plots (no victims in the ring), the timeline, the cycle
+    assert_eq!(html.matches("<svg").count(), 7);
     assert_eq!(
         sections(&html),
         [
             "topology",
             "throughput",
             "buffer",
+            "egress",
             "pause",
             "pathology",
             "deadlock-1"
@@ -176,10 +177,18 @@ fn completed_flows_add_an_fct_cdf_plot_a_slowdown_by_size_plot_and_their_fct_tab
     let c = common::load("incast", &["senders=4"], None);
     let (html, report) = page(c);
     assert_eq!(report.fct.all.as_ref().unwrap().flows_completed_total, 4);
-    assert_eq!(html.matches("<svg").count(), 6);
+    assert_eq!(html.matches("<svg").count(), 7);
     assert_eq!(
         sections(&html),
-        ["topology", "throughput", "buffer", "pause", "fct", "fct-size"]
+        [
+            "topology",
+            "throughput",
+            "buffer",
+            "egress",
+            "pause",
+            "fct",
+            "fct-size"
+        ]
     );
     // the incast's flows are all of one size bucket: one row of percentiles under the plot
     let size = report.flows[0].size_bytes.unwrap();
@@ -221,10 +230,10 @@ fn qps_add_a_rate_plot_with_a_line_per_qp() {
     ));
     assert_eq!(report.flows.iter().filter(|f| f.qp.is_some()).count(), 4);
     assert!(html.contains("Rate of each QP over time"));
-    assert_eq!(html.matches("<svg").count(), 5);
+    assert_eq!(html.matches("<svg").count(), 6);
     assert_eq!(
         sections(&html),
-        ["topology", "throughput", "buffer", "pause", "qp-rate"]
+        ["topology", "throughput", "buffer", "egress", "pause", "qp-rate"]
     );
     assert!(self_contained(&html));
     for k in 1..=4 {
@@ -338,4 +347,193 @@ fn a_run_without_pauses_says_so_under_its_empty_pause_timeline() {
         "{pause}"
     );
     assert!(html.contains("No link was paused."));
+}
+
+/// The points of every `<polyline>` in `svg` with its stroke colour, in pixels (y down).
+fn polylines(svg: &str) -> Vec<(String, Vec<(f64, f64)>)> {
+    svg.split("<polyline")
+        .skip(1)
+        .map(|tag| {
+            let tag = &tag[..tag.find("/>").unwrap_or(tag.len())];
+            let attr = |name: &str| {
+                tag.split(&format!(" {name}=\""))
+                    .nth(1)
+                    .and_then(|r| r.split('"').next())
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            let pts = attr("points")
+                .split_whitespace()
+                .filter_map(|p| {
+                    let (x, y) = p.split_once(',')?;
+                    Some((x.parse().ok()?, y.parse().ok()?))
+                })
+                .collect();
+            (attr("stroke").to_ascii_lowercase(), pts)
+        })
+        .collect()
+}
+
+/// The grey line that marks the receivers' line rate.
+const LIMIT_GREY: &str = "#888888";
+
+#[test]
+fn throughput_never_rises_above_the_receivers_line_rate_and_names_its_bin_width() {
+    // two-chip: one 10 Gb/s receiver (16 Gb/s was drawn, frames counted whole in short bins);
+    // four-bridge: priority 3 spiked to 36-41 Gb/s
+    for (name, duration) in [("two-chip", None), ("four-bridge", Some(Duration::from_us(300)))] {
+        let c = common::load(name, &[], duration);
+        let mut sim = Simulator::with_observer(c.clone(), HtmlReport::new(&c)).unwrap();
+        sim.run();
+        let report = Report::collect(&sim);
+        let end = sim.now();
+        let html = sim.observer_mut().render(end, &report);
+        let bin = sim.observer().bin_width();
+        let sec = section(&html, "Delivered throughput per priority");
+        assert!(
+            sec.contains(&format!("mean over each {bin} bin")),
+            "{name}: the bin width is said: {sec}"
+        );
+        let lines = polylines(sec);
+        let limit = lines
+            .iter()
+            .find(|(c, _)| c == LIMIT_GREY)
+            .unwrap_or_else(|| panic!("{name}: no line-rate line in {sec}"));
+        let limit_y = limit.1[0].1;
+        assert!(sec.contains("receiving host link(s): "), "{sec}");
+        // the priorities' lines, in the page's eight priority colours
+        const PRIORITY: [&str; 8] = [
+            "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+        ];
+        let data: Vec<_> = lines
+            .iter()
+            .filter(|(c, p)| PRIORITY.contains(&c.as_str()) && p.len() > 2)
+            .collect();
+        assert!(!data.is_empty(), "{name}: some throughput drawn");
+        for (color, pts) in data {
+            for &(x, y) in pts {
+                assert!(
+                    y >= limit_y,
+                    "{name}: a point of {color} at ({x}, {y}) above the line rate at y = {limit_y}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_time_axis_ends_at_the_runs_end_and_a_deadlocked_buffer_stays_full_to_it() {
+    // the ring deadlocks and the detector halts the run at 610 µs of the 100 ms configured
+    let c = common::load("deadlock-ring", &[], None);
+    let mut sim = Simulator::with_observer(c.clone(), HtmlReport::new(&c)).unwrap();
+    sim.run();
+    let report = Report::collect(&sim);
+    let end = sim.now();
+    assert!(end < Instant::ZERO + Duration::from_ms(1), "halted at {end}");
+    let html = sim.observer_mut().render(end, &report);
+    let (_, to) = sim.observer().window();
+    assert_eq!(to, end, "the axis ends where the run did");
+    // the deadlocked buffers hold their bytes to the axis's end: their lines end where they
+    // were, above the zero line (the lowest point drawn), at the right edge of the plot
+    let buffers = section(&html, "Buffer occupancy");
+    let lines: Vec<_> = polylines(buffers)
+        .into_iter()
+        .filter(|(_, p)| p.len() > 2)
+        .collect();
+    let zero = lines
+        .iter()
+        .flat_map(|l| l.1.iter().map(|p| p.1))
+        .fold(f64::MIN, f64::max);
+    let right = lines
+        .iter()
+        .flat_map(|l| l.1.iter().map(|p| p.0))
+        .fold(f64::MIN, f64::max);
+    let held: Vec<_> = lines
+        .iter()
+        .filter(|(_, p)| p.last().is_some_and(|&(x, y)| y < zero && x == right))
+        .collect();
+    assert!(
+        held.len() >= 3,
+        "the three queues of the cycle stay full to the end: {lines:?}"
+    );
+}
+
+#[test]
+fn a_page_uses_one_time_unit_that_suits_its_span() {
+    // storm: a stall held to the end of 500 ms: every axis in ms, none in µs up to 500000
+    let c = common::load("storm", &[], None);
+    let (html, _) = page(c);
+    assert!(html.contains("time (ms)"), "ms");
+    assert!(!html.contains("time (µs)"), "one unit per page");
+    assert!(!html.contains("500000"), "no axis label in the hundred thousands");
+    // a 300 µs run reads in µs
+    let (html, _) = page(common::load("four-bridge", &[], Some(Duration::from_us(300))));
+    assert!(html.contains("time (µs)") && !html.contains("time (ms)"));
+}
+
+#[test]
+fn the_egress_queue_section_draws_the_queues_frames_wait_in_with_the_ecn_thresholds() {
+    // four-bridge: the oversubscribed port to the sink and the queues PFC backed up behind it
+    let (html, _) = page(common::load("four-bridge", &[], Some(Duration::from_us(300))));
+    let egress = section(&html, "Egress queue depth per port and priority");
+    for q in [
+        "bridge4.3 → sink prio 3",
+        "bridge1.1 → bridge4 prio 3",
+        "client1.0 → bridge1 prio 3",
+    ] {
+        assert!(egress.contains(&text(q)), "{q} in {egress}");
+    }
+    // the server's port only ever held the frame being sent: not drawn, but counted
+    assert!(!egress.contains("bridge4.4 → server"), "{egress}");
+    assert!(
+        egress.contains("never held more than the one being sent"),
+        "{egress}"
+    );
+    // incast-dcqcn marks ECN at the switch: Kmin and Kmax drawn as two grey levels
+    let (html, _) = page(common::load(
+        "incast-dcqcn",
+        &["senders=4"],
+        Some(Duration::from_ms(2)),
+    ));
+    let egress = section(&html, "Egress queue depth per port and priority");
+    assert!(egress.contains("ECN Kmin 400000 B (marking starts)"), "{egress}");
+    assert!(
+        egress.contains("ECN Kmax 1600000 B (every frame marked)"),
+        "{egress}"
+    );
+    let greys: Vec<f64> = polylines(egress)
+        .into_iter()
+        .filter(|(c, p)| (c == LIMIT_GREY || c == "#444444") && p.len() == 2 && p[0].1 == p[1].1)
+        .map(|(_, p)| p[0].1)
+        .collect();
+    assert!(greys.len() >= 2, "two threshold lines: {greys:?}");
+}
+
+#[test]
+fn static_pfc_thresholds_are_drawn_on_the_ingress_buffer_plot() {
+    // a static shared-pool limit: XOFF at the limit, XON the offset below it
+    let mut c = common::load("incast", &["senders=2"], Some(Duration::from_us(300)));
+    for n in &mut c.nodes {
+        if let lossless_sim::config::NodeKind::Switch(sw) = &mut n.kind {
+            sw.threshold = lossless_sim::buffer::Threshold::Static { bytes: 200_000 };
+            sw.xon_offset_bytes = 50_000;
+        }
+    }
+    let (html, _) = page(c);
+    let buffer = section(&html, "Buffer occupancy");
+    assert!(
+        buffer.contains("PFC XOFF: the ingress shared-pool limit, 200000 B"),
+        "{buffer}"
+    );
+    assert!(buffer.contains("PFC XON: 150000 B"), "{buffer}");
+    // the default dynamic threshold moves with the pool: said, not drawn
+    let (html, _) = page(common::load(
+        "incast",
+        &["senders=2"],
+        Some(Duration::from_us(300)),
+    ));
+    assert!(
+        section(&html, "Buffer occupancy").contains("PFC thresholds not drawn: the threshold is dynamic"),
+        "{html}"
+    );
 }

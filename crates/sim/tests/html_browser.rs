@@ -3,6 +3,9 @@
 //! spread from a ToR up to the cores) opened in a headless Chromium: the page renders (a
 //! screenshot far from blank), its DOM has the topology picture, heat maps for buffer and
 //! pause, the slowdown by flow size, and no legend or label list that grows with the fabric.
+//! Built-ins (four-bridge, deadlock-ring, storm) read back from the DOM: no throughput point
+//! above the receivers' line rate, every time axis in one unit and ending at the run's end, the
+//! egress queue depth section present.
 //! Skipped loudly without chromium or the corpus (required with LOSSLESS_REQUIRE_PEERS=1).
 
 use std::path::Path;
@@ -232,5 +235,127 @@ fn a_320_host_report_renders_in_a_browser_with_a_topology_heat_maps_and_no_long_
         let s = section(&dom, id);
         let names = s.matches(" prio 3</text>").count() + s.matches(" → ").count();
         assert!(names <= 45, "{id}: {names} row names");
+    }
+}
+
+/// The points of every `<polyline>` in `svg` with its stroke colour, in pixels (y down).
+fn polylines(svg: &str) -> Vec<(String, Vec<(f64, f64)>)> {
+    svg.split("<polyline")
+        .skip(1)
+        .map(|tag| {
+            let tag = &tag[..tag.find('>').unwrap_or(tag.len())];
+            let attr = |name: &str| {
+                tag.split(&format!(" {name}=\""))
+                    .nth(1)
+                    .and_then(|r| r.split('"').next())
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            let pts = attr("points")
+                .split_whitespace()
+                .filter_map(|p| {
+                    let (x, y) = p.split_once(',')?;
+                    Some((x.parse().ok()?, y.parse().ok()?))
+                })
+                .collect();
+            (attr("stroke").to_ascii_lowercase(), pts)
+        })
+        .collect()
+}
+
+/// The x axis's tick labels of the plot `svg`: the numeric texts on its lowest row.
+fn x_ticks(svg: &str) -> Vec<f64> {
+    let mut texts: Vec<(f64, f64)> = svg
+        .split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let y: f64 = t.split(" y=\"").nth(1)?.split('"').next()?.parse().ok()?;
+            let body = t.split('>').nth(1)?.split('<').next()?.trim();
+            Some((y, body.parse::<f64>().ok()?))
+        })
+        .collect();
+    let bottom = texts.iter().map(|t| t.0).fold(f64::MIN, f64::max);
+    texts.retain(|t| t.0 == bottom);
+    texts.into_iter().map(|t| t.1).collect()
+}
+
+#[test]
+fn built_in_reports_in_a_browser_keep_throughput_under_the_line_rate_and_axes_within_the_run() {
+    const TEST: &str = "built_in_reports_in_a_browser";
+    let Some(exe) = require("chromium", TEST) else {
+        return;
+    };
+    use lossless_proto::units::Duration;
+    let runs: [(&str, Option<Duration>, &str, f64); 3] = [
+        ("four-bridge", Some(Duration::from_us(300)), "µs", 300.0),
+        ("deadlock-ring", None, "µs", 600.0),
+        ("storm", None, "ms", 500.0),
+    ];
+    for (name, duration, unit, run_end) in runs {
+        let ov = Overrides {
+            duration,
+            ..Overrides::default()
+        };
+        let config = lossless_sim::scenario::load(name, &ov).expect("built-in");
+        let mut sim = Simulator::with_observer(config.clone(), HtmlReport::new(&config)).unwrap();
+        sim.run();
+        let report = Report::collect(&sim);
+        let end = sim.now();
+        let dir = temp_dir(&format!("html-browser-{name}"));
+        let page = sim.observer_mut().write(&dir, end, &report).unwrap();
+        let dom = chromium(
+            &exe,
+            &dir.join("profile"),
+            &["--dump-dom"],
+            &format!("file://{}", page.display()),
+        );
+        // one time unit on the page
+        let units: Vec<&str> = dom
+            .split("\ntime (")
+            .skip(1)
+            .filter_map(|s| s.split(')').next())
+            .collect();
+        assert!(!units.is_empty(), "{name}: no time axis");
+        assert!(units.iter().all(|u| *u == unit), "{name}: units {units:?}");
+        // the throughput never above the grey line of the receivers' line rate
+        let thr = section(&dom, "throughput");
+        let lines = polylines(thr);
+        let limit_y = lines
+            .iter()
+            .find(|(c, _)| c == "#888888")
+            .unwrap_or_else(|| panic!("{name}: no line-rate line"))
+            .1[0]
+            .1;
+        let colours = [
+            "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+        ];
+        for (c, pts) in lines
+            .iter()
+            .filter(|(c, p)| colours.contains(&c.as_str()) && p.len() > 2)
+        {
+            assert!(
+                pts.iter().all(|p| p.1 >= limit_y),
+                "{name}: {c} rises above the line rate"
+            );
+        }
+        // the cause in view: the egress queues' depth
+        assert!(
+            section(&dom, "egress").contains("<svg"),
+            "{name}: no egress queue plot"
+        );
+        // every time axis ends at the run's end: its last tick is at most the end and near it
+        for id in ["throughput", "buffer", "egress", "pause", "pathology"] {
+            if !dom.contains(&format!("<section id=\"{id}\">")) {
+                continue;
+            }
+            let s = section(&dom, id);
+            let svg = &s[s.find("<svg").unwrap_or_else(|| panic!("{name} {id}: no plot"))..];
+            let ticks = x_ticks(svg);
+            let last = ticks.iter().copied().fold(f64::MIN, f64::max);
+            assert!(
+                ticks.len() >= 3 && last <= run_end && last >= 0.75 * run_end,
+                "{name} {id}: x ticks {ticks:?} for a run to {run_end} {unit}"
+            );
+        }
     }
 }

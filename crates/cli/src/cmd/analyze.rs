@@ -201,25 +201,29 @@ fn text(a: &Analysis) -> String {
         let _ = writeln!(o, "talker {} {} frames", x.source, x.frames);
     }
     for g in &a.lldp_agreement {
-        let _ = writeln!(
-            o,
-            "dcbx {} <-> {} ({}): PFC {} (0x{:02x} / 0x{:02x}){}; ETS {}",
-            g.a,
-            g.b,
-            g.mode,
-            if g.pfc_agree { "agrees" } else { "DISAGREES" },
-            g.pfc_a,
-            g.pfc_b,
-            g.pfc_reason
-                .as_ref()
-                .map(|r| format!(": {r}"))
-                .unwrap_or_default(),
-            match g.ets_agree {
-                Some(true) => "agrees",
-                Some(false) => "DISAGREES",
-                None => "not compared (one end sent no ETS)",
-            }
-        );
+        const NEITHER: &str = "not sent by either end";
+        let pfc = match (g.pfc_agree, g.pfc_reason.as_deref()) {
+            (None, Some(NEITHER)) => format!("PFC {NEITHER}"),
+            (agree, reason) => format!(
+                "PFC {} (0x{:02x} / 0x{:02x}){}",
+                match agree {
+                    Some(true) => "agrees",
+                    Some(false) => "DISAGREES",
+                    None => "not compared",
+                },
+                g.pfc_a,
+                g.pfc_b,
+                reason.map(|r| format!(": {r}")).unwrap_or_default()
+            ),
+        };
+        let ets = match (g.ets_agree, g.ets_reason.as_deref()) {
+            (Some(true), _) => "agrees".to_string(),
+            (Some(false), _) => "DISAGREES".to_string(),
+            (None, Some(NEITHER)) => NEITHER.to_string(),
+            (None, Some(r)) => format!("not compared: {r}"),
+            (None, None) => "not compared".to_string(),
+        };
+        let _ = writeln!(o, "dcbx {} <-> {} ({}): {pfc}; ETS {ets}", g.a, g.b, g.mode);
     }
     if a.read_errors_total > 0 {
         let _ = writeln!(

@@ -70,7 +70,7 @@ pub struct HeadroomArgs {
     /// SONiC: the lossless traffic pattern's small-packet percentage (0..=100).
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(0..=100))]
     pub small_packet_percentage: u64,
-    /// SONiC: pipeline latency in kB of 1024 bytes, e.g. 18 or 19 (default the preset's).
+    /// SONiC: pipeline latency in KiB (1024 bytes), e.g. 18 or 19 (default the preset's).
     #[arg(long, value_parser = parse_milli_kb)]
     pub pipeline_latency: Option<u64>,
     /// SONiC: gearbox delay, ns (0..=1000000).
@@ -171,10 +171,10 @@ fn parse_asic(s: &str) -> Result<&'static sonic::Asic, String> {
     })
 }
 
-/// A decimal number of kB with up to three decimals, as thousandths.
+/// A decimal number of KiB with up to three decimals, as thousandths.
 fn parse_milli_kb(s: &str) -> Result<u64, String> {
     let bad =
-        || format!("found {s:?}, allowed a number of kB 0..=1000 with up to 3 decimals, e.g. 18 or 19.5");
+        || format!("found {s:?}, allowed a number of KiB 0..=1000 with up to 3 decimals, e.g. 18 or 19.5");
     let (int, frac) = s.trim().split_once('.').unwrap_or((s.trim(), ""));
     if int.is_empty() || frac.len() > 3 || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
         return Err(bad());
@@ -260,7 +260,7 @@ pub struct SonicJson {
     pub asic: &'static str,
     /// Cell size used.
     pub cell_bytes: u64,
-    /// Pipeline latency used, thousandths of a kB.
+    /// Pipeline latency used, thousandths of a KiB.
     pub pipeline_latency_milli_kb: u64,
     /// Whether the port counts as 8 lanes.
     pub eight_lanes: bool,
@@ -316,7 +316,7 @@ const NIC_LEAVES: &str = "PHY delays beyond the quanta table; rates below 25G ta
 const SONIC_COUNTS: &str = "port MTU + cable at 1.98e8 m/s + 2 gearboxes + MAC/PHY + peer response (its own \
      table: 10G 67 quanta) + Spectrum-4/5 tile, scaled by cell occupancy, + lossless MTU, rounded up to 1 KiB";
 const SONIC_LEAVES: &str =
-    "802.3's PHY bounds (0.8 kB MAC/PHY instead); XON (pipeline latency) is kept apart";
+    "802.3's PHY bounds (0.8 KiB MAC/PHY instead); XON (pipeline latency) is kept apart";
 
 /// Computes every formula for `args` (the simulator aside).
 pub fn compute(args: &HeadroomArgs) -> Result<HeadroomReport, String> {

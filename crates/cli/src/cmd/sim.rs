@@ -310,7 +310,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         json.as_ref().is_some_and(Output::is_stdout) || vcd.as_ref().is_some_and(|v| v.get_ref().is_stdout());
     let say = Say::new(args.quiet, to_stdout);
     // the twin without congestion notification runs on another thread meanwhile
-    let twin = if args.no_twin {
+    let mut twin = if args.no_twin {
         None
     } else {
         lossless_sim::cn_report::cn_off(&config)
@@ -338,6 +338,11 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
             return Ok(interrupted(&sim));
         }
         let end = sim.now();
+        let mut ran = ran;
+        // the page shows what the terminal will: the comparison with the twin run too
+        if let Some(without) = twin.take().and_then(|h| h.join().ok().flatten()) {
+            ran.report.compare_with_cn_off(&without);
+        }
         finish_extras(&args, sim.observer_mut(), end, &ran.report, &mut wrote, &mut all)?;
         ran
     } else {
@@ -431,7 +436,11 @@ pub(super) fn open_extras(
     let html = match &args.report {
         Some(dir) => {
             lossless_files::create_output_dir(dir)?;
-            Some(HtmlReport::new(config))
+            // the page repeats the summary as the terminal shows it
+            Some(HtmlReport::new(config).with_summary(SummaryOptions {
+                top: args.top as usize,
+                full: args.full,
+            }))
         }
         None => None,
     };
@@ -553,7 +562,8 @@ pub(super) fn execute_with<O: Observer>(
     Ran {
         report: Report::collect(&*sim),
         wall_s: wall.elapsed().as_secs_f64(),
-        simulated_s: end.since_epoch().as_secs_f64(),
+        // what was simulated: a run stopped early (a deadlock halted it) ran to now, not `end`
+        simulated_s: sim.now().since_epoch().as_secs_f64(),
         interrupted,
     }
 }

@@ -206,10 +206,20 @@ fn overrides(args: &SimArgs, axes: &[Axis], vals: &[&str]) -> anyhow::Result<Ove
 struct Line<'a> {
     /// Index of the point in the whole sweep (shards keep it, so their outputs merge by it).
     point: usize,
-    /// The swept values of this point, path → TOML text.
-    params: std::collections::BTreeMap<&'a str, &'a str>,
+    /// The swept values of this point, path → value: a number stays a number (`"senders": 2`),
+    /// a TOML string or bare word is a string, an array or table is one.
+    params: std::collections::BTreeMap<&'a str, serde_json::Value>,
     /// The point's metrics, as `lossless sim --json` writes them.
     report: &'a Report,
+}
+
+/// A swept value as JSON: the TOML value it is (the seed's `7` is the number 7, `"100G"` a
+/// string), or its text when it is none.
+fn param_value(v: &str) -> serde_json::Value {
+    lossless_sim::scenario::parse_set_value(v)
+        .ok()
+        .and_then(|t| serde_json::to_value(t).ok())
+        .unwrap_or_else(|| serde_json::Value::String(v.to_string()))
 }
 
 /// Headline figures of one run, for the table.
@@ -398,7 +408,7 @@ fn run_point(
         params: axes
             .iter()
             .map(|a| a.path.as_str())
-            .zip(vals.iter().copied())
+            .zip(vals.iter().map(|v| param_value(v)))
             .collect(),
         report: &report,
     })
@@ -663,6 +673,17 @@ fn describe(axes: &[Axis], vals: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn swept_values_keep_their_json_type_numbers_as_numbers() {
+        use serde_json::json;
+        assert_eq!(param_value("2"), json!(2));
+        assert_eq!(param_value("0.5"), json!(0.5));
+        assert_eq!(param_value("\"100G\""), json!("100G"));
+        assert_eq!(param_value("100G"), json!("100G"), "a bare word is a string");
+        assert_eq!(param_value("true"), json!(true));
+        assert_eq!(param_value("[3, 4]"), json!([3, 4]));
+    }
 
     #[test]
     fn axes_parse_lists_ranges_and_steps() {

@@ -2,10 +2,9 @@
 //! instead of one line per series once there are more than [`LINES_MAX`] series: hundreds of
 //! queues read as a picture, with a colour bar instead of a legend.
 
-use lossless_proto::units::Duration;
 use plotters::prelude::*;
 
-use super::{Drawing, fmt_num};
+use super::{Drawing, TimeAxis, axis_bins, fmt_num};
 
 /// Most series drawn as lines (and a legend); more become a heat map.
 pub const LINES_MAX: usize = 8;
@@ -50,12 +49,13 @@ pub fn blues(f: f64) -> RGBColor {
     RGBColor(mix(222.0, 8.0), mix(235.0, 48.0), mix(247.0, 107.0))
 }
 
-/// A heat map of `rows` over `span` (µs on the x axis, described by `axis`); cells coloured by `palette` from 0 to
-/// `max` (a colour bar labelled in `unit` on the right); zero cells stay white.
+/// A heat map of `rows` (a value per bin of `bin_ps` from the axis's start, up to its end)
+/// over `axis`; cells coloured by `palette` from 0 to `max` (a colour bar labelled in `unit` on
+/// the right); zero cells stay white.
 pub fn heat_map(
     rows: &[HeatRow],
-    span: Duration,
-    axis: &str,
+    axis: &TimeAxis,
+    bin_ps: u128,
     max: f64,
     unit: &str,
     palette: fn(f64) -> RGBColor,
@@ -63,7 +63,10 @@ pub fn heat_map(
     let n = rows.len().max(1);
     let row_px = (640 / n).clamp(2, 16) as u32;
     let height = 90 + row_px * n as u32;
-    let span_us = span.as_ps() as f64 / 1e6;
+    let span_x = axis.len();
+    let desc = axis.desc();
+    let bins: Vec<(usize, u128, u128)> = axis_bins(axis, bin_ps).collect();
+    let x0 = |k: usize| bins.get(k).map_or(span_x, |b| axis.x(b.1));
     let max = max.max(1e-12);
     let level = |v: f64| ((v / max * LEVELS as f64).ceil() as usize).min(LEVELS);
     // every k-th row named, at most about 40 names
@@ -78,30 +81,27 @@ pub fn heat_map(
                 .margin(10)
                 .x_label_area_size(30)
                 .y_label_area_size(170)
-                .build_cartesian_2d(0.0..span_us.max(1e-6), 0.0..n as f64)?;
+                .build_cartesian_2d(0.0..span_x, 0.0..n as f64)?;
             chart
                 .configure_mesh()
                 .disable_mesh()
                 .y_labels(0)
-                .x_desc(axis)
+                .x_desc(&desc)
                 .draw()?;
             for (r, row) in rows.iter().enumerate() {
                 let y = (n - 1 - r) as f64;
-                let bins = row.values.len().max(1) as f64;
+                let cells = row.values.len().min(bins.len());
                 let mut k = 0;
-                while k < row.values.len() {
+                while k < cells {
                     let l = level(row.values[k]);
                     let mut e = k + 1;
-                    while e < row.values.len() && level(row.values[e]) == l {
+                    while e < cells && level(row.values[e]) == l {
                         e += 1;
                     }
                     if l > 0 {
                         let c = palette(l as f64 / LEVELS as f64);
                         chart.draw_series(std::iter::once(Rectangle::new(
-                            [
-                                (k as f64 * span_us / bins, y),
-                                (e as f64 * span_us / bins, y + 1.0),
-                            ],
+                            [(x0(k), y), (x0(e), y + 1.0)],
                             c.filled(),
                         )))?;
                     }

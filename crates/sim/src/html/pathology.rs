@@ -7,7 +7,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use lossless_proto::units::{Duration, Instant};
 
-use super::Drawing;
+use super::{Drawing, TimeAxis};
 use crate::pathology_report::{FindingReport, PathologyReport};
 
 /// Rows drawn at most in the timeline (pfcwd queues last, so they are the ones cut).
@@ -34,8 +34,8 @@ pub(super) type Stalls = Vec<(String, Vec<(Instant, Option<Instant>)>)>;
 
 /// The timeline, or `None` when there is nothing to put on it (no stall, no finding, no
 /// storm, no event). Its time axis ends at the run's end.
-pub(super) fn timeline(p: &PathologyReport, stalls: &Stalls, end: Instant) -> Option<Drawing> {
-    let end = end.as_ps();
+pub(super) fn timeline(p: &PathologyReport, stalls: &Stalls, axis: TimeAxis) -> Option<Drawing> {
+    let end = axis.end_ps;
     let mut rows = Vec::new();
     for (host, spans) in stalls {
         let stopped = p
@@ -101,18 +101,13 @@ pub(super) fn timeline(p: &PathologyReport, stalls: &Stalls, end: Instant) -> Op
             ticks: Vec::new(),
         });
     }
-    Some(draw_timeline(&rows, end))
+    Some(draw_timeline(&rows, &axis))
 }
 
-fn draw_timeline(rows: &[Row], span_ps: u128) -> Drawing {
-    // milliseconds for runs of 10 ms or more, microseconds below
-    let (unit, div) = if span_ps >= 10_000_000_000 {
-        ("ms", 1e9)
-    } else {
-        ("µs", 1e6)
-    };
-    let x = |ps: u128| ps as f64 / div;
-    let span = x(span_ps).max(1e-9);
+fn draw_timeline(rows: &[Row], axis: &TimeAxis) -> Drawing {
+    let x = |ps: u128| axis.x(ps);
+    let span = axis.len().max(1e-9);
+    let desc = axis.desc();
     let n = rows.len();
     let labels: Vec<String> = rows.iter().map(|r| r.label.clone()).collect();
     let legend: Vec<(&str, Option<RGBColor>)> = [
@@ -155,7 +150,7 @@ fn draw_timeline(rows: &[Row], span_ps: u128) -> Drawing {
                         String::new()
                     }
                 })
-                .x_desc(format!("time ({unit})"))
+                .x_desc(&desc)
                 .draw()?;
             for (r, row) in rows.iter().enumerate() {
                 let y = (n - 1 - r) as f64;

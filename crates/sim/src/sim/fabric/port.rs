@@ -168,6 +168,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         eq.frames.push_back(frame);
         eq.bytes += frame.len as u64;
         eq.peak = eq.peak.max(eq.bytes);
+        self.observer.queue_changed(p, frame.priority, eq.bytes, now);
         port.nonempty |= 1 << q;
         self.hook_enqueued(p, &frame);
         true
@@ -249,6 +250,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             return;
         };
         port.queues[q as usize].bytes -= frame.len as u64;
+        self.observer
+            .queue_changed(p, q, port.queues[q as usize].bytes, now);
         if port.queues[q as usize].frames.is_empty() {
             port.nonempty &= !(1 << q);
         }

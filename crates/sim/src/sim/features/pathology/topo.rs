@@ -93,6 +93,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         while let Some(frame) = self.ports[p as usize].queues[q as usize].frames.pop_front() {
             let port = &mut self.ports[p as usize];
             port.queues[q as usize].bytes -= frame.len as u64;
+            self.observer
+                .queue_changed(p, q, port.queues[q as usize].bytes, now);
             if port.queues[q as usize].frames.is_empty() {
                 port.nonempty &= !(1 << q);
             }
