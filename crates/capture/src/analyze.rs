@@ -350,7 +350,7 @@ fn sent<T>(r: &Remote, tlv: PeerTlv, value: Option<T>) -> Sent<T> {
     match value {
         Some(v) => Sent::Value(v),
         None => match r.rejected.iter().find(|x| x.tlv == tlv) {
-            Some(x) => Sent::Refused(x.reason.clone()),
+            Some(x) => Sent::Refused(x.reason.to_string()),
             None => Sent::Nothing,
         },
     }

@@ -171,7 +171,7 @@ fn willing_host_refuses_each_invalid_peer_tlv_keeps_the_last_valid_state_and_say
         assert_eq!(r.rejected.len(), 1, "{case}: {:?}", r.rejected);
         assert_eq!(r.rejected[0].tlv, tlv, "{case}");
         assert!(
-            r.rejected[0].reason.contains(why),
+            r.rejected[0].reason.to_string().contains(why),
             "{case}: {}",
             r.rejected[0].reason
         );
@@ -289,7 +289,7 @@ fn a_peer_tlv_is_judged_against_the_peer_priority_table() {
     let r = host.remote().unwrap();
     assert_eq!(r.rejected[0].tlv, PeerTlv::PfcConfiguration);
     assert!(
-        r.rejected[0].reason.contains("2 traffic class"),
+        r.rejected[0].reason.to_string().contains("2 traffic class"),
         "{:?}",
         r.rejected
     );
@@ -399,7 +399,11 @@ fn cee_peer_with_invalid_groups_or_pfc_is_refused_and_our_error_flags_say_so() {
         let r = host.remote().unwrap();
         assert_eq!(r.rejected.len(), 1, "{:?}", r.rejected);
         assert_eq!(r.rejected[0].tlv, tlv);
-        assert!(r.rejected[0].reason.contains(why), "{}", r.rejected[0].reason);
+        assert!(
+            r.rejected[0].reason.to_string().contains(why),
+            "{}",
+            r.rejected[0].reason
+        );
         let o = host.operational();
         assert_eq!(
             (o.ets, &o.pfc),

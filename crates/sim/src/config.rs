@@ -8,10 +8,10 @@ use lossless_proto::units::{Duration, Instant, Rate};
 
 use crate::buffer::Threshold;
 use crate::frame::NodeId;
-use crate::headroom::propagation;
 use crate::model::ModelConfig;
 use crate::traffic::{FlowSpec, Workload};
 use crate::transport::{EcnSpec, QcnSpec};
+use lossless_proto::headroom::propagation;
 
 /// A whole simulation.
 #[derive(Clone, Debug)]

@@ -4,8 +4,8 @@ use lossless_proto::units::{Duration, Instant, Rate};
 use rand::Rng;
 
 use crate::frame::NodeId;
-use crate::headroom::FRAME_OVERHEAD_BYTES;
 use crate::transport::QpSpec;
+use lossless_proto::headroom::FRAME_OVERHEAD_BYTES;
 
 /// Smallest Ethernet frame in bytes (FCS included).
 pub const MIN_FRAME: u64 = 64;

@@ -177,10 +177,9 @@ impl FileConfig {
             line,
             detail,
         };
-        cfg.dcbx.validate().map_err(|e| {
-            let lossless_proto::dcbx::DcbxConfigError::Value { field, .. } = &e;
-            value(line_of_dcbx_field(&text, field), e.to_string())
-        })?;
+        cfg.dcbx
+            .validate()
+            .map_err(|e| value(line_of_dcbx_field(&text, e.field()), e.to_string()))?;
         cfg.lldp_agent_config([0; 6], "x")
             .map_err(|e| value(line_of_key(&text, "lldp", e.key), e.message))?;
         Ok(cfg)

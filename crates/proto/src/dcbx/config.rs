@@ -112,21 +112,21 @@ impl EtsParams {
     /// Checks up2tc < 8 and, when any TC uses ETS, that the bandwidths sum to 100.
     pub fn validate(&self, what: &'static str) -> Result<(), DcbxConfigError> {
         self.check()
-            .map_err(|detail| DcbxConfigError::Value { field: what, detail })
+            .map_err(|detail| DcbxConfigError::Rule { field: what, detail })
     }
 
     /// [`EtsParams::validate`] without a field name: what is wrong, found and allowed. The
     /// same rule judges our configuration and the tables a peer sends.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), ValueError> {
         if let Some(p) = self.up2tc.iter().position(|&tc| tc > 7) {
-            return Err(format!(
-                "up2tc[{p}] = {} is not a traffic class 0..=7",
-                self.up2tc[p]
-            ));
+            return Err(ValueError::TrafficClass {
+                priority: p,
+                tc: self.up2tc[p],
+            });
         }
         let sum: u32 = self.tcbw.iter().map(|&b| u32::from(b)).sum();
         if self.tsa.contains(&TsaName::Ets) && sum != 100 {
-            return Err(format!("tcbw sums to {sum}%, ETS needs 100%"));
+            return Err(ValueError::BandwidthSum { sum });
         }
         Ok(())
     }
@@ -194,9 +194,9 @@ impl PfcParams {
     /// may span at most `cap` traffic classes of `up2tc` (the sender's priority table; when
     /// it is unknown they span at least one). The same rule judges our configuration and a
     /// peer's PFC TLV.
-    pub fn check(&self, up2tc: Option<&[u8; 8]>) -> Result<(), String> {
+    pub fn check(&self, up2tc: Option<&[u8; 8]>) -> Result<(), ValueError> {
         if self.cap > 8 {
-            return Err(format!("capability {} is not 0..=8", self.cap));
+            return Err(ValueError::PfcCapability { cap: self.cap });
         }
         if self.enable == 0 {
             return Ok(());
@@ -213,10 +213,11 @@ impl PfcParams {
             None => 1,
         };
         if tcs > u32::from(self.cap) {
-            return Err(format!(
-                "priorities {prios:?} enabled in {tcs} traffic class(es), more than the capability {}",
-                self.cap
-            ));
+            return Err(ValueError::PfcClasses {
+                priorities: prios,
+                tcs,
+                cap: self.cap,
+            });
         }
         Ok(())
     }
@@ -372,7 +373,7 @@ impl DcbxConfig {
         self.pfc
             .params()
             .check(Some(&self.ets.params.up2tc))
-            .map_err(|detail| DcbxConfigError::Value {
+            .map_err(|detail| DcbxConfigError::Rule {
                 field: "pfc.cap",
                 detail,
             })?;
@@ -420,4 +421,102 @@ pub enum DcbxConfigError {
         /// What was found and what is allowed.
         detail: String,
     },
+    /// The field breaks a rule that judges our configuration and a peer's TLVs alike.
+    #[error("DCBX config {field}: {detail}")]
+    Rule {
+        /// The field, e.g. `ets`.
+        field: &'static str,
+        /// The rule broken, with the value found and what is allowed.
+        detail: ValueError,
+    },
+}
+
+impl DcbxConfigError {
+    /// The field that is wrong, e.g. `pfc.enable`.
+    pub fn field(&self) -> &'static str {
+        match self {
+            DcbxConfigError::Value { field, .. } | DcbxConfigError::Rule { field, .. } => field,
+        }
+    }
+}
+
+/// A DCBX value that breaks 802.1Qaz or the CEE specification: in our configuration or in a
+/// TLV a peer sent. Says the value found and what is allowed.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum ValueError {
+    /// A priority mapped to a traffic class above 7.
+    #[error("up2tc[{priority}] = {tc} is not a traffic class 0..=7")]
+    TrafficClass {
+        /// The priority.
+        priority: usize,
+        /// The traffic class found.
+        tc: u8,
+    },
+    /// ETS bandwidths that do not sum to 100 % while a class uses ETS.
+    #[error("tcbw sums to {sum}%, ETS needs 100%")]
+    BandwidthSum {
+        /// Their sum, percent.
+        sum: u32,
+    },
+    /// A reserved transmission selection algorithm.
+    #[error("tsa[{tc}] = {value} is reserved (allowed 0 strict, 1 cbs, 2 ets, 255 vendor)")]
+    ReservedTsa {
+        /// The traffic class.
+        tc: usize,
+        /// The value found.
+        value: u8,
+    },
+    /// A PFC capability above 8.
+    #[error("capability {cap} is not 0..=8")]
+    PfcCapability {
+        /// The capability found.
+        cap: u8,
+    },
+    /// Enabled priorities spanning more traffic classes than the PFC capability.
+    #[error("priorities {priorities:?} enabled in {tcs} traffic class(es), more than the capability {cap}")]
+    PfcClasses {
+        /// The enabled priorities.
+        priorities: Vec<u8>,
+        /// The traffic classes they span.
+        tcs: u32,
+        /// The capability.
+        cap: u8,
+    },
+    /// An IEEE Application Priority entry with a reserved selector.
+    #[error("entry {entry}: selector {selector} is reserved (allowed 1..=5)")]
+    AppSelector {
+        /// The entry's index.
+        entry: usize,
+        /// The selector found.
+        selector: u8,
+    },
+    /// A CEE priority group that is neither 0..=7 nor strict (15).
+    #[error("pgid[{priority}] = {pgid} is not a priority group 0..=7 or 15 (strict)")]
+    PriorityGroup {
+        /// The priority.
+        priority: usize,
+        /// The group found.
+        pgid: u8,
+    },
+    /// CEE group bandwidths that do not sum to 100 % while a priority is in a group.
+    #[error("PG bandwidths sum to {sum}%, needs 100%")]
+    GroupBandwidthSum {
+        /// Their sum, percent.
+        sum: u32,
+    },
+    /// A CEE Application entry with a selector other than EtherType or port.
+    #[error("entry {entry}: selector {selector} is reserved (allowed 0 EtherType, 1 port)")]
+    CeeAppSelector {
+        /// The entry's index.
+        entry: usize,
+        /// The selector found.
+        selector: u8,
+    },
+}
+
+impl Serialize for ValueError {
+    /// As its message: what a person reads in a report.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
 }

@@ -68,7 +68,7 @@ use serde::Serialize;
 
 pub use config::{
     AppPriority, DcbxConfig, DcbxConfigError, EtsConfig, EtsParams, Mode, ModeSetting, PfcConfig, PfcParams,
-    TsaName,
+    TsaName, ValueError,
 };
 pub use negotiate::{OperEts, OperPfc, Source};
 pub use peer::{PeerTlv, Rejected};

@@ -10,7 +10,7 @@ use lossless_wire::lldp::{AppEntry, CeeAppEntry, CeePfc, CeePriorityGroups, EtsT
 use serde::Serialize;
 
 use super::cee::{self, PGID_STRICT};
-use super::config::{AppPriority, EtsParams, PfcParams};
+use super::config::{AppPriority, EtsParams, PfcParams, ValueError};
 
 /// One of the peer's DCBX TLVs (IEEE) or CEE feature sub-TLVs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -64,7 +64,7 @@ pub struct Rejected {
     /// Which TLV.
     pub tlv: PeerTlv,
     /// What is wrong: the value found and what is allowed.
-    pub reason: String,
+    pub reason: ValueError,
 }
 
 impl std::fmt::Display for Rejected {
@@ -75,12 +75,12 @@ impl std::fmt::Display for Rejected {
 
 /// ETS tables as sent (ETS Configuration or Recommendation): every TSA one 802.1Q defines
 /// (reserved values are not read as "vendor"), then [`EtsParams::check`].
-pub fn ets_tables(t: &EtsTables) -> Result<EtsParams, String> {
+pub fn ets_tables(t: &EtsTables) -> Result<EtsParams, ValueError> {
     if let Some(tc) = t.tsa.iter().position(|a| a.name().is_none()) {
-        return Err(format!(
-            "tsa[{tc}] = {} is reserved (allowed 0 strict, 1 cbs, 2 ets, 255 vendor)",
-            t.tsa[tc].0
-        ));
+        return Err(ValueError::ReservedTsa {
+            tc,
+            value: t.tsa[tc].0,
+        });
     }
     let p = EtsParams::from_tables(t);
     p.check()?;
@@ -89,20 +89,20 @@ pub fn ets_tables(t: &EtsTables) -> Result<EtsParams, String> {
 
 /// A PFC Configuration TLV's parameters against the sender's priority table (its ETS
 /// Configuration's, when it sent a valid one): [`PfcParams::check`].
-pub fn pfc(p: PfcParams, up2tc: Option<&[u8; 8]>) -> Result<PfcParams, String> {
+pub fn pfc(p: PfcParams, up2tc: Option<&[u8; 8]>) -> Result<PfcParams, ValueError> {
     p.check(up2tc)?;
     Ok(p)
 }
 
 /// An Application Priority TLV's entries: selectors 1..=5 as in our configuration.
-pub fn ieee_app(entries: impl Iterator<Item = AppEntry>) -> Result<Vec<AppPriority>, String> {
+pub fn ieee_app(entries: impl Iterator<Item = AppEntry>) -> Result<Vec<AppPriority>, ValueError> {
     let mut out = Vec::new();
     for (i, e) in entries.enumerate() {
         if !(1..=5).contains(&e.selector) {
-            return Err(format!(
-                "entry {i}: selector {} is reserved (allowed 1..=5)",
-                e.selector
-            ));
+            return Err(ValueError::AppSelector {
+                entry: i,
+                selector: e.selector,
+            });
         }
         out.push(AppPriority::from_wire(&e));
     }
@@ -111,22 +111,22 @@ pub fn ieee_app(entries: impl Iterator<Item = AppEntry>) -> Result<Vec<AppPriori
 
 /// A CEE Priority Groups sub-TLV: PGIDs 0..=7 or 15, and PG bandwidths summing to 100 when
 /// any priority is in a bandwidth-limited group (0..=7).
-pub fn cee_pg(pg: &CeePriorityGroups) -> Result<EtsParams, String> {
+pub fn cee_pg(pg: &CeePriorityGroups) -> Result<EtsParams, ValueError> {
     if let Some(p) = pg.pgid.iter().position(|&id| id > 7 && id != PGID_STRICT) {
-        return Err(format!(
-            "pgid[{p}] = {} is not a priority group 0..=7 or 15 (strict)",
-            pg.pgid[p]
-        ));
+        return Err(ValueError::PriorityGroup {
+            priority: p,
+            pgid: pg.pgid[p],
+        });
     }
     let sum: u32 = pg.pg_bandwidth.iter().map(|&b| u32::from(b)).sum();
     if pg.pgid.iter().any(|&id| id != PGID_STRICT) && sum != 100 {
-        return Err(format!("PG bandwidths sum to {sum}%, needs 100%"));
+        return Err(ValueError::GroupBandwidthSum { sum });
     }
     Ok(cee::pg_to_ets(pg))
 }
 
 /// A CEE PFC sub-TLV against the sender's priority groups (when it sent valid ones).
-pub fn cee_pfc(p: &CeePfc, up2tc: Option<&[u8; 8]>) -> Result<PfcParams, String> {
+pub fn cee_pfc(p: &CeePfc, up2tc: Option<&[u8; 8]>) -> Result<PfcParams, ValueError> {
     pfc(
         PfcParams {
             enable: p.admin_map,
@@ -139,14 +139,14 @@ pub fn cee_pfc(p: &CeePfc, up2tc: Option<&[u8; 8]>) -> Result<PfcParams, String>
 
 /// A CEE Application sub-TLV's entries: selectors 0 (EtherType) or 1 (port); an entry with
 /// an empty priority map names no priority and is skipped.
-pub fn cee_app(entries: impl Iterator<Item = CeeAppEntry>) -> Result<Vec<AppPriority>, String> {
+pub fn cee_app(entries: impl Iterator<Item = CeeAppEntry>) -> Result<Vec<AppPriority>, ValueError> {
     let mut out = Vec::new();
     for (i, e) in entries.enumerate() {
         if e.selector > 1 {
-            return Err(format!(
-                "entry {i}: selector {} is reserved (allowed 0 EtherType, 1 port)",
-                e.selector
-            ));
+            return Err(ValueError::CeeAppSelector {
+                entry: i,
+                selector: e.selector,
+            });
         }
         out.extend(cee::app_from_cee(&e));
     }

@@ -5,7 +5,7 @@
 use lossless_wire::lldp::{CeeControl, CeeSubTlv, CeeTlv, Ieee8021Tlv, OrgTlv, Tlv};
 use serde::Serialize;
 
-use super::config::{AppPriority, EtsParams, PfcParams};
+use super::config::{AppPriority, EtsParams, PfcParams, ValueError};
 use super::peer::{self, PeerTlv, Rejected};
 
 /// The peer's IEEE ETS Configuration.
@@ -157,7 +157,7 @@ impl Remote {
         r
     }
 
-    fn reject(&mut self, tlv: PeerTlv, reason: String) {
+    fn reject(&mut self, tlv: PeerTlv, reason: ValueError) {
         self.rejected.push(Rejected { tlv, reason });
     }
 
