@@ -20,7 +20,6 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use lossless_testkit::{corpus_dir, skip_missing_corpus, temp_dir};
@@ -180,18 +179,6 @@ fn text_diff(old: &[u8], new: &[u8]) -> String {
     )
 }
 
-/// Runs `lossless ARGS` for at most 15 minutes (the corpus runs in a debug build).
-fn run_long(args: &[&std::ffi::OsStr]) -> std::process::Output {
-    let child = Command::new(bin())
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the lossless binary runs");
-    wait_bounded(child, Duration::from_secs(900), &format!("lossless {args:?}"))
-}
-
 fn read(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
@@ -303,18 +290,19 @@ fn hpcc_ns3_corpus_runs_write_their_golden_fct_and_pfc_files() {
         let run = root.join(name);
         let out = scratch.join(name);
         std::fs::create_dir_all(&out).unwrap();
-        let o = run_long(&[
-            "sim".as_ref(),
-            "--ns3".as_ref(),
-            run.join("config.txt").as_os_str(),
-            "--ns3-topology".as_ref(),
-            run.join("topology.txt").as_os_str(),
-            "--ns3-flows".as_ref(),
-            run.join("flow.txt").as_os_str(),
-            "--ns3-out".as_ref(),
-            out.as_os_str(),
-            "--quiet".as_ref(),
-        ]);
+        let args: Vec<std::ffi::OsString> = vec![
+            "sim".into(),
+            "--ns3".into(),
+            run.join("config.txt").into(),
+            "--ns3-topology".into(),
+            run.join("topology.txt").into(),
+            "--ns3-flows".into(),
+            run.join("flow.txt").into(),
+            "--ns3-out".into(),
+            out.clone().into(),
+            "--quiet".into(),
+        ];
+        let o = run_for(&args, Duration::from_secs(900));
         assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
         g.text(&format!("ns3/{name}/fct.txt"), &read(&out.join("fct.txt")));
         let pfc = read(&out.join("pfc.txt"));

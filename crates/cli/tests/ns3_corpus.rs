@@ -26,7 +26,6 @@ mod support;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use lossless_sim::ns3::{FctLine, parse_fct};
@@ -66,23 +65,20 @@ fn run_ns3_seeded(dir: &Path, out: &Path, seed: u64) -> std::process::Output {
 }
 
 fn run_ns3_with(dir: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
-    let child = Command::new(bin())
-        .args(["sim", "--ns3"])
-        .arg(dir.join("config.txt"))
-        .arg("--ns3-topology")
-        .arg(dir.join("topology.txt"))
-        .arg("--ns3-flows")
-        .arg(dir.join("flow.txt"))
-        .arg("--ns3-out")
-        .arg(out)
-        .arg("--quiet")
-        .args(extra)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the lossless binary runs");
-    wait_bounded(child, Duration::from_secs(900), "lossless sim --ns3")
+    let mut args: Vec<std::ffi::OsString> = vec![
+        "sim".into(),
+        "--ns3".into(),
+        dir.join("config.txt").into(),
+        "--ns3-topology".into(),
+        dir.join("topology.txt").into(),
+        "--ns3-flows".into(),
+        dir.join("flow.txt").into(),
+        "--ns3-out".into(),
+        out.into(),
+        "--quiet".into(),
+    ];
+    args.extend(extra.iter().map(Into::into));
+    run_for(&args, Duration::from_secs(900))
 }
 
 /// Rank round(p·(n − 1)) of sorted `v` (the corpus README's percentiles).

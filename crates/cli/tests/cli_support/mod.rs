@@ -39,27 +39,35 @@ pub fn wait_bounded(mut child: Child, limit: Duration, what: &str) -> Output {
 
 /// Runs `lossless ARGS` (at most 60 s).
 pub fn run(args: &[&str]) -> Output {
-    let child = Command::new(bin())
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the lossless binary runs");
-    wait_bounded(child, Duration::from_secs(60), &format!("lossless {args:?}"))
+    run_for(args, Duration::from_secs(60))
 }
 
 /// Runs `lossless ARGS` in `dir` (at most 60 s).
 pub fn run_in(dir: &Path, args: &[&str]) -> Output {
-    let child = Command::new(bin())
+    let mut cmd = Command::new(bin());
+    cmd.current_dir(dir);
+    spawn_bounded(cmd, args, Duration::from_secs(60))
+}
+
+/// Runs `lossless ARGS` for at most `limit` (a long run: the HPCC ns-3 corpus in a debug build).
+pub fn run_for<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(args: &[S], limit: Duration) -> Output {
+    spawn_bounded(Command::new(bin()), args, limit)
+}
+
+/// Runs `cmd` with `args`, no standard input and its outputs captured, for at most `limit`.
+fn spawn_bounded<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(
+    mut cmd: Command,
+    args: &[S],
+    limit: Duration,
+) -> Output {
+    let child = cmd
         .args(args)
-        .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("the lossless binary runs");
-    wait_bounded(child, Duration::from_secs(60), &format!("lossless {args:?}"))
+    wait_bounded(child, limit, &format!("lossless {args:?}"))
 }
 
 /// Runs `cmd` (a `lossless` command line or a wrapper around one) with standard output a
