@@ -6,7 +6,7 @@
 //! with eight egress queues, strict-priority or 802.1Qaz ETS/CBS transmission selection behind
 //! [`selection::TransmissionSelection`], control frames first at frame boundaries; optional
 //! DCBX agents whose LLDPDUs cross the links and whose operational PFC/ETS configure the
-//! ports at run time (see `sim/dcbx.rs`); switches
+//! ports at run time (see `sim/features/dcbx.rs`); switches
 //! with a shared buffer ([`buffer`]) charging each frame to its (ingress port, priority), XOFF
 //! raised into the ingress port's engine when a lossless frame overflows its threshold into
 //! headroom ([`headroom::default_headroom_bytes`] by default), XON below threshold − offset, lossy
@@ -20,7 +20,7 @@
 //! - [`scenario`]: TOML scenario files and the built-in scenarios (`four-bridge`, `two-chip`,
 //!   `incast`, `ets-7-13-80`, `dcbx-adopt`, `dcbx-disagree`, `four-bridge-cn`,
 //!   `incast-dcqcn`).
-//! - [`transport`], `sim/qp.rs`, `sim/cn.rs`: RoCEv2 QPs (the `rocev2` transport, DCQCN and QCN
+//! - [`transport`], `sim/features/qp.rs`, `sim/features/cn.rs`: RoCEv2 QPs (the `rocev2` transport, DCQCN and QCN
 //!   reaction and notification points in the flow's state) and switch congestion notification
 //!   (ECN markers, QCN congestion points) — see [`cn_report`] for what a run reports and
 //!   [`model`] for the 802.3-exact vs HPCC ns-3 modelling choices; [`ns3`] reads the HPCC ns-3

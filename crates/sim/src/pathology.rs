@@ -4,8 +4,8 @@
 //!
 //! Every part is off unless the scenario asks for it (`rx_stall`, `pfc_prevention_tout`,
 //! `[pfcwd]`, `[[route]]`, `[[event]]`, `[deadlock]`, `[victims]`); a scenario without them
-//! runs and reports exactly as before. The simulator's handlers are in `sim/storm.rs`,
-//! `sim/pfcwd.rs`, `sim/topo.rs`, `sim/deadlock.rs` and `sim/victims.rs`; the figures in
+//! runs and reports exactly as before. The simulator's handlers are in `sim/features/pathology/storm.rs`,
+//! `sim/features/pathology/pfcwd.rs`, `sim/features/pathology/topo.rs`, `sim/features/pathology/deadlock.rs` and `sim/features/pathology/victims.rs`; the figures in
 //! [`crate::pathology_report`].
 
 use lossless_proto::units::{Duration, Instant};
