@@ -17,7 +17,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut w = PcapWriter::with_header(std::fs::File::create(&path)?, header)?;
     // 2026-01-01 00:00:00 UTC, frames 1 µs apart
     let start = std::time::Duration::from_secs(1_767_225_600);
-    for (i, f) in lossless_capture::cn_sample::cn_sample_frames().iter().enumerate() {
+    for (i, f) in lossless_capture::cn::sample::cn_sample_frames()
+        .iter()
+        .enumerate()
+    {
         let ts = start + std::time::Duration::from_micros(i as u64);
         w.write_packet(&PcapPacket::new(ts, f.len() as u32, f))?;
     }

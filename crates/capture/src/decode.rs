@@ -126,9 +126,9 @@ pub fn decode_frame(frame: &Frame) -> FrameRecord {
         decode_mac_control(&frame.data, fcs_present, truncated, &mut rec);
     } else if eth.ethertype == EtherType::LLDP {
         rec.protocol = Protocol::Lldp;
-        crate::lldp_decode::decode_lldp(body, at, &mut rec);
+        crate::lldp::decode::decode_lldp(body, at, &mut rec);
     } else {
-        crate::cn_decode::decode_network(body, at, eth.ethertype, truncated, &mut rec);
+        crate::cn::decode::decode_network(body, at, eth.ethertype, truncated, &mut rec);
     }
     rec
 }

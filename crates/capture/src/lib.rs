@@ -5,15 +5,11 @@
 //! into a [`model::FrameRecord`]; [`text::render`] and `serde_json` print it.
 
 pub mod analyze;
-pub mod cn_decode;
-pub mod cn_model;
-pub mod cn_sample;
-pub mod cn_text;
+pub mod cn;
 pub mod decode;
 pub mod filter;
 pub mod headroom;
-pub mod lldp_decode;
-pub mod lldp_model;
+pub mod lldp;
 pub mod model;
 pub mod reader;
 pub mod sample;

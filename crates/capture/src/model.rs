@@ -7,8 +7,8 @@
 use lossless_proto::units::Instant;
 use serde::Serialize;
 
-use crate::cn_model::{CnTagRecord, CnmRecord, IpRecord, RoceRecord, UdpRecord};
-use crate::lldp_model::LldpRecord;
+use crate::cn::model::{CnTagRecord, CnmRecord, IpRecord, RoceRecord, UdpRecord};
+use crate::lldp::model::LldpRecord;
 
 /// One frame of the capture, decoded.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

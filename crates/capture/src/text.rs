@@ -1,11 +1,11 @@
 //! Readable text for a [`FrameRecord`], in the manner of `tcpdump -v` and `tshark -V`: one
 //! summary line per frame, then for MAC Control and LLDP frames one indented line per field,
 //! with DCBX ETS and PFC settings as priority / TC / bandwidth / TSA tables; IP, UDP, RoCEv2,
-//! CN-TAG and CNM lines come from [`crate::cn_text`].
+//! CN-TAG and CNM lines come from [`crate::cn::text`].
 
 use std::fmt::Write;
 
-use crate::lldp_model::{
+use crate::lldp::model::{
     AppEntryRecord, CeeFeatureRecord, CeeSubRecord, EtsRecord, IdRecord, LldpRecord, TlvBody, TlvRecord,
 };
 use crate::model::{FrameRecord, MacControlRecord};
@@ -64,7 +64,7 @@ pub fn render(rec: &FrameRecord) -> String {
     if let Some(l) = &rec.lldp {
         lldp(l, &mut s);
     }
-    crate::cn_text::render(rec, &mut s);
+    crate::cn::text::render(rec, &mut s);
     for w in &rec.warnings {
         let _ = writeln!(s, "    warning: frame {}: {w}", rec.frame);
     }

@@ -1,8 +1,8 @@
-//! The congestion-notification sample (`lossless_capture::cn_sample`, written to
+//! The congestion-notification sample (`lossless_capture::cn::sample`, written to
 //! `examples/captures/roce-cn.pcap`) decodes to the kinds and fields it was built with, and
 //! `--filter` picks its RoCEv2, CNP, CNM and CE-marked frames.
 
-use lossless_capture::cn_sample::cn_sample_frames;
+use lossless_capture::cn::sample::cn_sample_frames;
 use lossless_capture::model::Protocol;
 use lossless_capture::{CaptureReader, Filter, FrameKind, decode_frame};
 

@@ -262,7 +262,7 @@ proptest! {
         willing: bool, cbs: bool, max_tcs in 0u8..8, priority_tc in proptest::array::uniform8(0u8..8),
         tc_bandwidth: [u8; 8], tsa: [u8; 8], mbc: bool, pfc_cap in 0u8..16, pfc_enable: u8,
     ) {
-        use lossless_capture::lldp_model::TlvBody;
+        use lossless_capture::lldp::model::TlvBody;
         use lossless_wire::lldp::{EtsConfiguration, EtsTables, Ieee8021Tlv, OrgTlv, PfcConfiguration, Tlv, Tsa};
         let ets = EtsConfiguration {
             willing, cbs, reserved: 0, max_tcs,

@@ -339,7 +339,7 @@ fn roce_ecn_and_udp_fields_agree_with_tshark() {
     let Some(tshark) = require("tshark", "roce_ecn_and_udp_fields_agree_with_tshark") else {
         return;
     };
-    let mut frames = lossless_capture::cn_sample::cn_sample_frames();
+    let mut frames = lossless_capture::cn::sample::cn_sample_frames();
     let mut rng = Rng(0x5eed_0011);
     frames.extend((0..400).map(|_| random_frame(&mut rng)));
     let dir = temp_dir("roce-tshark");

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::cn_model::{CnmRecord, IpRecord, RoceRecord, UdpRecord};
+use crate::cn::model::{CnmRecord, IpRecord, RoceRecord, UdpRecord};
 use crate::model::FrameRecord;
 use crate::text::ethertype_name;
 

@@ -9,7 +9,7 @@ use lossless_wire::roce::{self, BthRepr, ExtHeaders, IcrcEngine, SyndromeKind};
 use lossless_wire::udp::{self, ROCEV2_PORT, UdpRepr};
 use lossless_wire::{Error, ErrorKind};
 
-use crate::cn_model::{
+use crate::cn::model::{
     AethRecord, AtomicEthRecord, BthRecord, CnTagRecord, CnmRecord, DethRecord, IpRecord, RethRecord,
     RoceRecord, UdpRecord,
 };

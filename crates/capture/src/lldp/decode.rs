@@ -6,7 +6,7 @@ use lossless_wire::lldp::{
     CeeSubTlv, CeeTlv, ChassisIdSubtype, Ieee8021Tlv, Ieee8023Tlv, Lldpdu, OrgTlv, PortIdSubtype, Tlv,
 };
 
-use crate::lldp_model::*;
+use crate::lldp::model::*;
 use crate::model::{FrameRecord, hex, mac_text};
 
 /// Decodes the LLDPDU `body[at..]` (`at` = its offset in the frame) into `rec.lldp`; the first

@@ -1,0 +1,5 @@
+//! LLDP and DCBX in captures: an LLDPDU decoded ([`decode`]) into its decoded form
+//! ([`model`]).
+
+pub mod decode;
+pub mod model;
