@@ -36,7 +36,10 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 mod pathology;
+mod sweep;
 mod victims;
+
+pub use sweep::{MAX_SWEEP_REPORT_POINTS, SweepPoint, SweepReport};
 
 /// Time bins across the run's activity (even: bins merge in pairs).
 pub const BINS: usize = 200;

@@ -42,6 +42,8 @@ Examples:
       start your own scenario from a built-in (examples/scenarios/README.md lists every key)
   lossless sim incast --sweep senders=2..=64/2 --sweep seed=1..=3 --json sweep.jsonl
       a sweep on every CPU, one JSON line per point; add --shard I/N to split it over machines
+  lossless sim incast --sweep senders=2,4,8,16 --sweep 'defaults.flow_control=\"pfc\",\"off\"' --report rpt/
+      each metric against senders, one line with PFC and one without, and a table of the points
   cd simulation && lossless sim --ns3 mix/config.txt
       an HPCC ns-3 experiment, unchanged: reads the config.txt of the fork's `third` and the
       files it names (relative to the current directory, as the fork opens them, else to the
@@ -115,6 +117,9 @@ pub struct SimArgs {
     /// Write an HTML report with SVG plots into DIR (opens with no network): the topology with
     /// links coloured by time paused and the order PFC spread in, throughput per priority,
     /// buffer occupancy and pauses (heat maps past 8 series), FCT CDF and slowdown by flow size.
+    /// With --sweep: each headline metric (drops, XOFF sent, longest pause, throughput, flows
+    /// completed, FCT and slowdown p99) against the swept parameter, one line per value of the
+    /// other axes, and a table of every point (at most 10,000 points).
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
     /// Print the scenario file of a built-in and exit.
