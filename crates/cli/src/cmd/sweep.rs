@@ -291,7 +291,7 @@ enum Finished {
         line: String,
         row: String,
         /// What the `--report` page keeps of it (only with `--report`).
-        point: Option<SweepPoint>,
+        point: Option<Box<SweepPoint>>,
         failure: Option<String>,
         /// A lossless priority dropped frames in the point.
         lossless_dropped: bool,
@@ -332,7 +332,7 @@ impl Sink<'_> {
             } => {
                 self.lossless_dropped += usize::from(lossless_dropped);
                 if let (Some(page), Some(p)) = (&mut self.page, point) {
-                    page.add(p);
+                    page.add(*p);
                 }
                 if let Some(why) = failure {
                     self.failed += 1;
@@ -446,10 +446,13 @@ fn run_point(
         wall,
         if h.balanced { "" } else { "  ✗" }
     );
-    let point = args
-        .report
-        .is_some()
-        .then(|| SweepPoint::of(k, vals.iter().map(|v| v.to_string()).collect(), &report));
+    let point = args.report.is_some().then(|| {
+        Box::new(SweepPoint::of(
+            k,
+            vals.iter().map(|v| v.to_string()).collect(),
+            &report,
+        ))
+    });
     Some(Finished::Ran {
         line,
         row,
@@ -461,8 +464,10 @@ fn run_point(
 
 /// Runs `lossless sim NAME --sweep ...`.
 pub fn run(args: &SimArgs, scenario: &Scenario) -> anyhow::Result<ExitCode> {
-    if args.pcap.is_some() || args.vcd.is_some() {
-        anyhow::bail!("--sweep writes metrics and a report only: --pcap and --vcd are for a single run");
+    if args.pcap.is_some() || args.vcd.is_some() || args.series.is_some() {
+        anyhow::bail!(
+            "--sweep writes metrics and a report only: --pcap, --vcd and --series are for a single run"
+        );
     }
     let axes = &args.sweep;
     // every axis names a value of the scenario, once: a typo or a repeat is refused before

@@ -124,6 +124,9 @@ impl SweepPoint {
     }
 }
 
+/// One line of a plot: its legend name, colour and (x, y) points.
+type Line = (String, RGBColor, Vec<(f64, f64)>);
+
 /// A sweep's page: the points finished, drawn against one axis.
 #[derive(Clone, Debug)]
 pub struct SweepReport {
@@ -201,7 +204,7 @@ impl SweepReport {
         }
         let mut plots = Vec::new();
         for (m, metric) in METRICS.iter().enumerate() {
-            let lines: Vec<(String, RGBColor, Vec<(f64, f64)>)> = groups
+            let lines: Vec<Line> = groups
                 .iter()
                 .enumerate()
                 .map(|(g, (key, pts))| {
@@ -314,12 +317,7 @@ impl SweepReport {
 
 /// Lines (with a dot at each point) of `lines` against the swept parameter `x_path`; `label`
 /// names an x value. The legend goes under the plot, at most [`LEGEND_MAX`] names.
-fn sweep_chart(
-    lines: &[(String, RGBColor, Vec<(f64, f64)>)],
-    x_path: &str,
-    unit: &str,
-    label: &dyn Fn(f64) -> String,
-) -> Drawing {
+fn sweep_chart(lines: &[Line], x_path: &str, unit: &str, label: &dyn Fn(f64) -> String) -> Drawing {
     const PLOT_HEIGHT: u32 = 300;
     const LEGEND_LINE: u32 = 16;
     let pts = || lines.iter().flat_map(|l| l.2.iter().copied());
