@@ -35,10 +35,12 @@ use heatmap::HeatRow;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+mod flows;
 mod pathology;
 mod sweep;
 mod victims;
 
+pub use flows::{FlowPick, FlowPicks, MAX_FLOW_SERIES, name_matches, parse_flow_picks};
 pub use sweep::{MAX_SWEEP_REPORT_POINTS, SweepPoint, SweepReport};
 
 /// Time bins across the run's activity (even: bins merge in pairs).
@@ -207,6 +209,15 @@ pub struct HtmlReport {
     /// When each scenario flow stops offering frames, by name (a QP that has not finished
     /// leaves the rate percentiles then).
     stops: std::collections::HashMap<String, Instant>,
+    /// The flows whose throughput over time the page draws (`--plot-flows`); `None`: the
+    /// victims and the flows with the largest slowdown.
+    flow_picks: Option<Vec<FlowPick>>,
+    /// Per flow id: its delivered bytes per bin, when kept.
+    flow_bins: Vec<flows::FlowSlot>,
+    /// Flows kept in `flow_bins` (at most [`MAX_FLOW_SERIES`]).
+    flows_kept: usize,
+    /// The scenario's flow names, by flow id (name patterns pick flows to keep by them).
+    flow_names: Vec<String>,
 }
 
 impl HtmlReport {
@@ -278,6 +289,10 @@ impl HtmlReport {
             open: vec![None; n],
             topology: topology::Topology::new(config),
             stops: config.flows.iter().map(|f| (f.name.clone(), f.stop)).collect(),
+            flow_picks: None,
+            flow_bins: vec![flows::FlowSlot::Unseen; config.flows.len()],
+            flows_kept: 0,
+            flow_names: config.flows.iter().map(|f| f.name.clone()).collect(),
             stalls: config
                 .pathology
                 .hosts
@@ -292,6 +307,42 @@ impl HtmlReport {
     pub fn with_summary(mut self, opts: SummaryOptions) -> Self {
         self.summary = opts;
         self
+    }
+
+    /// The page draws the throughput over time of the flows `picks` choose (`--plot-flows`)
+    /// instead of the victims and the flows with the largest slowdown.
+    pub fn with_flow_picks(mut self, picks: Vec<FlowPick>) -> Self {
+        self.flow_picks = Some(picks);
+        self
+    }
+
+    /// Whether flow `f`'s deliveries are kept (decided at its first delivery: a flow a name
+    /// pattern picks, or any while fewer than [`MAX_FLOW_SERIES`] are kept).
+    fn keep_flow(&mut self, f: usize) -> bool {
+        if f >= self.flow_bins.len() {
+            // a flow a workload started
+            self.flow_bins.resize(f + 1, flows::FlowSlot::Unseen);
+        }
+        match self.flow_bins[f] {
+            flows::FlowSlot::Kept(_) => true,
+            flows::FlowSlot::Skipped => false,
+            flows::FlowSlot::Unseen => {
+                let named = self.flow_names.get(f).is_some_and(|n| {
+                    self.flow_picks.iter().flatten().any(|p| match p {
+                        FlowPick::Name(pattern) => name_matches(pattern, n),
+                        _ => false,
+                    })
+                });
+                let keep = named || self.flows_kept < MAX_FLOW_SERIES;
+                self.flow_bins[f] = if keep {
+                    self.flows_kept += 1;
+                    flows::FlowSlot::Kept(vec![0.0; BINS])
+                } else {
+                    flows::FlowSlot::Skipped
+                };
+                keep
+            }
+        }
     }
 
     /// The bin of `at` (an instant before the axis starts goes into the first), the bins
@@ -339,7 +390,11 @@ impl HtmlReport {
     /// peaks take the larger).
     fn coarsen(&mut self) {
         const HALF: usize = BINS / 2;
-        for v in &mut self.delivered {
+        let kept = self.flow_bins.iter_mut().filter_map(|s| match s {
+            flows::FlowSlot::Kept(v) => Some(v),
+            _ => None,
+        });
+        for v in self.delivered.iter_mut().chain(kept) {
             for k in 0..HALF {
                 v[k] = v[2 * k] + v[2 * k + 1];
             }
@@ -486,6 +541,10 @@ impl HtmlReport {
                 "Delivered throughput per priority (Gb/s, mean over each {bin} bin)"
             ))
         });
+        // 2b. throughput over time of chosen flows
+        if let Some(p) = self.flow_plot(report, &axis) {
+            plots.push(p);
+        }
         // 3. buffer occupancy: a line per queue, or a heat map of them
         let mut occ: Vec<(String, RGBColor, Vec<f64>)> = Vec::new();
         let buffers = self.occupancy.iter().flatten().count();
@@ -641,6 +700,88 @@ impl HtmlReport {
         };
         page.render()
             .unwrap_or_else(|e| format!("<!doctype html><p>report failed: {}</p>", esc(&e.to_string())))
+    }
+
+    /// The per-flow throughput section: the flows `--plot-flows` chose (by default the
+    /// victims and the flows with the largest slowdown), each a line of its delivered rate per
+    /// bin; `None` when no flow was chosen.
+    fn flow_plot(&self, report: &Report, axis: &TimeAxis) -> Option<Plot> {
+        let slowest = self.summary.top.clamp(1, RATE_LINES_MAX);
+        let (picks, what) = match &self.flow_picks {
+            Some(p) => (p.clone(), "the flows --plot-flows chose".to_string()),
+            None => (
+                vec![FlowPick::Victims, FlowPick::Slowest],
+                format!(
+                    "the victims and the {slowest} flows with the largest FCT slowdown (--plot-flows chooses others)"
+                ),
+            ),
+        };
+        let chosen = flows::chosen(report, &picks, slowest);
+        if chosen.is_empty() {
+            return self.flow_picks.as_ref().map(|_| Plot {
+                caption: "--plot-flows chose no flow of this run.".into(),
+                ..Plot::new("flow-throughput", Drawing::Svg(String::new()))
+                    .heading("Throughput of chosen flows over time")
+            });
+        }
+        let bin = Duration::from_ps(self.bin_ps);
+        let mut series = Vec::new();
+        let mut not_kept = 0;
+        for &i in chosen.iter().take(RATE_LINES_MAX) {
+            match self.flow_bins.get(i) {
+                Some(flows::FlowSlot::Kept(v)) => {
+                    let gbps = axis_bins(axis, self.bin_ps)
+                        .map(|(k, a, b)| v[k] * 8.0 / (b - a) as f64 * 1e3)
+                        .collect();
+                    series.push((
+                        report.flows[i].name.clone(),
+                        distinct(series.len(), chosen.len().min(RATE_LINES_MAX)),
+                        gbps,
+                    ));
+                }
+                Some(flows::FlowSlot::Unseen) | None => {
+                    // nothing delivered: a flat line at zero says so
+                    let zeros = axis_bins(axis, self.bin_ps).map(|_| 0.0).collect();
+                    series.push((
+                        report.flows[i].name.clone(),
+                        distinct(series.len(), chosen.len().min(RATE_LINES_MAX)),
+                        zeros,
+                    ));
+                }
+                Some(flows::FlowSlot::Skipped) => not_kept += 1,
+            }
+        }
+        let mut caption = format!(
+            "{} of {what}: each flow's data bytes count in the bins during which their bits arrived at its destination; each point is the mean over a {bin} bin.",
+            chosen.len()
+        );
+        if chosen.len() > RATE_LINES_MAX {
+            caption.push_str(&format!(
+                " The first {RATE_LINES_MAX} are drawn; {} more not.",
+                chosen.len() - RATE_LINES_MAX
+            ));
+        }
+        if not_kept > 0 {
+            caption.push_str(&format!(
+                " {not_kept} chosen flow(s) not drawn: the report keeps the rates of {MAX_FLOW_SERIES} flows (name them with --plot-flows to keep theirs first)."
+            ));
+        }
+        Some(Plot {
+            caption,
+            ..Plot::new(
+                "flow-throughput",
+                line_chart(
+                    &series,
+                    axis,
+                    self.bin_ps,
+                    &format!("Gb/s (mean per {bin} bin)"),
+                    &[],
+                ),
+            )
+            .heading(&format!(
+                "Throughput of chosen flows over time (Gb/s, mean over each {bin} bin)"
+            ))
+        })
     }
 
     /// The egress queue depth section: a line per queue that held bytes (a heat map of them
@@ -1369,9 +1510,19 @@ impl Observer for HtmlReport {
         }
         let last = self.bin(at);
         let bytes = f64::from(frame.len);
+        let f = frame.flow as usize;
+        let keep = self.keep_flow(f);
         let v = &mut self.delivered[frame.priority as usize & 7];
+        // the flow's own bins get the same shares, when they are kept
+        let mut fv = match (keep, self.flow_bins.get_mut(f)) {
+            (true, Some(flows::FlowSlot::Kept(fv))) => Some(fv),
+            _ => None,
+        };
         let Some(rate) = self.rx_rate.get(node as usize).copied().flatten() else {
             v[last] += bytes;
+            if let Some(fv) = fv {
+                fv[last] += bytes;
+            }
             return;
         };
         self.received[node as usize] = true;
@@ -1380,6 +1531,9 @@ impl Observer for HtmlReport {
         let t0 = t1.saturating_sub(rate.time_for_bytes(u64::from(frame.len)).as_ps());
         if t0 >= last as u128 * self.bin_ps || t0 == t1 {
             v[last] += bytes;
+            if let Some(fv) = fv {
+                fv[last] += bytes;
+            }
             return;
         }
         let whole = (t1 - t0) as f64;
@@ -1387,7 +1541,11 @@ impl Observer for HtmlReport {
         while t < t1 {
             let k = (t / self.bin_ps) as usize;
             let edge = ((k as u128 + 1) * self.bin_ps).min(t1);
-            v[k] += bytes * (edge - t) as f64 / whole;
+            let share = bytes * (edge - t) as f64 / whole;
+            v[k] += share;
+            if let Some(fv) = fv.as_deref_mut() {
+                fv[k] += share;
+            }
             t = edge;
         }
     }

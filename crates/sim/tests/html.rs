@@ -41,13 +41,21 @@ fn self_contained(html: &str) -> bool {
 }
 
 #[test]
-fn the_report_has_six_plots_a_spread_order_a_pause_row_for_every_client_uplink_and_the_victim() {
+fn the_report_has_seven_plots_a_spread_order_a_pause_row_for_every_client_uplink_and_the_victim() {
     let c = common::load("four-bridge", &[], Some(Duration::from_us(300)));
     let (html, report) = page(c);
-    assert_eq!(html.matches("<svg").count(), 6);
+    assert_eq!(html.matches("<svg").count(), 7);
     assert_eq!(
         sections(&html),
-        ["topology", "throughput", "buffer", "egress", "pause", "victims"]
+        [
+            "topology",
+            "throughput",
+            "flow-throughput",
+            "buffer",
+            "egress",
+            "pause",
+            "victims"
+        ]
     );
     assert!(!html.contains("No transmitter was paused by its peer."));
     // the spreading list: bridge4 (the congested switch) pauses first, then hop by hop back
@@ -177,12 +185,13 @@ fn completed_flows_add_an_fct_cdf_plot_a_slowdown_by_size_plot_and_their_fct_tab
     let c = common::load("incast", &["senders=4"], None);
     let (html, report) = page(c);
     assert_eq!(report.fct.all.as_ref().unwrap().flows_completed_total, 4);
-    assert_eq!(html.matches("<svg").count(), 7);
+    assert_eq!(html.matches("<svg").count(), 8);
     assert_eq!(
         sections(&html),
         [
             "topology",
             "throughput",
+            "flow-throughput",
             "buffer",
             "egress",
             "pause",
@@ -536,4 +545,72 @@ fn static_pfc_thresholds_are_drawn_on_the_ingress_buffer_plot() {
         section(&html, "Buffer occupancy").contains("PFC thresholds not drawn: the threshold is dynamic"),
         "{html}"
     );
+}
+
+#[test]
+fn by_default_the_flow_throughput_section_draws_the_victims_and_the_slowest_flows() {
+    // four-bridge's flows never finish: its one victim, "victim"
+    let c = common::load("four-bridge", &[], Some(Duration::from_us(300)));
+    let (html, report) = page(c);
+    let victims: Vec<&str> = report
+        .pathology
+        .as_ref()
+        .and_then(|p| p.victims.as_ref())
+        .unwrap()
+        .flows
+        .iter()
+        .filter(|f| f.victim)
+        .map(|f| f.flow.as_str())
+        .collect();
+    assert_eq!(victims, ["victim"]);
+    let s = section(&html, "Throughput of chosen flows");
+    assert!(
+        s.contains("<p>1 of the victims and the 10 flows with the largest FCT slowdown"),
+        "{s}"
+    );
+    assert!(s.contains(&text("victim")), "{s}");
+    assert!(
+        !s.contains(&text("lossless:client1")),
+        "no victim, no slowdown: not drawn"
+    );
+    // incast's 4 finite flows, each a line in the legend
+    let c = common::load("incast", &["senders=4"], None);
+    let (html, report) = page(c);
+    let s = section(&html, "Throughput of chosen flows");
+    assert!(s.contains("<p>4 of the victims and the 10 flows"), "{s}");
+    for f in &report.flows {
+        assert!(f.fct_slowdown_ratio.is_some());
+        assert!(s.contains(&text(&f.name)), "{} in the legend", f.name);
+    }
+}
+
+#[test]
+fn plot_flows_draws_only_the_flows_it_names_each_a_line_of_its_own() {
+    use lossless_sim::html::parse_flow_picks;
+    let c = common::load("four-bridge", &[], Some(Duration::from_us(300)));
+    let picks = parse_flow_picks("victim,lossless:*").unwrap().0;
+    let mut sim = Simulator::with_observer(c.clone(), HtmlReport::new(&c).with_flow_picks(picks)).unwrap();
+    sim.run();
+    let report = Report::collect(&sim);
+    let end = sim.now();
+    let html = sim.observer_mut().render(end, &report);
+    let s = section(&html, "Throughput of chosen flows");
+    assert!(s.contains("<p>4 of the flows --plot-flows chose"), "{s}");
+    for name in [
+        "victim",
+        "lossless:client1",
+        "lossless:client2",
+        "lossless:client3",
+    ] {
+        assert!(s.contains(&text(name)), "{name} in the legend");
+    }
+    assert!(!s.contains("lossy:"), "the lossy flows were not chosen");
+    // four lines of data (and their legend swatches), each in its own colour
+    let lines: Vec<_> = polylines(s)
+        .into_iter()
+        .filter(|(_, pts)| pts.len() > 4)
+        .collect();
+    assert_eq!(lines.len(), 4);
+    let colours: std::collections::BTreeSet<&str> = lines.iter().map(|l| l.0.as_str()).collect();
+    assert_eq!(colours.len(), 4);
 }

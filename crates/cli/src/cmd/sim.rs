@@ -126,6 +126,12 @@ pub struct SimArgs {
     /// other axes, and a table of every point (at most 10,000 points).
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
+    /// With --report: the flows whose throughput over time the page draws, comma-separated:
+    /// `victims` (the victim accounting's victims), `slowest` (the --top flows by FCT slowdown,
+    /// at most 12) or a flow name pattern, `*` for any run of characters, e.g.
+    /// `victim,lossless:*`. Default: victims,slowest.
+    #[arg(long, value_name = "FLOWS", value_parser = lossless_sim::html::parse_flow_picks, requires = "report")]
+    pub plot_flows: Option<lossless_sim::html::FlowPicks>,
     /// Write time series as CSV into DIR, for pandas/polars: queues.csv (egress queue depth
     /// per port and priority: peak and end of each bin), pause.csv (time each port priority
     /// was paused in each bin) and flows.csv (each flow's delivered bytes and rate per bin,
@@ -461,10 +467,14 @@ pub(super) fn open_extras(args: &SimArgs, config: &SimConfig) -> anyhow::Result<
         Some(dir) => {
             lossless_files::create_output_dir(dir)?;
             // the page repeats the summary as the terminal shows it
-            Some(HtmlReport::new(config).with_summary(SummaryOptions {
+            let page = HtmlReport::new(config).with_summary(SummaryOptions {
                 top: args.top as usize,
                 full: args.full,
-            }))
+            });
+            Some(match &args.plot_flows {
+                Some(picks) => page.with_flow_picks(picks.0.clone()),
+                None => page,
+            })
         }
         None => None,
     };
