@@ -1,6 +1,7 @@
 //! A trace sink that writes an HTML report with inline SVG plots (no network, no scripts):
-//! the topology with links coloured by time paused and numbered arrows in the order PFC
-//! spread (`html/topology.rs`), delivered throughput per priority over time (each frame's bytes
+//! the topology with links coloured by time paused, numbered arrows in the order PFC
+//! spread and the bottleneck link directions in blue (`html/topology.rs`), delivered
+//! throughput per priority over time and of chosen flows (`html/flows.rs`, `--plot-flows`) (each frame's bytes
 //! counted while its bits arrived on the receiver's link, so no point exceeds the line rate,
 //! drawn as a grey line), buffer occupancy per (switch, ingress port, priority) and per host
 //! receive backlog (with static PFC XOFF/XON thresholds), egress queue depth per port and
@@ -468,17 +469,44 @@ impl HtmlReport {
         // 1. the topology and the order PFC spread in
         let spread = self.topology.spread_list(&self.pauses);
         let paused_dirs = self.topology.spread(&self.pauses).len();
+        let bottlenecks = self.bottlenecks(report);
+        let named: Vec<String> = bottlenecks
+            .iter()
+            .take(topology::NUMBERED)
+            .map(|b| {
+                format!(
+                    "{} ({:.0} % busy over the flows' active span, its queue up to {} B)",
+                    self.port_names[b.port],
+                    b.busy * 100.0,
+                    b.peak_queue_bytes
+                )
+            })
+            .collect();
+        let bottleneck_note = match bottlenecks.len() {
+            0 => "No switch port was a bottleneck (busy at least 90 % of the flows' active span with frames waiting in its queue). ".to_string(),
+            n if n > named.len() => format!(
+                "{n} bottleneck link directions (blue: a switch port busy at least 90 % of the flows' active span with frames waiting in its queue), the {} with the largest queues: {}. ",
+                named.len(),
+                named.join("; ")
+            ),
+            _ => format!(
+                "Bottleneck (blue: a switch port busy at least 90 % of the flows' active span with frames waiting in its queue): {}. ",
+                named.join("; ")
+            ),
+        };
+        let ports: Vec<usize> = bottlenecks.iter().map(|b| b.port).collect();
         plots.push(Plot {
             id: "topology",
-            heading: "Topology (hosts at the bottom, switches above by hops from the hosts): links coloured by the time they were paused, arrows the way PFC spread".into(),
-            caption: match paused_dirs {
-                0 => "No link was paused.".into(),
-                n if n > spread.len() => format!(
-                    "{n} link directions paused; the first {} in the order they first paused (the numbers on the arrows):",
-                    spread.len()
-                ),
-                n => format!("{n} link directions paused, in the order they first paused (the numbers on the arrows):"),
-            },
+            heading: "Topology (hosts at the bottom, switches above by hops from the hosts): links coloured by the time they were paused, arrows the way PFC spread, bottlenecks in blue".into(),
+            caption: bottleneck_note
+                + &match paused_dirs {
+                    0 => "No link was paused.".to_string(),
+                    n if n > spread.len() => format!(
+                        "{n} link directions paused; the first {} in the order they first paused (the numbers on the arrows):",
+                        spread.len()
+                    ),
+                    n => format!("{n} link directions paused, in the order they first paused (the numbers on the arrows):"),
+                },
             list: spread
                 .iter()
                 .map(|s| {
@@ -491,7 +519,7 @@ impl HtmlReport {
                     )
                 })
                 .collect(),
-            ..Plot::new("", self.topology.draw(&self.pauses, span))
+            ..Plot::new("", self.topology.draw(&self.pauses, span, &ports))
         });
         // 2. delivered throughput per priority: bytes by when they were on the receivers'
         // links, over each bin's width (the last bin's part before the end)
@@ -700,6 +728,63 @@ impl HtmlReport {
         };
         page.render()
             .unwrap_or_else(|e| format!("<!doctype html><p>report failed: {}</p>", esc(&e.to_string())))
+    }
+
+    /// The bottleneck link directions, largest queue first: switch ports that sent at least
+    /// [`BOTTLENECK_BUSY`] of their line rate over the flows' active span (frames with their
+    /// preamble and gap) while a frame waited in their egress queue behind another.
+    fn bottlenecks(&self, report: &Report) -> Vec<Bottleneck> {
+        let Some(span) = report.active_span.as_ref().filter(|s| s.to_ps > s.from_ps) else {
+            return Vec::new();
+        };
+        let span_s = (span.to_ps - span.from_ps) as f64 / 1e12;
+        let mut out: Vec<Bottleneck> = Vec::new();
+        // the report's ports come in the simulator's port order (2i at link i's a, 2i + 1 at b)
+        for (p, port) in report.ports.iter().enumerate().take(self.port_names.len()) {
+            let (me, _) = self.topology_ends(p);
+            if !self.is_switch[me as usize] || port.rate_bps == 0 {
+                continue;
+            }
+            let waited = (0..8).any(|q| {
+                let i = p * 8 + q;
+                self.egress[i]
+                    .as_ref()
+                    .is_some_and(|s| s.0.iter().any(|&b| b > self.egress_frame[i]))
+            });
+            if !waited {
+                continue;
+            }
+            // preamble, start delimiter and inter-frame gap: 20 bytes a frame on the wire
+            let wire_bits: f64 = port
+                .priorities
+                .iter()
+                .map(|q| (q.tx_bytes + 20 * q.tx_frames) as f64 * 8.0)
+                .sum();
+            let busy = wire_bits / span_s / port.rate_bps as f64;
+            if busy >= BOTTLENECK_BUSY {
+                out.push(Bottleneck {
+                    port: p,
+                    busy: busy.min(1.0),
+                    peak_queue_bytes: port
+                        .priorities
+                        .iter()
+                        .map(|q| q.peak_queue_bytes)
+                        .max()
+                        .unwrap_or(0),
+                });
+            }
+        }
+        out.sort_by(|a, b| {
+            b.peak_queue_bytes
+                .cmp(&a.peak_queue_bytes)
+                .then(a.port.cmp(&b.port))
+        });
+        out
+    }
+
+    /// The node of port `p` and its peer.
+    fn topology_ends(&self, p: usize) -> (NodeId, NodeId) {
+        self.topology.ends(p)
     }
 
     /// The per-flow throughput section: the flows `--plot-flows` chose (by default the
@@ -1009,6 +1094,20 @@ impl HtmlReport {
 
     /// The one file [`HtmlReport::write`] writes in its directory (the plots are inline).
     pub const FILE: &'static str = "index.html";
+}
+
+/// The least fraction of its line rate a switch port sent over the flows' active span to be a
+/// bottleneck (with frames waiting in its queue).
+pub const BOTTLENECK_BUSY: f64 = 0.9;
+
+/// A bottleneck link direction.
+struct Bottleneck {
+    /// The switch port that sends on it.
+    port: usize,
+    /// The fraction of its line rate it sent over the flows' active span.
+    busy: f64,
+    /// Its largest egress queue, bytes.
+    peak_queue_bytes: u64,
 }
 
 /// The page: `templates/sim-report.html`, HTML-escaped except the plotters SVG.

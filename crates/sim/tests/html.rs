@@ -614,3 +614,32 @@ fn plot_flows_draws_only_the_flows_it_names_each_a_line_of_its_own() {
     let colours: std::collections::BTreeSet<&str> = lines.iter().map(|l| l.0.as_str()).collect();
     assert_eq!(colours.len(), 4);
 }
+
+#[test]
+fn the_bottleneck_link_is_drawn_blue_in_the_topology_and_named_under_it() {
+    // four-bridge: the cause is bridge4's port to the sink (busy, a standing queue, never
+    // paused), which the picture drew grey as "never paused"
+    let c = common::load("four-bridge", &[], Some(Duration::from_us(300)));
+    let (html, _) = page(c);
+    let topo = section(&html, "Topology");
+    assert!(
+        topo.contains("<p>Bottleneck (blue: a switch port busy at least 90 % of the flows&#39; active span with frames waiting in its queue): bridge4.3 → sink ("),
+        "{topo}"
+    );
+    let blue: Vec<_> = polylines(topo)
+        .into_iter()
+        .filter(|(c, _)| c == "#1e5ac8")
+        .collect();
+    // the legend's swatch, the link and its arrowhead
+    assert_eq!(blue.len(), 3, "{blue:?}");
+    // a fabric with no congestion has none
+    let c = common::load("incast", &["senders=1"], None);
+    let (html, _) = page(c);
+    let topo = section(&html, "Topology");
+    assert!(topo.contains("<p>No switch port was a bottleneck"), "{topo}");
+    assert_eq!(
+        polylines(topo).iter().filter(|(c, _)| c == "#1e5ac8").count(),
+        1,
+        "only the legend's swatch"
+    );
+}
