@@ -186,3 +186,39 @@ fn a_series_bin_under_its_floor_or_too_fine_for_the_run_is_refused_before_anythi
         assert!(!ser.exists(), "nothing written");
     }
 }
+
+#[test]
+fn a_link_under_8023x_pause_is_paused_for_all_priorities_in_pause_csv() {
+    let dir = temp_dir("sim-series-pause");
+    let ser = dir.join("ser");
+    let json = dir.join("r.json");
+    let o = lossless(&[
+        "sim",
+        "two-chip",
+        "-q",
+        "--series",
+        ser.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    // PAUSE pauses the link: its paused time is the JSON's priority 0 entry, "all" here
+    let want: u128 = r["ports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["node"] == "module_b")
+        .flat_map(|p| p["priorities"].as_array().unwrap())
+        .map(|q| q["paused_ps"].as_u64().unwrap() as u128)
+        .sum();
+    assert!(want > 0);
+    let (_, rows) = csv(&ser.join("pause.csv"));
+    assert!(!rows.is_empty());
+    assert!(
+        rows.iter().all(|r| r[5] == "all" && r[2] == "module_b"),
+        "{rows:?}"
+    );
+    let got: u128 = rows.iter().map(|r| num(&r[6]) as u128).sum();
+    assert_eq!(got, want);
+}
