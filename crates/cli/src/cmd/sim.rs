@@ -111,7 +111,9 @@ pub struct SimArgs {
     /// Write the metrics as JSON (every key names its unit).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    /// Write one pcapng per link direction into DIR (PFC/PAUSE as MAC Control frames).
+    /// Write one pcapng per link direction into DIR (PFC/PAUSE as MAC Control frames; RoCEv2
+    /// frames whole, as tshark decodes them; other data frames' first 64 bytes, with their
+    /// length on the wire).
     #[arg(long, value_name = "DIR")]
     pub pcap: Option<PathBuf>,
     /// Write a VCD waveform (GTKWave) of every port: tx, request, paused, received pause time,
