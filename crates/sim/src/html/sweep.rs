@@ -246,6 +246,9 @@ impl SweepReport {
                 }
                 n => format!("One line per value of the other axes ({n} lines)."),
             };
+            if lines.iter().all(|l| l.2.iter().all(|p| p.1 == 0.0)) {
+                plot.caption.push_str(" 0 at every point.");
+            }
             plots.push(plot);
         }
         // the table: every point, its values and metrics
@@ -443,6 +446,11 @@ mod tests {
         // the legend names both lines (the SVG escapes the quotes)
         assert!(page.contains("defaults.flow_control=&quot;pfc&quot;"), "{page}");
         assert!(page.contains("defaults.flow_control=&quot;off&quot;"));
+        // a metric that is 0 everywhere says so (its lines lie on each other)
+        let lossy = &page[page.find("<section id=\"sweep-lossy-drops\">").unwrap()..];
+        assert!(lossy[..lossy.find("</section>").unwrap()].contains("0 at every point."));
+        let lossless = &page[page.find("<section id=\"sweep-lossless-drops\">").unwrap()..];
+        assert!(!lossless[..lossless.find("</section>").unwrap()].contains("0 at every point."));
         // metrics no point has are not drawn
         assert!(!page.contains("sweep-fct-p99"));
         // the table lists the points in order, with their values and metrics
