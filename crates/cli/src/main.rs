@@ -56,7 +56,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Simulate DCB links and fabrics (PFC, PAUSE, ETS) bit-time-accurately.
-    Sim(cmd::sim::SimArgs),
+    Sim(Box<cmd::sim::SimArgs>),
     /// Decode PAUSE, PFC, LLDP/DCBX, IP ECN, RoCEv2 (CNP) and 802.1Qau CNM frames in a pcap or
     /// pcapng capture.
     Decode(cmd::decode::DecodeArgs),
@@ -75,7 +75,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Sim(args) => cmd::sim::run(args),
+        Command::Sim(args) => cmd::sim::run(*args),
         Command::Decode(args) => cmd::decode::run(args),
         Command::Dcbx(args) => cmd::dcbx::run(args),
         Command::Gen(args) => cmd::r#gen::run(args),

@@ -1,6 +1,6 @@
 //! The outputs of one run go in place together or not at all: when one output fails after
 //! the run (`--json /dev/full`), every other output of that run (`--vcd`, `--report`,
-//! `--pcap`, and fct.txt, pfc.txt, qlen.txt under `--ns3`) keeps its old file and no
+//! `--pcap`, `--series`, and fct.txt, pfc.txt, qlen.txt under `--ns3`) keeps its old file and no
 //! temporary file is left. And names are data: a scenario whose node names would lead a
 //! capture out of its directory is refused before anything is written.
 
@@ -38,6 +38,8 @@ fn a_json_that_cannot_be_written_leaves_the_waveform_report_and_captures_as_they
     let d = temp_dir("all-or-none-sim");
     fs::create_dir(d.join("rpt")).unwrap();
     fs::create_dir(d.join("caps")).unwrap();
+    fs::create_dir(d.join("ser")).unwrap();
+    fs::write(d.join("ser/queues.csv"), "old series").unwrap();
     fs::write(d.join("w.vcd"), "old waveform").unwrap();
     fs::write(d.join("rpt/index.html"), "old report").unwrap();
     fs::write(d.join("caps/bridge4.0-to-bridge1.pcapng"), "old capture").unwrap();
@@ -56,6 +58,8 @@ fn a_json_that_cannot_be_written_leaves_the_waveform_report_and_captures_as_they
             "rpt",
             "--pcap",
             "caps",
+            "--series",
+            "ser",
             "--json",
             "/dev/full",
         ],
@@ -84,6 +88,8 @@ fn a_json_that_cannot_be_written_leaves_the_waveform_report_and_captures_as_they
             "rpt",
             "--pcap",
             "caps",
+            "--series",
+            "ser",
             "--json",
             "r.json",
         ],
@@ -106,6 +112,11 @@ fn a_json_that_cannot_be_written_leaves_the_waveform_report_and_captures_as_they
             > 100
     );
     assert!(d.join("r.json").is_file());
+    assert!(
+        fs::read_to_string(d.join("ser/queues.csv"))
+            .unwrap()
+            .starts_with("time_ps,")
+    );
 }
 
 #[test]

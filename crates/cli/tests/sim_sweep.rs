@@ -139,3 +139,112 @@ fn a_bad_sweep_value_names_the_point_and_the_key_and_nothing_runs() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("single run"));
 }
+
+/// The cells of the sweep table's row whose first cell is `first` (the point number).
+fn table_row(page: &str, first: &str) -> Vec<String> {
+    let table = &page[page.find("<section id=\"sweep-points\">").expect("the table")..];
+    let row = table
+        .split("<tr>")
+        .find(|r| r.starts_with(&format!("<th>{first}</th>")))
+        .unwrap_or_else(|| panic!("row {first}"));
+    let row = &row[..row.find("</tr>").unwrap_or(row.len())];
+    row.split("</th>")
+        .flat_map(|c| c.split("</td>"))
+        .filter_map(|c| c.rsplit_once('>').map(|(_, v)| v.to_string()))
+        .collect()
+}
+
+#[test]
+fn a_sweep_report_draws_each_metric_against_the_swept_parameter_with_a_table_of_the_points() {
+    let dir = temp_dir("sweep-report");
+    let sweep = dir.join("sweep.jsonl");
+    let rpt = dir.join("rpt");
+    let o = lossless(&[
+        "sim",
+        "incast",
+        "--duration",
+        "50us",
+        "--sweep",
+        "senders=2,4,8",
+        "--sweep",
+        r#"defaults.flow_control="pfc","off""#,
+        "--json",
+        sweep.to_str().unwrap(),
+        "--report",
+        rpt.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let page = std::fs::read_to_string(rpt.join("index.html")).expect("the sweep's page");
+    for id in [
+        "sweep-lossless-drops",
+        "sweep-lossy-drops",
+        "sweep-xoff",
+        "sweep-max-paused",
+        "sweep-goodput",
+    ] {
+        let at = page
+            .find(&format!("<section id=\"{id}\">"))
+            .unwrap_or_else(|| panic!("section {id}"));
+        let section = &page[at..at + page[at..].find("</section>").unwrap()];
+        assert!(section.contains("against senders</h2>"), "{id}: x is senders");
+        assert!(section.contains("<svg"), "{id}: a plot");
+        // one line per value of the other axis, named in the legend
+        assert!(section.contains("(2 lines)"), "{id}");
+        assert!(section.contains("defaults.flow_control=&quot;off&quot;"), "{id}");
+    }
+    // every point in the table, with the figures its JSON line has
+    for line in lines(&sweep) {
+        let k = line["point"].as_u64().unwrap().to_string();
+        let row = table_row(&page, &k);
+        let r = &line["report"];
+        let senders = line["params"]["senders"].as_u64().unwrap().to_string();
+        // the axes' values as given, in the axes' order
+        assert_eq!(row[1], senders);
+        let fc = line["params"]["defaults.flow_control"].as_str().unwrap();
+        assert_eq!(row[2], format!("&#34;{fc}&#34;"));
+        let (mut drops, mut xoff) = (0u64, 0u64);
+        for p in r["ports"].as_array().unwrap() {
+            xoff += p["pause_xoff_sent_frames"].as_u64().unwrap();
+            for q in p["priorities"].as_array().unwrap() {
+                xoff += q["pfc_xoff_sent_frames"].as_u64().unwrap();
+                drops += q["drops_frames"]
+                    .as_object()
+                    .unwrap()
+                    .values()
+                    .map(|v| v.as_u64().unwrap())
+                    .sum::<u64>();
+            }
+        }
+        let lossless_drops = r["lossless"]["dropped_frames"].as_u64().unwrap();
+        assert_eq!(row[3], lossless_drops.to_string(), "point {k}: {row:?}");
+        assert_eq!(row[4], (drops - lossless_drops).to_string(), "point {k}: {row:?}");
+        assert_eq!(row[5], xoff.to_string(), "point {k}: {row:?}");
+        if line["params"]["defaults.flow_control"] == "off" && senders == "8" {
+            assert!(drops > 0, "without PFC, 8 senders overflow the buffer");
+        }
+        if line["params"]["defaults.flow_control"] == "pfc" && senders == "8" {
+            assert!(xoff > 0, "with PFC, 8 senders pause");
+        }
+    }
+}
+
+#[test]
+fn a_sweep_report_of_more_points_than_a_page_holds_is_refused_before_anything_runs() {
+    let dir = temp_dir("sweep-report-too-many");
+    let rpt = dir.join("rpt");
+    let o = lossless(&[
+        "sim",
+        "incast",
+        "--sweep",
+        "seed=1..=10001",
+        "--report",
+        rpt.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--report: this sweep has 10001 points, allowed at most 10000"),
+        "{err}"
+    );
+    assert!(!rpt.exists(), "nothing written");
+}

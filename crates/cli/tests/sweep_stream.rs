@@ -67,6 +67,8 @@ fn a_sweep_writes_each_finished_point_at_once_and_a_signal_keeps_them() {
                 "-q",
                 "--json",
                 "s.jsonl",
+                "--report",
+                "rpt",
             ],
         );
         // lines reach the disk while the sweep runs, not at its end
@@ -102,6 +104,14 @@ fn a_sweep_writes_each_finished_point_at_once_and_a_signal_keeps_them() {
         );
         assert!(err.contains(&said), "{said:?} in {err}");
         assert!(temporary(&dir).is_none(), "the temporary file is gone");
+        // the page has the same points: a table row each
+        let page = std::fs::read_to_string(dir.join("rpt/index.html")).expect("the sweep's page");
+        let table = &page[page.find("<section id=\"sweep-points\">").expect("its table")..];
+        assert_eq!(
+            table.matches("<tr><th>").count(),
+            1 + kept.len(),
+            "header and a row per point"
+        );
     }
 }
 

@@ -1,6 +1,7 @@
 //! A trace sink that writes an HTML report with inline SVG plots (no network, no scripts):
-//! the topology with links coloured by time paused and numbered arrows in the order PFC
-//! spread (`html/topology.rs`), delivered throughput per priority over time (each frame's bytes
+//! the topology with links coloured by time paused, numbered arrows in the order PFC
+//! spread and the bottleneck link directions in blue (`html/topology.rs`), delivered
+//! throughput per priority over time and of chosen flows (`html/flows.rs`, `--plot-flows`) (each frame's bytes
 //! counted while its bits arrived on the receiver's link, so no point exceeds the line rate,
 //! drawn as a grey line), buffer occupancy per (switch, ingress port, priority) and per host
 //! receive backlog (with static PFC XOFF/XON thresholds), egress queue depth per port and
@@ -35,8 +36,13 @@ use heatmap::HeatRow;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+mod flows;
 mod pathology;
+mod sweep;
 mod victims;
+
+pub use flows::{FlowPick, FlowPicks, MAX_FLOW_SERIES, name_matches, parse_flow_picks};
+pub use sweep::{MAX_SWEEP_REPORT_POINTS, SweepPoint, SweepReport};
 
 /// Time bins across the run's activity (even: bins merge in pairs).
 pub const BINS: usize = 200;
@@ -204,6 +210,15 @@ pub struct HtmlReport {
     /// When each scenario flow stops offering frames, by name (a QP that has not finished
     /// leaves the rate percentiles then).
     stops: std::collections::HashMap<String, Instant>,
+    /// The flows whose throughput over time the page draws (`--plot-flows`); `None`: the
+    /// victims and the flows with the largest slowdown.
+    flow_picks: Option<Vec<FlowPick>>,
+    /// Per flow id: its delivered bytes per bin, when kept.
+    flow_bins: Vec<flows::FlowSlot>,
+    /// Flows kept in `flow_bins` (at most [`MAX_FLOW_SERIES`]).
+    flows_kept: usize,
+    /// The scenario's flow names, by flow id (name patterns pick flows to keep by them).
+    flow_names: Vec<String>,
 }
 
 impl HtmlReport {
@@ -275,6 +290,10 @@ impl HtmlReport {
             open: vec![None; n],
             topology: topology::Topology::new(config),
             stops: config.flows.iter().map(|f| (f.name.clone(), f.stop)).collect(),
+            flow_picks: None,
+            flow_bins: vec![flows::FlowSlot::Unseen; config.flows.len()],
+            flows_kept: 0,
+            flow_names: config.flows.iter().map(|f| f.name.clone()).collect(),
             stalls: config
                 .pathology
                 .hosts
@@ -289,6 +308,42 @@ impl HtmlReport {
     pub fn with_summary(mut self, opts: SummaryOptions) -> Self {
         self.summary = opts;
         self
+    }
+
+    /// The page draws the throughput over time of the flows `picks` choose (`--plot-flows`)
+    /// instead of the victims and the flows with the largest slowdown.
+    pub fn with_flow_picks(mut self, picks: Vec<FlowPick>) -> Self {
+        self.flow_picks = Some(picks);
+        self
+    }
+
+    /// Whether flow `f`'s deliveries are kept (decided at its first delivery: a flow a name
+    /// pattern picks, or any while fewer than [`MAX_FLOW_SERIES`] are kept).
+    fn keep_flow(&mut self, f: usize) -> bool {
+        if f >= self.flow_bins.len() {
+            // a flow a workload started
+            self.flow_bins.resize(f + 1, flows::FlowSlot::Unseen);
+        }
+        match self.flow_bins[f] {
+            flows::FlowSlot::Kept(_) => true,
+            flows::FlowSlot::Skipped => false,
+            flows::FlowSlot::Unseen => {
+                let named = self.flow_names.get(f).is_some_and(|n| {
+                    self.flow_picks.iter().flatten().any(|p| match p {
+                        FlowPick::Name(pattern) => name_matches(pattern, n),
+                        _ => false,
+                    })
+                });
+                let keep = named || self.flows_kept < MAX_FLOW_SERIES;
+                self.flow_bins[f] = if keep {
+                    self.flows_kept += 1;
+                    flows::FlowSlot::Kept(vec![0.0; BINS])
+                } else {
+                    flows::FlowSlot::Skipped
+                };
+                keep
+            }
+        }
     }
 
     /// The bin of `at` (an instant before the axis starts goes into the first), the bins
@@ -336,7 +391,11 @@ impl HtmlReport {
     /// peaks take the larger).
     fn coarsen(&mut self) {
         const HALF: usize = BINS / 2;
-        for v in &mut self.delivered {
+        let kept = self.flow_bins.iter_mut().filter_map(|s| match s {
+            flows::FlowSlot::Kept(v) => Some(v),
+            _ => None,
+        });
+        for v in self.delivered.iter_mut().chain(kept) {
             for k in 0..HALF {
                 v[k] = v[2 * k] + v[2 * k + 1];
             }
@@ -410,17 +469,44 @@ impl HtmlReport {
         // 1. the topology and the order PFC spread in
         let spread = self.topology.spread_list(&self.pauses);
         let paused_dirs = self.topology.spread(&self.pauses).len();
+        let bottlenecks = self.bottlenecks(report);
+        let named: Vec<String> = bottlenecks
+            .iter()
+            .take(topology::NUMBERED)
+            .map(|b| {
+                format!(
+                    "{} ({:.0} % busy over the flows' active span, its queue up to {} B)",
+                    self.port_names[b.port],
+                    b.busy * 100.0,
+                    b.peak_queue_bytes
+                )
+            })
+            .collect();
+        let bottleneck_note = match bottlenecks.len() {
+            0 => "No switch port was a bottleneck (busy at least 90 % of the flows' active span with frames waiting in its queue). ".to_string(),
+            n if n > named.len() => format!(
+                "{n} bottleneck link directions (blue: a switch port busy at least 90 % of the flows' active span with frames waiting in its queue), the {} with the largest queues: {}. ",
+                named.len(),
+                named.join("; ")
+            ),
+            _ => format!(
+                "Bottleneck (blue: a switch port busy at least 90 % of the flows' active span with frames waiting in its queue): {}. ",
+                named.join("; ")
+            ),
+        };
+        let ports: Vec<usize> = bottlenecks.iter().map(|b| b.port).collect();
         plots.push(Plot {
             id: "topology",
-            heading: "Topology (hosts at the bottom, switches above by hops from the hosts): links coloured by the time they were paused, arrows the way PFC spread".into(),
-            caption: match paused_dirs {
-                0 => "No link was paused.".into(),
-                n if n > spread.len() => format!(
-                    "{n} link directions paused; the first {} in the order they first paused (the numbers on the arrows):",
-                    spread.len()
-                ),
-                n => format!("{n} link directions paused, in the order they first paused (the numbers on the arrows):"),
-            },
+            heading: "Topology (hosts at the bottom, switches above by hops from the hosts): links coloured by the time they were paused, arrows the way PFC spread, bottlenecks in blue".into(),
+            caption: bottleneck_note
+                + &match paused_dirs {
+                    0 => "No link was paused.".to_string(),
+                    n if n > spread.len() => format!(
+                        "{n} link directions paused; the first {} in the order they first paused (the numbers on the arrows):",
+                        spread.len()
+                    ),
+                    n => format!("{n} link directions paused, in the order they first paused (the numbers on the arrows):"),
+                },
             list: spread
                 .iter()
                 .map(|s| {
@@ -433,7 +519,7 @@ impl HtmlReport {
                     )
                 })
                 .collect(),
-            ..Plot::new("", self.topology.draw(&self.pauses, span))
+            ..Plot::new("", self.topology.draw(&self.pauses, span, &ports))
         });
         // 2. delivered throughput per priority: bytes by when they were on the receivers'
         // links, over each bin's width (the last bin's part before the end)
@@ -483,6 +569,10 @@ impl HtmlReport {
                 "Delivered throughput per priority (Gb/s, mean over each {bin} bin)"
             ))
         });
+        // 2b. throughput over time of chosen flows
+        if let Some(p) = self.flow_plot(report, &axis) {
+            plots.push(p);
+        }
         // 3. buffer occupancy: a line per queue, or a heat map of them
         let mut occ: Vec<(String, RGBColor, Vec<f64>)> = Vec::new();
         let buffers = self.occupancy.iter().flatten().count();
@@ -638,6 +728,145 @@ impl HtmlReport {
         };
         page.render()
             .unwrap_or_else(|e| format!("<!doctype html><p>report failed: {}</p>", esc(&e.to_string())))
+    }
+
+    /// The bottleneck link directions, largest queue first: switch ports that sent at least
+    /// [`BOTTLENECK_BUSY`] of their line rate over the flows' active span (frames with their
+    /// preamble and gap) while a frame waited in their egress queue behind another.
+    fn bottlenecks(&self, report: &Report) -> Vec<Bottleneck> {
+        let Some(span) = report.active_span.as_ref().filter(|s| s.to_ps > s.from_ps) else {
+            return Vec::new();
+        };
+        let span_s = (span.to_ps - span.from_ps) as f64 / 1e12;
+        let mut out: Vec<Bottleneck> = Vec::new();
+        // the report's ports come in the simulator's port order (2i at link i's a, 2i + 1 at b)
+        for (p, port) in report.ports.iter().enumerate().take(self.port_names.len()) {
+            let (me, _) = self.topology_ends(p);
+            if !self.is_switch[me as usize] || port.rate_bps == 0 {
+                continue;
+            }
+            let waited = (0..8).any(|q| {
+                let i = p * 8 + q;
+                self.egress[i]
+                    .as_ref()
+                    .is_some_and(|s| s.0.iter().any(|&b| b > self.egress_frame[i]))
+            });
+            if !waited {
+                continue;
+            }
+            // preamble, start delimiter and inter-frame gap: 20 bytes a frame on the wire
+            let wire_bits: f64 = port
+                .priorities
+                .iter()
+                .map(|q| (q.tx_bytes + 20 * q.tx_frames) as f64 * 8.0)
+                .sum();
+            let busy = wire_bits / span_s / port.rate_bps as f64;
+            if busy >= BOTTLENECK_BUSY {
+                out.push(Bottleneck {
+                    port: p,
+                    busy: busy.min(1.0),
+                    peak_queue_bytes: port
+                        .priorities
+                        .iter()
+                        .map(|q| q.peak_queue_bytes)
+                        .max()
+                        .unwrap_or(0),
+                });
+            }
+        }
+        out.sort_by(|a, b| {
+            b.peak_queue_bytes
+                .cmp(&a.peak_queue_bytes)
+                .then(a.port.cmp(&b.port))
+        });
+        out
+    }
+
+    /// The node of port `p` and its peer.
+    fn topology_ends(&self, p: usize) -> (NodeId, NodeId) {
+        self.topology.ends(p)
+    }
+
+    /// The per-flow throughput section: the flows `--plot-flows` chose (by default the
+    /// victims and the flows with the largest slowdown), each a line of its delivered rate per
+    /// bin; `None` when no flow was chosen.
+    fn flow_plot(&self, report: &Report, axis: &TimeAxis) -> Option<Plot> {
+        let slowest = self.summary.top.clamp(1, RATE_LINES_MAX);
+        let (picks, what) = match &self.flow_picks {
+            Some(p) => (p.clone(), "the flows --plot-flows chose".to_string()),
+            None => (
+                vec![FlowPick::Victims, FlowPick::Slowest],
+                format!(
+                    "the victims and the {slowest} flows with the largest FCT slowdown (--plot-flows chooses others)"
+                ),
+            ),
+        };
+        let chosen = flows::chosen(report, &picks, slowest);
+        if chosen.is_empty() {
+            return self.flow_picks.as_ref().map(|_| Plot {
+                caption: "--plot-flows chose no flow of this run.".into(),
+                ..Plot::new("flow-throughput", Drawing::Svg(String::new()))
+                    .heading("Throughput of chosen flows over time")
+            });
+        }
+        let bin = Duration::from_ps(self.bin_ps);
+        let mut series = Vec::new();
+        let mut not_kept = 0;
+        for &i in chosen.iter().take(RATE_LINES_MAX) {
+            match self.flow_bins.get(i) {
+                Some(flows::FlowSlot::Kept(v)) => {
+                    let gbps = axis_bins(axis, self.bin_ps)
+                        .map(|(k, a, b)| v[k] * 8.0 / (b - a) as f64 * 1e3)
+                        .collect();
+                    series.push((
+                        report.flows[i].name.clone(),
+                        distinct(series.len(), chosen.len().min(RATE_LINES_MAX)),
+                        gbps,
+                    ));
+                }
+                Some(flows::FlowSlot::Unseen) | None => {
+                    // nothing delivered: a flat line at zero says so
+                    let zeros = axis_bins(axis, self.bin_ps).map(|_| 0.0).collect();
+                    series.push((
+                        report.flows[i].name.clone(),
+                        distinct(series.len(), chosen.len().min(RATE_LINES_MAX)),
+                        zeros,
+                    ));
+                }
+                Some(flows::FlowSlot::Skipped) => not_kept += 1,
+            }
+        }
+        let mut caption = format!(
+            "{} of {what}: each flow's data bytes count in the bins during which their bits arrived at its destination; each point is the mean over a {bin} bin.",
+            chosen.len()
+        );
+        if chosen.len() > RATE_LINES_MAX {
+            caption.push_str(&format!(
+                " The first {RATE_LINES_MAX} are drawn; {} more not.",
+                chosen.len() - RATE_LINES_MAX
+            ));
+        }
+        if not_kept > 0 {
+            caption.push_str(&format!(
+                " {not_kept} chosen flow(s) not drawn: the report keeps the rates of {MAX_FLOW_SERIES} flows (name them with --plot-flows to keep theirs first)."
+            ));
+        }
+        Some(Plot {
+            caption,
+            ..Plot::new(
+                "flow-throughput",
+                line_chart(
+                    &series,
+                    axis,
+                    self.bin_ps,
+                    &format!("Gb/s (mean per {bin} bin)"),
+                    &[],
+                ),
+            )
+            .heading(&format!(
+                "Throughput of chosen flows over time (Gb/s, mean over each {bin} bin)"
+            ))
+        })
     }
 
     /// The egress queue depth section: a line per queue that held bytes (a heat map of them
@@ -865,6 +1094,20 @@ impl HtmlReport {
 
     /// The one file [`HtmlReport::write`] writes in its directory (the plots are inline).
     pub const FILE: &'static str = "index.html";
+}
+
+/// The least fraction of its line rate a switch port sent over the flows' active span to be a
+/// bottleneck (with frames waiting in its queue).
+pub const BOTTLENECK_BUSY: f64 = 0.9;
+
+/// A bottleneck link direction.
+struct Bottleneck {
+    /// The switch port that sends on it.
+    port: usize,
+    /// The fraction of its line rate it sent over the flows' active span.
+    busy: f64,
+    /// Its largest egress queue, bytes.
+    peak_queue_bytes: u64,
 }
 
 /// The page: `templates/sim-report.html`, HTML-escaped except the plotters SVG.
@@ -1366,9 +1609,19 @@ impl Observer for HtmlReport {
         }
         let last = self.bin(at);
         let bytes = f64::from(frame.len);
+        let f = frame.flow as usize;
+        let keep = self.keep_flow(f);
         let v = &mut self.delivered[frame.priority as usize & 7];
+        // the flow's own bins get the same shares, when they are kept
+        let mut fv = match (keep, self.flow_bins.get_mut(f)) {
+            (true, Some(flows::FlowSlot::Kept(fv))) => Some(fv),
+            _ => None,
+        };
         let Some(rate) = self.rx_rate.get(node as usize).copied().flatten() else {
             v[last] += bytes;
+            if let Some(fv) = fv {
+                fv[last] += bytes;
+            }
             return;
         };
         self.received[node as usize] = true;
@@ -1377,6 +1630,9 @@ impl Observer for HtmlReport {
         let t0 = t1.saturating_sub(rate.time_for_bytes(u64::from(frame.len)).as_ps());
         if t0 >= last as u128 * self.bin_ps || t0 == t1 {
             v[last] += bytes;
+            if let Some(fv) = fv {
+                fv[last] += bytes;
+            }
             return;
         }
         let whole = (t1 - t0) as f64;
@@ -1384,7 +1640,11 @@ impl Observer for HtmlReport {
         while t < t1 {
             let k = (t / self.bin_ps) as usize;
             let edge = ((k as u128 + 1) * self.bin_ps).min(t1);
-            v[k] += bytes * (edge - t) as f64 / whole;
+            let share = bytes * (edge - t) as f64 / whole;
+            v[k] += share;
+            if let Some(fv) = fv.as_deref_mut() {
+                fv[k] += share;
+            }
             t = edge;
         }
     }

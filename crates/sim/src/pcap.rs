@@ -9,15 +9,20 @@
 //! 802.1Q tag with the frame's priority, IPv4 from host to host ([`host_ipv4`]), DSCP 26 (data and replies) or 48 (CNPs), the frame's ECN field, UDP from
 //! the flow's source port to 4791, BTH with the flow's id as destination QP and the packet's
 //! PSN, AckReq and SEND First/Middle/Last/Only opcode, AETH on ACK/NAK (NAK: PSN sequence
-//! error), the CNP's 16 reserved bytes, a zero payload and a computed ICRC; data packets are
-//! captured up to [`ROCE_SNAPLEN`] bytes, the rest whole. Data packets of QCN QPs carry an
+//! error), the CNP's 16 reserved bytes, a zero payload and a computed ICRC; every RoCEv2 frame
+//! is captured whole (a cut one is "[Malformed Packet]" to Wireshark, whose InfiniBand
+//! dissector reads the payload and ICRC the UDP length promises). Data packets of QCN QPs carry an
 //! 802.1Qau CN-TAG (EtherType 0x22E9, flow id) after the 802.1Q tag. CNMs are 802.1Qau CNM
 //! frames (EtherType 0x22E7) from the congestion point's port address to the sampled
 //! frame's source, with its QntzFb, offset and delta, the sampled frame's priority and
 //! destination, and CPID = the port address, the priority and 0. IRN's SACKs have no wire
 //! format in RoCEv2: they are written as ACKs of their cumulative PSN. Addresses: hosts
-//! are `02:01:<node id, 4 bytes>`; MAC Control frames come from the port's station address
-//! `02:00:<port id, 4 bytes>` to 01-80-C2-00-00-01. FCS is not captured.
+//! are `12:00:<node id, 4 bytes>` ([`host_address`]); MAC Control frames come from the port's
+//! station address `02:00:<port id, 4 bytes>` to 01-80-C2-00-00-01. FCS is not captured.
+//!
+//! Every Enhanced Packet Block says the frame's original length without FCS; its captured
+//! length is the bytes written (the whole frame, but for plain data frames), and the
+//! interface's snaplen is 0 (no limit), as pcapng means them.
 
 use std::borrow::Cow;
 use std::io::BufWriter;
@@ -47,9 +52,6 @@ use crate::observer::{Observer, WireFrame};
 pub const DATA_ETHERTYPE: u16 = 0x88B5;
 /// Bytes of each data frame kept in the capture.
 pub const DATA_SNAPLEN: usize = 64;
-/// Bytes of each RoCEv2 data packet kept in the capture (headers and the start of the
-/// payload; replies, CNPs and CNMs are kept whole).
-pub const ROCE_SNAPLEN: usize = 128;
 /// DSCP of RoCEv2 data packets and replies (ConnectX's usual RoCE DSCP).
 pub const ROCE_DSCP: u8 = 26;
 /// DSCP of CNPs (ConnectX `np_cnp_dscp` default).
@@ -62,10 +64,17 @@ pub fn host_ipv4(node: NodeId) -> [u8; 4] {
     [10, n[1], n[2], n[3]]
 }
 
-/// The address of host `node` in captures.
+/// The address of host `node` in captures: `12:00:<node id, 4 bytes>`.
+///
+/// A locally administered unicast address (U/L bit set, I/G clear) in the AAI quadrant of
+/// IEEE 802c's Structured Local Address Plan (second hex digit 2: administratively assigned),
+/// which names no vendor: Wireshark's `manuf` has no `12:` prefix and its `wka` none either,
+/// whereas it names `02-01-…` to `02-20-…` (/16 each) "MS-NLB-PhysServer-NN", so the hosts'
+/// former `02:01:` addresses read as Microsoft NLB servers. Ports keep `02:00:`, which names
+/// nothing either ([`port_address`]).
 pub fn host_address(node: NodeId) -> [u8; 6] {
     let n = node.to_be_bytes();
-    [0x02, 0x01, n[0], n[1], n[2], n[3]]
+    [0x12, 0x00, n[0], n[1], n[2], n[3]]
 }
 
 /// The station address the simulator gives port `port` (source of its control frames).
@@ -366,9 +375,9 @@ impl PcapSink {
                         self.buf.copy_within(16..n, 20);
                         self.buf[16..18].copy_from_slice(&ETHERTYPE_CN_TAG.0.to_be_bytes());
                         self.buf[18..20].copy_from_slice(&(f.flow as u16).to_be_bytes());
-                        (n + 4).min(ROCE_SNAPLEN)
+                        n + 4
                     } else {
-                        n.min(ROCE_SNAPLEN)
+                        n
                     }
                 })
             }
@@ -424,7 +433,8 @@ impl PcapSink {
             FrameKind::Plain => Ok(0),
         };
         match result {
-            Ok(n) => (n, wire_len),
+            // never more captured than the frame's length (pcapng's captured ≤ original)
+            Ok(n) => (n.min(wire_len as usize), wire_len),
             Err(_) => (0, wire_len),
         }
     }

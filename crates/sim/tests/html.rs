@@ -41,13 +41,21 @@ fn self_contained(html: &str) -> bool {
 }
 
 #[test]
-fn the_report_has_six_plots_a_spread_order_a_pause_row_for_every_client_uplink_and_the_victim() {
+fn the_report_has_seven_plots_a_spread_order_a_pause_row_for_every_client_uplink_and_the_victim() {
     let c = common::load("four-bridge", &[], Some(Duration::from_us(300)));
     let (html, report) = page(c);
-    assert_eq!(html.matches("<svg").count(), 6);
+    assert_eq!(html.matches("<svg").count(), 7);
     assert_eq!(
         sections(&html),
-        ["topology", "throughput", "buffer", "egress", "pause", "victims"]
+        [
+            "topology",
+            "throughput",
+            "flow-throughput",
+            "buffer",
+            "egress",
+            "pause",
+            "victims"
+        ]
     );
     assert!(!html.contains("No transmitter was paused by its peer."));
     // the spreading list: bridge4 (the congested switch) pauses first, then hop by hop back
@@ -177,12 +185,13 @@ fn completed_flows_add_an_fct_cdf_plot_a_slowdown_by_size_plot_and_their_fct_tab
     let c = common::load("incast", &["senders=4"], None);
     let (html, report) = page(c);
     assert_eq!(report.fct.all.as_ref().unwrap().flows_completed_total, 4);
-    assert_eq!(html.matches("<svg").count(), 7);
+    assert_eq!(html.matches("<svg").count(), 8);
     assert_eq!(
         sections(&html),
         [
             "topology",
             "throughput",
+            "flow-throughput",
             "buffer",
             "egress",
             "pause",
@@ -535,5 +544,102 @@ fn static_pfc_thresholds_are_drawn_on_the_ingress_buffer_plot() {
     assert!(
         section(&html, "Buffer occupancy").contains("PFC thresholds not drawn: the threshold is dynamic"),
         "{html}"
+    );
+}
+
+#[test]
+fn by_default_the_flow_throughput_section_draws_the_victims_and_the_slowest_flows() {
+    // four-bridge's flows never finish: its one victim, "victim"
+    let c = common::load("four-bridge", &[], Some(Duration::from_us(300)));
+    let (html, report) = page(c);
+    let victims: Vec<&str> = report
+        .pathology
+        .as_ref()
+        .and_then(|p| p.victims.as_ref())
+        .unwrap()
+        .flows
+        .iter()
+        .filter(|f| f.victim)
+        .map(|f| f.flow.as_str())
+        .collect();
+    assert_eq!(victims, ["victim"]);
+    let s = section(&html, "Throughput of chosen flows");
+    assert!(
+        s.contains("<p>1 of the victims and the 10 flows with the largest FCT slowdown"),
+        "{s}"
+    );
+    assert!(s.contains(&text("victim")), "{s}");
+    assert!(
+        !s.contains(&text("lossless:client1")),
+        "no victim, no slowdown: not drawn"
+    );
+    // incast's 4 finite flows, each a line in the legend
+    let c = common::load("incast", &["senders=4"], None);
+    let (html, report) = page(c);
+    let s = section(&html, "Throughput of chosen flows");
+    assert!(s.contains("<p>4 of the victims and the 10 flows"), "{s}");
+    for f in &report.flows {
+        assert!(f.fct_slowdown_ratio.is_some());
+        assert!(s.contains(&text(&f.name)), "{} in the legend", f.name);
+    }
+}
+
+#[test]
+fn plot_flows_draws_only_the_flows_it_names_each_a_line_of_its_own() {
+    use lossless_sim::html::parse_flow_picks;
+    let c = common::load("four-bridge", &[], Some(Duration::from_us(300)));
+    let picks = parse_flow_picks("victim,lossless:*").unwrap().0;
+    let mut sim = Simulator::with_observer(c.clone(), HtmlReport::new(&c).with_flow_picks(picks)).unwrap();
+    sim.run();
+    let report = Report::collect(&sim);
+    let end = sim.now();
+    let html = sim.observer_mut().render(end, &report);
+    let s = section(&html, "Throughput of chosen flows");
+    assert!(s.contains("<p>4 of the flows --plot-flows chose"), "{s}");
+    for name in [
+        "victim",
+        "lossless:client1",
+        "lossless:client2",
+        "lossless:client3",
+    ] {
+        assert!(s.contains(&text(name)), "{name} in the legend");
+    }
+    assert!(!s.contains("lossy:"), "the lossy flows were not chosen");
+    // four lines of data (and their legend swatches), each in its own colour
+    let lines: Vec<_> = polylines(s)
+        .into_iter()
+        .filter(|(_, pts)| pts.len() > 4)
+        .collect();
+    assert_eq!(lines.len(), 4);
+    let colours: std::collections::BTreeSet<&str> = lines.iter().map(|l| l.0.as_str()).collect();
+    assert_eq!(colours.len(), 4);
+}
+
+#[test]
+fn the_bottleneck_link_is_drawn_blue_in_the_topology_and_named_under_it() {
+    // four-bridge: the cause is bridge4's port to the sink (busy, a standing queue, never
+    // paused), which the picture drew grey as "never paused"
+    let c = common::load("four-bridge", &[], Some(Duration::from_us(300)));
+    let (html, _) = page(c);
+    let topo = section(&html, "Topology");
+    assert!(
+        topo.contains("<p>Bottleneck (blue: a switch port busy at least 90 % of the flows&#39; active span with frames waiting in its queue): bridge4.3 → sink ("),
+        "{topo}"
+    );
+    let blue: Vec<_> = polylines(topo)
+        .into_iter()
+        .filter(|(c, _)| c == "#1e5ac8")
+        .collect();
+    // the legend's swatch, the link and its arrowhead
+    assert_eq!(blue.len(), 3, "{blue:?}");
+    // a fabric with no congestion has none
+    let c = common::load("incast", &["senders=1"], None);
+    let (html, _) = page(c);
+    let topo = section(&html, "Topology");
+    assert!(topo.contains("<p>No switch port was a bottleneck"), "{topo}");
+    assert_eq!(
+        polylines(topo).iter().filter(|(c, _)| c == "#1e5ac8").count(),
+        1,
+        "only the legend's swatch"
     );
 }

@@ -262,38 +262,39 @@ pub fn run(args: &SimArgs, config_path: &Path) -> anyhow::Result<ExitCode> {
     let mut all = Commit::new();
     // the pcapng, VCD and HTML observers only when asked for: the plain run observes no more
     // than pfc.txt needs
-    let (ran, pfc, mut extras, end) = if pcap.is_some() || vcd.is_some() || html.is_some() {
-        let mut sim =
-            Simulator::with_observer(sim_config, (observer, (pcap, (vcd, html)))).with_context(built)?;
-        let ran = run_monitored(&mut sim, &mut monitor, &mut qlen_out, &|sim| {
-            extras_failed(&sim.observer().1)
-        })?;
-        if ran.interrupted {
-            return Ok(interrupted(&sim));
-        }
-        let end = sim.now();
-        let (ns3, extras) = sim.observer_mut();
-        if extras_failed(extras) {
-            // a streamed output broke and stopped the run: its error, and nothing written
-            finish_extras(args, extras, end, &ran.report, &mut wrote, &mut all)?;
-        }
-        // the other outputs go in place after the fork's files are written
-        let extras: Extras = std::mem::take(extras);
-        (ran, std::mem::take(&mut ns3.pfc), extras, end)
-    } else {
-        let mut sim = Simulator::with_observer(sim_config, observer).with_context(built)?;
-        let ran = run_monitored(&mut sim, &mut monitor, &mut qlen_out, &|_| false)?;
-        if ran.interrupted {
-            return Ok(interrupted(&sim));
-        }
-        let end = sim.now();
-        (
-            ran,
-            std::mem::take(&mut sim.observer_mut().pfc),
-            Extras::default(),
-            end,
-        )
-    };
+    let (ran, pfc, mut extras, end) =
+        if pcap.is_some() || vcd.is_some() || html.0.is_some() || html.1.is_some() {
+            let mut sim =
+                Simulator::with_observer(sim_config, (observer, (pcap, (vcd, html)))).with_context(built)?;
+            let ran = run_monitored(&mut sim, &mut monitor, &mut qlen_out, &|sim| {
+                extras_failed(&sim.observer().1)
+            })?;
+            if ran.interrupted {
+                return Ok(interrupted(&sim));
+            }
+            let end = sim.now();
+            let (ns3, extras) = sim.observer_mut();
+            if extras_failed(extras) {
+                // a streamed output broke and stopped the run: its error, and nothing written
+                finish_extras(args, extras, end, &ran.report, &mut wrote, &mut all)?;
+            }
+            // the other outputs go in place after the fork's files are written
+            let extras: Extras = std::mem::take(extras);
+            (ran, std::mem::take(&mut ns3.pfc), extras, end)
+        } else {
+            let mut sim = Simulator::with_observer(sim_config, observer).with_context(built)?;
+            let ran = run_monitored(&mut sim, &mut monitor, &mut qlen_out, &|_| false)?;
+            if ran.interrupted {
+                return Ok(interrupted(&sim));
+            }
+            let end = sim.now();
+            (
+                ran,
+                std::mem::take(&mut sim.observer_mut().pfc),
+                Extras::default(),
+                end,
+            )
+        };
     let report = ran.report;
     // fct.txt is read back with the fork's field layout before it is written
     let mut fct_text = Vec::new();

@@ -15,6 +15,7 @@ use lossless_sim::html::HtmlReport;
 use lossless_sim::observer::{NoObserver, Observer};
 use lossless_sim::pcap::PcapSink;
 use lossless_sim::scenario::{self, BUILTINS, Builtin, Overrides, ScenarioError};
+use lossless_sim::series::csv::{SERIES_FILES, SeriesSink, series_bin};
 use lossless_sim::vcd::VcdSink;
 use lossless_sim::{Report, Simulator, SummaryOptions};
 
@@ -42,6 +43,8 @@ Examples:
       start your own scenario from a built-in (examples/scenarios/README.md lists every key)
   lossless sim incast --sweep senders=2..=64/2 --sweep seed=1..=3 --json sweep.jsonl
       a sweep on every CPU, one JSON line per point; add --shard I/N to split it over machines
+  lossless sim incast --sweep senders=2,4,8,16 --sweep 'defaults.flow_control=\"pfc\",\"off\"' --report rpt/
+      each metric against senders, one line with PFC and one without, and a table of the points
   cd simulation && lossless sim --ns3 mix/config.txt
       an HPCC ns-3 experiment, unchanged: reads the config.txt of the fork's `third` and the
       files it names (relative to the current directory, as the fork opens them, else to the
@@ -55,6 +58,9 @@ Examples:
       report's plots span the busy milliseconds from 2 s, where the fork starts the flows
   lossless sim incast-dcqcn --report rpt/
       8 RoCEv2 QPs under DCQCN converge to fair shares; the report plots each QP's rate
+  lossless sim incast --set senders=8 --series ser/ --series-bin 10us
+      queue depth, pause state and per-flow rate per 10 µs as CSV for pandas/polars:
+      ser/queues.csv, ser/pause.csv, ser/flows.csv (docs/series.md has the columns)
   lossless sim four-bridge-cn
       document 003 §3.3: the four-bridge fabric with congestion notification, run side by side
       with a twin without it: how much less PFC fired, what the victim flow gained
@@ -105,7 +111,9 @@ pub struct SimArgs {
     /// Write the metrics as JSON (every key names its unit).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    /// Write one pcapng per link direction into DIR (PFC/PAUSE as MAC Control frames).
+    /// Write one pcapng per link direction into DIR (PFC/PAUSE as MAC Control frames; RoCEv2
+    /// frames whole, as tshark decodes them; other data frames' first 64 bytes, with their
+    /// length on the wire).
     #[arg(long, value_name = "DIR")]
     pub pcap: Option<PathBuf>,
     /// Write a VCD waveform (GTKWave) of every port: tx, request, paused, received pause time,
@@ -115,8 +123,28 @@ pub struct SimArgs {
     /// Write an HTML report with SVG plots into DIR (opens with no network): the topology with
     /// links coloured by time paused and the order PFC spread in, throughput per priority,
     /// buffer occupancy and pauses (heat maps past 8 series), FCT CDF and slowdown by flow size.
+    /// With --sweep: each headline metric (drops, XOFF sent, longest pause, throughput, flows
+    /// completed, FCT and slowdown p99) against the swept parameter, one line per value of the
+    /// other axes, and a table of every point (at most 10,000 points).
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
+    /// With --report: the flows whose throughput over time the page draws, comma-separated:
+    /// `victims` (the victim accounting's victims), `slowest` (the --top flows by FCT slowdown,
+    /// at most 12) or a flow name pattern, `*` for any run of characters, e.g.
+    /// `victim,lossless:*`. Default: victims,slowest.
+    #[arg(long, value_name = "FLOWS", value_parser = lossless_sim::html::parse_flow_picks, requires = "report")]
+    pub plot_flows: Option<lossless_sim::html::FlowPicks>,
+    /// Write time series as CSV into DIR, for pandas/polars: queues.csv (egress queue depth
+    /// per port and priority: peak and end of each bin), pause.csv (time each port priority
+    /// was paused in each bin) and flows.csv (each flow's delivered bytes and rate per bin,
+    /// counted while its bits arrived, so never above the line rate). docs/series.md has the
+    /// columns.
+    #[arg(long, value_name = "DIR")]
+    pub series: Option<PathBuf>,
+    /// The bin width of --series, e.g. 10us: at least 1us, at most 1,000,000 bins in the run
+    /// (default: the run over 1000, at least 1us).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "series")]
+    pub series_bin: Option<Duration>,
     /// Print the scenario file of a built-in and exit.
     #[arg(long)]
     pub show: bool,
@@ -330,7 +358,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     // every output file waits here until all are written: one that fails leaves the others'
     // old files as they were
     let mut all = Commit::new();
-    let ran = if pcap.is_some() || vcd.is_some() || html.is_some() {
+    let ran = if pcap.is_some() || vcd.is_some() || html.0.is_some() || html.1.is_some() {
         let mut sim = Simulator::with_observer(config, (pcap, (vcd, html)))
             .with_context(|| format!("{name}: the scenario loads but cannot be built"))?;
         let ran = execute(&mut sim, &|sim| extras_failed(sim.observer()));
@@ -404,8 +432,11 @@ pub(super) fn run_status(report: &Report) -> ExitCode {
 }
 
 /// The outputs a run may write besides its JSON: pcapng files, a VCD waveform, the HTML
-/// report (each `None` unless asked for).
-pub(super) type Extras = (Option<PcapSink>, (Option<VcdSink<Output>>, Option<HtmlReport>));
+/// report and the CSV time series (each `None` unless asked for).
+pub(super) type Extras = (Option<PcapSink>, (Option<VcdSink<Output>>, Pages));
+
+/// The outputs drawn from the whole run: the HTML report and the CSV time series.
+pub(super) type Pages = (Option<HtmlReport>, Option<SeriesSink>);
 
 /// Claims the paths of `--pcap`, `--vcd` and `--report` (checked against the inputs and each
 /// other before anything is written).
@@ -420,15 +451,16 @@ pub(super) fn claim_extras(args: &SimArgs, config: &SimConfig, claims: &mut Clai
         let names = PcapSink::file_names(config);
         claims.output_dir("--pcap", d, names.iter().map(String::as_str))?;
     }
+    if let Some(d) = &args.series {
+        series_bin(args.series_bin, config.duration).map_err(anyhow::Error::msg)?;
+        claims.output_dir("--series", d, SERIES_FILES)?;
+    }
     Ok(())
 }
 
-/// Opens the `--pcap` files and the `--report` directory (the VCD is opened with the other
-/// streamed outputs, which decide whether the summary goes to stdout).
-pub(super) fn open_extras(
-    args: &SimArgs,
-    config: &SimConfig,
-) -> anyhow::Result<(Option<PcapSink>, Option<HtmlReport>)> {
+/// Opens the `--pcap` files, the `--report` directory and the `--series` files (the VCD is
+/// opened with the other streamed outputs, which decide whether the summary goes to stdout).
+pub(super) fn open_extras(args: &SimArgs, config: &SimConfig) -> anyhow::Result<(Option<PcapSink>, Pages)> {
     let pcap = match &args.pcap {
         Some(dir) => Some(PcapSink::create(dir, config)?),
         None => None,
@@ -437,19 +469,32 @@ pub(super) fn open_extras(
         Some(dir) => {
             lossless_files::create_output_dir(dir)?;
             // the page repeats the summary as the terminal shows it
-            Some(HtmlReport::new(config).with_summary(SummaryOptions {
+            let page = HtmlReport::new(config).with_summary(SummaryOptions {
                 top: args.top as usize,
                 full: args.full,
-            }))
+            });
+            Some(match &args.plot_flows {
+                Some(picks) => page.with_flow_picks(picks.0.clone()),
+                None => page,
+            })
         }
         None => None,
     };
-    Ok((pcap, html))
+    let series = match &args.series {
+        Some(dir) => {
+            let bin = series_bin(args.series_bin, config.duration).map_err(anyhow::Error::msg)?;
+            Some(SeriesSink::create(dir, config, bin)?)
+        }
+        None => None,
+    };
+    Ok((pcap, (html, series)))
 }
 
 /// Whether a streamed output (pcapng, VCD) failed, which stops the run.
-pub(super) fn extras_failed((pcap, (vcd, _)): &Extras) -> bool {
-    pcap.as_ref().is_some_and(PcapSink::failed) || vcd.as_ref().is_some_and(VcdSink::failed)
+pub(super) fn extras_failed((pcap, (vcd, (_, series))): &Extras) -> bool {
+    pcap.as_ref().is_some_and(PcapSink::failed)
+        || vcd.as_ref().is_some_and(VcdSink::failed)
+        || series.as_ref().is_some_and(SeriesSink::failed)
 }
 
 /// Finishes the outputs of a run that ended at `end`, saying in `wrote` what was written:
@@ -457,7 +502,7 @@ pub(super) fn extras_failed((pcap, (vcd, _)): &Extras) -> bool {
 /// (none is in place before every one is written).
 pub(super) fn finish_extras(
     args: &SimArgs,
-    (pcap, (vcd, html)): &mut Extras,
+    (pcap, (vcd, (html, series))): &mut Extras,
     end: lossless_proto::units::Instant,
     report: &Report,
     wrote: &mut Vec<String>,
@@ -477,6 +522,10 @@ pub(super) fn finish_extras(
         if let Some(dir) = &args.pcap {
             wrote.push(format!("{} pcapng files to {}", files.len(), dir.display()));
         }
+    }
+    if let (Some(sink), Some(dir)) = (series, &args.series) {
+        let files = sink.stage(end, all)?;
+        wrote.push(format!("{} CSV files to {}", files.len(), dir.display()));
     }
     if let (Some(sink), Some(dir)) = (html, &args.report) {
         let path = sink.stage(dir, end, report, all)?;

@@ -11,8 +11,9 @@ use std::time::{Duration as StdDuration, Instant as WallClock};
 
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use lossless_files::{Claims, Output, OutputError};
+use lossless_files::{Claims, Commit, Output, OutputError};
 use lossless_live::signals;
+use lossless_sim::html::{MAX_SWEEP_REPORT_POINTS, SweepPoint, SweepReport};
 use lossless_sim::scenario::Overrides;
 use lossless_sim::{Report, Simulator};
 use rayon::prelude::*;
@@ -289,6 +290,8 @@ enum Finished {
     Ran {
         line: String,
         row: String,
+        /// What the `--report` page keeps of it (only with `--report`).
+        point: Option<Box<SweepPoint>>,
         failure: Option<String>,
         /// A lossless priority dropped frames in the point.
         lossless_dropped: bool,
@@ -304,6 +307,8 @@ struct Sink<'a> {
     /// Points finished before an earlier one, waiting for it.
     ahead: BTreeMap<usize, Finished>,
     json: Option<Output>,
+    /// The `--report` page, gathering the points as they are written.
+    page: Option<SweepReport>,
     say: Say,
     bar: &'a ProgressBar,
     finished: usize,
@@ -321,10 +326,14 @@ impl Sink<'_> {
             Finished::Ran {
                 line,
                 row,
+                point,
                 failure,
                 lossless_dropped,
             } => {
                 self.lossless_dropped += usize::from(lossless_dropped);
+                if let (Some(page), Some(p)) = (&mut self.page, point) {
+                    page.add(*p);
+                }
                 if let Some(why) = failure {
                     self.failed += 1;
                     self.bar.suspend(|| errln!("error: {why}"));
@@ -437,9 +446,17 @@ fn run_point(
         wall,
         if h.balanced { "" } else { "  ✗" }
     );
+    let point = args.report.is_some().then(|| {
+        Box::new(SweepPoint::of(
+            k,
+            vals.iter().map(|v| v.to_string()).collect(),
+            &report,
+        ))
+    });
     Some(Finished::Ran {
         line,
         row,
+        point,
         failure,
         lossless_dropped: report.lossless.dropped(),
     })
@@ -447,8 +464,10 @@ fn run_point(
 
 /// Runs `lossless sim NAME --sweep ...`.
 pub fn run(args: &SimArgs, scenario: &Scenario) -> anyhow::Result<ExitCode> {
-    if args.pcap.is_some() || args.vcd.is_some() || args.report.is_some() {
-        anyhow::bail!("--sweep writes metrics only: --pcap, --vcd and --report are for a single run");
+    if args.pcap.is_some() || args.vcd.is_some() || args.series.is_some() {
+        anyhow::bail!(
+            "--sweep writes metrics and a report only: --pcap, --vcd and --series are for a single run"
+        );
     }
     let axes = &args.sweep;
     // every axis names a value of the scenario, once: a typo or a repeat is refused before
@@ -476,6 +495,17 @@ pub fn run(args: &SimArgs, scenario: &Scenario) -> anyhow::Result<ExitCode> {
     if let Some(p) = &args.json {
         claims.output("--json", p)?;
     }
+    if let Some(d) = &args.report {
+        // the page keeps every point until it is written: bounded, and refused before anything runs
+        if mine > MAX_SWEEP_REPORT_POINTS {
+            errln!(
+                "error: --report: this sweep has {mine} points{}, allowed at most {MAX_SWEEP_REPORT_POINTS} on one page (use --json for more, or --shard)",
+                if shard.count > 1 { " in this shard" } else { "" }
+            );
+            return Ok(ExitCode::from(2));
+        }
+        claims.output_dir("--report", d, [SweepReport::FILE])?;
+    }
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let jobs = args.jobs.map_or(cpus, usize::from).min(mine).clamp(1, MAX_JOBS);
     let pool = rayon::ThreadPoolBuilder::new()
@@ -501,6 +531,14 @@ pub fn run(args: &SimArgs, scenario: &Scenario) -> anyhow::Result<ExitCode> {
     // before the output exists: a signal from now on stops the sweep and keeps what finished
     signals::install_stop_handlers().context("installing the Ctrl-C handler")?;
     let json = args.json.as_deref().map(Output::create).transpose()?;
+    let page = match &args.report {
+        Some(dir) => {
+            lossless_files::create_output_dir(dir)?;
+            let axes = axes.iter().map(|a| (a.path.clone(), a.values.clone())).collect();
+            Some(SweepReport::new(&scenario.name(), axes))
+        }
+        None => None,
+    };
     let say = Say::new(args.quiet, json.as_ref().is_some_and(Output::is_stdout));
     let bar = ProgressBar::new(mine as u64);
     bar.set_style(
@@ -520,6 +558,7 @@ pub fn run(args: &SimArgs, scenario: &Scenario) -> anyhow::Result<ExitCode> {
         written: 0,
         ahead: BTreeMap::new(),
         json,
+        page,
         say,
         bar: &bar,
         finished: 0,
@@ -593,14 +632,21 @@ pub fn run(args: &SimArgs, scenario: &Scenario) -> anyhow::Result<ExitCode> {
     }
     let say = if closed { Say::Quiet } else { say };
     let interrupted = (closed || signals::stop_requested()) && not_run > 0;
+    // the JSON lines and the page of the points finished go in place together (all or none)
+    let mut all = Commit::new();
     let kept = match s.json.take() {
         Some(out) => {
             let name = (!out.is_stdout()).then(|| out.path().display().to_string());
-            out.commit()?;
+            all.add(out.finish()?);
             name
         }
         None => None,
     };
+    let page = match (s.page.take(), &args.report) {
+        (Some(page), Some(dir)) => Some(page.stage(dir, &mut all)?),
+        _ => None,
+    };
+    all.commit()?;
     say.line(format_args!(
         "{} points{} in {:.2} s on {jobs} threads",
         s.finished,
@@ -613,6 +659,12 @@ pub fn run(args: &SimArgs, scenario: &Scenario) -> anyhow::Result<ExitCode> {
     ))?;
     if let Some(p) = &kept {
         say.line(format_args!("wrote {p} (one JSON line per point)"))?;
+    }
+    if let Some(p) = &page {
+        say.line(format_args!(
+            "wrote {} (each metric against the swept parameter)",
+            p.display()
+        ))?;
     }
     if interrupted {
         errln!(

@@ -2,7 +2,8 @@
 //! each switch at its hop distance from the nearest host), links coloured by how long they were
 //! paused, and an arrow per paused link direction pointing the way PFC went (from the port
 //! that sent XOFF to the transmitter it paused), numbered in the order the links first paused,
-//! so congestion spreading hop by hop reads off the picture.
+//! so congestion spreading hop by hop reads off the picture; and the bottleneck link
+//! directions, the cause (switch ports busy with frames waiting in their queue), in blue.
 
 use std::collections::VecDeque;
 
@@ -143,7 +144,7 @@ impl Topology {
     }
 
     /// Ends of port `p`: its own node and its peer.
-    fn ends(&self, p: usize) -> (NodeId, NodeId) {
+    pub(super) fn ends(&self, p: usize) -> (NodeId, NodeId) {
         let (a, b) = self.links[p / 2];
         if p.is_multiple_of(2) { (a, b) } else { (b, a) }
     }
@@ -182,8 +183,9 @@ impl Topology {
             .collect()
     }
 
-    /// The picture.
-    pub fn draw(&self, pauses: &Pauses, span: Duration) -> Drawing {
+    /// The picture; the link directions of `bottlenecks` (ports) drawn in blue with an arrow
+    /// the way their data went.
+    pub fn draw(&self, pauses: &Pauses, span: Duration, bottlenecks: &[usize]) -> Drawing {
         let tier_gap = 130.0;
         // room above the top tier for arcs between its nodes
         let top = self.tiers - 1;
@@ -236,6 +238,15 @@ impl Topology {
                     (540, 10),
                     font.clone(),
                 ))?;
+                root.draw(&PathElement::new(
+                    vec![(10, 33), (40, 33)],
+                    BOTTLENECK.stroke_width(5),
+                ))?;
+                root.draw(&Text::new(
+                    "bottleneck: a switch port busy at least 90 % of the flows' active span with frames waiting in its queue (open arrow: the way its data went)",
+                    (45, 28),
+                    font.clone(),
+                ))?;
                 // links: never paused first (thin, grey), paused on top
                 let mut order: Vec<usize> = (0..self.links.len()).collect();
                 order.sort_by_key(|&l| paused_ps[l]);
@@ -249,6 +260,30 @@ impl Topology {
                         .map(|k| px(curve(xy(a), xy(b), k as f64 / 16.0).0))
                         .collect();
                     root.draw(&PathElement::new(pts, style))?;
+                }
+                // bottlenecks: thick blue, an open arrowhead the way the data went
+                for &p in bottlenecks.iter().filter(|&&p| p / 2 < self.links.len()) {
+                    let (a, b) = self.links[p / 2];
+                    let pts: Vec<(i32, i32)> = (0..=16)
+                        .map(|k| px(curve(xy(a), xy(b), k as f64 / 16.0).0))
+                        .collect();
+                    root.draw(&PathElement::new(pts, BOTTLENECK.stroke_width(5)))?;
+                    let (me, _) = self.ends(p);
+                    let (tip, (dx, dy)) = curve(xy(a), xy(b), if me == a { 0.55 } else { 0.45 });
+                    let sign = if me == a { 1.0 } else { -1.0 };
+                    let len = (dx * dx + dy * dy).sqrt().max(1e-9);
+                    let (ux, uy) = (sign * dx / len, sign * dy / len);
+                    let size = 12.0;
+                    let base = (tip.0 - ux * size, tip.1 - uy * size);
+                    let wing = (-uy * size * 0.6, ux * size * 0.6);
+                    root.draw(&PathElement::new(
+                        vec![
+                            px((base.0 + wing.0, base.1 + wing.1)),
+                            px(tip),
+                            px((base.0 - wing.0, base.1 - wing.1)),
+                        ],
+                        BOTTLENECK.stroke_width(3),
+                    ))?;
                 }
                 // nodes
                 for (i, &(t, x)) in self.place.iter().enumerate() {
@@ -354,6 +389,9 @@ fn curve(a: (f64, f64), b: (f64, f64), t: f64) -> ((f64, f64), (f64, f64)) {
     );
     (point, dir)
 }
+
+/// The colour of a bottleneck link (apart from the paused links' yellow to red).
+const BOTTLENECK: RGBColor = RGBColor(30, 90, 200);
 
 /// The colour of a paused fraction `f` (0..=1): yellow through orange to dark red.
 pub fn heat(f: f64) -> RGBColor {
