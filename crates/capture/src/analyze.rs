@@ -17,6 +17,7 @@ use lossless_wire::fcs::FcsMode;
 use lossless_wire::lldp::LldpduRepr;
 use serde::Serialize;
 
+use crate::cn::traffic::{self, RoceTraffic};
 use crate::decode::{Framing, framing};
 use crate::headroom::{HeadroomNeeds, Tracker};
 use crate::model::mac_text;
@@ -133,6 +134,8 @@ pub struct Analysis {
     pub lldp_agreement: Vec<Agreement>,
     /// Per priority, the bytes that kept arriving after each XOFF ([`crate::headroom`]).
     pub headroom: HeadroomNeeds,
+    /// RoCEv2 per queue pair: data frames, their ECN CE marks, CNPs and their rate.
+    pub roce: RoceTraffic,
 }
 
 struct Run {
@@ -200,6 +203,7 @@ pub fn analyze<R: Read>(reader: CaptureReader<R>, opts: Options) -> Analysis {
     let mut read_errors_total = 0;
     let mut remotes: BTreeMap<[u8; 6], Remote> = BTreeMap::new();
     let mut needs = Tracker::new(opts.speed);
+    let mut roce = traffic::Tracker::default();
     // Read to the end as `decode` does: the reader skips a bad block and goes on, and ends
     // by itself after an error that loses the file's framing.
     for f in reader {
@@ -256,6 +260,7 @@ pub fn analyze<R: Read>(reader: CaptureReader<R>, opts: Options) -> Analysis {
             let prio = eth.tags.outer().map_or(0, |tag| tag.pcp);
             let bytes = u64::from(f.orig_len) + if fcs { 0 } else { 4 };
             needs.on_data(t, f.interface, prio, bytes);
+            roce.on_frame(t, &f.data, FcsMode::from_present(fcs), bytes);
         }
     }
     let end = run.last;
@@ -316,6 +321,7 @@ pub fn analyze<R: Read>(reader: CaptureReader<R>, opts: Options) -> Analysis {
         timeline_truncated: run.truncated,
         lldp_agreement: agreements(&remotes),
         headroom: needs.finish(run.origin.unwrap_or(end), end),
+        roce: roce.finish(run.origin.unwrap_or(end), end),
     }
 }
 

@@ -43,6 +43,11 @@ with one interface per direction tells the directions apart; with one interface 
 counted. Taken at the XOFF's sender, it is Annex N's part after the PFC frame left; elsewhere
 it misses the round trip to that point (docs/headroom.md).
 
+RoCEv2 (UDP 4791): per queue pair (IP source → destination, BTH destination QP), its frames,
+how many arrived ECN CE-marked, and the CNPs sent to it with their rate over the capture; a
+CNP names the requester's QP, so a data QP and its CNPs are two rows in opposite directions.
+At most 4096 queue pairs get a row (`cn::traffic::MAX_QPS`); all count in the totals.
+
 Exit status: 0 when the whole file was read; 1 when a block was skipped or the file is
 damaged (the analysis of what could be read is still printed); 2 when the capture cannot be
 opened, is not a capture or holds no readable frame, the command line is wrong (e.g.
@@ -199,6 +204,54 @@ fn text(a: &Analysis) -> String {
     }
     for x in &t.top_talkers {
         let _ = writeln!(o, "talker {} {} frames", x.source, x.frames);
+    }
+    let r = &a.roce;
+    if r.data_frames + r.cnps_total + r.undecoded_frames > 0 {
+        let pct = if r.data_frames > 0 {
+            100.0 * r.ce_marked_frames as f64 / r.data_frames as f64
+        } else {
+            0.0
+        };
+        let rate = if a.span_s > 0.0 {
+            r.cnps_total as f64 / a.span_s
+        } else {
+            0.0
+        };
+        let _ = writeln!(
+            o,
+            "RoCEv2: {} frames, {} ECN CE-marked ({pct:.2} %), {} CNPs ({rate:.1}/s), {} queue pairs{}",
+            r.data_frames,
+            r.ce_marked_frames,
+            r.cnps_total,
+            r.qps_total,
+            if r.undecoded_frames > 0 {
+                format!(", {} UDP 4791 frames not decoded", r.undecoded_frames)
+            } else {
+                String::new()
+            }
+        );
+        const ROWS: usize = 20;
+        let _ = writeln!(
+            o,
+            "{:<39} {:>8} {:>10} {:>10} {:>7} {:>9} {:>10}",
+            "queue pair (src → dst qp)", "frames", "MB", "CE", "CE %", "CNPs", "CNPs/s"
+        );
+        for q in r.qps.iter().take(ROWS) {
+            let _ = writeln!(
+                o,
+                "{:<39} {:>8} {:>10.3} {:>10} {:>7.2} {:>9} {:>10.1}",
+                format!("{} → {} {}", q.src, q.dst, q.dest_qp),
+                q.data_frames,
+                q.data_bytes as f64 / 1e6,
+                q.ce_marked_frames,
+                100.0 * q.ce_marked_ratio,
+                q.cnps_total,
+                q.cnps_per_s
+            );
+        }
+        if r.qps.len() > ROWS {
+            let _ = writeln!(o, "… {} more queue pairs (--json lists them)", r.qps.len() - ROWS);
+        }
     }
     for g in &a.lldp_agreement {
         const NEITHER: &str = "not sent by either end";
