@@ -1393,7 +1393,6 @@ fn qp_rate_chart(
 /// covers no line (QP rates fill the whole plot, up to its top).
 fn xy_chart(series: &[XySeries], span_us: f64, axis: &str, unit: &str) -> Drawing {
     const PLOT_HEIGHT: u32 = 300;
-    const LEGEND_LINE: u32 = 16;
     let mut svg = String::new();
     let max = series
         .iter()
@@ -1430,18 +1429,7 @@ fn xy_chart(series: &[XySeries], span_us: f64, axis: &str, unit: &str) -> Drawin
             for (_, color, pts) in series {
                 chart.draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))?;
             }
-            // one line per named series, aligned with the plot's left edge
-            let text =
-                TextStyle::from(("sans-serif", 13).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
-            for (k, (name, color)) in named.iter().enumerate() {
-                let y = 4 + (LEGEND_LINE * k as u32) as i32;
-                let mid = y + LEGEND_LINE as i32 / 2;
-                legend.draw(&PathElement::new(
-                    vec![(80, mid), (96, mid)],
-                    color.stroke_width(2),
-                ))?;
-                legend.draw(&Text::new(*name, (102, mid), text.clone()))?;
-            }
+            draw_legend(&legend, &named)?;
             root.present()?;
             Ok(())
         })();
@@ -1450,6 +1438,27 @@ fn xy_chart(series: &[XySeries], span_us: f64, axis: &str, unit: &str) -> Drawin
         }
     }
     Drawing::Svg(svg)
+}
+
+/// Height of one line of a chart's legend, pixels.
+pub(crate) const LEGEND_LINE: u32 = 16;
+
+/// The legend under a chart: one line per named series, a short stroke of its colour and its
+/// name, aligned with the plot's left edge ([`LEGEND_LINE`] high each).
+pub(crate) fn draw_legend<DB: DrawingBackend>(
+    legend: &DrawingArea<DB, plotters::coord::Shift>,
+    named: &[(&str, RGBColor)],
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let text = TextStyle::from(("sans-serif", 13).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
+    for (k, (name, color)) in named.iter().enumerate() {
+        let mid = 4 + (LEGEND_LINE * k as u32) as i32 + LEGEND_LINE as i32 / 2;
+        legend.draw(&PathElement::new(
+            vec![(80, mid), (96, mid)],
+            color.stroke_width(2),
+        ))?;
+        legend.draw(&Text::new(*name, (102, mid), text.clone()))?;
+    }
+    Ok(())
 }
 
 /// A line chart of per-bin values drawn by plotters' SVG backend (its built-in text metrics,

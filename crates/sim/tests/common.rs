@@ -95,3 +95,28 @@ b = "s2"
         )
     };
 }
+
+/// The points of every `<polyline>` in `svg` with its stroke colour, in pixels (y down).
+pub fn polylines(svg: &str) -> Vec<(String, Vec<(f64, f64)>)> {
+    svg.split("<polyline")
+        .skip(1)
+        .map(|tag| {
+            let tag = &tag[..tag.find('>').unwrap_or(tag.len())];
+            let attr = |name: &str| {
+                tag.split(&format!(" {name}=\""))
+                    .nth(1)
+                    .and_then(|r| r.split('"').next())
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            let pts = attr("points")
+                .split_whitespace()
+                .filter_map(|p| {
+                    let (x, y) = p.split_once(',')?;
+                    Some((x.parse().ok()?, y.parse().ok()?))
+                })
+                .collect();
+            (attr("stroke").to_ascii_lowercase(), pts)
+        })
+        .collect()
+}

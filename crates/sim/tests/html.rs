@@ -358,31 +358,6 @@ fn a_run_without_pauses_says_so_under_its_empty_pause_timeline() {
     assert!(html.contains("No link was paused."));
 }
 
-/// The points of every `<polyline>` in `svg` with its stroke colour, in pixels (y down).
-fn polylines(svg: &str) -> Vec<(String, Vec<(f64, f64)>)> {
-    svg.split("<polyline")
-        .skip(1)
-        .map(|tag| {
-            let tag = &tag[..tag.find("/>").unwrap_or(tag.len())];
-            let attr = |name: &str| {
-                tag.split(&format!(" {name}=\""))
-                    .nth(1)
-                    .and_then(|r| r.split('"').next())
-                    .unwrap_or_default()
-                    .to_string()
-            };
-            let pts = attr("points")
-                .split_whitespace()
-                .filter_map(|p| {
-                    let (x, y) = p.split_once(',')?;
-                    Some((x.parse().ok()?, y.parse().ok()?))
-                })
-                .collect();
-            (attr("stroke").to_ascii_lowercase(), pts)
-        })
-        .collect()
-}
-
 /// The grey line that marks the receivers' line rate.
 const LIMIT_GREY: &str = "#888888";
 
@@ -403,7 +378,7 @@ fn throughput_never_rises_above_the_receivers_line_rate_and_names_its_bin_width(
             sec.contains(&format!("mean over each {bin} bin")),
             "{name}: the bin width is said: {sec}"
         );
-        let lines = polylines(sec);
+        let lines = common::polylines(sec);
         let limit = lines
             .iter()
             .find(|(c, _)| c == LIMIT_GREY)
@@ -445,7 +420,7 @@ fn every_time_axis_ends_at_the_runs_end_and_a_deadlocked_buffer_stays_full_to_it
     // the deadlocked buffers hold their bytes to the axis's end: their lines end where they
     // were, above the zero line (the lowest point drawn), at the right edge of the plot
     let buffers = section(&html, "Buffer occupancy");
-    let lines: Vec<_> = polylines(buffers)
+    let lines: Vec<_> = common::polylines(buffers)
         .into_iter()
         .filter(|(_, p)| p.len() > 2)
         .collect();
@@ -510,7 +485,7 @@ fn the_egress_queue_section_draws_the_queues_frames_wait_in_with_the_ecn_thresho
         egress.contains("ECN Kmax 1600000 B (every frame marked)"),
         "{egress}"
     );
-    let greys: Vec<f64> = polylines(egress)
+    let greys: Vec<f64> = common::polylines(egress)
         .into_iter()
         .filter(|(c, p)| (c == LIMIT_GREY || c == "#444444") && p.len() == 2 && p[0].1 == p[1].1)
         .map(|(_, p)| p[0].1)
@@ -606,7 +581,7 @@ fn plot_flows_draws_only_the_flows_it_names_each_a_line_of_its_own() {
     }
     assert!(!s.contains("lossy:"), "the lossy flows were not chosen");
     // four lines of data (and their legend swatches), each in its own colour
-    let lines: Vec<_> = polylines(s)
+    let lines: Vec<_> = common::polylines(s)
         .into_iter()
         .filter(|(_, pts)| pts.len() > 4)
         .collect();
@@ -626,7 +601,7 @@ fn the_bottleneck_link_is_drawn_blue_in_the_topology_and_named_under_it() {
         topo.contains("<p>Bottleneck (blue: a switch port busy at least 90 % of the flows&#39; active span with frames waiting in its queue): bridge4.3 → sink ("),
         "{topo}"
     );
-    let blue: Vec<_> = polylines(topo)
+    let blue: Vec<_> = common::polylines(topo)
         .into_iter()
         .filter(|(c, _)| c == "#1e5ac8")
         .collect();
@@ -638,7 +613,10 @@ fn the_bottleneck_link_is_drawn_blue_in_the_topology_and_named_under_it() {
     let topo = section(&html, "Topology");
     assert!(topo.contains("<p>No switch port was a bottleneck"), "{topo}");
     assert_eq!(
-        polylines(topo).iter().filter(|(c, _)| c == "#1e5ac8").count(),
+        common::polylines(topo)
+            .iter()
+            .filter(|(c, _)| c == "#1e5ac8")
+            .count(),
         1,
         "only the legend's swatch"
     );

@@ -8,6 +8,8 @@
 //! egress queue depth section present.
 //! Skipped loudly without chromium or the corpus (required with LOSSLESS_REQUIRE_PEERS=1).
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -238,31 +240,6 @@ fn a_320_host_report_renders_in_a_browser_with_a_topology_heat_maps_and_no_long_
     }
 }
 
-/// The points of every `<polyline>` in `svg` with its stroke colour, in pixels (y down).
-fn polylines(svg: &str) -> Vec<(String, Vec<(f64, f64)>)> {
-    svg.split("<polyline")
-        .skip(1)
-        .map(|tag| {
-            let tag = &tag[..tag.find('>').unwrap_or(tag.len())];
-            let attr = |name: &str| {
-                tag.split(&format!(" {name}=\""))
-                    .nth(1)
-                    .and_then(|r| r.split('"').next())
-                    .unwrap_or_default()
-                    .to_string()
-            };
-            let pts = attr("points")
-                .split_whitespace()
-                .filter_map(|p| {
-                    let (x, y) = p.split_once(',')?;
-                    Some((x.parse().ok()?, y.parse().ok()?))
-                })
-                .collect();
-            (attr("stroke").to_ascii_lowercase(), pts)
-        })
-        .collect()
-}
-
 /// The x axis's tick labels of the plot `svg`: the numeric texts on its lowest row.
 fn x_ticks(svg: &str) -> Vec<f64> {
     let mut texts: Vec<(f64, f64)> = svg
@@ -319,7 +296,7 @@ fn built_in_reports_in_a_browser_keep_throughput_under_the_line_rate_and_axes_wi
         assert!(units.iter().all(|u| *u == unit), "{name}: units {units:?}");
         // the throughput never above the grey line of the receivers' line rate
         let thr = section(&dom, "throughput");
-        let lines = polylines(thr);
+        let lines = common::polylines(thr);
         let limit_y = lines
             .iter()
             .find(|(c, _)| c == "#888888")

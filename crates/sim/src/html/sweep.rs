@@ -7,9 +7,8 @@ use std::path::{Path, PathBuf};
 
 use askama::Template;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{Drawing, Plot, SimPage, distinct, fmt_num};
+use super::{Drawing, LEGEND_LINE, Plot, SimPage, distinct, fmt_num};
 use crate::report::Report;
 
 /// Most points a sweep's page holds (each keeps its values and metrics in memory until the
@@ -322,7 +321,6 @@ impl SweepReport {
 /// names an x value. The legend goes under the plot, at most [`LEGEND_MAX`] names.
 fn sweep_chart(lines: &[Line], x_path: &str, unit: &str, label: &dyn Fn(f64) -> String) -> Drawing {
     const PLOT_HEIGHT: u32 = 300;
-    const LEGEND_LINE: u32 = 16;
     let pts = || lines.iter().flat_map(|l| l.2.iter().copied());
     let (x0, x1) = pts().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
         (a.min(p.0), b.max(p.0))
@@ -367,16 +365,7 @@ fn sweep_chart(lines: &[Line], x_path: &str, unit: &str, label: &dyn Fn(f64) -> 
                 chart.draw_series(LineSeries::new(xy.iter().copied(), color.stroke_width(2)))?;
                 chart.draw_series(xy.iter().map(|&p| Circle::new(p, 3, color.filled())))?;
             }
-            let text =
-                TextStyle::from(("sans-serif", 13).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
-            for (k, (name, color)) in named.iter().enumerate() {
-                let mid = 4 + (LEGEND_LINE * k as u32) as i32 + LEGEND_LINE as i32 / 2;
-                legend.draw(&PathElement::new(
-                    vec![(80, mid), (96, mid)],
-                    color.stroke_width(2),
-                ))?;
-                legend.draw(&Text::new(*name, (102, mid), text.clone()))?;
-            }
+            super::draw_legend(&legend, &named)?;
             root.present()?;
             Ok(())
         })();
