@@ -548,7 +548,8 @@ impl Report {
         let queued = sim.queued_frames();
         let in_flight = sim.in_flight_frames();
         let dropped: u64 = t.dropped.iter().sum();
-        let pathology = sim.pathology_report(&flows);
+        let throughput: Vec<u64> = flows.iter().map(|f| f.throughput_bps).collect();
+        let pathology = sim.pathology_report(&throughput);
         Report {
             scenario: sim.config.name.clone(),
             seed: sim.config.seed,

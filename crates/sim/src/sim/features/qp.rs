@@ -21,13 +21,13 @@ use lossless_proto::qcn::QcnRp;
 use lossless_proto::rocev2::{DataPacket, Reply, Requester, Responder};
 use lossless_proto::units::{Instant, Rate};
 
-use crate::cn_report::QpReport;
 use crate::event::EventQueue;
 use crate::frame::{Ecn, FlowId, Frame, FrameKind, NodeId, PortId, flags};
 use crate::model::{ModelConfig, Pacing, ReplyQueue};
 use crate::observer::Observer;
 use crate::series::{RateSeries, SERIES_CAP};
 use crate::sim::{Event, Node, Simulator};
+use crate::stats::QpReport;
 use crate::traffic::FlowSpec;
 use crate::transport::{CcSpec, QpSpec};
 

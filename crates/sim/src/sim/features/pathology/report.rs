@@ -11,7 +11,6 @@ use crate::pathology_report::{
     FindingReport, FlowVictimReport, HopVictimReport, HostPathologyReport, PathologyReport, PfcwdQueueReport,
     PrioVictimReport, StormSpan, TopologyEventReport, VerdictReport, VictimsReport,
 };
-use crate::report::FlowReport;
 use crate::sim::features::pathology::deadlock::Kind;
 use crate::sim::features::pathology::victims::RECEIVER;
 use crate::sim::{Event, Node, Simulator};
@@ -38,8 +37,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         )
     }
 
-    /// The section, or `None` when the scenario uses none of the pathology parts.
-    pub(crate) fn pathology_report(&self, flows: &[FlowReport]) -> Option<PathologyReport> {
+    /// The section, or `None` when the scenario uses none of the pathology parts;
+    /// `throughput_bps` is each flow's throughput, in flow order (the victims' shortfall).
+    pub(crate) fn pathology_report(&self, throughput_bps: &[u64]) -> Option<PathologyReport> {
         if self.config.pathology.is_off() {
             return None;
         }
@@ -191,7 +191,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             events,
             detector,
             verdict,
-            victims: self.victims_report(flows),
+            victims: self.victims_report(throughput_bps),
         })
     }
 
@@ -253,13 +253,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         (!acts.is_empty()).then(|| acts.join("; "))
     }
 
-    fn victims_report(&self, flows: &[FlowReport]) -> Option<VictimsReport> {
+    fn victims_report(&self, throughput_bps: &[u64]) -> Option<VictimsReport> {
         let v = self.patho.victims.as_deref()?;
         let slots = self.victims_settled()?;
         let fair = self.fair_shares();
         let mut out = Vec::new();
         let mut prio = [(0u64, 0u64, 0u64); 8];
-        for (f, fr) in flows.iter().enumerate() {
+        for (f, &throughput) in throughput_bps.iter().enumerate() {
             let &(start, len) = v.flows.get(f).unwrap_or(&(0, 0));
             let spec = &self.flows[f].spec;
             let mut hops = Vec::new();
@@ -310,7 +310,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             let lost = share.map(|s| {
                 let expect = s.min(spec.offered_bps(line)) * to_frame;
                 if victim {
-                    (expect - fr.throughput_bps as f64).max(0.0) as u64
+                    (expect - throughput as f64).max(0.0) as u64
                 } else {
                     0
                 }
@@ -322,7 +322,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 pr.2 += lost.unwrap_or(0);
             }
             out.push(FlowVictimReport {
-                flow: fr.name.clone(),
+                flow: spec.name.clone(),
                 priority: spec.priority,
                 victim,
                 blocked_ps: blocked,
