@@ -6,7 +6,6 @@
 use std::fmt::Write as _;
 
 use lossless_proto::units::Duration;
-use serde::Serialize;
 
 use crate::config::{NodeKind, SimConfig};
 use crate::report::Report;
@@ -14,71 +13,8 @@ use crate::summary::SummaryOptions;
 use crate::transport::CcSpec;
 
 /// What a QP did: kept beside the engine's other counters ([`crate::stats`]), which fill it.
+pub use crate::report::{CnEffect, CnTotals, PortCnReport, PrioCnReport};
 pub use crate::stats::QpReport;
-
-/// Congestion notification at one switch port, per priority with activity.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct PortCnReport {
-    /// Per priority.
-    pub priorities: Vec<PrioCnReport>,
-}
-
-/// One priority of a switch port.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct PrioCnReport {
-    /// The priority.
-    pub priority: u8,
-    /// ECN-capable frames marked CE here.
-    pub ecn_marked_frames: u64,
-    /// ECN-capable frames left unmarked.
-    pub ecn_not_marked_frames: u64,
-    /// Frames the QCN congestion point sampled.
-    pub cp_sampled_frames: u64,
-    /// CNMs it sent.
-    pub cnms_sent_total: u64,
-}
-
-/// Totals over the run.
-#[derive(Clone, Debug, Serialize, PartialEq, Default)]
-pub struct CnTotals {
-    /// QPs.
-    pub qps_total: u64,
-    /// Frames marked CE at switches.
-    pub ecn_marked_frames: u64,
-    /// CNPs sent (packets and flags).
-    pub cnps_sent_total: u64,
-    /// CNMs sent.
-    pub cnms_sent_total: u64,
-    /// Data packets sent again.
-    pub retransmitted_frames: u64,
-    /// Retransmission timeouts.
-    pub timeouts_total: u64,
-    /// Rate cuts.
-    pub rate_decreases_total: u64,
-    /// Whether every finished QP's responder delivered exactly its size (each byte once).
-    pub every_byte_once: bool,
-}
-
-/// How much less PFC fired with congestion notification than in the twin run without it.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct CnEffect {
-    /// PFC XOFF frames (and PAUSE XOFF frames) sent, with CN.
-    pub pfc_xoff_sent_frames: u64,
-    /// The same without CN.
-    pub pfc_xoff_sent_without_cn_frames: u64,
-    /// 1 − with / without (0 when neither run sent any).
-    pub pfc_xoff_reduction_ratio: f64,
-    /// Time transmitters spent paused, summed over ports and priorities, with CN.
-    pub paused_ps: u128,
-    /// The same without CN.
-    pub paused_without_cn_ps: u128,
-    /// 1 − with / without.
-    pub paused_reduction_ratio: f64,
-    /// Frames of lossless priorities dropped, with CN.
-    pub lossless_dropped_frames: u64,
-    /// The same without CN.
-    pub lossless_dropped_without_cn_frames: u64,
-}
 
 /// `config` with congestion notification off: no ECN marking or QCN congestion point at any
 /// switch, and every QP without congestion control (it keeps its transport); `None` when
