@@ -4,10 +4,10 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use lossless_proto::dcbx::Agent;
+use lossless_proto::dcbx::{Agent, DcbxConfig};
 use lossless_proto::ecn::{EcnMarker, MarkPoint};
 use lossless_proto::ets::{PortParams, Scheduler};
-use lossless_proto::flow_control::{FlowControl, Mode, Signalling};
+use lossless_proto::flow_control::{FlowControl, FlowControlConfig, Mode, Signalling};
 use lossless_proto::lldp_agent::AgentConfig;
 use lossless_proto::qcn::Cp;
 use lossless_proto::units::{Duration, Instant, Rate};
@@ -15,7 +15,7 @@ use rand::SeedableRng;
 use rand_pcg::Pcg64;
 
 use crate::buffer::{NS3_RESUME_OFFSET_BYTES, Ns3Mmu, Ns3Port, SharedBuffer, SwitchBuffer};
-use crate::config::{NodeKind, Signal, SimConfig, SwitchConfig};
+use crate::config::{HostConfig, LinkConfig, NodeKind, Signal, SimConfig, SwitchConfig};
 use crate::event::EventQueue;
 use crate::frame::{FlowId, NodeId, PortId};
 use crate::headroom;
@@ -60,110 +60,17 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 (link.b, pa, link.fc_b, pb, &link.dcbx_b),
             ];
             for (node, peer, fc, me, dcbx_cfg) in ends {
-                let mut params = PortParams {
-                    max_frame_bytes,
-                    ..PortParams::new(link.rate)
-                };
-                for (tc, slope) in link.ets_idle_slope.iter().enumerate() {
-                    if let Some(r) = slope {
-                        params = params.with_idle_slope(tc as u8, *r);
-                    }
-                }
-                let sel: PortSelection = match &link.ets {
-                    // a DCBX port gets its operational ETS scheduler when its agent starts
-                    _ if dcbx_cfg.is_some() => PortSelection::Strict(StrictPriority),
-                    None => PortSelection::Strict(StrictPriority),
-                    Some(ets) => PortSelection::Ets(Box::new(Ets(Scheduler::ieee(ets, &params)
-                        .map_err(|source| BuildError::Ets { link: li, source })?))),
-                };
-                let mut fc = fc;
-                fc.rate = link.rate;
-                fc.framing = config.model.framing;
-                fc.signalling = config.model.pfc;
-                if fc.signalling == Signalling::Ns3 {
-                    // the fork's device obeys a PFC frame the instant it is received
-                    fc.reaction_delay = Duration::ZERO;
-                }
-                fc.station_address = station_address(me);
-                let template = fc;
-                let dcbx = match dcbx_cfg {
-                    None => None,
-                    Some(d) => {
-                        // PFC off until negotiation makes it operational (document 003)
-                        fc.mode = Mode::Off;
-                        let mut ac = AgentConfig::new(station_address(me));
-                        let local = node_ports[node as usize].len();
-                        ac.port_name = Some(format!("{}.{local}", config.nodes[node as usize].name));
-                        ac.system_name = Some(config.nodes[node as usize].name.clone());
-                        let agent = Agent::new(ac, d.clone())
-                            .map_err(|source| BuildError::Dcbx { link: li, source })?;
-                        Some(Box::new(PortDcbx::new(agent, template, params)))
-                    }
-                };
-                let mac =
-                    FlowControl::new(fc).map_err(|source| BuildError::FlowControl { link: li, source })?;
-                let lossless = match fc.mode {
-                    Mode::Off => 0,
-                    Mode::Pause => 0xFF,
-                    Mode::Pfc => fc.active_mask(),
-                };
                 let local = node_ports[node as usize].len() as u32;
                 node_ports[node as usize].push(me);
-                let (cn, (enq_mask, deq_mask), cp_mask) = match &config.nodes[node as usize].kind {
-                    NodeKind::Switch(sw) => port_cn(
-                        sw,
-                        me,
-                        local,
-                        link.rate,
-                        config.seed,
-                        &config.nodes[node as usize].name,
-                    )?
-                    .map_or((None, (0, 0), 0), |(c, e, q)| (Some(c), e, q)),
-                    NodeKind::Host(_) => (None, (0, 0), 0),
-                };
-                ports.push(Port {
+                let end = PortEnd {
                     node,
-                    local,
                     peer,
-                    rate: link.rate,
-                    prop: Duration::from_ps(
-                        link.propagation()
-                            .as_ps()
-                            .saturating_add(link.interface_delay.as_ps()),
-                    ),
-                    // grown on demand (a few doublings while the run warms up, none in steady state):
-                    // preallocating 64 frames per queue cost 37 kB per link whatever its traffic
-                    queues: std::array::from_fn(|_| EgressQueue::default()),
-                    nonempty: 0,
-                    busy: false,
-                    current: None,
-                    inflight: VecDeque::new(),
-                    mac,
-                    ctl_check: true,
-                    timer_stale: true,
-                    timer_at: Instant::MAX,
-                    sel,
-                    lossless,
-                    xoff_pairs: 0,
-                    paused_seen: 0,
-                    stats: PortStats::default(),
-                    fault: Default::default(),
-                    dcbx,
-                    lldp_tx: VecDeque::new(),
-                    lldp_wire: VecDeque::new(),
-                    pull: 0,
-                    reply_first: false,
-                    staged: 0,
-                    cn_enq: enq_mask | cp_mask,
-                    cn_deq: deq_mask,
-                    lldp_queued: false,
-                    kind: match (&config.nodes[node as usize].kind, config.model.buffer) {
-                        (NodeKind::Host(_), _) => PortKind::Host,
-                        (NodeKind::Switch(_), BufferModel::Shared) => PortKind::Switch,
-                        (NodeKind::Switch(_), BufferModel::Ns3) => PortKind::SwitchReleasingAtDequeue,
-                    },
-                    cn,
-                });
+                    fc,
+                    me,
+                    local,
+                    dcbx: dcbx_cfg.as_ref(),
+                };
+                ports.push(build_port(&config, li, link, end, max_frame_bytes)?);
             }
         }
         let is_host: Vec<bool> = config
@@ -187,33 +94,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                             links: node_ports[i].len(),
                         });
                     }
-                    nodes.push(Node::Host(Host {
-                        port: node_ports[i][0],
-                        nic_cap: h.nic_queue_frames.max(1),
-                        waiting: std::array::from_fn(|_| VecDeque::new()),
-                        rx_rate: h.rx_rate,
-                        rx_buffer: h.rx_buffer_bytes,
-                        rx_xoff: h.rx_xoff_bytes,
-                        rx_xon: h.rx_xon_bytes,
-                        rx_queue: VecDeque::new(),
-                        rx_backlog: 0,
-                        rx_peak: 0,
-                        rx_busy: false,
-                        rx_xoff_on: false,
-                        stall: config
-                            .pathology
-                            .hosts
-                            .iter()
-                            .find(|hp| hp.node as usize == i)
-                            .map(|hp| Box::new(crate::sim::features::pathology::storm::HostStall::new(hp))),
-                        nic: has_qps.then(|| {
-                            Box::new(Nic {
-                                qp_ready: std::array::from_fn(|_| Vec::with_capacity(16)),
-                                last_served: [FlowId::MAX; 8],
-                                replies: VecDeque::new(),
-                            })
-                        }),
-                    }));
+                    nodes.push(Node::Host(build_host(&config, i, h, node_ports[i][0], has_qps)));
                 }
                 NodeKind::Switch(s) => {
                     let buffer = match config.model.buffer {
@@ -356,6 +237,168 @@ fn check_flow(f: &FlowSpec, is_host: &[bool]) -> Result<(), BuildError> {
         return Err(err(format!("priority {} is not 0..=7", f.priority)));
     }
     Ok(())
+}
+
+/// Host `i` (configured `h`) with its one port `port`: the receive pipeline, its stall if the
+/// scenario has one, and the NIC's QP state when the scenario has QPs.
+fn build_host(config: &SimConfig, i: usize, h: &HostConfig, port: PortId, has_qps: bool) -> Host {
+    Host {
+        port,
+        nic_cap: h.nic_queue_frames.max(1),
+        waiting: std::array::from_fn(|_| VecDeque::new()),
+        rx_rate: h.rx_rate,
+        rx_buffer: h.rx_buffer_bytes,
+        rx_xoff: h.rx_xoff_bytes,
+        rx_xon: h.rx_xon_bytes,
+        rx_queue: VecDeque::new(),
+        rx_backlog: 0,
+        rx_peak: 0,
+        rx_busy: false,
+        rx_xoff_on: false,
+        stall: config
+            .pathology
+            .hosts
+            .iter()
+            .find(|hp| hp.node as usize == i)
+            .map(|hp| Box::new(crate::sim::features::pathology::storm::HostStall::new(hp))),
+        nic: has_qps.then(|| {
+            Box::new(Nic {
+                qp_ready: std::array::from_fn(|_| Vec::with_capacity(16)),
+                last_served: [FlowId::MAX; 8],
+                replies: VecDeque::new(),
+            })
+        }),
+    }
+}
+
+/// One end of a link: its node, the port at the other end, its flow control as configured,
+/// its own port id, its index among its node's ports, and its DCBX configuration.
+struct PortEnd<'a> {
+    node: NodeId,
+    peer: PortId,
+    fc: FlowControlConfig,
+    me: PortId,
+    local: u32,
+    dcbx: Option<&'a DcbxConfig>,
+}
+
+/// The port at `end` of link `li`: its transmission selection, flow-control engine (with the
+/// model's framing and signalling), DCBX agent, congestion notification and kind.
+fn build_port(
+    config: &SimConfig,
+    li: usize,
+    link: &LinkConfig,
+    end: PortEnd<'_>,
+    max_frame_bytes: u32,
+) -> Result<Port, BuildError> {
+    let PortEnd {
+        node,
+        peer,
+        fc,
+        me,
+        local,
+        dcbx: dcbx_cfg,
+    } = end;
+    let mut params = PortParams {
+        max_frame_bytes,
+        ..PortParams::new(link.rate)
+    };
+    for (tc, slope) in link.ets_idle_slope.iter().enumerate() {
+        if let Some(r) = slope {
+            params = params.with_idle_slope(tc as u8, *r);
+        }
+    }
+    let sel: PortSelection = match &link.ets {
+        // a DCBX port gets its operational ETS scheduler when its agent starts
+        _ if dcbx_cfg.is_some() => PortSelection::Strict(StrictPriority),
+        None => PortSelection::Strict(StrictPriority),
+        Some(ets) => PortSelection::Ets(Box::new(Ets(
+            Scheduler::ieee(ets, &params).map_err(|source| BuildError::Ets { link: li, source })?
+        ))),
+    };
+    let mut fc = fc;
+    fc.rate = link.rate;
+    fc.framing = config.model.framing;
+    fc.signalling = config.model.pfc;
+    if fc.signalling == Signalling::Ns3 {
+        // the fork's device obeys a PFC frame the instant it is received
+        fc.reaction_delay = Duration::ZERO;
+    }
+    fc.station_address = station_address(me);
+    let template = fc;
+    let dcbx = match dcbx_cfg {
+        None => None,
+        Some(d) => {
+            // PFC off until negotiation makes it operational (document 003)
+            fc.mode = Mode::Off;
+            let mut ac = AgentConfig::new(station_address(me));
+            ac.port_name = Some(format!("{}.{local}", config.nodes[node as usize].name));
+            ac.system_name = Some(config.nodes[node as usize].name.clone());
+            let agent = Agent::new(ac, d.clone()).map_err(|source| BuildError::Dcbx { link: li, source })?;
+            Some(Box::new(PortDcbx::new(agent, template, params)))
+        }
+    };
+    let mac = FlowControl::new(fc).map_err(|source| BuildError::FlowControl { link: li, source })?;
+    let lossless = match fc.mode {
+        Mode::Off => 0,
+        Mode::Pause => 0xFF,
+        Mode::Pfc => fc.active_mask(),
+    };
+    let (cn, (enq_mask, deq_mask), cp_mask) = match &config.nodes[node as usize].kind {
+        NodeKind::Switch(sw) => port_cn(
+            sw,
+            me,
+            local,
+            link.rate,
+            config.seed,
+            &config.nodes[node as usize].name,
+        )?
+        .map_or((None, (0, 0), 0), |(c, e, q)| (Some(c), e, q)),
+        NodeKind::Host(_) => (None, (0, 0), 0),
+    };
+    Ok(Port {
+        node,
+        local,
+        peer,
+        rate: link.rate,
+        prop: Duration::from_ps(
+            link.propagation()
+                .as_ps()
+                .saturating_add(link.interface_delay.as_ps()),
+        ),
+        // grown on demand (a few doublings while the run warms up, none in steady state):
+        // preallocating 64 frames per queue cost 37 kB per link whatever its traffic
+        queues: std::array::from_fn(|_| EgressQueue::default()),
+        nonempty: 0,
+        busy: false,
+        current: None,
+        inflight: VecDeque::new(),
+        mac,
+        ctl_check: true,
+        timer_stale: true,
+        timer_at: Instant::MAX,
+        sel,
+        lossless,
+        xoff_pairs: 0,
+        paused_seen: 0,
+        stats: PortStats::default(),
+        fault: Default::default(),
+        dcbx,
+        lldp_tx: VecDeque::new(),
+        lldp_wire: VecDeque::new(),
+        pull: 0,
+        reply_first: false,
+        staged: 0,
+        cn_enq: enq_mask | cp_mask,
+        cn_deq: deq_mask,
+        lldp_queued: false,
+        kind: match (&config.nodes[node as usize].kind, config.model.buffer) {
+            (NodeKind::Host(_), _) => PortKind::Host,
+            (NodeKind::Switch(_), BufferModel::Shared) => PortKind::Switch,
+            (NodeKind::Switch(_), BufferModel::Ns3) => PortKind::SwitchReleasingAtDequeue,
+        },
+        cn,
+    })
 }
 
 impl FlowState {
