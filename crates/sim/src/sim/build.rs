@@ -22,6 +22,7 @@ use crate::headroom;
 use crate::model::{BufferModel, Ecmp};
 use crate::observer::Observer;
 use crate::selection::{Ets, PortSelection, StrictPriority};
+use crate::sim::features::qp::QpError;
 use crate::sim::{
     BuildError, EgressQueue, Event, FlowState, Host, Nic, Node, Port, PortCn, PortDcbx, PortKind, Qp,
     Simulator, Switch, station_address,
@@ -133,11 +134,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         for f in &config.flows {
             check_flow(f, &is_host)?;
             let line = ports[node_ports[f.src as usize][0] as usize].rate;
-            let fs =
-                FlowState::new(f.clone(), &mut pair_flows, line).map_err(|problem| BuildError::Flow {
-                    flow: f.name.clone(),
-                    problem,
-                })?;
+            let fs = FlowState::new(f.clone(), &mut pair_flows, line).map_err(|source| BuildError::Qp {
+                flow: f.name.clone(),
+                source,
+            })?;
             flows.push(fs);
         }
         for w in &config.workloads {
@@ -408,7 +408,7 @@ impl FlowState {
         spec: FlowSpec,
         pair_flows: &mut HashMap<(NodeId, NodeId), u16>,
         line: Rate,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, QpError> {
         let n = pair_flows.entry((spec.src, spec.dst)).or_insert(0);
         let sport = 10_000u16.wrapping_add(*n);
         *n = n.wrapping_add(1);

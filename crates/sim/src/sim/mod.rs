@@ -57,6 +57,7 @@ mod tests;
 pub(crate) use features::cn::PortCn;
 pub(crate) use features::dcbx::PortDcbx;
 pub(crate) use features::qp::Qp;
+pub use features::qp::QpError;
 
 use fabric::host::FlowState;
 pub(crate) use fabric::host::{Host, Nic};
@@ -158,6 +159,14 @@ pub enum BuildError {
         flow: String,
         /// What is wrong.
         problem: String,
+    },
+    /// A flow's QP configuration was refused by its engines.
+    #[error("flow {flow}")]
+    Qp {
+        /// The flow's name.
+        flow: String,
+        /// The engine's reason.
+        source: QpError,
     },
     /// An ETS configuration was refused by the scheduler.
     #[error("link {link}: ETS")]

@@ -16,9 +16,9 @@
 //!   its retransmission timer and its notification point's late CNP (re-armed only when it
 //!   moves earlier, like the flow-control engines' `MacTimer`; a stale one does nothing).
 
-use lossless_proto::dcqcn::{CnpMode, Np, Rp};
+use lossless_proto::dcqcn::{CnpMode, Np, ParamError, Rp};
 use lossless_proto::qcn::QcnRp;
-use lossless_proto::rocev2::{DataPacket, Reply, Requester, Responder};
+use lossless_proto::rocev2::{DataPacket, RcConfigError, Reply, Requester, Responder};
 use lossless_proto::units::{Instant, Rate};
 
 use crate::event::EventQueue;
@@ -130,26 +130,37 @@ pub(crate) struct Qp {
     last_tx: Option<(Instant, u64)>,
 }
 
+/// Why a QP could not be created: the engine that refused its configuration, and why.
+#[derive(Debug, thiserror::Error)]
+pub enum QpError {
+    /// The RoCEv2 requester or responder.
+    #[error("rocev2: {0}")]
+    Transport(RcConfigError),
+    /// DCQCN's reaction or notification point.
+    #[error("dcqcn: {0}")]
+    Dcqcn(ParamError),
+    /// QCN's reaction point.
+    #[error("qcn: {0}")]
+    Qcn(ParamError),
+}
+
 impl Qp {
     /// A QP carrying `size` bytes (`None`: an endless message) from a host whose line rate is
     /// `line`, or what its configuration gets wrong.
-    pub(crate) fn new(spec: &QpSpec, size: Option<u64>, line: Rate, start: Instant) -> Result<Qp, String> {
+    pub(crate) fn new(spec: &QpSpec, size: Option<u64>, line: Rate, start: Instant) -> Result<Qp, QpError> {
         let bytes = size.unwrap_or(u64::MAX);
-        let req = Requester::new(spec.rc, bytes).map_err(|e| format!("rocev2: {e}"))?;
-        let resp = Responder::new(spec.rc, bytes).map_err(|e| format!("rocev2: {e}"))?;
+        let req = Requester::new(spec.rc, bytes).map_err(QpError::Transport)?;
+        let resp = Responder::new(spec.rc, bytes).map_err(QpError::Transport)?;
         let (rp, np) = match &spec.cc {
             CcSpec::None => (RpState::None, None),
             CcSpec::Dcqcn { rp, np } => {
-                np.validate().map_err(|e| format!("dcqcn: {e}"))?;
+                np.validate().map_err(QpError::Dcqcn)?;
                 (
-                    RpState::Dcqcn(Rp::new(*rp, line).map_err(|e| format!("dcqcn: {e}"))?),
+                    RpState::Dcqcn(Rp::new(*rp, line).map_err(QpError::Dcqcn)?),
                     Some(Np::new(*np)),
                 )
             }
-            CcSpec::Qcn { rp } => (
-                RpState::Qcn(QcnRp::new(*rp, line).map_err(|e| format!("qcn: {e}"))?),
-                None,
-            ),
+            CcSpec::Qcn { rp } => (RpState::Qcn(QcnRp::new(*rp, line).map_err(QpError::Qcn)?), None),
         };
         let mut series = RateSeries::with_capacity(SERIES_CAP);
         let first = rp.rate(line);
