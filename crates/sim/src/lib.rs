@@ -60,7 +60,7 @@ pub mod vcd;
 pub mod verdict;
 
 pub use report::Report;
-pub use sim::{BuildError, Event, Simulator};
+pub use sim::{BuildError, DcbxChangeError, Event, QpError, Simulator};
 pub use summary::SummaryOptions;
 
 #[cfg(test)]

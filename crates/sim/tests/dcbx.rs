@@ -320,3 +320,26 @@ fn observers_see_the_requests_a_dcbx_change_drops_end() {
         }
     }
 }
+
+#[test]
+fn a_dcbx_change_on_a_missing_port_or_one_without_an_agent_says_which() {
+    use lossless_sim::DcbxChangeError;
+    let config = load("dcbx-adopt", &[], None);
+    let tor_cfg = tor_dcbx(&config, vec![3]);
+    let four_bridge = load("four-bridge", &[], None);
+    let mut sim = lossless_sim::Simulator::new(config).expect("builds");
+    let ports = Report::collect(&sim).ports.len();
+    assert_eq!(
+        sim.set_dcbx_config(ports as u32, tor_cfg.clone()),
+        Err(DcbxChangeError::NoSuchPort {
+            port: ports as u32,
+            ports
+        })
+    );
+    // four-bridge runs no DCBX at all
+    let mut plain = lossless_sim::Simulator::new(four_bridge).expect("builds");
+    assert_eq!(
+        plain.set_dcbx_config(0, tor_cfg),
+        Err(DcbxChangeError::NoAgent { port: 0 })
+    );
+}

@@ -55,6 +55,7 @@ pub(crate) use ideal::IdealCache;
 mod tests;
 
 pub(crate) use features::cn::PortCn;
+pub use features::dcbx::DcbxChangeError;
 pub(crate) use features::dcbx::PortDcbx;
 pub(crate) use features::qp::Qp;
 pub use features::qp::QpError;

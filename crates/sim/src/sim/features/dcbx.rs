@@ -98,6 +98,33 @@ fn lldp_times(rate: Rate, now: Instant, len: u64) -> (Instant, Instant) {
     (now + rate.time_for_bytes(len + 8), now + rate.wire_time(len))
 }
 
+/// Why [`Simulator::set_dcbx_config`] could not change a port's DCBX configuration.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DcbxChangeError {
+    /// The port does not exist.
+    #[error("port {port} does not exist ({ports} ports)")]
+    NoSuchPort {
+        /// The port asked for.
+        port: PortId,
+        /// How many ports the simulation has.
+        ports: usize,
+    },
+    /// The port runs no DCBX agent.
+    #[error("port {port} runs no DCBX agent")]
+    NoAgent {
+        /// The port.
+        port: PortId,
+    },
+    /// The agent refused the configuration.
+    #[error("port {port}: DCBX configuration refused: {reason}")]
+    Refused {
+        /// The port.
+        port: PortId,
+        /// The agent's reason.
+        reason: lossless_proto::dcbx::DcbxConfigError,
+    },
+}
+
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Starts every DCBX agent at time 0 (link up).
     pub(in crate::sim) fn start_dcbx(&mut self) {
@@ -242,18 +269,18 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// at the current time, as `lldptool -T` does on a running port: the agent sends an
     /// LLDPDU at once and both ends renegotiate; the port's engines follow the new
     /// Operational. Fails for a port without a DCBX agent or an invalid configuration.
-    pub fn set_dcbx_config(&mut self, port: PortId, cfg: DcbxConfig) -> Result<(), String> {
+    pub fn set_dcbx_config(&mut self, port: PortId, cfg: DcbxConfig) -> Result<(), DcbxChangeError> {
         let (now, ports) = (self.now, self.ports.len());
         let d = self
             .ports
             .get_mut(port as usize)
-            .ok_or_else(|| format!("port {port} does not exist ({ports} ports)"))?
+            .ok_or(DcbxChangeError::NoSuchPort { port, ports })?
             .dcbx
             .as_deref_mut()
-            .ok_or_else(|| format!("port {port} runs no DCBX agent"))?;
+            .ok_or(DcbxChangeError::NoAgent { port })?;
         d.agent
             .set_config(now, cfg)
-            .map_err(|e| format!("port {port}: DCBX configuration refused: {e}"))?;
+            .map_err(|reason| DcbxChangeError::Refused { port, reason })?;
         self.after_dcbx(port);
         Ok(())
     }
