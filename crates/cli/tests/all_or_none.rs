@@ -44,26 +44,30 @@ fn a_json_that_cannot_be_written_leaves_the_waveform_report_and_captures_as_they
     fs::write(d.join("rpt/index.html"), "old report").unwrap();
     fs::write(d.join("caps/bridge4.0-to-bridge1.pcapng"), "old capture").unwrap();
     let before = snapshot(&d);
-    let o = run_in(
-        &d,
-        &[
-            "sim",
-            "four-bridge",
-            "--duration",
-            "50us",
-            "-q",
-            "--vcd",
-            "w.vcd",
-            "--report",
-            "rpt",
-            "--pcap",
-            "caps",
-            "--series",
-            "ser",
-            "--json",
-            "/dev/full",
-        ],
-    );
+    // every output of a run, its JSON to `json`
+    let run_all = |json: &str| {
+        run_in(
+            &d,
+            &[
+                "sim",
+                "four-bridge",
+                "--duration",
+                "50us",
+                "-q",
+                "--vcd",
+                "w.vcd",
+                "--report",
+                "rpt",
+                "--pcap",
+                "caps",
+                "--series",
+                "ser",
+                "--json",
+                json,
+            ],
+        )
+    };
+    let o = run_all("/dev/full");
     let err = stderr(&o);
     assert_no_panic(o.status, &err, "--json /dev/full");
     assert_eq!(o.status.code(), Some(2), "{err}");
@@ -74,26 +78,7 @@ fn a_json_that_cannot_be_written_leaves_the_waveform_report_and_captures_as_they
         "every old file as it was, nothing added: {err}"
     );
     // and with a JSON that can be written, every output is in place
-    let o = run_in(
-        &d,
-        &[
-            "sim",
-            "four-bridge",
-            "--duration",
-            "50us",
-            "-q",
-            "--vcd",
-            "w.vcd",
-            "--report",
-            "rpt",
-            "--pcap",
-            "caps",
-            "--series",
-            "ser",
-            "--json",
-            "r.json",
-        ],
-    );
+    let o = run_all("r.json");
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
         fs::read_to_string(d.join("w.vcd"))

@@ -411,24 +411,9 @@ impl Output {
 
     /// Finishes the output: flushes it and, for a file, moves it into place.
     pub fn commit(self) -> Result<(), OutputError> {
-        let name = self.name;
-        let sink = self.sink.into_inner().map_err(|e| OutputError {
-            path: name.clone(),
-            source: e.into_error(),
-        })?;
-        let err = |source| OutputError {
-            path: name.clone(),
-            source,
-        };
-        match sink {
-            Sink::Stdout(mut s) => s.flush().map_err(err),
-            Sink::Stderr(mut s) => s.flush().map_err(err),
-            Sink::Direct(mut f) => f.flush().map_err(err),
-            Sink::Atomic(f) => f.commit().map_err(|e| OutputError {
-                path: name.clone(),
-                source: e.source,
-            }),
-        }
+        let mut all = Commit::new();
+        all.add(self.finish()?);
+        all.commit()
     }
 }
 
