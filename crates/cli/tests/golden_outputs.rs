@@ -259,7 +259,7 @@ fn the_320_host_fat_tree_writes_its_golden_json() {
         return;
     };
     let topo = lossless_sim::ns3::Topology::parse(&topo, "fat-tree-320.topology.txt").unwrap();
-    let cdf = lossless_sim::traffic::SizeCdf::parse(&cdf).unwrap();
+    let cdf = lossless_sim::config::traffic::SizeCdf::parse(&cdf).unwrap();
     let config = topo.websearch_dcqcn(cdf, 0.3, lossless_proto::units::Duration::from_us(200));
     let mut sim = Simulator::build(config, NoObserver, CalendarQueue::default()).unwrap();
     sim.run();

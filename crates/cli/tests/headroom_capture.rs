@@ -11,9 +11,9 @@ use std::process::Command;
 use lossless_proto::headroom::PeerDelay;
 use lossless_proto::units::{Duration, Rate};
 use lossless_sim::Simulator;
-use lossless_sim::headroom::verify::{Setup, verify};
-use lossless_sim::headroom::worst_case::{config, plan};
-use lossless_sim::pcap::PcapSink;
+use lossless_sim::experiments::headroom::verify::{Setup, verify};
+use lossless_sim::experiments::headroom::worst_case::{config, plan};
+use lossless_sim::trace::pcap::PcapSink;
 use lossless_testkit::{require, temp_dir};
 use serde_json::Value;
 

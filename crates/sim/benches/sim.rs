@@ -11,12 +11,12 @@
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use lossless_proto::units::{Duration, Instant};
 use lossless_sim::config::SimConfig;
+use lossless_sim::config::traffic::SizeCdf;
 use lossless_sim::event::{CalendarQueue, EventQueue};
 use lossless_sim::event::{HeapQueue, RadixQueue};
 use lossless_sim::ns3::Topology;
 use lossless_sim::observer::NoObserver;
 use lossless_sim::scenario::{self, Overrides};
-use lossless_sim::traffic::SizeCdf;
 use lossless_sim::{Event, Simulator};
 
 fn config(name: &str, set: &[&str]) -> SimConfig {

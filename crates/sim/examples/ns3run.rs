@@ -39,7 +39,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut pair = std::collections::HashMap::new();
     for (f, fr) in run.flows.iter().zip(&r.flows) {
         let n = pair.entry((f.src, f.dst)).or_insert(0u16);
-        let ip = lossless_sim::model::ns3_ip;
+        let ip = lossless_sim::config::model::ns3_ip;
         println!(
             "{:08x} {:08x} {} {} {} {} {} {}",
             ip(f.src),

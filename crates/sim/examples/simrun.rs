@@ -67,7 +67,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             &read("fat-tree-320.topology.txt")?,
             &dir.join("fat-tree-320.topology.txt").display().to_string(),
         )?;
-        let cdf = lossless_sim::traffic::SizeCdf::parse(&read("WebSearch_distribution.txt")?)?;
+        let cdf = lossless_sim::config::traffic::SizeCdf::parse(&read("WebSearch_distribution.txt")?)?;
         let d = ov.set.first().map_or("200us", String::as_str);
         topo.websearch_dcqcn(cdf, 0.3, scenario::parse_duration(d)?)
     } else {

@@ -9,59 +9,46 @@
 //! ports at run time (see `sim/features/dcbx.rs`); switches
 //! with a shared buffer ([`buffer`]) charging each frame to its (ingress port, priority), XOFF
 //! raised into the ingress port's engine when a lossless frame overflows its threshold into
-//! headroom ([`headroom::default_headroom_bytes`] by default), XON below threshold − offset, lossy
+//! headroom ([`config::headroom::default_headroom_bytes`] by default), XON below threshold − offset, lossy
 //! frames tail-dropped, shortest-path static routes with ECMP by flow hash; hosts with bounded
 //! NIC queues (a blocked sender waits, it does not drop) and a receiver with an optional
 //! processing rate that raises XOFF when its backlog grows (document 002's module A).
 //!
-//! - [`event`]: the (time, sequence)-ordered event queue behind a trait.
-//! - [`sim`]: ports, hosts, switches and links; the event handlers.
-//! - [`traffic`]: flows (line rate, CBR, on/off, finite or not), flow-size CDFs, Poisson arrivals.
-//! - [`scenario`]: TOML scenario files and the built-in scenarios (`four-bridge`, `two-chip`,
-//!   `incast`, `ets-7-13-80`, `dcbx-adopt`, `dcbx-disagree`, `four-bridge-cn`,
-//!   `incast-dcqcn`).
-//! - [`transport`], `sim/features/qp.rs`, `sim/features/cn.rs`: RoCEv2 QPs (the `rocev2` transport, DCQCN and QCN
-//!   reaction and notification points in the flow's state) and switch congestion notification
-//!   (ECN markers, QCN congestion points) — see [`cn_report`] for what a run reports and
-//!   [`model`] for the 802.3-exact vs HPCC ns-3 modelling choices; [`ns3`] reads the HPCC ns-3
-//!   reference's input files.
-//! - [`dcbx_report`]: the per-port DCBX figures of the report.
-//! - [`verdict`]: the lossless verdict (every frame of a lossless priority dropped, where and
-//!   why).
-//! - [`report`]: metrics (JSON with units in every key) and the frame conservation check;
-//!   [`summary`]: the terminal summary (totals, then the top ports and flows at fabric scale).
-//! - [`observer`]: the trace hook (zero cost when off); sinks [`pcap`] (pcapng per link
-//!   direction), [`vcd`] (waveforms) and [`html`] (report with SVG plots).
+//! The crate, in the order a run uses it:
+//!
+//! - Front ends: [`scenario`] (TOML scenario files and the built-ins) and [`ns3`] (the HPCC ns-3
+//!   reference's input files) produce a [`config::SimConfig`]; [`config`] also holds traffic
+//!   ([`config::traffic`]), RoCEv2 QPs and congestion notification ([`config::transport`]), the
+//!   modelling choices of the 802.3-exact and HPCC ns-3 models ([`config::model`]), the pathology
+//!   settings ([`config::pathology`]) and the default PFC headroom ([`config::headroom`]).
+//! - The engine: [`sim`] (the [`Simulator`], its event dispatch and run loop; `sim/fabric/` the
+//!   data path in frame order, `sim/features/` the optional features behind one hook list),
+//!   built from the components [`event`] (the (time, sequence)-ordered event queues),
+//!   [`frame`], [`buffer`], [`selection`], [`stats`] and [`series`].
+//! - What a run leaves: [`report`] (metrics as JSON with units in every key, the conservation
+//!   check, the CN, DCBX and pathology sections, the lossless [`report::verdict`] and the
+//!   terminal [`report::summary`]); [`observer`] (the trace hook, zero cost when off) and its
+//!   sinks in [`trace`] (pcapng, VCD, the HTML report, CSV time series).
+//! - [`experiments`]: the other callers of the simulator (headroom verification).
 
 pub mod buffer;
-pub mod cn_report;
 pub mod config;
-pub mod dcbx_report;
 pub mod event;
+pub mod experiments;
 pub mod frame;
-pub mod headroom;
-pub mod html;
-pub mod model;
 pub mod ns3;
 pub mod observer;
-pub mod pathology;
-pub mod pathology_report;
-pub mod pcap;
 pub mod report;
 pub mod scenario;
 pub mod selection;
 pub mod series;
 pub mod sim;
 pub mod stats;
-pub mod summary;
-pub mod traffic;
-pub mod transport;
-pub mod vcd;
-pub mod verdict;
+pub mod trace;
 
 pub use report::Report;
+pub use report::summary::SummaryOptions;
 pub use sim::{BuildError, DcbxChangeError, Event, QpError, Simulator};
-pub use summary::SummaryOptions;
 
 #[cfg(test)]
 mod tests {

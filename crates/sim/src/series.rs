@@ -2,8 +2,6 @@
 //! for the report's plots and JSON. Its capacity is allocated once when the QP is created;
 //! recording a step never allocates.
 
-pub mod csv;
-
 use lossless_proto::units::{Instant, Rate};
 use serde::Serialize;
 

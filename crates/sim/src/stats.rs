@@ -6,9 +6,9 @@ use lossless_proto::flow_control::ControlFrame;
 use lossless_proto::units::{Duration, IFG_BYTES, Instant, PREAMBLE_SFD_BYTES, Rate};
 use serde::Serialize;
 
+use crate::config::traffic::frame_len;
 use crate::frame::DropReason;
 use crate::series::SeriesReport;
-use crate::traffic::frame_len;
 
 /// Counters of one (port, priority).
 ///

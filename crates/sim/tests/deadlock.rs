@@ -8,7 +8,7 @@ use common::{load, run};
 use lossless_proto::units::Duration;
 use lossless_proto::watchdog::pfcwd;
 use lossless_sim::config::SimConfig;
-use lossless_sim::pathology::TopologyAction;
+use lossless_sim::config::pathology::TopologyAction;
 use serde_json::{Value, json};
 
 const US: u64 = 1_000_000;
@@ -240,7 +240,7 @@ fn a_routing_loop_dies_of_the_hop_limit_without_a_deadlock_when_it_is_light() {
     // switch and are dropped, far too few to fill a buffer
     let mut c = load("deadlock-bounce", &[], Some(Duration::from_ms(5)));
     for f in &mut c.flows {
-        f.pattern = lossless_sim::traffic::Pattern::Cbr {
+        f.pattern = lossless_sim::config::traffic::Pattern::Cbr {
             rate: lossless_proto::units::Rate::from_mbps(100),
         };
     }

@@ -4,8 +4,8 @@
 
 use lossless_proto::headroom::{InterfaceDelay, PeerDelay};
 use lossless_proto::units::{Duration, Rate};
-use lossless_sim::headroom::verify::{Setup, Verified, verify};
-use lossless_sim::headroom::worst_case::{plan, run_once};
+use lossless_sim::experiments::headroom::verify::{Setup, Verified, verify};
+use lossless_sim::experiments::headroom::worst_case::{plan, run_once};
 
 fn setup(gbps: u64, cable_m: u64, mtu: u64) -> Setup {
     let rate = Rate::from_gbps(gbps);
@@ -264,9 +264,9 @@ fn the_default_headroom_covers_the_verified_worst_case_with_a_busy_transmitter()
         busy.reverse_traffic = true;
         busy.senders = 2;
         let v = verified(&busy);
-        let sim = lossless_sim::headroom::worst_case::config(&busy, &v.plan, v.headroom_bytes);
+        let sim = lossless_sim::experiments::headroom::worst_case::config(&busy, &v.plan, v.headroom_bytes);
         // link 0 is sender 0's, its end b the switch's port
-        let d = lossless_sim::headroom::default_headroom_bytes(&sim.links[0], false, mtu);
+        let d = lossless_sim::config::headroom::default_headroom_bytes(&sim.links[0], false, mtu);
         let annex = busy.annex_n().headroom_bytes;
         assert!(
             annex < v.headroom_bytes,

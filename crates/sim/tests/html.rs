@@ -9,7 +9,7 @@ mod common;
 
 use lossless_proto::units::{Duration, Instant};
 use lossless_sim::config::SimConfig;
-use lossless_sim::html::HtmlReport;
+use lossless_sim::trace::html::HtmlReport;
 use lossless_sim::{Report, Simulator};
 
 /// Runs `c` with the HTML sink; the page and the report.
@@ -561,7 +561,7 @@ fn by_default_the_flow_throughput_section_draws_the_victims_and_the_slowest_flow
 
 #[test]
 fn plot_flows_draws_only_the_flows_it_names_each_a_line_of_its_own() {
-    use lossless_sim::html::parse_flow_picks;
+    use lossless_sim::trace::html::parse_flow_picks;
     let c = common::load("four-bridge", &[], Some(Duration::from_us(300)));
     let picks = parse_flow_picks("victim,lossless:*").unwrap().0;
     let mut sim = Simulator::with_observer(c.clone(), HtmlReport::new(&c).with_flow_picks(picks)).unwrap();

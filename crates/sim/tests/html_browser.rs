@@ -13,8 +13,8 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use lossless_sim::html::HtmlReport;
 use lossless_sim::scenario::{Overrides, load_str};
+use lossless_sim::trace::html::HtmlReport;
 use lossless_sim::{Report, Simulator, SummaryOptions};
 use lossless_testkit::{corpus_dir, require, skip_missing_corpus, temp_dir};
 

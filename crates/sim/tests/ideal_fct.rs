@@ -6,9 +6,9 @@
 
 use lossless_proto::units::{Duration, Instant};
 use lossless_sim::config::SimConfig;
-use lossless_sim::model::IdealFct;
+use lossless_sim::config::model::IdealFct;
+use lossless_sim::config::traffic::FlowSpec;
 use lossless_sim::scenario::{BUILTINS, Overrides};
-use lossless_sim::traffic::FlowSpec;
 use lossless_sim::{Report, Simulator};
 
 /// `config` with `flow` alone in it: no other flow, workload, signal, pathology or DCBX
@@ -134,8 +134,8 @@ fn the_ideal_counts_each_switch_hop_and_the_acks_way_back() {
 
 #[test]
 fn a_flow_alone_across_generated_fabrics_completes_in_exactly_its_ideal() {
+    use lossless_sim::config::traffic::Pattern;
     use lossless_sim::scenario::load_str;
-    use lossless_sim::traffic::Pattern;
     let switch = "[fabric.switch]\nbuffer_bytes = 33554432\nalpha = 0.125\n";
     for keys in [
         // k = 4 fat tree, 100G everywhere: 6 switch hops between pods

@@ -13,9 +13,9 @@
 //! A drop would be a finding in the report's `lossless` verdict; these runs must have none.
 
 use lossless_proto::headroom::{AnnexNInput, InterfaceDelay, PeerDelay, frame_bytes};
+use lossless_sim::config::headroom::default_headroom_bytes;
+use lossless_sim::config::model::ModelConfig;
 use lossless_sim::config::{NodeKind, SimConfig};
-use lossless_sim::headroom::default_headroom_bytes;
-use lossless_sim::model::ModelConfig;
 use lossless_sim::scenario::{Overrides, load_str};
 use lossless_sim::{Report, Simulator};
 use proptest::prelude::*;

@@ -6,7 +6,7 @@
 mod common;
 
 use common::{load, run, set_headroom};
-use lossless_sim::html::HtmlReport;
+use lossless_sim::trace::html::HtmlReport;
 use lossless_sim::{Report, Simulator};
 
 #[test]

@@ -4,7 +4,7 @@
 mod common;
 
 use lossless_proto::units::Duration;
-use lossless_sim::model::{Ecmp, Framing, IdealFct, ModelConfig, ReplyQueue};
+use lossless_sim::config::model::{Ecmp, Framing, IdealFct, ModelConfig, ReplyQueue};
 use lossless_sim::scenario::{Overrides, load_str};
 
 /// 100 Gb/s, one flow of ten 1000-byte payloads from `a` to `b` over one link.

@@ -8,9 +8,9 @@ use std::path::Path;
 use lossless_proto::units::Duration;
 use lossless_sim::Simulator;
 use lossless_sim::config::SimConfig;
-use lossless_sim::pcap::PcapSink;
 use lossless_sim::scenario::{MAX_NAME_LEN, Overrides, load_str};
-use lossless_sim::vcd::VcdSink;
+use lossless_sim::trace::pcap::PcapSink;
+use lossless_sim::trace::vcd::VcdSink;
 use lossless_testkit::temp_dir;
 
 /// Two hosts on a switch, `a` sending to `b`; `{H}` and `{F}` are the first host's and the

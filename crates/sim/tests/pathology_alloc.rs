@@ -7,7 +7,7 @@ use common::load;
 use lossless_proto::units::{Duration, Instant};
 use lossless_sim::Simulator;
 use lossless_sim::config::SimConfig;
-use lossless_sim::pathology::VictimConfig;
+use lossless_sim::config::pathology::VictimConfig;
 use lossless_testkit::alloc_count::{CountingAlloc, thread_allocations};
 
 #[global_allocator]

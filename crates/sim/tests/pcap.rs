@@ -6,7 +6,7 @@
 mod common;
 
 use lossless_proto::units::Duration;
-use lossless_sim::pcap::PcapSink;
+use lossless_sim::trace::pcap::PcapSink;
 use lossless_sim::{Report, Simulator};
 use lossless_testkit::{require, temp_dir, tshark_fields};
 
@@ -388,7 +388,10 @@ transport = "rocev2"
         assert!(f.is_canonical());
         assert!((1..=63).contains(&f.repr.cnm.qntz_fb), "{:?}", f.repr.cnm);
         assert_eq!(f.repr.cnm.encapsulated_priority, 3);
-        assert_eq!(f.repr.cnm.encapsulated_dst.0, lossless_sim::pcap::host_address(3));
+        assert_eq!(
+            f.repr.cnm.encapsulated_dst.0,
+            lossless_sim::trace::pcap::host_address(3)
+        );
         assert_eq!(
             &f.repr.cnm.cpid[..6],
             &bytes[6..12],

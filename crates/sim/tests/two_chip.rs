@@ -158,7 +158,7 @@ fn vcd_changes(text: &str, id: &str) -> Vec<(u128, String)> {
 
 fn two_chip_waveform() -> String {
     let c = common::load("two-chip", &[], None);
-    let sink = lossless_sim::vcd::VcdSink::new(&c, Vec::new()).unwrap();
+    let sink = lossless_sim::trace::vcd::VcdSink::new(&c, Vec::new()).unwrap();
     let mut sim = Simulator::with_observer(c, sink).unwrap();
     sim.run();
     sim.observer_mut().finish().unwrap();
@@ -226,7 +226,7 @@ fn the_waveform_carries_document_002s_signal_names() {
 #[test]
 fn mac0_holds_its_own_data_while_fc_rdy_is_high_and_never_cuts_a_frame() {
     use lossless_proto::units::Rate;
-    use lossless_sim::traffic::{FlowSpec, Pattern};
+    use lossless_sim::config::traffic::{FlowSpec, Pattern};
     let mut c = common::load("two-chip", &[], Some(Duration::from_us(120)));
     // module A also sends: 3 Gb/s of full frames towards module B
     c.flows.push(FlowSpec {

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use indicatif::{ProgressBar, ProgressStyle};
 use lossless_proto::headroom::{self, AnnexN, AnnexNInput, InterfaceDelay, PeerDelay, mlx5, sonic};
 use lossless_proto::units::{Duration, IEEE_RATES, Rate};
-use lossless_sim::headroom::verify::{Setup, Verified, verify};
+use lossless_sim::experiments::headroom::verify::{Setup, Verified, verify};
 use serde::Serialize;
 
 /// Arguments of `lossless headroom`.
@@ -118,7 +118,7 @@ fn parse_cable(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let n = t.strip_suffix('m').unwrap_or(t).trim();
     match n.parse::<u64>() {
-        Ok(m) if m <= lossless_sim::headroom::worst_case::MAX_CABLE_M => Ok(m),
+        Ok(m) if m <= lossless_sim::experiments::headroom::worst_case::MAX_CABLE_M => Ok(m),
         _ => Err(format!(
             "found {s:?}, allowed whole metres 0..=100000, e.g. 3m or 100m"
         )),

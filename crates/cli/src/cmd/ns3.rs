@@ -15,7 +15,7 @@ use lossless_sim::ns3::{
     write_pfc,
 };
 use lossless_sim::observer::Observer;
-use lossless_sim::vcd::VcdSink;
+use lossless_sim::trace::vcd::VcdSink;
 use lossless_sim::{Simulator, SummaryOptions};
 
 use super::Say;

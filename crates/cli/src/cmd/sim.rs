@@ -11,12 +11,12 @@ use lossless_files::{Claims, Commit, InputError, Output};
 use lossless_live::signals;
 use lossless_proto::units::Duration;
 use lossless_sim::config::SimConfig;
-use lossless_sim::html::HtmlReport;
 use lossless_sim::observer::{NoObserver, Observer};
-use lossless_sim::pcap::PcapSink;
 use lossless_sim::scenario::{self, BUILTINS, Builtin, Overrides, ScenarioError};
-use lossless_sim::series::csv::{SERIES_FILES, SeriesSink, series_bin};
-use lossless_sim::vcd::VcdSink;
+use lossless_sim::trace::csv::{SERIES_FILES, SeriesSink, series_bin};
+use lossless_sim::trace::html::HtmlReport;
+use lossless_sim::trace::pcap::PcapSink;
+use lossless_sim::trace::vcd::VcdSink;
 use lossless_sim::{Report, Simulator, SummaryOptions};
 
 use super::{Say, Slicer};
@@ -132,8 +132,8 @@ pub struct SimArgs {
     /// `victims` (the victim accounting's victims), `slowest` (the --top flows by FCT slowdown,
     /// at most 12) or a flow name pattern, `*` for any run of characters, e.g.
     /// `victim,lossless:*`. Default: victims,slowest.
-    #[arg(long, value_name = "FLOWS", value_parser = lossless_sim::html::parse_flow_picks, requires = "report")]
-    pub plot_flows: Option<lossless_sim::html::FlowPicks>,
+    #[arg(long, value_name = "FLOWS", value_parser = lossless_sim::trace::html::parse_flow_picks, requires = "report")]
+    pub plot_flows: Option<lossless_sim::trace::html::FlowPicks>,
     /// Write time series as CSV into DIR, for pandas/polars: queues.csv (egress queue depth
     /// per port and priority: peak and end of each bin), pause.csv (time each port priority
     /// was paused in each bin) and flows.csv (each flow's delivered bytes and rate per bin,
@@ -155,7 +155,7 @@ pub struct SimArgs {
     /// priorities by time paused and by peak buffer, flows by FCT slowdown, QPs by rate cuts,
     /// ECN/QCN ports by marks, switches by peak buffer (a table of at most N rows is shown
     /// whole; the JSON always has everything).
-    #[arg(long, value_name = "N", default_value_t = lossless_sim::summary::DEFAULT_TOP as u32,
+    #[arg(long, value_name = "N", default_value_t = lossless_sim::report::summary::DEFAULT_TOP as u32,
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub top: u32,
     /// List every port, flow, QP and switch in the summary, however many.
@@ -341,7 +341,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     let mut twin = if args.no_twin {
         None
     } else {
-        lossless_sim::cn_report::cn_off(&config)
+        lossless_sim::report::cn::cn_off(&config)
     }
     .map(|c| {
         std::thread::spawn(move || {

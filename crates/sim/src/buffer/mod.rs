@@ -1,6 +1,6 @@
 //! A switch's packet buffer: how arriving frames are admitted, where they are charged, and
 //! when the switch asks its upstream to pause and to resume. Two models, chosen by
-//! [`crate::model::BufferModel`]: the shared buffer SONiC and merchant silicon document
+//! [`crate::config::model::BufferModel`]: the shared buffer SONiC and merchant silicon document
 //! ([`SharedBuffer`], the default) and the HPCC ns-3 switch's MMU ([`Ns3Mmu`]).
 
 mod ns3;

@@ -13,11 +13,11 @@ use lossless_proto::units::{Duration, Instant, Rate};
 
 use super::{Link, Ns3Error, Run, Topology};
 use crate::buffer::{NS3_RESUME_OFFSET_BYTES, Threshold};
+use crate::config::model::{ModelConfig, ReplyQueue};
+use crate::config::traffic::{FlowSpec, Pattern, SizeCdf, Workload};
+use crate::config::transport::{CcSpec, EcnSpec, QpSpec};
 use crate::config::{HostConfig, LinkConfig, NodeConfig, NodeKind, SimConfig, SwitchConfig};
 use crate::frame::NodeId;
-use crate::model::{ModelConfig, ReplyQueue};
-use crate::traffic::{FlowSpec, Pattern, SizeCdf, Workload};
-use crate::transport::{CcSpec, EcnSpec, QpSpec};
 
 impl Run {
     /// The reaction point the config describes: the `hpcc_ns3` preset with the config's

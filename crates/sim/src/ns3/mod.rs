@@ -995,7 +995,9 @@ impl Run {
             lossless |= 1 << f.pg;
         }
         let no_ecn =
-            |_: &[&Link]| -> Result<Option<crate::transport::EcnSpec>, std::convert::Infallible> { Ok(None) };
+            |_: &[&Link]| -> Result<Option<crate::config::transport::EcnSpec>, std::convert::Infallible> {
+                Ok(None)
+            };
         let Ok(sim) = t.sim_config(
             &c.file,
             c.buffer_mib * 1024 * 1024,
@@ -1007,7 +1009,7 @@ impl Run {
             let crate::config::NodeKind::Switch(sw) = &node.kind else {
                 continue;
             };
-            let (ports, total) = crate::headroom::switch_reserves(&sim, id as u32, sw);
+            let (ports, total) = crate::config::headroom::switch_reserves(&sim, id as u32, sw);
             if total <= u128::from(sw.buffer_bytes) {
                 continue;
             }

@@ -26,10 +26,10 @@ use lossless_proto::units::{Duration, Instant};
 
 use super::parse::Tokens;
 use super::{Ns3Error, Run};
+use crate::config::model::ns3_ip;
 use crate::config::{NodeKind, SimConfig};
 use crate::event::EventQueue;
 use crate::frame::PortId;
-use crate::model::ns3_ip;
 use crate::observer::Observer;
 use crate::report::FlowReport;
 use crate::sim::{Event, Simulator};

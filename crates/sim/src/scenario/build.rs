@@ -16,10 +16,12 @@ use super::raw::{RawEnd, RawModel, RawScenario};
 use super::topology::{Size, Topology};
 use super::{Overrides, ScenarioError, parse_duration};
 use crate::buffer::Threshold;
+use crate::config::headroom::interface_delay_bit_times;
+use crate::config::model::{
+    BufferModel, Ecmp, Framing, IdealFct, ModelConfig, Pacing, ReplyQueue, Signalling,
+};
 use crate::config::{HostConfig, LinkConfig, NodeConfig, NodeKind, SimConfig, SwitchConfig};
 use crate::frame::NodeId;
-use crate::headroom::interface_delay_bit_times;
-use crate::model::{BufferModel, Ecmp, Framing, IdealFct, ModelConfig, Pacing, ReplyQueue, Signalling};
 
 /// Where a scenario came from, for errors: the file's name and, when the lines are those of
 /// the file, its text.

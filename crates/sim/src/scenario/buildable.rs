@@ -9,10 +9,10 @@ use lossless_proto::flow_control::Mode;
 use super::ScenarioError;
 use super::build::{Ctx, Names};
 use super::raw::RawScenario;
+use crate::config::headroom::{PortReserve, port_reserve_in};
+use crate::config::model::BufferModel;
 use crate::config::{LinkConfig, NodeConfig, NodeKind};
 use crate::frame::NodeId;
-use crate::headroom::{PortReserve, port_reserve_in};
-use crate::model::BufferModel;
 
 /// The checks' view of a loaded scenario.
 pub(super) struct Buildable<'a> {

@@ -14,11 +14,11 @@ use super::mtu::Mtus;
 use super::qp::{RawQp, qp_spec};
 use super::raw::{RawFlow, RawSignal, RawWorkload};
 use super::topology::{Size, Topology};
+use crate::config::model::ModelConfig;
+use crate::config::traffic::{FlowSpec, Pattern, SizeCdf, Workload, frame_len};
+use crate::config::transport::QpSpec;
 use crate::config::{NodeConfig, Signal};
 use crate::frame::NodeId;
-use crate::model::ModelConfig;
-use crate::traffic::{FlowSpec, Pattern, SizeCdf, Workload, frame_len};
-use crate::transport::QpSpec;
 
 /// Largest `cdf_file` read (a flow-size CDF is a few hundred lines).
 pub const MAX_CDF_FILE_BYTES: u64 = 1 << 20;

@@ -15,9 +15,9 @@ use std::ops::Range;
 
 use super::ScenarioError;
 use super::build::Ctx;
+use crate::config::traffic::frame_len;
 use crate::config::{LinkConfig, NodeConfig, NodeKind};
 use crate::frame::NodeId;
-use crate::traffic::frame_len;
 
 /// The smallest MTU of one connected group of switches, and where it is.
 #[derive(Clone, Copy)]

@@ -13,11 +13,11 @@ use super::ScenarioError;
 use super::build::{Ctx, Names};
 use super::raw::{RawPfcwd, RawScenario};
 use super::topology::MAX_SCENARIO_SIZE;
-use crate::config::{LinkConfig, NodeConfig, NodeKind};
-use crate::frame::NodeId;
-use crate::pathology::{
+use crate::config::pathology::{
     DeadlockConfig, HostPathology, PathologyConfig, StaticRoute, TopologyAction, TopologyEvent, VictimConfig,
 };
+use crate::config::{LinkConfig, NodeConfig, NodeKind};
+use crate::frame::NodeId;
 
 /// A switch's inline `pfcwd = { ... }` (values without spans: errors name the switch).
 #[derive(serde::Deserialize)]

@@ -19,7 +19,7 @@ use toml::Spanned;
 use super::ScenarioError;
 use super::build::Ctx;
 use super::parse_duration;
-use crate::transport::{CcSpec, EcnSpec, QcnSpec, QpSpec};
+use crate::config::transport::{CcSpec, EcnSpec, QcnSpec, QpSpec};
 
 /// The keys of a QP, in `[qp]` (defaults) and on a flow or workload.
 #[derive(Deserialize, Default, Clone)]
@@ -368,7 +368,7 @@ pub(super) fn qp_spec(
         rc,
         cc,
         ack_priority,
-        udp_dport: q.udp_dport.unwrap_or(crate::transport::ROCE_UDP_PORT),
+        udp_dport: q.udp_dport.unwrap_or(crate::config::transport::ROCE_UDP_PORT),
     })
 }
 

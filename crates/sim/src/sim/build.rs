@@ -15,11 +15,13 @@ use rand::SeedableRng;
 use rand_pcg::Pcg64;
 
 use crate::buffer::{NS3_RESUME_OFFSET_BYTES, Ns3Mmu, Ns3Port, SharedBuffer, SwitchBuffer};
+use crate::config::headroom;
+use crate::config::model::{BufferModel, Ecmp};
+use crate::config::traffic::{FlowSpec, MIN_FRAME, frame_len};
+use crate::config::transport::ROCE_UDP_PORT;
 use crate::config::{HostConfig, LinkConfig, NodeKind, Signal, SimConfig, SwitchConfig};
 use crate::event::EventQueue;
 use crate::frame::{FlowId, NodeId, PortId};
-use crate::headroom;
-use crate::model::{BufferModel, Ecmp};
 use crate::observer::Observer;
 use crate::selection::{Ets, PortSelection, StrictPriority};
 use crate::sim::features::qp::QpError;
@@ -28,8 +30,6 @@ use crate::sim::{
     Simulator, Switch, station_address,
 };
 use crate::stats::{FlowStats, PortStats, Totals};
-use crate::traffic::{FlowSpec, MIN_FRAME, frame_len};
-use crate::transport::ROCE_UDP_PORT;
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Builds a simulator with a given event queue.
@@ -37,7 +37,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let n = config.nodes.len();
         // the largest frame any port of this simulation is asked to carry: every source's and
         // workload's MTU with header, tag and FCS; the schedulers are built to accept it
-        let frame_of = |mtu: u64, t: &Option<Box<crate::transport::QpSpec>>| match t {
+        let frame_of = |mtu: u64, t: &Option<Box<crate::config::transport::QpSpec>>| match t {
             None => frame_len(mtu),
             Some(q) => config.model.roce_data_len(u64::from(q.rc.mtu), q.cc.cn_tag()),
         };

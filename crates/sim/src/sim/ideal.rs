@@ -1,5 +1,5 @@
 //! The ideal completion time of a finite flow as the field defines it: the flow's own
-//! completion time alone in the idle fabric ([`crate::model::IdealFct::Alone`]), computed
+//! completion time alone in the idle fabric ([`crate::config::model::IdealFct::Alone`]), computed
 //! exactly to the bit time along the path the flow really takes.
 //!
 //! Alone, nothing queues but the flow's own frames, so each frame goes through a
@@ -18,12 +18,12 @@
 use lossless_proto::flow_control::{Framing, ns3_tx_time};
 use lossless_proto::units::{Duration, IFG_BYTES, Instant, PREAMBLE_SFD_BYTES, Rate};
 
+use crate::config::model::ModelConfig;
+use crate::config::traffic::{Pattern, frame_len};
 use crate::event::EventQueue;
 use crate::frame::{FlowId, Frame, FrameKind, NO_PORT, NodeId, PortId};
-use crate::model::ModelConfig;
 use crate::observer::Observer;
 use crate::sim::{Event, Node, Simulator};
-use crate::traffic::{Pattern, frame_len};
 use std::collections::HashMap;
 
 /// When a frame started at 0 on a wire at `rate` has its last bit out, and when the wire is
@@ -174,7 +174,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// [`Self::ideal_alone`] of flow `spec` of `size` bytes along `path`, its ACKs along
     /// `back`.
-    fn alone(&self, spec: &crate::traffic::FlowSpec, path: &[Hop], back: &[Hop], size: u64) -> Duration {
+    fn alone(
+        &self,
+        spec: &crate::config::traffic::FlowSpec,
+        path: &[Hop],
+        back: &[Hop],
+        size: u64,
+    ) -> Duration {
         let model = &self.config.model;
         let qp = spec.transport.as_deref();
         let (mtu, data_len): (u64, Box<dyn Fn(u64) -> u64>) = match qp {

@@ -1,12 +1,12 @@
 //! Read-only views of a simulator's state for reports and checks: frames queued, received
 //! and on the wire, the flows, a host's port.
 
+use crate::config::traffic::FlowSpec;
 use crate::event::EventQueue;
 use crate::frame::{NodeId, PortId};
 use crate::observer::{Observer, WireFrame};
 use crate::sim::{Event, Node, Qp, Simulator};
 use crate::stats::FlowStats;
-use crate::traffic::FlowSpec;
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Frames queued anywhere (egress queues and receive backlogs).

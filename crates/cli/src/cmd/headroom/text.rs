@@ -233,7 +233,11 @@ fn details(o: &mut String, r: &HeadroomReport) {
     );
 }
 
-fn verify_text(o: &mut String, r: &HeadroomReport, v: &lossless_sim::headroom::verify::Verified) {
+fn verify_text(
+    o: &mut String,
+    r: &HeadroomReport,
+    v: &lossless_sim::experiments::headroom::verify::Verified,
+) {
     let _ = writeln!(o);
     let _ = writeln!(
         o,

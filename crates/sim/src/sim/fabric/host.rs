@@ -5,13 +5,13 @@ use std::collections::VecDeque;
 
 use lossless_proto::units::{Instant, Rate};
 
+use crate::config::traffic::{FlowSpec, Pattern, Workload, frame_len};
 use crate::event::EventQueue;
 use crate::frame::{DropReason, FlowId, Frame, FrameKind, NO_PORT, NodeId, PortId};
 use crate::observer::Observer;
 use crate::sim::features::pathology::storm;
 use crate::sim::{Event, Node, Qp, Simulator};
 use crate::stats::FlowStats;
-use crate::traffic::{FlowSpec, Pattern, Workload, frame_len};
 
 pub(crate) struct Host {
     pub(crate) port: PortId,
@@ -62,7 +62,7 @@ pub(crate) struct Nic {
     /// The QP of each priority served last (round robin continues after it).
     pub(in crate::sim) last_served: [FlowId; 8],
     /// Replies (ACK/NAK/SACK/CNP) waiting in the NIC's reply queue
-    /// ([`crate::model::ReplyQueue::First`]).
+    /// ([`crate::config::model::ReplyQueue::First`]).
     pub(in crate::sim) replies: VecDeque<Frame>,
 }
 

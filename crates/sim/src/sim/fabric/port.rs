@@ -60,7 +60,7 @@ pub(crate) struct Port {
     /// Host ports: bit q set while the host has QPs of priority q ready to send (their next
     /// packet is pulled into queue q when that queue holds none of theirs).
     pub(in crate::sim) pull: u8,
-    /// Host ports: the NIC's reply queue ([`crate::model::ReplyQueue::First`]) holds frames.
+    /// Host ports: the NIC's reply queue ([`crate::config::model::ReplyQueue::First`]) holds frames.
     pub(in crate::sim) reply_first: bool,
     /// Host ports: bit q set while queue q holds a frame pulled from a QP.
     pub(in crate::sim) staged: u8,

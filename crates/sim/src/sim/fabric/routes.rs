@@ -5,9 +5,9 @@
 
 use std::collections::VecDeque;
 
+use crate::config::model::Hop;
 use crate::event::EventQueue;
 use crate::frame::{NodeId, PortId};
-use crate::model::Hop;
 use crate::observer::Observer;
 use crate::sim::{Event, Node, Port, Simulator};
 

@@ -4,9 +4,9 @@
 
 use crate::buffer::{Admission, SwitchBuffer};
 use crate::config::SimConfig;
+use crate::config::model::{Ecmp, ns3_ecmp_hash};
 use crate::event::EventQueue;
 use crate::frame::{DropReason, FlowId, Frame, NO_PORT, NodeId, PortId};
-use crate::model::{Ecmp, ns3_ecmp_hash};
 use crate::observer::Observer;
 use crate::sim::fabric::routes;
 use crate::sim::{Event, FlowState, Node, Simulator};

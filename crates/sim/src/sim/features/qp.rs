@@ -21,15 +21,15 @@ use lossless_proto::qcn::QcnRp;
 use lossless_proto::rocev2::{DataPacket, RcConfigError, Reply, Requester, Responder};
 use lossless_proto::units::{Instant, Rate};
 
+use crate::config::model::{ModelConfig, Pacing, ReplyQueue};
+use crate::config::traffic::FlowSpec;
+use crate::config::transport::{CcSpec, QpSpec};
 use crate::event::EventQueue;
 use crate::frame::{Ecn, FlowId, Frame, FrameKind, NodeId, PortId, flags};
-use crate::model::{ModelConfig, Pacing, ReplyQueue};
 use crate::observer::Observer;
 use crate::series::{RateSeries, SERIES_CAP};
 use crate::sim::{Event, Node, Simulator};
 use crate::stats::QpReport;
-use crate::traffic::FlowSpec;
-use crate::transport::{CcSpec, QpSpec};
 
 /// When a QP that started a packet of `len` bytes at `at` may start the next one, at `rate`
 /// and no sooner than its pattern allows.
@@ -582,7 +582,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         fs.stats.delivered_frames += 1;
         fs.stats.delivered_bytes += u64::from(frame.len);
         fs.stats.last_delivery = Some(now);
-        let tag = if qp.cn_tag { crate::model::CN_TAG_BYTES } else { 0 };
+        let tag = if qp.cn_tag {
+            crate::config::model::CN_TAG_BYTES
+        } else {
+            0
+        };
         let payload = u64::from(frame.len).saturating_sub(overhead + tag);
         let pkt = DataPacket {
             psn: frame.psn(),

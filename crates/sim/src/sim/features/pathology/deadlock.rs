@@ -25,10 +25,10 @@
 use lossless_proto::flow_control::Mode;
 use lossless_proto::units::Instant;
 
+use crate::config::pathology::DeadlockConfig;
 use crate::event::EventQueue;
 use crate::frame::{FlowId, NodeId, PortId};
 use crate::observer::Observer;
-use crate::pathology::DeadlockConfig;
 use crate::sim::features::pathology::Timer;
 use crate::sim::{Event, Node, Simulator};
 

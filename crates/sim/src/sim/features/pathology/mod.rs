@@ -14,10 +14,10 @@ pub(in crate::sim) mod victims;
 
 use lossless_proto::units::Instant;
 
+use crate::config::pathology::{StaticRoute, TopologyAction, TopologyEvent};
 use crate::event::EventQueue;
 use crate::frame::{FlowId, PortId};
 use crate::observer::Observer;
-use crate::pathology::{StaticRoute, TopologyAction, TopologyEvent};
 use crate::sim::features::pathology::deadlock::Detector;
 use crate::sim::features::pathology::pfcwd::SwitchWd;
 use crate::sim::features::pathology::victims::Victims;

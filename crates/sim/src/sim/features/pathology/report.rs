@@ -4,17 +4,17 @@ use lossless_proto::flow_control::Mode;
 use lossless_proto::units::Instant;
 use lossless_proto::watchdog::pfcwd::{Action, Rule, Status};
 
+use crate::config::traffic::frame_len;
 use crate::event::EventQueue;
 use crate::frame::{DropReason, NO_PORT, PortId};
 use crate::observer::Observer;
-use crate::pathology_report::{
+use crate::report::pathology::{
     FindingReport, FlowVictimReport, HopVictimReport, HostPathologyReport, PathologyReport, PfcwdQueueReport,
     PrioVictimReport, StormSpan, TopologyEventReport, VerdictReport, VictimsReport,
 };
 use crate::sim::features::pathology::deadlock::Kind;
 use crate::sim::features::pathology::victims::RECEIVER;
 use crate::sim::{Event, Node, Simulator};
-use crate::traffic::frame_len;
 
 fn ps(t: Instant) -> u128 {
     t.as_ps()

@@ -17,10 +17,10 @@
 use lossless_proto::units::Instant;
 use lossless_proto::watchdog::nic::{StallPrevention, Watermark};
 
+use crate::config::pathology::HostPathology;
 use crate::event::EventQueue;
 use crate::frame::{NodeId, PortId};
 use crate::observer::Observer;
-use crate::pathology::HostPathology;
 use crate::sim::features::pathology::Timer;
 use crate::sim::{Event, Node, Simulator};
 

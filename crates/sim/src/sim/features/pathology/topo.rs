@@ -13,10 +13,10 @@
 //!   (`hop_limit`), so that frames caught in a routing loop die (an Ethernet frame has no
 //!   TTL; the IP TTL of a routed fabric plays this part).
 
+use crate::config::pathology::TopologyAction;
 use crate::event::EventQueue;
 use crate::frame::{DropReason, Frame, NO_PORT, NodeId, PortId};
 use crate::observer::{Observer, WireFrame};
-use crate::pathology::TopologyAction;
 use crate::selection::TransmissionSelection;
 use crate::sim::fabric::routes;
 use crate::sim::features::pathology::EventRecord;
@@ -225,7 +225,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             })
             .collect();
         let is_host: Vec<bool> = self.nodes.iter().map(|n| matches!(n, Node::Host(_))).collect();
-        let ns3_order = self.config.model.ecmp == crate::model::Ecmp::Ns3;
+        let ns3_order = self.config.model.ecmp == crate::config::model::Ecmp::Ns3;
         let computed = routes::compute(&node_ports, &self.ports, &is_host, ns3_order);
         for (node, r) in self.nodes.iter_mut().zip(computed) {
             if let (Node::Switch(sw), Some(r)) = (node, r) {

@@ -19,10 +19,10 @@
 
 use lossless_proto::units::Duration;
 
+use crate::config::pathology::VictimConfig;
 use crate::event::EventQueue;
 use crate::frame::{FlowId, Frame, NO_PORT, NodeId, PortId};
 use crate::observer::Observer;
-use crate::pathology::VictimConfig;
 use crate::sim::{Event, Node, Simulator};
 
 /// The cause recorded for a host's own pause request: its receiver.

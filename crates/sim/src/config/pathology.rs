@@ -6,7 +6,7 @@
 //! `[pfcwd]`, `[[route]]`, `[[event]]`, `[deadlock]`, `[victims]`); a scenario without them
 //! runs and reports exactly as before. The simulator's handlers are in `sim/features/pathology/storm.rs`,
 //! `sim/features/pathology/pfcwd.rs`, `sim/features/pathology/topo.rs`, `sim/features/pathology/deadlock.rs` and `sim/features/pathology/victims.rs`; the figures in
-//! [`crate::pathology_report`].
+//! [`crate::report::pathology`].
 
 use lossless_proto::units::{Duration, Instant};
 use lossless_proto::watchdog::pfcwd;

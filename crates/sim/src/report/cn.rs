@@ -7,10 +7,10 @@ use std::fmt::Write as _;
 
 use lossless_proto::units::Duration;
 
+use crate::config::transport::CcSpec;
 use crate::config::{NodeKind, SimConfig};
 use crate::report::Report;
-use crate::summary::SummaryOptions;
-use crate::transport::CcSpec;
+use crate::report::summary::SummaryOptions;
 
 /// What a QP did: kept beside the engine's other counters ([`crate::stats`]), which fill it.
 pub use crate::report::{CnEffect, CnTotals, PortCnReport, PrioCnReport};

@@ -8,7 +8,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use lossless_proto::units::{Duration, Instant};
 
 use super::{Drawing, TimeAxis};
-use crate::pathology_report::{FindingReport, PathologyReport};
+use crate::report::pathology::{FindingReport, PathologyReport};
 
 /// Rows drawn at most in the timeline (pfcwd queues last, so they are the ones cut).
 const MAX_ROWS: usize = 48;

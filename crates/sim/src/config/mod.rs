@@ -1,16 +1,22 @@
 //! The resolved description of a simulation: what a scenario file becomes after parsing and
 //! checking, and what [`crate::Simulator::new`] builds from.
 
+pub mod headroom;
+pub mod model;
+pub mod pathology;
+pub mod traffic;
+pub mod transport;
+
 use lossless_proto::dcbx::DcbxConfig;
 use lossless_proto::ets::EtsConfig;
 use lossless_proto::flow_control::FlowControlConfig;
 use lossless_proto::units::{Duration, Instant, Rate};
 
 use crate::buffer::Threshold;
+use crate::config::model::ModelConfig;
+use crate::config::traffic::{FlowSpec, Workload};
+use crate::config::transport::{EcnSpec, QcnSpec};
 use crate::frame::NodeId;
-use crate::model::ModelConfig;
-use crate::traffic::{FlowSpec, Workload};
-use crate::transport::{EcnSpec, QcnSpec};
 use lossless_proto::headroom::propagation;
 
 /// A whole simulation.
@@ -35,7 +41,7 @@ pub struct SimConfig {
     /// Scripted flow-control request changes (document 002's `fc_rdy` driven by hand).
     pub signals: Vec<Signal>,
     /// Stalls, watchdogs, static routes, link events, the deadlock detector, victims.
-    pub pathology: crate::pathology::PathologyConfig,
+    pub pathology: crate::config::pathology::PathologyConfig,
     /// Modelling choices (802.3-exact by default; the HPCC ns-3 reference's on request).
     pub model: ModelConfig,
 }
@@ -98,7 +104,7 @@ pub struct SwitchConfig {
     /// XON when a pair's usage falls to the limit minus this.
     pub xon_offset_bytes: u64,
     /// Headroom per (port, lossless priority); `None` =
-    /// [`crate::headroom::default_headroom_bytes`] of each port's link.
+    /// [`crate::config::headroom::default_headroom_bytes`] of each port's link.
     pub headroom_bytes: Option<u64>,
     /// Largest payload, for the headroom formula.
     pub mtu: u64,

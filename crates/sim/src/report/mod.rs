@@ -1,17 +1,23 @@
 //! Metrics at the end of a run: a serializable report whose every figure names its unit in
 //! its key, a terminal summary, and the frame conservation check.
 
+pub mod cn;
+pub mod dcbx;
+pub mod pathology;
+pub mod summary;
+pub mod verdict;
+
 use std::collections::{BTreeMap, HashMap};
 
 use lossless_proto::flow_control::Mode;
 use lossless_proto::units::{Duration, PS_PER_SEC};
 use serde::Serialize;
 
-pub use crate::dcbx_report::DcbxReport;
+use crate::config::model::{Hop, IdealFct, ns3_standalone_fct};
 use crate::event::EventQueue;
 use crate::frame::DropReason;
-use crate::model::{Hop, IdealFct, ns3_standalone_fct};
 use crate::observer::Observer;
+pub use crate::report::dcbx::DcbxReport;
 use crate::sim::{Event, Node, Simulator};
 use crate::stats::QpReport;
 use crate::stats::{FctHistogram, FctSummary, ideal_fct};
@@ -146,7 +152,7 @@ pub struct PrioFct {
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct FctReport {
     /// What the slowdowns divide by: "alone" (the flow's own FCT alone in the idle fabric,
-    /// the default), "wire" or "ns3" (see [`crate::model::IdealFct`]).
+    /// the default), "wire" or "ns3" (see [`crate::config::model::IdealFct`]).
     pub ideal_fct: &'static str,
     /// Finite flows not finished when the run ended (in no figure below).
     pub flows_unfinished_total: u64,
@@ -266,7 +272,7 @@ pub struct Report {
     /// Events handled.
     pub events: u64,
     /// Whether every lossless priority stayed lossless, and where it did not.
-    pub lossless: crate::verdict::LosslessVerdict,
+    pub lossless: crate::report::verdict::LosslessVerdict,
     /// Per port, with per-priority detail.
     pub ports: Vec<PortReport>,
     /// Per flow.
@@ -284,7 +290,7 @@ pub struct Report {
     /// Stalls, watchdogs, topology events, deadlocks, storms and victims (only when the
     /// scenario uses them).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub pathology: Option<crate::pathology_report::PathologyReport>,
+    pub pathology: Option<crate::report::pathology::PathologyReport>,
     /// Congestion notification totals (runs with QPs or ECN/QCN at switches).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cn: Option<CnTotals>,
@@ -556,7 +562,7 @@ impl Report {
             duration_ps: span,
             active_span,
             events: sim.events,
-            lossless: crate::verdict::LosslessVerdict::collect(sim),
+            lossless: crate::report::verdict::LosslessVerdict::collect(sim),
             ports,
             fct: FctReport::of(&flows, sim.config.model.ideal_fct),
             flows,
@@ -609,7 +615,7 @@ impl Report {
         }
     }
 
-    /// Frames of lossless priorities dropped anywhere (see [`crate::verdict`]; zero with
+    /// Frames of lossless priorities dropped anywhere (see [`crate::report::verdict`]; zero with
     /// correct headroom and agreed PFC).
     pub fn lossless_drops(&self) -> u64 {
         self.lossless.dropped_frames

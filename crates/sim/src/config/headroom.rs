@@ -12,17 +12,14 @@
 //! Annex N does not count). Every frame carries the switch's `mtu` (no larger one crosses it:
 //! the scenario refuses them); the delays are 802.3's bounds, or the link's own when larger.
 
-pub mod verify;
-pub mod worst_case;
-
 use lossless_proto::flow_control::Mode;
 use lossless_proto::headroom::{AnnexNInput, InterfaceDelay, PeerDelay, frame_bytes};
 use lossless_proto::units::{Duration, IFG_BYTES, PREAMBLE_SFD_BYTES, Rate};
 
 use crate::buffer::NS3_RESERVE_BYTES;
+use crate::config::model::BufferModel;
 use crate::config::{LinkConfig, SimConfig, SwitchConfig};
 use crate::frame::NodeId;
-use crate::model::BufferModel;
 
 pub use lossless_proto::headroom::{
     FRAME_OVERHEAD_BYTES, PAUSE_FRAME_BIT_TIMES, PROPAGATION_PS_PER_M, interface_delay_bit_times, propagation,

@@ -47,10 +47,10 @@ use lossless_proto::units::{Duration, IFG_BYTES, Instant, PREAMBLE_SFD_BYTES, Ra
 use serde::Serialize;
 
 use crate::buffer::Threshold;
+use crate::config::traffic::{FlowSpec, MIN_FRAME, Pattern};
 use crate::config::{HostConfig, LinkConfig, NodeConfig, NodeKind, Signal, SimConfig, SwitchConfig};
 use crate::frame::{NodeId, PortId};
 use crate::observer::{Observer, WireFrame};
-use crate::traffic::{FlowSpec, MIN_FRAME, Pattern};
 use crate::{Report, Simulator};
 
 /// Most senders (phases) a setup may have.

@@ -3,8 +3,8 @@
 use lossless_proto::units::{Duration, Instant, Rate};
 use rand::Rng;
 
+use crate::config::transport::QpSpec;
 use crate::frame::NodeId;
-use crate::transport::QpSpec;
 use lossless_proto::headroom::FRAME_OVERHEAD_BYTES;
 
 /// Smallest Ethernet frame in bytes (FCS included).

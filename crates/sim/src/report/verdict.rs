@@ -14,10 +14,10 @@ use lossless_proto::units::{Duration, Rate};
 use serde::Serialize;
 
 use crate::buffer::SwitchBuffer;
+use crate::config::headroom::headroom_bytes_for_delay;
+use crate::config::model::BufferModel;
 use crate::event::EventQueue;
 use crate::frame::DropReason;
-use crate::headroom::headroom_bytes_for_delay;
-use crate::model::BufferModel;
 use crate::observer::Observer;
 use crate::sim::{Event, Node, Simulator};
 

@@ -25,13 +25,13 @@ use askama::Template;
 use lossless_proto::units::{Duration, Instant, Rate};
 
 use crate::buffer::Threshold;
+use crate::config::model::BufferModel;
+use crate::config::model::IdealFct;
 use crate::config::{NodeKind, SimConfig};
 use crate::frame::{Frame, NodeId, PortId};
-use crate::model::BufferModel;
-use crate::model::IdealFct;
 use crate::observer::Observer;
+use crate::report::summary::SummaryOptions;
 use crate::report::{FctReport, Report};
-use crate::summary::SummaryOptions;
 use heatmap::HeatRow;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};

@@ -4,7 +4,7 @@
 use plotters::prelude::*;
 
 use super::Drawing;
-use crate::pathology_report::VictimsReport;
+use crate::report::pathology::VictimsReport;
 
 /// Flows drawn at most (the most blocked off their paths first).
 const MAX_FLOWS: usize = 40;

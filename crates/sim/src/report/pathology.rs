@@ -1,5 +1,5 @@
 //! The report's `pathology` section (present only when the scenario uses a part of
-//! [`crate::pathology`]): receiver stalls and NIC storm prevention per host, pfcwd per
+//! [`crate::config::pathology`]): receiver stalls and NIC storm prevention per host, pfcwd per
 //! watched queue, topology events, the detector's deadlocks and storms, victims per flow and
 //! per priority. Every figure names its unit in its key.
 

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use lossless_proto::units::Duration;
 
-use crate::model::IdealFct;
+use crate::config::model::IdealFct;
 use crate::report::{FlowReport, PortReport, PrioReport, Report};
 use crate::stats::FctSummary;
 
@@ -763,7 +763,7 @@ mod tests {
         );
         // the comparison with the run without CN sums the pause times of every port priority
         let c = load("incast-dcqcn", &Overrides::default()).expect("loads");
-        let off = crate::cn_report::cn_off(&c).expect("has CN");
+        let off = crate::report::cn::cn_off(&c).expect("has CN");
         let mut with = Simulator::new(c).expect("builds");
         with.run();
         let mut without = Simulator::new(off).expect("builds");
