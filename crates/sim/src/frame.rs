@@ -327,11 +327,14 @@ pub enum DropReason {
     /// A PFC watchdog's drop action discarded it (its queue or ingress priority group was
     /// in a storm).
     Pfcwd,
+    /// The link corrupted it (its bit error rate) and the receiving MAC's FCS check
+    /// discarded it.
+    FcsError,
 }
 
 impl DropReason {
     /// All reasons, in reporting order.
-    pub const ALL: [DropReason; 8] = [
+    pub const ALL: [DropReason; 9] = [
         DropReason::TailDrop,
         DropReason::HeadroomOverflow,
         DropReason::BufferFull,
@@ -340,6 +343,7 @@ impl DropReason {
         DropReason::HopLimit,
         DropReason::LinkDown,
         DropReason::Pfcwd,
+        DropReason::FcsError,
     ];
     /// The name used in reports and JSON keys.
     pub const fn name(self) -> &'static str {
@@ -352,6 +356,7 @@ impl DropReason {
             DropReason::HopLimit => "hop_limit",
             DropReason::LinkDown => "link_down",
             DropReason::Pfcwd => "pfcwd",
+            DropReason::FcsError => "fcs_error",
         }
     }
     /// Index into per-reason counter arrays.

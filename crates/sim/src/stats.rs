@@ -419,3 +419,17 @@ pub struct QpReport {
     /// Its rate over time (steps; at most [`crate::series::SERIES_CAP`]).
     pub rate_series: SeriesReport,
 }
+
+/// What a receiving port's FCS check discarded after its link corrupted the frames (a link
+/// with a bit error rate, `sim/features/link_errors.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FcsErrors {
+    /// Data frames (RoCEv2 packets, replies and plain frames).
+    pub data_frames: u64,
+    /// PAUSE and PFC frames.
+    pub control_frames: u64,
+    /// LLDPDUs.
+    pub lldp_frames: u64,
+    /// When the first one arrived.
+    pub first: Option<Instant>,
+}

@@ -143,6 +143,10 @@ pub struct LinkConfig {
     pub dcbx_a: Option<DcbxConfig>,
     /// DCBX agent of the port at `b`.
     pub dcbx_b: Option<DcbxConfig>,
+    /// Bit error rate of the link, each direction (0: none): a frame of `n` bits arrives
+    /// corrupted, and is discarded by the receiver's FCS check, with probability
+    /// `1 − (1 − ber)^n`.
+    pub ber: f64,
 }
 
 impl LinkConfig {

@@ -224,6 +224,7 @@ impl Topology {
                     ets_idle_slope: [None; 8],
                     dcbx_a: None,
                     dcbx_b: None,
+                    ber: 0.0,
                 }
             })
             .collect();

@@ -3,6 +3,7 @@
 
 pub mod cn;
 pub mod dcbx;
+pub mod link_errors;
 pub mod pathology;
 pub mod summary;
 pub mod verdict;
@@ -291,6 +292,10 @@ pub struct Report {
     /// scenario uses them).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pathology: Option<crate::report::pathology::PathologyReport>,
+    /// Frames the links' bit errors corrupted, per receiving port; absent when no link has a
+    /// bit error rate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_errors: Option<Vec<crate::report::link_errors::LinkErrorReport>>,
     /// Congestion notification totals (runs with QPs or ECN/QCN at switches).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cn: Option<CnTotals>,
@@ -579,6 +584,7 @@ impl Report {
             },
             engine_fault: sim.fault.clone(),
             pathology,
+            link_errors: crate::report::link_errors::collect(sim),
             cn: any_cn.then_some(totals),
             cn_effect: None,
         }

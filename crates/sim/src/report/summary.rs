@@ -158,6 +158,9 @@ impl Report {
         if let Some(p) = &self.pathology {
             s.push_str(&p.summary());
         }
+        if let Some(e) = &self.link_errors {
+            s.push_str(&crate::report::link_errors::summary(e));
+        }
         s
     }
 

@@ -217,6 +217,7 @@ fn why<O: Observer, Q: EventQueue<Event>>(
         DropReason::NoRoute => "no route: the switch had no route to the destination".into(),
         DropReason::HopLimit => "hop limit: the frame looped through more switches than the hop limit (a routing loop)".into(),
         DropReason::LinkDown => "link down: the frame was on, queued for or routed to a link that went down".into(),
+        DropReason::FcsError => "FCS error: the link corrupted the frame (its bit error rate) and the receiving MAC discarded it; PFC cannot prevent this, a RoCEv2 QP retransmits".into(),
         DropReason::Pfcwd => "PFC watchdog: its drop action discarded the frame of a stormed queue (by design, to break the storm)".into(),
     };
     (None, None, text)

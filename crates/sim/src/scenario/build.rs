@@ -594,6 +594,7 @@ pub(super) fn build(
                     ets_idle_slope,
                     dcbx_a,
                     dcbx_b,
+                    ber: 0.0,
                 });
                 link_spans.push(l.a.span());
                 link_mtus.push(p.mtu.as_ref().map_or(mtu_default, |m| *m.get_ref()));

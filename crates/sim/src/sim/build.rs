@@ -163,6 +163,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
         let end = Instant::ZERO + config.duration;
         let hop_limit = config.pathology.hop_limit;
+        // a link's two ports are 2·i (its `a` end) and 2·i + 1
+        let link_errors = crate::sim::features::link_errors::LinkErrors::new(
+            config.seed,
+            ports.len(),
+            (config.links.iter().enumerate()).map(|(i, l)| (l.ber, 2 * i as PortId, 2 * i as PortId + 1)),
+        );
         let mut sim = Simulator {
             config,
             now: Instant::ZERO,
@@ -179,6 +185,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             observer,
             fault: None,
             patho: crate::sim::features::pathology::PathoState::new(hop_limit),
+            link_errors,
         };
         for p in 0..sim.ports.len() {
             sim.arm_timer(p as PortId);

@@ -130,6 +130,8 @@ pub struct Simulator<O: Observer = NoObserver, Q: EventQueue<Event> = CalendarQu
     pub(crate) fault: Option<String>,
     /// Pathology state: pfcwd, routes and link events, the detector, victims.
     pub(crate) patho: features::pathology::PathoState,
+    /// Link bit errors: the FCS check of each receiving port of a link with a `ber`.
+    link_errors: features::link_errors::LinkErrors,
 }
 
 /// Error building a simulator from a configuration. A variant with a `source` names only

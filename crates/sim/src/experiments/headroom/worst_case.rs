@@ -307,6 +307,7 @@ pub fn config(setup: &Setup, plan: &Plan, headroom: u64) -> SimConfig {
         ets_idle_slope: [None; 8],
         dcbx_a: None,
         dcbx_b: None,
+        ber: 0.0,
     };
     let mut links: Vec<LinkConfig> = (0..n)
         .map(|i| {

@@ -59,15 +59,16 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
     }
 
-    /// Arrival at `p` from `peer` on a link that went down: the frame is lost (`topo.rs`).
-    /// True when it was.
+    /// Arrival at `p` from `peer`: the frame is lost on a link that went down (`topo.rs`) or
+    /// discarded by the FCS check after the link corrupted it (`link_errors.rs`). True when
+    /// it was.
     #[inline(always)]
     pub(in crate::sim) fn hook_lost_on_wire(&mut self, p: PortId, peer: PortId) -> bool {
         if self.ports[peer as usize].fault.lost > 0 {
             self.lost_arrival(p);
             return true;
         }
-        false
+        self.link_errors.on && self.corrupted_on_arrival(p, peer)
     }
 
     /// Arrival of an LLDPDU at `p` from `peer`: the DCBX agent takes it (`dcbx.rs`).
