@@ -213,6 +213,7 @@ mod tests {
             ets_idle_slope: [None; 8],
             dcbx_a: None,
             dcbx_b: None,
+            ber: 0.0,
         };
         // Annex N (71,604) and the 1522-byte frame the switch may be sending, with its 20 bytes
         let d = default_headroom_bytes(&link, false, 1500);
