@@ -204,29 +204,7 @@ pub fn run(
         let elapsed = now - start;
         let mut next_watermark = None;
         if let Some(p) = &mut prevention {
-            let v = units::Instant::ZERO + units::Duration::from_std(elapsed);
-            while let Some(due) = p.poll_timeout().filter(|t| *t <= v) {
-                let before = p.counters();
-                p.handle_timeout(due);
-                let after = p.counters();
-                let at_s = due.since_epoch().as_secs_f64();
-                let observed_s = elapsed.as_secs_f64();
-                if after.tx_pause_storm_warning_events > before.tx_pause_storm_warning_events {
-                    prevention_events.push(PreventionEvent {
-                        event: "tx_pause_storm_warning",
-                        at_s,
-                        observed_s,
-                    });
-                }
-                if after.tx_pause_storm_error_events > before.tx_pause_storm_error_events {
-                    prevention_events.push(PreventionEvent {
-                        event: "tx_pause_storm_error",
-                        at_s,
-                        observed_s,
-                    });
-                    stopped = true;
-                }
-            }
+            stopped = poll_prevention(p, elapsed, &mut prevention_events);
             if stopped {
                 break;
             }
@@ -258,28 +236,13 @@ pub fn run(
             }
             n = n.min(due - sent);
         }
-        let mut least = n as usize;
-        if rings.is_empty() {
-            for (s, b) in socks.iter().zip(&batches) {
-                match s.send_batch(&b[..n as usize]) {
-                    Ok(k) => least = least.min(k),
-                    Err(e) => {
-                        error = Some(s.in_use_error("sending frames", e));
-                        break 'send;
-                    }
-                }
+        let least = match send_batch(socks, &batches, &mut rings, &frames, n as usize) {
+            Ok(k) => k,
+            Err(e) => {
+                error = Some(e);
+                break 'send;
             }
-        } else {
-            for ((r, f), s) in rings.iter_mut().zip(&frames).zip(socks) {
-                match r.send_copies(f, n as usize) {
-                    Ok(k) => least = least.min(k),
-                    Err(e) => {
-                        error = Some(s.in_use_error("sending the TX ring", e));
-                        break 'send;
-                    }
-                }
-            }
-        }
+        };
         sent += least as u64;
         if least < n as usize {
             interrupted = true;
@@ -320,4 +283,63 @@ pub fn run(
         error: error.as_ref().map(ToString::to_string),
     };
     Ok(GenRun { report, error })
+}
+
+/// Runs the storm prevention's deadlines up to `elapsed` after the start, recording the
+/// events it raised; true when it reached its error watermark (the generator stops, as the
+/// NIC would).
+fn poll_prevention(p: &mut StallPrevention, elapsed: Duration, events: &mut Vec<PreventionEvent>) -> bool {
+    let v = units::Instant::ZERO + units::Duration::from_std(elapsed);
+    let mut stopped = false;
+    while let Some(due) = p.poll_timeout().filter(|t| *t <= v) {
+        let before = p.counters();
+        p.handle_timeout(due);
+        let after = p.counters();
+        let at_s = due.since_epoch().as_secs_f64();
+        let observed_s = elapsed.as_secs_f64();
+        if after.tx_pause_storm_warning_events > before.tx_pause_storm_warning_events {
+            events.push(PreventionEvent {
+                event: "tx_pause_storm_warning",
+                at_s,
+                observed_s,
+            });
+        }
+        if after.tx_pause_storm_error_events > before.tx_pause_storm_error_events {
+            events.push(PreventionEvent {
+                event: "tx_pause_storm_error",
+                at_s,
+                observed_s,
+            });
+            stopped = true;
+        }
+    }
+    stopped
+}
+
+/// Sends `n` copies of each socket's frame, through its TX ring when there are rings; the
+/// fewest any socket took, or the first send error.
+fn send_batch(
+    socks: &[RawSocket],
+    batches: &[Vec<&[u8]>],
+    rings: &mut [TxRing<'_>],
+    frames: &[[u8; FRAME_LEN]],
+    n: usize,
+) -> Result<usize, LiveError> {
+    let mut least = n;
+    if rings.is_empty() {
+        for (s, b) in socks.iter().zip(batches) {
+            let k = s
+                .send_batch(&b[..n])
+                .map_err(|e| s.in_use_error("sending frames", e))?;
+            least = least.min(k);
+        }
+    } else {
+        for ((r, f), s) in rings.iter_mut().zip(frames).zip(socks) {
+            let k = r
+                .send_copies(f, n)
+                .map_err(|e| s.in_use_error("sending the TX ring", e))?;
+            least = least.min(k);
+        }
+    }
+    Ok(least)
 }

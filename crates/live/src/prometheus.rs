@@ -16,6 +16,7 @@ use crate::watchdog::pfcwd::Status;
 /// frames received, the peer pausing this interface; `tx`: frames sent) and slot the monitor's
 /// counters; SONiC's pfcwd counters under their SONiC names (`pfc_wd_status`,
 /// `pfc_wd_queue_stats_deadlock_detected`, `_restored`); the deadlock suspicion.
+// One declaration per metric in exposition order: a table, long because there are 18 metrics.
 pub fn render(s: &LinkSnapshot, iface: &str) -> String {
     let mut o = String::new();
     let mut metric = |name: &str, kind: &str, help: &str, rows: Vec<(String, f64)>| {

@@ -181,9 +181,14 @@ pub fn cn_sample_frames() -> Vec<Vec<u8>> {
     f.bth.pad_count = 2;
     f.udp_checksum = UdpChecksum::Valid;
     out.push(roce(&f, &data[..98], FcsMode::Present));
-    // 802.1Qau: a CNM with the sampled frame's VLAN tag and CN-TAG and 64 bytes of it, a CNM
-    // without either (padded to 60 bytes), and a CN-tagged data frame.
-    let sampled = out[1].clone();
+    out.extend(qau_frames(&out[1]));
+    out
+}
+
+/// 802.1Qau: a CNM with the sampled frame's VLAN tag and CN-TAG and 64 bytes of `sampled`, a
+/// CNM without either (padded to 60 bytes), and a CN-tagged data frame.
+fn qau_frames(sampled: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
     let cnm = CnmRepr {
         reserved_v: 0,
         qntz_fb: 42,
