@@ -136,7 +136,54 @@ impl Config {
     /// Parses the text of a `config.txt` named `file`.
     pub fn parse(text: &str, file: &str) -> Result<Config, Ns3Error> {
         let mut t = Tokens::new(file, text);
-        let mut c = Config {
+        let mut c = Config::defaults(file);
+        let mut seen_topology = false;
+        let mut seen_flows = false;
+        while !t.done() {
+            let (key, line) = t.next("key")?;
+            c.lines.insert(key.to_string(), line);
+            match key {
+                "TOPOLOGY_FILE" => {
+                    c.topology_file = t.next(key)?.0.to_string();
+                    seen_topology = true;
+                }
+                "FLOW_FILE" => {
+                    c.flow_file = t.next(key)?.0.to_string();
+                    seen_flows = true;
+                }
+                _ => {
+                    // each key is read by exactly one of these; a key none reads is ignored
+                    // (with its reason) or refused
+                    let read = c.read_run_key(&mut t, key, line)?
+                        || c.read_dcqcn_key(&mut t, key, line)?
+                        || c.read_ecn_map(&mut t, key)?
+                        || refuse_unmodelled(&mut t, key, line)?;
+                    if !read {
+                        c.read_ignored(&mut t, key, line)?;
+                    }
+                }
+            }
+        }
+        if !seen_topology || !seen_flows {
+            let k = if seen_topology {
+                "FLOW_FILE"
+            } else {
+                "TOPOLOGY_FILE"
+            };
+            return Err(Ns3Error {
+                file: file.to_string(),
+                line: 0,
+                what: k.into(),
+                message: "missing: the config must name it".into(),
+            });
+        }
+        c.check_thresholds_in_order()?;
+        Ok(c)
+    }
+
+    /// The fork's values of the keys a config may leave out.
+    fn defaults(file: &str) -> Config {
+        Config {
             cc_mode: 1,
             enable_qcn: true,
             packet_payload_size: 1000,
@@ -162,247 +209,195 @@ impl Config {
             file: file.to_string(),
             lines: HashMap::new(),
             map_lines: HashMap::new(),
-        };
-        let mut seen_topology = false;
-        let mut seen_flows = false;
-        while !t.done() {
-            let (key, line) = t.next("key")?;
-            c.lines.insert(key.to_string(), line);
-            let flag =
-                |t: &mut Tokens<'_>| -> Result<bool, Ns3Error> { Ok(t.num::<u32>(key, "0 or 1")? != 0) };
-            let us = |t: &mut Tokens<'_>| -> Result<Duration, Ns3Error> {
-                let (v, l) = t.next(key)?;
-                micros(v)
-                    .ok_or_else(|| t.err(l, key, format!("found {v:?}, allowed a number of microseconds")))
-            };
-            match key {
-                "CC_MODE" => {
-                    c.cc_mode = t.num(key, "a whole number")?;
-                    if matches!(c.cc_mode, 3 | 7 | 8 | 10) {
-                        return Err(t.err(
-                            line,
-                            key,
-                            format!(
-                                "found {}: HPCC (3), TIMELY (7), DCTCP (8) and PINT (10) are not modelled; allowed 1 (DCQCN) or a mode the reference does not handle (no congestion control)",
-                                c.cc_mode
-                            ),
-                        ));
-                    }
+        }
+    }
+
+    /// The value of `key` (given on `line`) if it is a key of the run as a whole: congestion
+    /// control, packet size, stop time, buffer, ACK priority, output files. `false`: not one.
+    fn read_run_key(&mut self, t: &mut Tokens<'_>, key: &str, line: usize) -> Result<bool, Ns3Error> {
+        match key {
+            "CC_MODE" => {
+                self.cc_mode = t.num(key, "a whole number")?;
+                if matches!(self.cc_mode, 3 | 7 | 8 | 10) {
+                    return Err(t.err(
+                        line,
+                        key,
+                        format!(
+                            "found {}: HPCC (3), TIMELY (7), DCTCP (8) and PINT (10) are not modelled; allowed 1 (DCQCN) or a mode the reference does not handle (no congestion control)",
+                            self.cc_mode
+                        ),
+                    ));
                 }
-                "ENABLE_QCN" => c.enable_qcn = flag(&mut t)?,
-                "PACKET_PAYLOAD_SIZE" => {
-                    c.packet_payload_size = t.num(key, "a number of bytes")?;
-                    if !(256..=4096).contains(&c.packet_payload_size) {
-                        return Err(t.err(
-                            line,
-                            key,
-                            format!(
-                                "found {}, allowed 256..=4096 (the RoCEv2 MTUs)",
-                                c.packet_payload_size
-                            ),
-                        ));
-                    }
-                }
-                "TOPOLOGY_FILE" => {
-                    c.topology_file = t.next(key)?.0.to_string();
-                    seen_topology = true;
-                }
-                "FLOW_FILE" => {
-                    c.flow_file = t.next(key)?.0.to_string();
-                    seen_flows = true;
-                }
-                "SIMULATOR_STOP_TIME" => {
-                    let s: f64 = t.num(key, "a number of seconds")?;
-                    // a run of no time "completes" with nothing done: refused
-                    let ns = ns_of_seconds(s).filter(|&ns| ns > 0).ok_or_else(|| {
-                        t.err(
-                            line,
-                            key,
-                            format!("found {s}, allowed a positive number of seconds (at least 1 ns)"),
-                        )
-                    })?;
-                    c.stop_time = Duration::from_ns(ns);
-                }
-                "ALPHA_RESUME_INTERVAL" => c.alpha_resume_interval = us(&mut t)?,
-                "RATE_DECREASE_INTERVAL" => c.rate_decrease_interval = us(&mut t)?,
-                "RP_TIMER" => c.rp_timer = us(&mut t)?,
-                "CLAMP_TARGET_RATE" => c.clamp_target_rate = flag(&mut t)?,
-                "EWMA_GAIN" => {
-                    let g: f64 = t.num(key, "a fraction")?;
-                    let k = g * 1024.0;
-                    if !(0.0..=1.0).contains(&g) || k.fract() != 0.0 {
-                        return Err(t.err(
-                            line,
-                            key,
-                            format!("found {g}, allowed a multiple of 1/1024 in 0..=1 (the reaction point keeps alpha's gain in 1/1024)"),
-                        ));
-                    }
-                    c.ewma_gain_1024 = k as u32;
-                }
-                "FAST_RECOVERY_TIMES" => c.fast_recovery_times = t.num(key, "a count")?,
-                "RATE_AI" => c.rate_ai = t.rate(key)?,
-                "RATE_HAI" => c.rate_hai = t.rate(key)?,
-                "MIN_RATE" => c.min_rate = t.rate(key)?,
-                "KMAX_MAP" | "KMIN_MAP" | "PMAX_MAP" => {
-                    let n: u32 = t.num(key, "the number of (rate, value) pairs")?;
-                    for _ in 0..n {
-                        let bps: u64 = t.num(key, "a link rate in b/s")?;
-                        let at = t.line();
-                        let rate = Rate::from_bps(bps)
-                            .ok_or_else(|| t.err(at, key, "found rate 0, allowed a positive rate".into()))?;
-                        // a rate given again (in this map or on another line of the key)
-                        // replaces the value, as the fork's `rate2kmax[rate] = k` does
-                        fn put<T>(m: &mut Vec<(Rate, T)>, rate: Rate, v: T) {
-                            match m.iter_mut().find(|(r, _)| *r == rate) {
-                                Some(e) => e.1 = v,
-                                None => m.push((rate, v)),
-                            }
-                        }
-                        match key {
-                            "KMAX_MAP" | "KMIN_MAP" => {
-                                let kb: u64 = t.num(key, "KB (of 1000 bytes)")?;
-                                if kb > MAX_ECN_KB {
-                                    return Err(t.err(
-                                        t.line(),
-                                        key,
-                                        format!(
-                                            "found {kb} KB for {rate}, allowed 0..={MAX_ECN_KB} KB (the fork keeps \
-                                             the threshold in bytes in 32 bits: {kb} × 1000 wraps there)"
-                                        ),
-                                    ));
-                                }
-                                put(
-                                    if key == "KMAX_MAP" {
-                                        &mut c.kmax_kb
-                                    } else {
-                                        &mut c.kmin_kb
-                                    },
-                                    rate,
-                                    kb,
-                                );
-                            }
-                            _ => {
-                                let p: f64 = t.num(key, "a probability")?;
-                                if !(0.0..=1.0).contains(&p) {
-                                    return Err(t.err(
-                                        t.line(),
-                                        key,
-                                        format!("found {p} for {rate}, allowed a probability 0..=1"),
-                                    ));
-                                }
-                                put(&mut c.pmax, rate, p);
-                            }
-                        }
-                        c.map_lines.insert((key.to_string(), bps), t.line());
-                    }
-                }
-                "BUFFER_SIZE" => {
-                    c.buffer_mib = t.num(key, "MiB")?;
-                    if !(1..=MAX_BUFFER_MIB).contains(&c.buffer_mib) {
-                        return Err(t.err(
-                            line,
-                            key,
-                            format!(
-                                "found {} MiB, allowed 1..={MAX_BUFFER_MIB} (the fork computes the bytes in 32 \
-                                 bits: 4096 MiB and more wrap there)",
-                                c.buffer_mib
-                            ),
-                        ));
-                    }
-                }
-                "FCT_OUTPUT_FILE" | "PFC_OUTPUT_FILE" | "QLEN_MON_FILE" | "QLEN_MON_START"
-                | "QLEN_MON_END" => c.outputs.read(&mut t, key, line)?,
-                "ERROR_RATE_PER_LINK" => {
-                    let e: f64 = t.num(key, "a probability")?;
-                    if e != 0.0 {
-                        return Err(t.err(
-                            line,
-                            key,
-                            format!("found {e}: random link errors are not modelled; allowed 0"),
-                        ));
-                    }
-                }
-                "L2_BACK_TO_ZERO" => {
-                    if flag(&mut t)? {
-                        return Err(t.err(
-                            line,
-                            key,
-                            "found 1: going back to a chunk boundary re-delivers bytes (MODEL.md §2) and is not modelled; allowed 0".into(),
-                        ));
-                    }
-                }
-                "HAS_WIN" => {
-                    if flag(&mut t)? {
-                        return Err(t.err(
-                            line,
-                            key,
-                            "found 1: window-based sending is not modelled; allowed 0".into(),
-                        ));
-                    }
-                }
-                "RATE_BOUND" => {
-                    if !flag(&mut t)? {
-                        return Err(t.err(
-                            line,
-                            key,
-                            "found 0: QPs are always paced at their rate here; allowed 1".into(),
-                        ));
-                    }
-                }
-                "ACK_HIGH_PRIO" => c.ack_high_prio = flag(&mut t)?,
-                "LINK_DOWN" => {
-                    let at: u64 = t.num(key, "a time in ns")?;
-                    let _: u32 = t.num(key, "a node id")?;
-                    let _: u32 = t.num(key, "a node id")?;
-                    if at != 0 {
-                        return Err(t.err(
-                            line,
-                            key,
-                            format!("found a link going down at {at} ns: not modelled; allowed 0 0 0"),
-                        ));
-                    }
-                }
-                k => match IGNORED.iter().chain(IGNORED_2.iter()).find(|(n, _)| *n == k) {
-                    Some(&(_, why)) => {
-                        t.next(k)?;
-                        c.ignored.push(IgnoredKey {
-                            key: k.to_string(),
-                            line,
-                            why,
-                        });
-                    }
-                    None => {
-                        return Err(t.err(
-                            line,
-                            "key",
-                            format!("found {k:?}: not a key of the reference's config.txt"),
-                        ));
-                    }
-                },
             }
+            "ENABLE_QCN" => self.enable_qcn = flag(t, key)?,
+            "PACKET_PAYLOAD_SIZE" => {
+                self.packet_payload_size = t.num(key, "a number of bytes")?;
+                if !(256..=4096).contains(&self.packet_payload_size) {
+                    return Err(t.err(
+                        line,
+                        key,
+                        format!(
+                            "found {}, allowed 256..=4096 (the RoCEv2 MTUs)",
+                            self.packet_payload_size
+                        ),
+                    ));
+                }
+            }
+            "SIMULATOR_STOP_TIME" => {
+                let s: f64 = t.num(key, "a number of seconds")?;
+                // a run of no time "completes" with nothing done: refused
+                let ns = ns_of_seconds(s).filter(|&ns| ns > 0).ok_or_else(|| {
+                    t.err(
+                        line,
+                        key,
+                        format!("found {s}, allowed a positive number of seconds (at least 1 ns)"),
+                    )
+                })?;
+                self.stop_time = Duration::from_ns(ns);
+            }
+            "BUFFER_SIZE" => {
+                self.buffer_mib = t.num(key, "MiB")?;
+                if !(1..=MAX_BUFFER_MIB).contains(&self.buffer_mib) {
+                    return Err(t.err(
+                        line,
+                        key,
+                        format!(
+                            "found {} MiB, allowed 1..={MAX_BUFFER_MIB} (the fork computes the bytes in 32 \
+                             bits: 4096 MiB and more wrap there)",
+                            self.buffer_mib
+                        ),
+                    ));
+                }
+            }
+            "ACK_HIGH_PRIO" => self.ack_high_prio = flag(t, key)?,
+            "FCT_OUTPUT_FILE" | "PFC_OUTPUT_FILE" | "QLEN_MON_FILE" | "QLEN_MON_START" | "QLEN_MON_END" => {
+                self.outputs.read(t, key, line)?
+            }
+            _ => return Ok(false),
         }
-        if !seen_topology || !seen_flows {
-            let k = if seen_topology {
-                "FLOW_FILE"
-            } else {
-                "TOPOLOGY_FILE"
-            };
-            return Err(Ns3Error {
-                file: file.to_string(),
-                line: 0,
-                what: k.into(),
-                message: "missing: the config must name it".into(),
-            });
+        Ok(true)
+    }
+
+    /// The value of `key` (given on `line`) if it is a DCQCN reaction point's key. `false`:
+    /// not one.
+    fn read_dcqcn_key(&mut self, t: &mut Tokens<'_>, key: &str, line: usize) -> Result<bool, Ns3Error> {
+        match key {
+            "ALPHA_RESUME_INTERVAL" => self.alpha_resume_interval = us(t, key)?,
+            "RATE_DECREASE_INTERVAL" => self.rate_decrease_interval = us(t, key)?,
+            "RP_TIMER" => self.rp_timer = us(t, key)?,
+            "CLAMP_TARGET_RATE" => self.clamp_target_rate = flag(t, key)?,
+            "EWMA_GAIN" => {
+                let g: f64 = t.num(key, "a fraction")?;
+                let k = g * 1024.0;
+                if !(0.0..=1.0).contains(&g) || k.fract() != 0.0 {
+                    return Err(t.err(
+                        line,
+                        key,
+                        format!("found {g}, allowed a multiple of 1/1024 in 0..=1 (the reaction point keeps alpha's gain in 1/1024)"),
+                    ));
+                }
+                self.ewma_gain_1024 = k as u32;
+            }
+            "FAST_RECOVERY_TIMES" => self.fast_recovery_times = t.num(key, "a count")?,
+            "RATE_AI" => self.rate_ai = t.rate(key)?,
+            "RATE_HAI" => self.rate_hai = t.rate(key)?,
+            "MIN_RATE" => self.min_rate = t.rate(key)?,
+            _ => return Ok(false),
         }
-        // each rate's thresholds in order, named by their own lines
-        for &(rate, kmin) in &c.kmin_kb {
-            if let Some(&(_, kmax)) = c.kmax_kb.iter().find(|(r, _)| *r == rate)
+        Ok(true)
+    }
+
+    /// The entries of `key` if it is an ECN map (`KMAX_MAP`, `KMIN_MAP`, `PMAX_MAP`): a count,
+    /// then (rate, value) pairs. `false`: not one.
+    fn read_ecn_map(&mut self, t: &mut Tokens<'_>, key: &str) -> Result<bool, Ns3Error> {
+        if !matches!(key, "KMAX_MAP" | "KMIN_MAP" | "PMAX_MAP") {
+            return Ok(false);
+        }
+        let n: u32 = t.num(key, "the number of (rate, value) pairs")?;
+        for _ in 0..n {
+            let bps: u64 = t.num(key, "a link rate in b/s")?;
+            let at = t.line();
+            let rate = Rate::from_bps(bps)
+                .ok_or_else(|| t.err(at, key, "found rate 0, allowed a positive rate".into()))?;
+            // a rate given again (in this map or on another line of the key)
+            // replaces the value, as the fork's `rate2kmax[rate] = k` does
+            fn put<T>(m: &mut Vec<(Rate, T)>, rate: Rate, v: T) {
+                match m.iter_mut().find(|(r, _)| *r == rate) {
+                    Some(e) => e.1 = v,
+                    None => m.push((rate, v)),
+                }
+            }
+            match key {
+                "KMAX_MAP" | "KMIN_MAP" => {
+                    let kb: u64 = t.num(key, "KB (of 1000 bytes)")?;
+                    if kb > MAX_ECN_KB {
+                        return Err(t.err(
+                            t.line(),
+                            key,
+                            format!(
+                                "found {kb} KB for {rate}, allowed 0..={MAX_ECN_KB} KB (the fork keeps \
+                                 the threshold in bytes in 32 bits: {kb} × 1000 wraps there)"
+                            ),
+                        ));
+                    }
+                    put(
+                        if key == "KMAX_MAP" {
+                            &mut self.kmax_kb
+                        } else {
+                            &mut self.kmin_kb
+                        },
+                        rate,
+                        kb,
+                    );
+                }
+                _ => {
+                    let p: f64 = t.num(key, "a probability")?;
+                    if !(0.0..=1.0).contains(&p) {
+                        return Err(t.err(
+                            t.line(),
+                            key,
+                            format!("found {p} for {rate}, allowed a probability 0..=1"),
+                        ));
+                    }
+                    put(&mut self.pmax, rate, p);
+                }
+            }
+            self.map_lines.insert((key.to_string(), bps), t.line());
+        }
+        Ok(true)
+    }
+
+    /// A key of [`IGNORED`] or [`IGNORED_2`] (its value skipped, the key listed with its
+    /// reason); any other key is refused.
+    fn read_ignored(&mut self, t: &mut Tokens<'_>, key: &str, line: usize) -> Result<(), Ns3Error> {
+        match IGNORED.iter().chain(IGNORED_2.iter()).find(|(n, _)| *n == key) {
+            Some(&(_, why)) => {
+                t.next(key)?;
+                self.ignored.push(IgnoredKey {
+                    key: key.to_string(),
+                    line,
+                    why,
+                });
+                Ok(())
+            }
+            None => Err(t.err(
+                line,
+                "key",
+                format!("found {key:?}: not a key of the reference's config.txt"),
+            )),
+        }
+    }
+
+    /// Each rate's thresholds in order (Kmin ≤ Kmax), named by their own lines.
+    fn check_thresholds_in_order(&self) -> Result<(), Ns3Error> {
+        for &(rate, kmin) in &self.kmin_kb {
+            if let Some(&(_, kmax)) = self.kmax_kb.iter().find(|(r, _)| *r == rate)
                 && kmin > kmax
             {
-                let kmax_line = c.map_line("KMAX_MAP", rate);
+                let kmax_line = self.map_line("KMAX_MAP", rate);
                 return Err(Ns3Error {
-                    file: file.to_string(),
-                    line: c.map_line("KMIN_MAP", rate),
+                    file: self.file.clone(),
+                    line: self.map_line("KMIN_MAP", rate),
                     what: "KMIN_MAP".into(),
                     message: format!(
                         "found Kmin {kmin} KB for {rate}, above its Kmax {kmax} KB (KMAX_MAP, line {kmax_line}); \
@@ -411,7 +406,7 @@ impl Config {
                 });
             }
         }
-        Ok(c)
+        Ok(())
     }
 
     /// The line `key` was last given on (0: not in the file).
@@ -426,6 +421,76 @@ impl Config {
             .copied()
             .unwrap_or(0)
     }
+}
+
+/// A 0-or-1 flag of `key`: whether it is not 0.
+fn flag(t: &mut Tokens<'_>, key: &str) -> Result<bool, Ns3Error> {
+    Ok(t.num::<u32>(key, "0 or 1")? != 0)
+}
+
+/// A number of microseconds of `key`.
+fn us(t: &mut Tokens<'_>, key: &str) -> Result<Duration, Ns3Error> {
+    let (v, l) = t.next(key)?;
+    micros(v).ok_or_else(|| t.err(l, key, format!("found {v:?}, allowed a number of microseconds")))
+}
+
+/// Refuses a value of `key` (given on `line`) that asks for what the simulator does not
+/// model: link errors, going back to a chunk boundary, windows, unpaced QPs, links going
+/// down. `false`: not such a key.
+fn refuse_unmodelled(t: &mut Tokens<'_>, key: &str, line: usize) -> Result<bool, Ns3Error> {
+    match key {
+        "ERROR_RATE_PER_LINK" => {
+            let e: f64 = t.num(key, "a probability")?;
+            if e != 0.0 {
+                return Err(t.err(
+                    line,
+                    key,
+                    format!("found {e}: random link errors are not modelled; allowed 0"),
+                ));
+            }
+        }
+        "L2_BACK_TO_ZERO" => {
+            if flag(t, key)? {
+                return Err(t.err(
+                    line,
+                    key,
+                    "found 1: going back to a chunk boundary re-delivers bytes (MODEL.md §2) and is not modelled; allowed 0".into(),
+                ));
+            }
+        }
+        "HAS_WIN" => {
+            if flag(t, key)? {
+                return Err(t.err(
+                    line,
+                    key,
+                    "found 1: window-based sending is not modelled; allowed 0".into(),
+                ));
+            }
+        }
+        "RATE_BOUND" => {
+            if !flag(t, key)? {
+                return Err(t.err(
+                    line,
+                    key,
+                    "found 0: QPs are always paced at their rate here; allowed 1".into(),
+                ));
+            }
+        }
+        "LINK_DOWN" => {
+            let at: u64 = t.num(key, "a time in ns")?;
+            let _: u32 = t.num(key, "a node id")?;
+            let _: u32 = t.num(key, "a node id")?;
+            if at != 0 {
+                return Err(t.err(
+                    line,
+                    key,
+                    format!("found a link going down at {at} ns: not modelled; allowed 0 0 0"),
+                ));
+            }
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
 }
 
 #[cfg(test)]
