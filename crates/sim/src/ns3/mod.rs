@@ -102,63 +102,7 @@ impl Run {
         let topology = Topology::parse(topology.0, topology.1)?;
         let fp = flows.1;
         let flows = parse_flows(flows.0, fp)?;
-        for f in &flows {
-            if f.src == f.dst {
-                return Err(Ns3Error {
-                    file: fp.to_string(),
-                    line: f.line,
-                    what: "dst".into(),
-                    message: format!("found node {} as both source and destination", f.src),
-                });
-            }
-            for (x, what) in [(f.src, "src"), (f.dst, "dst")] {
-                if x >= topology.nodes || topology.is_switch[x as usize] {
-                    return Err(Ns3Error {
-                        file: fp.to_string(),
-                        line: f.line,
-                        what: what.into(),
-                        message: format!("found node {x}, allowed a host of the topology"),
-                    });
-                }
-            }
-        }
-        // hosts do not forward: a flow's two hosts reach each other through linked switches
-        // (or one link between them)
-        let mut parent: Vec<u32> = (0..topology.nodes).collect();
-        fn find(parent: &mut [u32], mut x: u32) -> u32 {
-            while parent[x as usize] != x {
-                parent[x as usize] = parent[parent[x as usize] as usize];
-                x = parent[x as usize];
-            }
-            x
-        }
-        for l in &topology.links {
-            if topology.is_switch[l.a as usize] || topology.is_switch[l.b as usize] {
-                let (ra, rb) = (find(&mut parent, l.a), find(&mut parent, l.b));
-                parent[ra as usize] = rb;
-            }
-        }
-        let direct = |a: u32, b: u32| {
-            topology
-                .links
-                .iter()
-                .any(|l| (l.a, l.b) == (a, b) || (l.a, l.b) == (b, a))
-        };
-        for f in &flows {
-            let (ra, rb) = (find(&mut parent, f.src), find(&mut parent, f.dst));
-            if ra != rb && !direct(f.src, f.dst) {
-                return Err(Ns3Error {
-                    file: fp.to_string(),
-                    line: f.line,
-                    what: "dst".into(),
-                    message: format!(
-                        "no path from host {} to host {} in {} (their switches are not linked, and hosts \
-                         do not forward); allowed hosts that reach each other",
-                        f.src, f.dst, topology_name
-                    ),
-                });
-            }
-        }
+        check_flow_hosts(&topology, topology_name, &flows, fp)?;
         let run = Run {
             config: c,
             topology,
@@ -173,97 +117,133 @@ impl Run {
     /// DCQCN values against the senders' line rates, a buffer smaller than the headroom its
     /// ports reserve.
     fn check(&self, topology_name: &str) -> Result<(), Ns3Error> {
+        if self.config.enable_qcn {
+            self.check_ecn_maps(topology_name)?;
+        }
+        if self.config.cc_mode == 1 {
+            self.check_dcqcn(topology_name)?;
+        }
+        self.check_headroom(topology_name)
+    }
+
+    /// An error about the config's `key`, at the line it was last given on.
+    fn config_error(&self, key: &str, message: String) -> Ns3Error {
         let c = &self.config;
-        let t = &self.topology;
-        let at = |key: &str, message: String| Ns3Error {
+        Ns3Error {
             file: c.file.clone(),
             line: c.line_of(key),
             what: key.into(),
             message,
-        };
-        if c.enable_qcn {
-            for l in t
-                .links
-                .iter()
-                .filter(|l| t.is_switch[l.a as usize] || t.is_switch[l.b as usize])
-            {
-                let has = [
-                    ("KMIN_MAP", c.kmin_kb.iter().any(|(r, _)| *r == l.rate)),
-                    ("KMAX_MAP", c.kmax_kb.iter().any(|(r, _)| *r == l.rate)),
-                    ("PMAX_MAP", c.pmax.iter().any(|(r, _)| *r == l.rate)),
-                ];
-                if let Some((key, _)) = has.into_iter().find(|(_, has)| !has) {
-                    let missing = if c.line_of(key) == 0 {
-                        " (the key is missing)"
-                    } else {
-                        ""
-                    };
-                    return Err(at(
-                        key,
-                        format!(
-                            "no entry for {}, the rate of the link at {topology_name}:{}{missing}; allowed a \
-                             map with an entry for every switch port's rate (the fork asserts one; ENABLE_QCN 0 \
-                             marks nothing)",
-                            l.rate, l.line
-                        ),
-                    ));
-                }
-            }
         }
-        if c.cc_mode == 1 {
-            let rp = self.rp_params();
-            // each host's one link
-            let mut link_of: Vec<Option<&Link>> = vec![None; t.nodes as usize];
-            for l in &t.links {
-                link_of[l.a as usize].get_or_insert(l);
-                link_of[l.b as usize].get_or_insert(l);
-            }
-            let mut checked: Vec<Rate> = Vec::new();
-            for f in &self.flows {
-                let Some(l) = link_of[f.src as usize] else {
-                    continue;
+    }
+
+    /// Every ECN map has an entry for the rate of every switch port (the fork asserts one).
+    fn check_ecn_maps(&self, topology_name: &str) -> Result<(), Ns3Error> {
+        let c = &self.config;
+        let t = &self.topology;
+        for l in t
+            .links
+            .iter()
+            .filter(|l| t.is_switch[l.a as usize] || t.is_switch[l.b as usize])
+        {
+            let has = [
+                ("KMIN_MAP", c.kmin_kb.iter().any(|(r, _)| *r == l.rate)),
+                ("KMAX_MAP", c.kmax_kb.iter().any(|(r, _)| *r == l.rate)),
+                ("PMAX_MAP", c.pmax.iter().any(|(r, _)| *r == l.rate)),
+            ];
+            if let Some((key, _)) = has.into_iter().find(|(_, has)| !has) {
+                let missing = if c.line_of(key) == 0 {
+                    " (the key is missing)"
+                } else {
+                    ""
                 };
-                if checked.contains(&l.rate) {
-                    continue;
-                }
-                checked.push(l.rate);
-                if let Err(e) = rp.validate(l.rate) {
-                    // the config's key and its own value, not the reaction point's field
-                    let (key, message) = match e.field {
-                        "rpg_min_rate" | "rate_to_set_on_first_cnp" => (
-                            "MIN_RATE",
-                            format!(
-                                "found {}, above the line rate {} of host {} (its link at {topology_name}:{}); \
-                                 allowed up to the slowest sender's line rate",
-                                c.min_rate, l.rate, f.src, l.line
-                            ),
-                        ),
-                        "rpg_time_reset" => (
-                            "RP_TIMER",
-                            "found 0 µs: the rate would never rise again after a cut; allowed a period above 0".into(),
-                        ),
-                        "dce_tcp_rtt" => (
-                            "ALPHA_RESUME_INTERVAL",
-                            "found 0 µs, allowed a period above 0".into(),
-                        ),
-                        "rate_reduce_monitor_period" => (
-                            "RATE_DECREASE_INTERVAL",
-                            "found 0 µs, allowed a period above 0".into(),
-                        ),
-                        "dce_tcp_g" => ("EWMA_GAIN", format!("found {}, allowed 0..=1", e.found)),
-                        "rpg_threshold" => ("FAST_RECOVERY_TIMES", format!("found {}, allowed {}", e.found, e.allowed)),
-                        "rpg_ai_rate" => ("RATE_AI", format!("found {}, allowed {}", e.found, e.allowed)),
-                        "rpg_hai_rate" => ("RATE_HAI", format!("found {}, allowed {}", e.found, e.allowed)),
-                        "clamp_tgt_rate" => ("CLAMP_TARGET_RATE", format!("found {}, allowed {}", e.found, e.allowed)),
-                        other => (
-                            "CC_MODE",
-                            format!("DCQCN (CC_MODE 1) cannot run with these values: {other}: found {}, allowed {}", e.found, e.allowed),
-                        ),
-                    };
-                    return Err(at(key, message));
-                }
+                return Err(self.config_error(
+                    key,
+                    format!(
+                        "no entry for {}, the rate of the link at {topology_name}:{}{missing}; allowed a \
+                         map with an entry for every switch port's rate (the fork asserts one; ENABLE_QCN 0 \
+                         marks nothing)",
+                        l.rate, l.line
+                    ),
+                ));
             }
         }
+        Ok(())
+    }
+
+    /// DCQCN's reaction point accepts the config's values at every sender's line rate.
+    fn check_dcqcn(&self, topology_name: &str) -> Result<(), Ns3Error> {
+        let c = &self.config;
+        let t = &self.topology;
+        let rp = self.rp_params();
+        // each host's one link
+        let mut link_of: Vec<Option<&Link>> = vec![None; t.nodes as usize];
+        for l in &t.links {
+            link_of[l.a as usize].get_or_insert(l);
+            link_of[l.b as usize].get_or_insert(l);
+        }
+        let mut checked: Vec<Rate> = Vec::new();
+        for f in &self.flows {
+            let Some(l) = link_of[f.src as usize] else {
+                continue;
+            };
+            if checked.contains(&l.rate) {
+                continue;
+            }
+            checked.push(l.rate);
+            if let Err(e) = rp.validate(l.rate) {
+                // the config's key and its own value, not the reaction point's field
+                let (key, message) = match e.field {
+                    "rpg_min_rate" | "rate_to_set_on_first_cnp" => (
+                        "MIN_RATE",
+                        format!(
+                            "found {}, above the line rate {} of host {} (its link at {topology_name}:{}); \
+                             allowed up to the slowest sender's line rate",
+                            c.min_rate, l.rate, f.src, l.line
+                        ),
+                    ),
+                    "rpg_time_reset" => (
+                        "RP_TIMER",
+                        "found 0 µs: the rate would never rise again after a cut; allowed a period above 0"
+                            .into(),
+                    ),
+                    "dce_tcp_rtt" => (
+                        "ALPHA_RESUME_INTERVAL",
+                        "found 0 µs, allowed a period above 0".into(),
+                    ),
+                    "rate_reduce_monitor_period" => (
+                        "RATE_DECREASE_INTERVAL",
+                        "found 0 µs, allowed a period above 0".into(),
+                    ),
+                    "dce_tcp_g" => ("EWMA_GAIN", format!("found {}, allowed 0..=1", e.found)),
+                    "rpg_threshold" => (
+                        "FAST_RECOVERY_TIMES",
+                        format!("found {}, allowed {}", e.found, e.allowed),
+                    ),
+                    "rpg_ai_rate" => ("RATE_AI", format!("found {}, allowed {}", e.found, e.allowed)),
+                    "rpg_hai_rate" => ("RATE_HAI", format!("found {}, allowed {}", e.found, e.allowed)),
+                    "clamp_tgt_rate" => (
+                        "CLAMP_TARGET_RATE",
+                        format!("found {}, allowed {}", e.found, e.allowed),
+                    ),
+                    other => (
+                        "CC_MODE",
+                        format!(
+                            "DCQCN (CC_MODE 1) cannot run with these values: {other}: found {}, allowed {}",
+                            e.found, e.allowed
+                        ),
+                    ),
+                };
+                return Err(self.config_error(key, message));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every switch's buffer holds the headroom its ports reserve.
+    fn check_headroom(&self, topology_name: &str) -> Result<(), Ns3Error> {
+        let c = &self.config;
+        let t = &self.topology;
         // every switch's buffer holds the headroom its ports reserve (3 × rate × delay of its
         // fastest port, per lossless priority, as convert.rs sets it)
         let mut lossless = 0u8;
@@ -301,7 +281,7 @@ impl Run {
             } else {
                 format!("shorter link delays (BUFFER_SIZE holds at most {MAX_BUFFER_MIB} MiB)")
             };
-            return Err(at(
+            return Err(self.config_error(
                 "BUFFER_SIZE",
                 format!(
                     "found {} MiB, but switch {id}'s {} ports reserve {total} bytes: each its headroom of 3 × rate \
@@ -314,6 +294,74 @@ impl Run {
         }
         Ok(())
     }
+}
+
+/// Every flow (of the flow file `fp`) goes between two different hosts of the topology
+/// (named `topology_name`) that reach each other.
+fn check_flow_hosts(
+    topology: &Topology,
+    topology_name: &str,
+    flows: &[Flow],
+    fp: &str,
+) -> Result<(), Ns3Error> {
+    for f in flows {
+        if f.src == f.dst {
+            return Err(Ns3Error {
+                file: fp.to_string(),
+                line: f.line,
+                what: "dst".into(),
+                message: format!("found node {} as both source and destination", f.src),
+            });
+        }
+        for (x, what) in [(f.src, "src"), (f.dst, "dst")] {
+            if x >= topology.nodes || topology.is_switch[x as usize] {
+                return Err(Ns3Error {
+                    file: fp.to_string(),
+                    line: f.line,
+                    what: what.into(),
+                    message: format!("found node {x}, allowed a host of the topology"),
+                });
+            }
+        }
+    }
+    // hosts do not forward: a flow's two hosts reach each other through linked switches
+    // (or one link between them)
+    let mut parent: Vec<u32> = (0..topology.nodes).collect();
+    fn find(parent: &mut [u32], mut x: u32) -> u32 {
+        while parent[x as usize] != x {
+            parent[x as usize] = parent[parent[x as usize] as usize];
+            x = parent[x as usize];
+        }
+        x
+    }
+    for l in &topology.links {
+        if topology.is_switch[l.a as usize] || topology.is_switch[l.b as usize] {
+            let (ra, rb) = (find(&mut parent, l.a), find(&mut parent, l.b));
+            parent[ra as usize] = rb;
+        }
+    }
+    let direct = |a: u32, b: u32| {
+        topology
+            .links
+            .iter()
+            .any(|l| (l.a, l.b) == (a, b) || (l.a, l.b) == (b, a))
+    };
+    for f in flows {
+        let (ra, rb) = (find(&mut parent, f.src), find(&mut parent, f.dst));
+        if ra != rb && !direct(f.src, f.dst) {
+            return Err(Ns3Error {
+                file: fp.to_string(),
+                line: f.line,
+                what: "dst".into(),
+                message: format!(
+                    "no path from host {} to host {} in {} (their switches are not linked, and hosts \
+                     do not forward); allowed hosts that reach each other",
+                    f.src, f.dst, topology_name
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
