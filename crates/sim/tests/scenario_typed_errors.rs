@@ -9,7 +9,13 @@ const INCAST: &str = include_str!("../../../examples/scenarios/incast-dcqcn.toml
 /// The error of loading incast-dcqcn with `from` replaced by `to` (which must be there).
 fn incast_with(from: &str, to: &str) -> ScenarioError {
     assert!(INCAST.contains(from), "{from:?} is not in incast-dcqcn.toml");
-    load_str(&INCAST.replacen(from, to, 1), "incast.toml", None, &Overrides::default()).unwrap_err()
+    load_str(
+        &INCAST.replacen(from, to, 1),
+        "incast.toml",
+        None,
+        &Overrides::default(),
+    )
+    .unwrap_err()
 }
 
 /// The error of loading `text` with one `--set`.
@@ -54,18 +60,23 @@ fn a_set_path_that_names_nothing_or_goes_through_a_value_is_refused() {
     let e = with_set(text, "bogus=1");
     assert_eq!((e.file.as_str(), e.line, e.key.as_str()), ("--set", 0, ""));
     assert!(
-        e.message
-            .starts_with("bogus=1: \"bogus\" is not a parameter of this scenario; allowed: [params] senders; top-level "),
+        e.message.starts_with(
+            "bogus=1: \"bogus\" is not a parameter of this scenario; allowed: [params] senders; top-level "
+        ),
         "{e}"
     );
     let e = with_set(text, "a..b=1");
     assert!(
-        e.message
-            .starts_with("a..b=1: found the path \"a..b\", which has an empty part; allowed: [params] senders;"),
+        e.message.starts_with(
+            "a..b=1: found the path \"a..b\", which has an empty part; allowed: [params] senders;"
+        ),
         "{e}"
     );
     let e = with_set(text, "defaults.ets_idle_slope.3=\"1G\"");
-    assert_eq!(e.message, "defaults.ets_idle_slope.3=\"1G\": `ets_idle_slope` is not a table");
+    assert_eq!(
+        e.message,
+        "defaults.ets_idle_slope.3=\"1G\": `ets_idle_slope` is not a table"
+    );
     let e = with_set(text, "senders=1\nx = 2");
     assert_eq!(
         e.message,
@@ -123,7 +134,10 @@ fn a_qp_engine_table_names_its_key_found_and_allowed() {
         "key `rpg_ai_rate`: found 5, allowed a rate such as \"5M\", \"100G\" (or \"none\")"
     );
     let e = incast_with(dcqcn, "dcqcn = { rpg_ai_rate = \"fast\" }");
-    assert!(e.message.starts_with("key `rpg_ai_rate`: ") && e.message.contains("fast"), "{e}");
+    assert!(
+        e.message.starts_with("key `rpg_ai_rate`: ") && e.message.contains("fast"),
+        "{e}"
+    );
     let e = incast_with(dcqcn, "dcqcn = { bogus = 1 }");
     assert!(
         e.message.contains("bogus") && e.message.ends_with(

@@ -95,7 +95,7 @@ impl Ctx<'_> {
         e
     }
     pub(super) fn duration(&self, v: &Spanned<String>, key: &str) -> Result<Duration, ScenarioError> {
-        parse_duration(v.get_ref()).or_else(|m| self.err(v.span(), key, m))
+        parse_duration(v.get_ref()).or_else(|m| self.err(v.span(), key, m.to_string()))
     }
 }
 

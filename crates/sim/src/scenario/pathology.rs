@@ -383,7 +383,7 @@ impl Scope<'_> {
                 None => Ok(None),
                 Some(v) => crate::scenario::parse_duration(v.get_ref())
                     .map(Some)
-                    .or_else(|m| ctx.err(at(v), key, m)),
+                    .or_else(|m| ctx.err(at(v), key, m.to_string())),
             }
         };
         let detection = dur(&r.detection, "detection")?.unwrap_or(Duration::from_ms(pfcwd::DEFAULT_MS));
