@@ -229,3 +229,33 @@ fn a_roce_qp_delivers_every_byte_once_over_a_link_with_bit_errors() {
         assert!(f.qp.as_ref().unwrap().retransmitted_frames > 0 || f.dropped_frames == 0);
     }
 }
+
+#[test]
+fn the_ber_key_of_a_link_or_of_defaults_sets_its_bit_error_rate() {
+    let on_link = LINE
+        .replace("FC", "off")
+        .replace("a = \"s\"\nb = \"b\"", "a = \"s\"\nb = \"b\"\nber = 1e-9");
+    let c = config(&on_link);
+    assert_eq!((c.links[0].ber, c.links[1].ber), (0.0, 1e-9));
+    let in_defaults = LINE
+        .replace("FC", "off")
+        .replace("[defaults]\n", "[defaults]\nber = 2e-12\n");
+    let c = config(&in_defaults);
+    assert_eq!((c.links[0].ber, c.links[1].ber), (2e-12, 2e-12));
+}
+
+#[test]
+fn a_bit_error_rate_outside_0_to_1_is_refused_with_its_line() {
+    for bad in ["1.0", "-1e-9", "nan"] {
+        let text = LINE
+            .replace("FC", "off")
+            .replace("[defaults]\n", &format!("[defaults]\nber = {bad}\n"));
+        let e = load_str(&text, "inline.toml", None, &Overrides::default()).unwrap_err();
+        let shown = e.to_string();
+        assert!(
+            shown.starts_with("inline.toml:5: key `ber`")
+                && shown.contains("allowed a bit error rate from 0 up to"),
+            "{shown}"
+        );
+    }
+}

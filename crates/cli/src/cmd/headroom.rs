@@ -126,7 +126,7 @@ fn parse_cable(s: &str) -> Result<u64, String> {
 }
 
 fn parse_delay(s: &str) -> Result<Duration, String> {
-    let d = lossless_sim::scenario::parse_duration(s)?;
+    let d = lossless_sim::scenario::parse_duration(s).map_err(|e| e.to_string())?;
     if d > Duration::from_ms(1) {
         return Err(format!("found {d}, allowed 0..=1 ms"));
     }

@@ -186,7 +186,7 @@ pub struct SimArgs {
 
 /// `--duration`: a positive duration (a run of no time is refused here, naming the option).
 fn parse_duration(s: &str) -> Result<Duration, String> {
-    match scenario::parse_duration(s)? {
+    match scenario::parse_duration(s).map_err(|e| e.to_string())? {
         d if d == Duration::ZERO => Err(format!("found {s:?}, allowed a positive duration")),
         d => Ok(d),
     }

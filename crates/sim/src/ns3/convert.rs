@@ -42,73 +42,16 @@ impl Run {
     pub fn to_sim_config(&self, name: &str) -> Result<SimConfig, Ns3Error> {
         let c = &self.config;
         let t = &self.topology;
-        let err = |what: &str, message: String| Ns3Error {
-            file: name.to_string(),
-            line: 0,
-            what: what.to_string(),
-            message,
-        };
         let mut lossless = 0u8;
         for f in &self.flows {
             lossless |= 1 << f.pg;
         }
-        // ECN thresholds of each port rate from the config's maps (KB of 1000 bytes)
-        let ecn = |ports: &[&Link]| -> Result<Option<EcnSpec>, Ns3Error> {
-            if !c.enable_qcn {
-                return Ok(None);
-            }
-            let mut by_rate = Vec::new();
-            for l in ports {
-                if by_rate.iter().any(|(r, _)| *r == l.rate) {
-                    continue;
-                }
-                let find = |m: &[(Rate, u64)], key: &str| {
-                    m.iter().find(|(r, _)| *r == l.rate).map(|(_, v)| *v).ok_or_else(|| {
-                        err(
-                            key,
-                            format!(
-                                "no entry for the {} link of line {}: the reference asserts one per link rate",
-                                l.rate, l.line
-                            ),
-                        )
-                    })
-                };
-                let kmin = find(&c.kmin_kb, "KMIN_MAP")?;
-                let kmax = find(&c.kmax_kb, "KMAX_MAP")?;
-                let pmax = c
-                    .pmax
-                    .iter()
-                    .find(|(r, _)| *r == l.rate)
-                    .map(|(_, p)| *p)
-                    .ok_or_else(|| {
-                        err(
-                            "PMAX_MAP",
-                            format!("no entry for the {} link of line {}", l.rate, l.line),
-                        )
-                    })?;
-                let cfg = EcnConfig {
-                    kmin_bytes: kmin * 1000,
-                    kmax_bytes: kmax * 1000,
-                    pmax,
-                    point: MarkPoint::Dequeue,
-                };
-                cfg.validate().map_err(|e| err("KMIN_MAP", e.to_string()))?;
-                by_rate.push((l.rate, cfg));
-            }
-            // class 0 (PFC and CNPs in the reference) is never marked
-            Ok(Some(EcnSpec {
-                config: None,
-                by_rate,
-                hpcc_ns3_by_rate: false,
-                priorities: 0xFE,
-            }))
-        };
         let mut sim = t.sim_config(
             name,
             c.buffer_mib * 1024 * 1024,
             lossless,
             u64::from(c.packet_payload_size),
-            ecn,
+            |ports| self.ecn_spec(name, ports),
         )?;
         sim.duration = c.stop_time;
         sim.model.replies = if c.ack_high_prio {
@@ -124,6 +67,74 @@ impl Run {
             c.cc_mode,
             if c.enable_qcn { "on" } else { "off" }
         );
+        sim.flows = self.flow_specs();
+        Ok(sim)
+    }
+
+    /// The ECN marking of a switch whose ports are `ports`: each port rate's thresholds from
+    /// the config's maps (KB of 1000 bytes); none with `ENABLE_QCN` 0. Errors name `name`.
+    fn ecn_spec(&self, name: &str, ports: &[&Link]) -> Result<Option<EcnSpec>, Ns3Error> {
+        let c = &self.config;
+        let err = |what: &str, message: String| Ns3Error {
+            file: name.to_string(),
+            line: 0,
+            what: what.to_string(),
+            message,
+        };
+        if !c.enable_qcn {
+            return Ok(None);
+        }
+        let mut by_rate = Vec::new();
+        for l in ports {
+            if by_rate.iter().any(|(r, _)| *r == l.rate) {
+                continue;
+            }
+            let find = |m: &[(Rate, u64)], key: &str| {
+                m.iter().find(|(r, _)| *r == l.rate).map(|(_, v)| *v).ok_or_else(|| {
+                    err(
+                        key,
+                        format!(
+                            "no entry for the {} link of line {}: the reference asserts one per link rate",
+                            l.rate, l.line
+                        ),
+                    )
+                })
+            };
+            let kmin = find(&c.kmin_kb, "KMIN_MAP")?;
+            let kmax = find(&c.kmax_kb, "KMAX_MAP")?;
+            let pmax = c
+                .pmax
+                .iter()
+                .find(|(r, _)| *r == l.rate)
+                .map(|(_, p)| *p)
+                .ok_or_else(|| {
+                    err(
+                        "PMAX_MAP",
+                        format!("no entry for the {} link of line {}", l.rate, l.line),
+                    )
+                })?;
+            let cfg = EcnConfig {
+                kmin_bytes: kmin * 1000,
+                kmax_bytes: kmax * 1000,
+                pmax,
+                point: MarkPoint::Dequeue,
+            };
+            cfg.validate().map_err(|e| err("KMIN_MAP", e.to_string()))?;
+            by_rate.push((l.rate, cfg));
+        }
+        // class 0 (PFC and CNPs in the reference) is never marked
+        Ok(Some(EcnSpec {
+            config: None,
+            by_rate,
+            hpcc_ns3_by_rate: false,
+            priorities: 0xFE,
+        }))
+    }
+
+    /// The flows as RoCEv2 QPs `flow<i>` with the reference's transport and, with `CC_MODE`
+    /// 1, DCQCN.
+    fn flow_specs(&self) -> Vec<FlowSpec> {
+        let c = &self.config;
         let rc = RcConfig {
             mtu: c.packet_payload_size,
             ..RcConfig::hpcc_ns3()
@@ -136,8 +147,7 @@ impl Run {
         } else {
             CcSpec::None
         };
-        let flows = self
-            .flows
+        self.flows
             .iter()
             .enumerate()
             .map(|(i, f)| FlowSpec {
@@ -157,9 +167,7 @@ impl Run {
                     udp_dport: f.dport,
                 })),
             })
-            .collect();
-        sim.flows = flows;
-        Ok(sim)
+            .collect()
     }
 }
 

@@ -97,7 +97,7 @@ impl<'a> Tokens<'a> {
     /// The next token as an ns-3 time (`1000ns`, `1us`).
     pub(super) fn time(&mut self, what: &str) -> Result<Duration, Ns3Error> {
         let (t, line) = self.next(what)?;
-        parse_duration(t).map_err(|m| self.err(line, what, m))
+        parse_duration(t).map_err(|m| self.err(line, what, m.to_string()))
     }
 }
 

@@ -124,6 +124,18 @@ fn stray(
     Ok(())
 }
 
+/// The shape of a generated fabric: `pods` pods of `edges` edge (leaf) switches with
+/// `hosts_per_edge` hosts each and `aggs` aggregation switches (0: no aggregation layer),
+/// under `cores` core (spine) switches.
+#[derive(Clone, Copy)]
+struct Shape {
+    hosts_per_edge: u64,
+    edges: u64,
+    aggs: u64,
+    pods: u64,
+    cores: u64,
+}
+
 /// Appends the nodes and links of `raw.fabric` to `raw`'s hosts, switches and links.
 pub(super) fn expand(raw: &mut RawScenario, ctx: &Ctx<'_>) -> Result<(), ScenarioError> {
     let Some(f) = raw.fabric.take() else {
@@ -138,80 +150,9 @@ pub(super) fn expand(raw: &mut RawScenario, ctx: &Ctx<'_>) -> Result<(), Scenari
         Some(r) => link_rate(ctx, r, "fabric_rate")?,
         None => host_rate,
     };
-    let fabric_rate_text = f.fabric_rate.clone().unwrap_or_else(|| f.host_rate.clone());
-    // hosts per edge, edges per pod, aggregations per pod, pods, cores, cores per aggregation
     let shape = match kind.get_ref().as_str() {
-        "fat-tree" => {
-            stray(
-                ctx,
-                &[
-                    ("leaves", &f.leaves),
-                    ("spines", &f.spines),
-                    ("hosts_per_leaf", &f.hosts_per_leaf),
-                ],
-                kind,
-            )?;
-            let kv = need(ctx, &f.k, "k", kind)?;
-            let k = count(ctx, raw, kv, "k", 2)?;
-            if k % 2 != 0 || k > 128 {
-                return ctx.err(
-                    kv.span(),
-                    "k",
-                    format!("found {k}, allowed an even number 2..=128"),
-                );
-            }
-            let pods = match &f.pods {
-                Some(v) => {
-                    let p = count(ctx, raw, v, "pods", 1)?;
-                    if p > k {
-                        return ctx.err(v.span(), "pods", format!("found {p}, allowed 1..={k} (k)"));
-                    }
-                    p
-                }
-                None => k,
-            };
-            let half = k / 2;
-            let hosts_per_edge = match &f.oversubscription {
-                None => per_edge(ctx, 1.0, half, host_rate, fabric_rate, kind.span())?,
-                Some(v) => {
-                    let o = match v.get_ref() {
-                        toml::Value::Integer(n) => *n as f64,
-                        toml::Value::Float(x) => *x,
-                        other => {
-                            return ctx.err(
-                                v.span(),
-                                "oversubscription",
-                                format!("found {other}, allowed a ratio such as 1, 2 or 1.5"),
-                            );
-                        }
-                    };
-                    per_edge(ctx, o, half, host_rate, fabric_rate, v.span())?
-                }
-            };
-            (hosts_per_edge, half, half, pods, half * half, half)
-        }
-        "leaf-spine" => {
-            stray(
-                ctx,
-                &[
-                    ("k", &f.k),
-                    ("pods", &f.pods),
-                    ("oversubscription", &f.oversubscription),
-                ],
-                kind,
-            )?;
-            let leaves = count(ctx, raw, need(ctx, &f.leaves, "leaves", kind)?, "leaves", 1)?;
-            let spines = count(ctx, raw, need(ctx, &f.spines, "spines", kind)?, "spines", 1)?;
-            let hpl = count(
-                ctx,
-                raw,
-                need(ctx, &f.hosts_per_leaf, "hosts_per_leaf", kind)?,
-                "hosts_per_leaf",
-                1,
-            )?;
-            // one "pod" of leaves, no aggregation layer: every leaf links to every spine
-            (hpl, leaves, 0, 1, spines, spines)
-        }
+        "fat-tree" => fat_tree(ctx, raw, &f, host_rate, fabric_rate)?,
+        "leaf-spine" => leaf_spine(ctx, raw, &f)?,
         other => {
             return ctx.err(
                 kind.span(),
@@ -220,11 +161,16 @@ pub(super) fn expand(raw: &mut RawScenario, ctx: &Ctx<'_>) -> Result<(), Scenari
             );
         }
     };
-    let (hpe, edges, aggs, pods, cores, _) = shape;
     // the scenario's size limits apply again when the entries are built; here the fabric's
     // whole size is computed from its parameters (checked: a product that does not fit in 64
     // bits is too large too) and refused before a single entry is made
-    let size = FabricSize::of(hpe, edges, aggs, pods, cores);
+    let size = FabricSize::of(
+        shape.hosts_per_edge,
+        shape.edges,
+        shape.aggs,
+        shape.pods,
+        shape.cores,
+    );
     if let Some(why) = size.refusal() {
         return ctx.err(kind.span(), "", why);
     }
@@ -235,103 +181,215 @@ pub(super) fn expand(raw: &mut RawScenario, ctx: &Ctx<'_>) -> Result<(), Scenari
             "the fabric's host count does not fit in 64 bits".into(),
         );
     };
-    let span = kind.span();
-    let s = |text: String| Spanned::new(span.clone(), text);
-    let group = f
-        .hosts
-        .as_ref()
-        .map_or_else(|| "h".to_string(), |h| h.get_ref().clone());
-    raw.host.push(RawHost {
-        name: s(group.clone()),
-        count: Some(Spanned::new(span.clone(), toml::Value::Integer(hosts as i64))),
-        rx_rate: None,
-        rx_buffer_bytes: None,
-        rx_xoff_bytes: None,
-        rx_xon_bytes: None,
-        nic_queue_frames: None,
-        dcbx: None,
-        rx_stall: None,
-        pfc_prevention_tout: None,
-    });
-    let (lower, upper) = if kind.get_ref() == "fat-tree" {
-        ("edge", "core")
-    } else {
-        ("leaf", "spine")
-    };
-    let sw = &f.switch;
-    let switch = |name: String| RawSwitch {
-        name: s(name),
-        buffer_bytes: sw.buffer_bytes.clone(),
-        threshold: sw
-            .threshold
-            .clone()
-            .unwrap_or_else(|| Spanned::new(span.clone(), "dynamic".into())),
-        alpha: sw.alpha,
-        static_threshold_bytes: sw.static_threshold_bytes,
-        xon_offset_bytes: sw.xon_offset_bytes,
-        headroom_bytes: sw.headroom_bytes,
-        mtu: sw.mtu.clone(),
-        dcbx: sw.dcbx.clone(),
-        ecn: sw.ecn.clone(),
-        qcn: sw.qcn.clone(),
-        pfcwd: sw.pfcwd.clone(),
-    };
-    let edge_name = |e: u64| format!("{lower}{}", e + 1);
-    let agg_name = |a: u64| format!("agg{}", a + 1);
-    let core_name = |c: u64| format!("{upper}{}", c + 1);
-    for e in 0..pods * edges {
-        raw.switch.push(switch(edge_name(e)));
+    let entries = Entries::new(&f);
+    entries.push_nodes(raw, shape, hosts);
+    entries.push_links(raw, shape, hosts);
+    Ok(())
+}
+
+/// A fat tree's shape from `k`, `pods` and `oversubscription`.
+fn fat_tree(
+    ctx: &Ctx<'_>,
+    raw: &RawScenario,
+    f: &RawFabric,
+    host_rate: Rate,
+    fabric_rate: Rate,
+) -> Result<Shape, ScenarioError> {
+    let kind = &f.kind;
+    stray(
+        ctx,
+        &[
+            ("leaves", &f.leaves),
+            ("spines", &f.spines),
+            ("hosts_per_leaf", &f.hosts_per_leaf),
+        ],
+        kind,
+    )?;
+    let kv = need(ctx, &f.k, "k", kind)?;
+    let k = count(ctx, raw, kv, "k", 2)?;
+    if k % 2 != 0 || k > 128 {
+        return ctx.err(
+            kv.span(),
+            "k",
+            format!("found {k}, allowed an even number 2..=128"),
+        );
     }
-    for a in 0..pods * aggs {
-        raw.switch.push(switch(agg_name(a)));
-    }
-    for c in 0..cores {
-        raw.switch.push(switch(core_name(c)));
-    }
-    let link = |a: String, b: String, rate: &Spanned<String>| RawLink {
-        a: s(a),
-        b: s(b),
-        rate: Some(rate.clone()),
-        length_m: None,
-        delay: f.delay.clone(),
-        interface_delay: None,
-        mtu: None,
-        flow_control: None,
-        pfc_priorities: None,
-        pause_quanta: None,
-        refresh_quanta: None,
-        xon_on_release: None,
-        hold_own_data: None,
-        reaction_delay_quanta: None,
-        ets_tc_bandwidth: None,
-        ets_prio_tc: None,
-        ets_tsa: None,
-        ets_idle_slope: None,
-        dcbx: None,
-        a_end: None,
-        b_end: None,
-    };
-    for h in 0..hosts {
-        raw.link.push(link(
-            format!("{group}{}", h + 1),
-            edge_name(h / hpe),
-            &f.host_rate,
-        ));
-    }
-    if aggs == 0 {
-        for e in 0..edges {
-            for c in 0..cores {
-                raw.link.push(link(edge_name(e), core_name(c), &fabric_rate_text));
+    let pods = match &f.pods {
+        Some(v) => {
+            let p = count(ctx, raw, v, "pods", 1)?;
+            if p > k {
+                return ctx.err(v.span(), "pods", format!("found {p}, allowed 1..={k} (k)"));
             }
+            p
         }
-    } else {
+        None => k,
+    };
+    let half = k / 2;
+    let hosts_per_edge = match &f.oversubscription {
+        None => per_edge(ctx, 1.0, half, host_rate, fabric_rate, kind.span())?,
+        Some(v) => {
+            let o = match v.get_ref() {
+                toml::Value::Integer(n) => *n as f64,
+                toml::Value::Float(x) => *x,
+                other => {
+                    return ctx.err(
+                        v.span(),
+                        "oversubscription",
+                        format!("found {other}, allowed a ratio such as 1, 2 or 1.5"),
+                    );
+                }
+            };
+            per_edge(ctx, o, half, host_rate, fabric_rate, v.span())?
+        }
+    };
+    Ok(Shape {
+        hosts_per_edge,
+        edges: half,
+        aggs: half,
+        pods,
+        cores: half * half,
+    })
+}
+
+/// A leaf-spine's shape from `leaves`, `spines` and `hosts_per_leaf`.
+fn leaf_spine(ctx: &Ctx<'_>, raw: &RawScenario, f: &RawFabric) -> Result<Shape, ScenarioError> {
+    let kind = &f.kind;
+    stray(
+        ctx,
+        &[
+            ("k", &f.k),
+            ("pods", &f.pods),
+            ("oversubscription", &f.oversubscription),
+        ],
+        kind,
+    )?;
+    let leaves = count(ctx, raw, need(ctx, &f.leaves, "leaves", kind)?, "leaves", 1)?;
+    let spines = count(ctx, raw, need(ctx, &f.spines, "spines", kind)?, "spines", 1)?;
+    let hpl = count(
+        ctx,
+        raw,
+        need(ctx, &f.hosts_per_leaf, "hosts_per_leaf", kind)?,
+        "hosts_per_leaf",
+        1,
+    )?;
+    // one "pod" of leaves, no aggregation layer: every leaf links to every spine
+    Ok(Shape {
+        hosts_per_edge: hpl,
+        edges: leaves,
+        aggs: 0,
+        pods: 1,
+        cores: spines,
+    })
+}
+
+/// Makes the entries of a fabric: every one is placed at the `kind` key (the fabric's line).
+struct Entries<'a> {
+    f: &'a RawFabric,
+    span: Range<usize>,
+    /// The host group's name.
+    group: String,
+    /// Names of the lower (edge or leaf) and upper (core or spine) switches.
+    lower: &'static str,
+    upper: &'static str,
+    /// The rate of switch-to-switch links as written.
+    fabric_rate_text: Spanned<String>,
+}
+
+impl<'a> Entries<'a> {
+    fn new(f: &'a RawFabric) -> Self {
+        let (lower, upper) = if f.kind.get_ref() == "fat-tree" {
+            ("edge", "core")
+        } else {
+            ("leaf", "spine")
+        };
+        Entries {
+            f,
+            span: f.kind.span(),
+            group: f
+                .hosts
+                .as_ref()
+                .map_or_else(|| "h".to_string(), |h| h.get_ref().clone()),
+            lower,
+            upper,
+            fabric_rate_text: f.fabric_rate.clone().unwrap_or_else(|| f.host_rate.clone()),
+        }
+    }
+
+    fn text(&self, text: String) -> Spanned<String> {
+        Spanned::new(self.span.clone(), text)
+    }
+    fn edge_name(&self, e: u64) -> String {
+        format!("{}{}", self.lower, e + 1)
+    }
+    fn agg_name(&self, a: u64) -> String {
+        format!("agg{}", a + 1)
+    }
+    fn core_name(&self, c: u64) -> String {
+        format!("{}{}", self.upper, c + 1)
+    }
+
+    /// The host group, then the edge, aggregation and core switches.
+    fn push_nodes(&self, raw: &mut RawScenario, shape: Shape, hosts: u64) {
+        raw.host.push(RawHost {
+            name: self.text(self.group.clone()),
+            count: Some(Spanned::new(
+                self.span.clone(),
+                toml::Value::Integer(hosts as i64),
+            )),
+            rx_rate: None,
+            rx_buffer_bytes: None,
+            rx_xoff_bytes: None,
+            rx_xon_bytes: None,
+            nic_queue_frames: None,
+            dcbx: None,
+            rx_stall: None,
+            pfc_prevention_tout: None,
+        });
+        for e in 0..shape.pods * shape.edges {
+            raw.switch.push(self.switch(self.edge_name(e)));
+        }
+        for a in 0..shape.pods * shape.aggs {
+            raw.switch.push(self.switch(self.agg_name(a)));
+        }
+        for c in 0..shape.cores {
+            raw.switch.push(self.switch(self.core_name(c)));
+        }
+    }
+
+    /// Host–edge links in host order, then edge–aggregation, then aggregation–core (or
+    /// every leaf to every spine).
+    fn push_links(&self, raw: &mut RawScenario, shape: Shape, hosts: u64) {
+        let Shape {
+            hosts_per_edge: hpe,
+            edges,
+            aggs,
+            pods,
+            cores,
+        } = shape;
+        let rate = &self.fabric_rate_text;
+        for h in 0..hosts {
+            raw.link.push(self.link(
+                format!("{}{}", self.group, h + 1),
+                self.edge_name(h / hpe),
+                &self.f.host_rate,
+            ));
+        }
+        if aggs == 0 {
+            for e in 0..edges {
+                for c in 0..cores {
+                    raw.link
+                        .push(self.link(self.edge_name(e), self.core_name(c), rate));
+                }
+            }
+            return;
+        }
         for p in 0..pods {
             for e in 0..edges {
                 for j in 0..aggs {
-                    raw.link.push(link(
-                        edge_name(p * edges + e),
-                        agg_name(p * aggs + j),
-                        &fabric_rate_text,
+                    raw.link.push(self.link(
+                        self.edge_name(p * edges + e),
+                        self.agg_name(p * aggs + j),
+                        rate,
                     ));
                 }
             }
@@ -340,16 +398,65 @@ pub(super) fn expand(raw: &mut RawScenario, ctx: &Ctx<'_>) -> Result<(), Scenari
         for p in 0..pods {
             for j in 0..aggs {
                 for c in 0..per_agg {
-                    raw.link.push(link(
-                        agg_name(p * aggs + j),
-                        core_name(j * per_agg + c),
-                        &fabric_rate_text,
+                    raw.link.push(self.link(
+                        self.agg_name(p * aggs + j),
+                        self.core_name(j * per_agg + c),
+                        rate,
                     ));
                 }
             }
         }
     }
-    Ok(())
+
+    /// A switch with the fabric's `[fabric.switch]` keys.
+    fn switch(&self, name: String) -> RawSwitch {
+        let sw = &self.f.switch;
+        RawSwitch {
+            name: self.text(name),
+            buffer_bytes: sw.buffer_bytes.clone(),
+            threshold: sw
+                .threshold
+                .clone()
+                .unwrap_or_else(|| Spanned::new(self.span.clone(), "dynamic".into())),
+            alpha: sw.alpha,
+            static_threshold_bytes: sw.static_threshold_bytes,
+            xon_offset_bytes: sw.xon_offset_bytes,
+            headroom_bytes: sw.headroom_bytes,
+            mtu: sw.mtu.clone(),
+            dcbx: sw.dcbx.clone(),
+            ecn: sw.ecn.clone(),
+            qcn: sw.qcn.clone(),
+            pfcwd: sw.pfcwd.clone(),
+        }
+    }
+
+    /// A link from `a` to `b` at `rate` with the fabric's delay.
+    fn link(&self, a: String, b: String, rate: &Spanned<String>) -> RawLink {
+        RawLink {
+            a: self.text(a),
+            b: self.text(b),
+            rate: Some(rate.clone()),
+            length_m: None,
+            delay: self.f.delay.clone(),
+            interface_delay: None,
+            ber: None,
+            mtu: None,
+            flow_control: None,
+            pfc_priorities: None,
+            pause_quanta: None,
+            refresh_quanta: None,
+            xon_on_release: None,
+            hold_own_data: None,
+            reaction_delay_quanta: None,
+            ets_tc_bandwidth: None,
+            ets_prio_tc: None,
+            ets_tsa: None,
+            ets_idle_slope: None,
+            dcbx: None,
+            a_end: None,
+            b_end: None,
+        }
+    }
 }
 
 /// The size of a generated fabric, computed from its shape before anything is built; `None`

@@ -162,6 +162,7 @@ pub(super) fn merge(base: &RawLinkParams, over: &RawLinkParams) -> RawLinkParams
         length_m: pick(&over.length_m, &base.length_m),
         delay: pick(&over.delay, &base.delay),
         interface_delay: pick(&over.interface_delay, &base.interface_delay),
+        ber: pick(&over.ber, &base.ber),
         mtu: pick(&over.mtu, &base.mtu),
         flow_control: pick(&over.flow_control, &base.flow_control),
         pfc_priorities: pick(&over.pfc_priorities, &base.pfc_priorities),

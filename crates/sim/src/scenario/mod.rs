@@ -30,7 +30,7 @@ pub use build::{MAX_BUFFER_BYTES, MAX_MTU, MAX_NAME_LEN, is_valid_name};
 pub use flows::MAX_CDF_FILE_BYTES;
 pub use link::{MAX_LENGTH_M, MAX_LINK_DELAY, MAX_LINK_RATE, MIN_LINK_RATE};
 use raw::RawScenario;
-pub use set::SetPaths;
+pub use set::{SetPaths, UnknownPath};
 pub use topology::{MAX_FORWARDING_ENTRIES, MAX_SCENARIO_SIZE};
 
 /// A built-in scenario: name, one-line summary, TOML text.
@@ -157,7 +157,7 @@ pub struct Overrides {
 
 /// Parses a duration such as `10us`, `2.5ms`, `100ns`, `1s`, `672ps` (µs also accepted),
 /// exactly to the picosecond.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
+pub fn parse_duration(s: &str) -> Result<Duration, DurationError> {
     let t = s.trim();
     let units: [(&str, u128); 6] = [
         ("ps", 1),
@@ -167,9 +167,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         ("ms", 1_000_000_000),
         ("s", 1_000_000_000_000),
     ];
-    let bad = || {
-        format!("found {s:?}, allowed a number with a unit ps, ns, us, ms or s (e.g. \"10us\", \"2.5ms\")")
-    };
+    let bad = || DurationError::NotADuration(s.to_string());
     let (num, mult) = units
         .iter()
         .find_map(|(u, m)| t.strip_suffix(u).map(|n| (n.trim(), *m)))
@@ -187,13 +185,36 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let mut scale = mult;
     for c in frac.bytes() {
         if scale % 10 != 0 {
-            return Err(format!("found {s:?}: finer than a picosecond"));
+            return Err(DurationError::FinerThanPicosecond(s.to_string()));
         }
         scale /= 10;
         ps += (c - b'0') as u128 * scale;
     }
     Ok(Duration::from_ps(ps))
 }
+
+/// Why the text of a duration was refused ([`parse_duration`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DurationError {
+    /// Not a number with one of the units: the text found.
+    NotADuration(String),
+    /// A fraction finer than a picosecond: the text found.
+    FinerThanPicosecond(String),
+}
+
+impl std::fmt::Display for DurationError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DurationError::NotADuration(s) => write!(
+                f,
+                "found {s:?}, allowed a number with a unit ps, ns, us, ms or s (e.g. \"10us\", \"2.5ms\")"
+            ),
+            DurationError::FinerThanPicosecond(s) => write!(f, "found {s:?}: finer than a picosecond"),
+        }
+    }
+}
+
+impl std::error::Error for DurationError {}
 
 fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> ScenarioError {
     let (line, key) = match e.span() {
@@ -243,29 +264,69 @@ fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> ScenarioError {
 /// The value of a `--set PATH=VALUE` (or of one `--sweep` value): one TOML value (`32`,
 /// `"off"`, `[3, 4]`, `{ a = 1 }`), or a bare word, which becomes a string (`100G`, `2.5ms`).
 /// Anything after the value (a second line, another key) is refused, never dropped.
-pub fn parse_set_value(value: &str) -> Result<toml::Value, String> {
+pub fn parse_set_value(value: &str) -> Result<toml::Value, SetValueError> {
     match format!("v = {value}").parse::<toml::Table>() {
         Ok(mut t) => {
             let v = t
                 .remove("v")
-                .ok_or_else(|| format!("found {value:?}, allowed one TOML value"))?;
+                .ok_or_else(|| SetValueError::NoValue(value.to_string()))?;
             if let Some(k) = t.keys().next() {
-                return Err(format!(
-                    "found {value:?}: TOML after the value (key `{k}`); allowed one value (set each \
-                     key with its own --set)"
-                ));
+                return Err(SetValueError::TomlAfter {
+                    value: value.to_string(),
+                    key: k.clone(),
+                });
             }
             Ok(v)
         }
         // a bare word is a string; text that looks like TOML but is not is an error
         Err(_) if is_bare_word(value) => Ok(toml::Value::String(value.to_string())),
-        Err(e) => Err(format!(
-            "found {value:?}, not one TOML value ({}); allowed a number, a \"string\", an array, \
-             a table or a bare word",
-            e.message().trim()
-        )),
+        Err(e) => Err(SetValueError::NotOneValue {
+            value: value.to_string(),
+            reason: e.message().trim().to_string(),
+        }),
     }
 }
+
+/// Why the value of a `--set` or `--sweep` was refused ([`parse_set_value`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SetValueError {
+    /// TOML that holds no value: the text found.
+    NoValue(String),
+    /// TOML after the value: the text found and the first key after the value.
+    TomlAfter {
+        /// The text found.
+        value: String,
+        /// The key after the value.
+        key: String,
+    },
+    /// Neither one TOML value nor a bare word: the text found and TOML's reason.
+    NotOneValue {
+        /// The text found.
+        value: String,
+        /// TOML's message.
+        reason: String,
+    },
+}
+
+impl std::fmt::Display for SetValueError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SetValueError::NoValue(value) => write!(f, "found {value:?}, allowed one TOML value"),
+            SetValueError::TomlAfter { value, key } => write!(
+                f,
+                "found {value:?}: TOML after the value (key `{key}`); allowed one value (set each \
+                 key with its own --set)"
+            ),
+            SetValueError::NotOneValue { value, reason } => write!(
+                f,
+                "found {value:?}, not one TOML value ({reason}); allowed a number, a \"string\", an array, \
+                 a table or a bare word"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SetValueError {}
 
 /// Text `--set` takes as a string without quotes: one line, none of TOML's delimiters.
 fn is_bare_word(s: &str) -> bool {
@@ -274,10 +335,10 @@ fn is_bare_word(s: &str) -> bool {
 
 /// Sets the scenario value `path` names (see [`SetPaths`]) in `table` to the TOML value
 /// `value` (a bare word becomes a string; see [`parse_set_value`]).
-fn set_path(table: &mut toml::Table, path: &str, value: &str) -> Result<(), String> {
-    let v = parse_set_value(value)?;
-    let parts = SetPaths::of(table).canonical(path)?;
-    let (last, dirs) = parts.split_last().ok_or_else(|| "empty path".to_string())?;
+fn set_path(table: &mut toml::Table, path: &str, value: &str) -> Result<(), SetPathError> {
+    let v = parse_set_value(value).map_err(SetPathError::Value)?;
+    let parts = SetPaths::of(table).canonical(path).map_err(SetPathError::Path)?;
+    let (last, dirs) = parts.split_last().ok_or(SetPathError::Empty)?;
     let mut cur = table;
     for d in dirs {
         let next = cur
@@ -285,12 +346,38 @@ fn set_path(table: &mut toml::Table, path: &str, value: &str) -> Result<(), Stri
             .or_insert_with(|| toml::Value::Table(toml::Table::new()));
         cur = match next {
             toml::Value::Table(t) => t,
-            _ => return Err(format!("`{d}` is not a table")),
+            _ => return Err(SetPathError::NotATable(d.to_string())),
         };
     }
     cur.insert(last.to_string(), v);
     Ok(())
 }
+
+/// Why a `--set PATH=VALUE` could not be applied ([`set_path`]).
+#[derive(Debug)]
+enum SetPathError {
+    /// The value.
+    Value(SetValueError),
+    /// The path names nothing of the scenario.
+    Path(UnknownPath),
+    /// The path has no part.
+    Empty,
+    /// A part of the path before the last names a value that is not a table.
+    NotATable(String),
+}
+
+impl std::fmt::Display for SetPathError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SetPathError::Value(e) => std::fmt::Display::fmt(e, f),
+            SetPathError::Path(e) => std::fmt::Display::fmt(e, f),
+            SetPathError::Empty => f.write_str("empty path"),
+            SetPathError::NotATable(d) => write!(f, "`{d}` is not a table"),
+        }
+    }
+}
+
+impl std::error::Error for SetPathError {}
 
 /// An error about a `--set` (or `--sweep`) option.
 fn option_error(option: &str, message: String) -> ScenarioError {
@@ -421,7 +508,7 @@ pub fn check_sweep_str(text: &str, file: &str, ov: &Overrides, paths: &[&str]) -
         known
             .canonical(p)
             .map(|c| c.join("."))
-            .map_err(|m| option_error(option, m))
+            .map_err(|m| option_error(option, m.to_string()))
     };
     let mut seen: Vec<(String, &str)> = Vec::new();
     for set in &ov.set {
@@ -559,6 +646,7 @@ mod tests {
         assert!(
             parse_set_value("[3, 4")
                 .unwrap_err()
+                .to_string()
                 .contains("not one TOML value")
         );
     }

@@ -11,7 +11,7 @@ use toml::Spanned;
 
 use super::ScenarioError;
 use super::build::{Ctx, Names};
-use super::raw::{RawPfcwd, RawScenario};
+use super::raw::{RawPfcwd, RawScenario, RawSwitch};
 use super::topology::MAX_SCENARIO_SIZE;
 use crate::config::pathology::{
     DeadlockConfig, HostPathology, PathologyConfig, StaticRoute, TopologyAction, TopologyEvent, VictimConfig,
@@ -253,164 +253,18 @@ impl Scope<'_> {
         Ok(())
     }
 
+    /// `[pfcwd]` and each switch's `pfcwd`: the watchdog of every switch that runs one, and
+    /// the big red switch.
     fn pfcwd(&self, raw: &RawScenario, pc: &mut PathologyConfig) -> Result<(), ScenarioError> {
         let ctx = self.ctx;
         let base = raw.pfcwd.as_ref().map(|p| p.get_ref().clone());
-        let span_of = |s: &Spanned<String>| s.span();
         for s in &raw.switch {
-            let own: Option<RawPfcwd> = match &s.pfcwd {
-                None => base.clone(),
-                Some(v) => match v.get_ref() {
-                    toml::Value::Boolean(false) => None,
-                    toml::Value::Boolean(true) => Some(base.clone().unwrap_or_default()),
-                    t @ toml::Value::Table(_) => {
-                        let plain: PlainPfcwd =
-                            t.clone().try_into().map_err(|e: toml::de::Error| ScenarioError {
-                                file: ctx.file.to_string(),
-                                line: ctx.line_of(v.span().start),
-                                key: "key `pfcwd`: ".into(),
-                                message: format!(
-                                    "{}; allowed keys detection, restoration, poll, action, rule",
-                                    e.message().trim()
-                                ),
-                            })?;
-                        let sp = |v: Option<String>| v.map(|v| Spanned::new(0..0, v));
-                        let over = RawPfcwd {
-                            detection: sp(plain.detection),
-                            restoration: sp(plain.restoration),
-                            poll: sp(plain.poll),
-                            action: sp(plain.action),
-                            rule: sp(plain.rule),
-                            big_red_switch: None,
-                        };
-                        let b = base.clone().unwrap_or_default();
-                        Some(RawPfcwd {
-                            detection: over.detection.or(b.detection),
-                            restoration: over.restoration.or(b.restoration),
-                            poll: over.poll.or(b.poll),
-                            action: over.action.or(b.action),
-                            rule: over.rule.or(b.rule),
-                            big_red_switch: b.big_red_switch,
-                        })
-                    }
-                    other => {
-                        return ctx.err(
-                            v.span(),
-                            "pfcwd",
-                            format!("found {other}, allowed true, false or a table of pfcwd keys"),
-                        );
-                    }
-                },
-            };
-            let Some(r) = own else {
+            let Some(r) = self.switch_pfcwd(s, &base)? else {
                 continue;
             };
-            // where a value from the switch's inline `pfcwd = { ... }` was written (its own
-            // span is lost in the inline table): the table, on the switch's `pfcwd` line
-            let inline_span = s.pfcwd.as_ref().map_or(s.name.span(), Spanned::span);
             let node = self.names.by_name[s.name.get_ref()];
-            // pfcwd watches the priorities lossless when the run starts; DCBX changes them
-            if self
-                .links
-                .iter()
-                .any(|l| (l.a == node && l.dcbx_a.is_some()) || (l.b == node && l.dcbx_b.is_some()))
-            {
-                let span = match (&s.pfcwd, &raw.pfcwd) {
-                    (Some(v), _) => v.span(),
-                    (None, Some(p)) => p.span(),
-                    (None, None) => s.name.span(),
-                };
-                return ctx.err(
-                    span,
-                    "pfcwd",
-                    format!(
-                        "switch {:?} has a port that runs DCBX; pfcwd watches the priorities lossless when \
-                         the run starts, so allowed only on switches without DCBX ports (`pfcwd = false` on \
-                         this switch)",
-                        s.name.get_ref()
-                    ),
-                );
-            }
-            // a value from a switch's inline table has no span of its own: blame the table
-            let at = |v: &Spanned<String>| {
-                if v.span() == (0..0) {
-                    inline_span.clone()
-                } else {
-                    v.span()
-                }
-            };
-            let dur = |v: &Option<Spanned<String>>, key: &str| -> Result<Option<Duration>, ScenarioError> {
-                match v {
-                    None => Ok(None),
-                    Some(v) => crate::scenario::parse_duration(v.get_ref())
-                        .map(Some)
-                        .or_else(|m| ctx.err(at(v), key, m)),
-                }
-            };
-            let detection = dur(&r.detection, "detection")?.unwrap_or(Duration::from_ms(pfcwd::DEFAULT_MS));
-            let restoration = dur(&r.restoration, "restoration")?.unwrap_or(if r.detection.is_some() {
-                // `pfcwd start` without a restoration time: twice the detection time
-                detection.saturating_mul(2)
-            } else {
-                Duration::from_ms(pfcwd::DEFAULT_MS)
-            });
-            let poll = dur(&r.poll, "poll")?.unwrap_or(
-                Duration::from_ms(pfcwd::DEFAULT_MS)
-                    .min(detection)
-                    .min(restoration),
-            );
-            let action = match r.action.as_ref().map(|a| (a, a.get_ref().as_str())) {
-                None | Some((_, "drop")) => Action::Drop,
-                Some((_, "forward")) => Action::Forward,
-                Some((_, "alert")) => Action::Alert,
-                Some((a, other)) => {
-                    return ctx.err(
-                        at(a),
-                        "action",
-                        format!("found {other:?}, allowed \"drop\", \"forward\" or \"alert\""),
-                    );
-                }
-            };
-            let rule = match r.rule.as_ref().map(|a| (a, a.get_ref().as_str())) {
-                None | Some((_, "mellanox")) => Rule::Mellanox,
-                Some((_, "mellanox_legacy")) => Rule::MellanoxLegacy,
-                Some((_, "broadcom")) => Rule::Broadcom,
-                Some((a, other)) => {
-                    return ctx.err(
-                        at(a),
-                        "rule",
-                        format!("found {other:?}, allowed \"mellanox\", \"mellanox_legacy\" or \"broadcom\""),
-                    );
-                }
-            };
-            let cfg = pfcwd::Config {
-                detection,
-                restoration,
-                poll,
-                action,
-                rule,
-            };
-            if let Err(e) = cfg.validate() {
-                // blame the key whose value SONiC refuses, at its own line: the time out of its
-                // range, or the poll longer than a time (the time when the poll is a default)
-                use pfcwd::ConfigError as E;
-                let key = match e {
-                    E::OutOfRange { what, .. } => what,
-                    E::PollTooLong { what, .. } if r.poll.is_none() => what,
-                    E::PollTooLong { .. } => "poll",
-                };
-                let value = match key {
-                    "detection" => r.detection.as_ref(),
-                    "restoration" => r.restoration.as_ref(),
-                    _ => r.poll.as_ref(),
-                };
-                let (span, table) = match value {
-                    Some(v) if v.span() != (0..0) => (v.span(), "[pfcwd]".to_string()),
-                    Some(_) => (inline_span.clone(), format!("{:?}'s pfcwd", s.name.get_ref())),
-                    None => (span_of(&s.name), format!("{:?}'s pfcwd", s.name.get_ref())),
-                };
-                return ctx.err_in(span, &table, key, e.to_string());
-            }
+            self.refuse_dcbx_ports(raw, s, node)?;
+            let cfg = self.pfcwd_config(s, &r)?;
             pc.pfcwd.push((node, cfg));
         }
         if let Some(p) = &raw.pfcwd
@@ -429,6 +283,174 @@ impl Scope<'_> {
             });
         }
         Ok(())
+    }
+
+    /// The pfcwd keys of switch `s` (`None`: it runs none): `[pfcwd]` (`base`), unless its
+    /// own `pfcwd` is false, true, or an inline table laid over `[pfcwd]`.
+    fn switch_pfcwd(
+        &self,
+        s: &RawSwitch,
+        base: &Option<RawPfcwd>,
+    ) -> Result<Option<RawPfcwd>, ScenarioError> {
+        let ctx = self.ctx;
+        let Some(v) = &s.pfcwd else {
+            return Ok(base.clone());
+        };
+        match v.get_ref() {
+            toml::Value::Boolean(false) => Ok(None),
+            toml::Value::Boolean(true) => Ok(Some(base.clone().unwrap_or_default())),
+            t @ toml::Value::Table(_) => {
+                let plain: PlainPfcwd = t.clone().try_into().map_err(|e: toml::de::Error| ScenarioError {
+                    file: ctx.file.to_string(),
+                    line: ctx.line_of(v.span().start),
+                    key: "key `pfcwd`: ".into(),
+                    message: format!(
+                        "{}; allowed keys detection, restoration, poll, action, rule",
+                        e.message().trim()
+                    ),
+                })?;
+                let sp = |v: Option<String>| v.map(|v| Spanned::new(0..0, v));
+                let over = RawPfcwd {
+                    detection: sp(plain.detection),
+                    restoration: sp(plain.restoration),
+                    poll: sp(plain.poll),
+                    action: sp(plain.action),
+                    rule: sp(plain.rule),
+                    big_red_switch: None,
+                };
+                let b = base.clone().unwrap_or_default();
+                Ok(Some(RawPfcwd {
+                    detection: over.detection.or(b.detection),
+                    restoration: over.restoration.or(b.restoration),
+                    poll: over.poll.or(b.poll),
+                    action: over.action.or(b.action),
+                    rule: over.rule.or(b.rule),
+                    big_red_switch: b.big_red_switch,
+                }))
+            }
+            other => ctx.err(
+                v.span(),
+                "pfcwd",
+                format!("found {other}, allowed true, false or a table of pfcwd keys"),
+            ),
+        }
+    }
+
+    /// Refuses pfcwd on switch `s` (node `node`) when a port of it runs DCBX.
+    fn refuse_dcbx_ports(&self, raw: &RawScenario, s: &RawSwitch, node: NodeId) -> Result<(), ScenarioError> {
+        // pfcwd watches the priorities lossless when the run starts; DCBX changes them
+        if !self
+            .links
+            .iter()
+            .any(|l| (l.a == node && l.dcbx_a.is_some()) || (l.b == node && l.dcbx_b.is_some()))
+        {
+            return Ok(());
+        }
+        let span = match (&s.pfcwd, &raw.pfcwd) {
+            (Some(v), _) => v.span(),
+            (None, Some(p)) => p.span(),
+            (None, None) => s.name.span(),
+        };
+        self.ctx.err(
+            span,
+            "pfcwd",
+            format!(
+                "switch {:?} has a port that runs DCBX; pfcwd watches the priorities lossless when \
+                 the run starts, so allowed only on switches without DCBX ports (`pfcwd = false` on \
+                 this switch)",
+                s.name.get_ref()
+            ),
+        )
+    }
+
+    /// The watchdog of switch `s` from its keys `r`: times (with SONiC's defaults), action and
+    /// rule, checked as SONiC checks them.
+    fn pfcwd_config(&self, s: &RawSwitch, r: &RawPfcwd) -> Result<pfcwd::Config, ScenarioError> {
+        let ctx = self.ctx;
+        // where a value from the switch's inline `pfcwd = { ... }` was written (its own
+        // span is lost in the inline table): the table, on the switch's `pfcwd` line
+        let inline_span = s.pfcwd.as_ref().map_or(s.name.span(), Spanned::span);
+        // a value from a switch's inline table has no span of its own: blame the table
+        let at = |v: &Spanned<String>| {
+            if v.span() == (0..0) {
+                inline_span.clone()
+            } else {
+                v.span()
+            }
+        };
+        let dur = |v: &Option<Spanned<String>>, key: &str| -> Result<Option<Duration>, ScenarioError> {
+            match v {
+                None => Ok(None),
+                Some(v) => crate::scenario::parse_duration(v.get_ref())
+                    .map(Some)
+                    .or_else(|m| ctx.err(at(v), key, m.to_string())),
+            }
+        };
+        let detection = dur(&r.detection, "detection")?.unwrap_or(Duration::from_ms(pfcwd::DEFAULT_MS));
+        let restoration = dur(&r.restoration, "restoration")?.unwrap_or(if r.detection.is_some() {
+            // `pfcwd start` without a restoration time: twice the detection time
+            detection.saturating_mul(2)
+        } else {
+            Duration::from_ms(pfcwd::DEFAULT_MS)
+        });
+        let poll = dur(&r.poll, "poll")?.unwrap_or(
+            Duration::from_ms(pfcwd::DEFAULT_MS)
+                .min(detection)
+                .min(restoration),
+        );
+        let action = match r.action.as_ref().map(|a| (a, a.get_ref().as_str())) {
+            None | Some((_, "drop")) => Action::Drop,
+            Some((_, "forward")) => Action::Forward,
+            Some((_, "alert")) => Action::Alert,
+            Some((a, other)) => {
+                return ctx.err(
+                    at(a),
+                    "action",
+                    format!("found {other:?}, allowed \"drop\", \"forward\" or \"alert\""),
+                );
+            }
+        };
+        let rule = match r.rule.as_ref().map(|a| (a, a.get_ref().as_str())) {
+            None | Some((_, "mellanox")) => Rule::Mellanox,
+            Some((_, "mellanox_legacy")) => Rule::MellanoxLegacy,
+            Some((_, "broadcom")) => Rule::Broadcom,
+            Some((a, other)) => {
+                return ctx.err(
+                    at(a),
+                    "rule",
+                    format!("found {other:?}, allowed \"mellanox\", \"mellanox_legacy\" or \"broadcom\""),
+                );
+            }
+        };
+        let cfg = pfcwd::Config {
+            detection,
+            restoration,
+            poll,
+            action,
+            rule,
+        };
+        if let Err(e) = cfg.validate() {
+            // blame the key whose value SONiC refuses, at its own line: the time out of its
+            // range, or the poll longer than a time (the time when the poll is a default)
+            use pfcwd::ConfigError as E;
+            let key = match e {
+                E::OutOfRange { what, .. } => what,
+                E::PollTooLong { what, .. } if r.poll.is_none() => what,
+                E::PollTooLong { .. } => "poll",
+            };
+            let value = match key {
+                "detection" => r.detection.as_ref(),
+                "restoration" => r.restoration.as_ref(),
+                _ => r.poll.as_ref(),
+            };
+            let (span, table) = match value {
+                Some(v) if v.span() != (0..0) => (v.span(), "[pfcwd]".to_string()),
+                Some(_) => (inline_span.clone(), format!("{:?}'s pfcwd", s.name.get_ref())),
+                None => (s.name.span(), format!("{:?}'s pfcwd", s.name.get_ref())),
+            };
+            return ctx.err_in(span, &table, key, e.to_string());
+        }
+        Ok(cfg)
     }
 
     fn routes(&self, raw: &RawScenario, pc: &mut PathologyConfig) -> Result<(), ScenarioError> {

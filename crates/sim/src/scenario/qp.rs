@@ -10,15 +10,15 @@
 use lossless_proto::dcqcn::{NpParams, RpParams};
 use lossless_proto::ecn::{EcnConfig, MarkPoint};
 use lossless_proto::qcn::{CpParams, QcnRpParams};
-use lossless_proto::rocev2::RcConfig;
-use lossless_proto::units::Rate;
+use lossless_proto::rocev2::{RcConfig, RcConfigError};
+use lossless_proto::units::{ParseRateError, Rate};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use toml::Spanned;
 
 use super::ScenarioError;
 use super::build::Ctx;
-use super::parse_duration;
+use super::{DurationError, parse_duration};
 use crate::config::transport::{CcSpec, EcnSpec, QcnSpec, QpSpec};
 
 /// The keys of a QP, in `[qp]` (defaults) and on a flow or workload.
@@ -100,23 +100,59 @@ struct RawIrn {
     rto_high: String,
 }
 
-fn rc_config(t: Option<&toml::Table>) -> Result<RcConfig, String> {
+/// Why the `rocev2` table of a QP was refused ([`rc_config`]).
+#[derive(Debug)]
+enum RcKeyError {
+    /// Not of the table's shape: TOML's message.
+    Shape(String),
+    /// No such preset: the name found.
+    Preset(String),
+    /// The text of a duration key.
+    Duration(&'static str, DurationError),
+    /// `max_retries`: the value found.
+    MaxRetries(toml::Value),
+    /// `recovery.irn` not of its shape: TOML's message.
+    Irn(String),
+    /// `recovery`: the value found.
+    Recovery(toml::Value),
+    /// Values the transport refuses together.
+    Invalid(RcConfigError),
+}
+
+impl std::fmt::Display for RcKeyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RcKeyError::Shape(m) => f.write_str(m),
+            RcKeyError::Preset(name) => write!(
+                f,
+                "preset: found {name:?}, allowed {}",
+                RcConfig::PRESETS.map(|p| format!("{p:?}")).join(", ")
+            ),
+            RcKeyError::Duration(key, m) => write!(f, "{key}: {m}"),
+            RcKeyError::MaxRetries(v) => write!(f, "max_retries: found {v}, allowed a count or \"none\""),
+            RcKeyError::Irn(m) => write!(f, "recovery.irn: {m}"),
+            RcKeyError::Recovery(v) => write!(
+                f,
+                "recovery: found {v}, allowed \"go_back_n\" or {{ irn = {{ bdp_cap_bytes, rto_low, rto_high }} }}"
+            ),
+            RcKeyError::Invalid(e) => std::fmt::Display::fmt(e, f),
+        }
+    }
+}
+
+impl std::error::Error for RcKeyError {}
+
+fn rc_config(t: Option<&toml::Table>) -> Result<RcConfig, RcKeyError> {
     use lossless_proto::rocev2::Recovery;
     use lossless_proto::units::Duration;
     let raw = match t {
         None => RawRc::default(),
-        Some(t) => {
-            RawRc::deserialize(toml::Value::Table(t.clone())).map_err(|e| e.message().trim().to_string())?
-        }
+        Some(t) => RawRc::deserialize(toml::Value::Table(t.clone()))
+            .map_err(|e| RcKeyError::Shape(e.message().trim().to_string()))?,
     };
     let name = raw.preset.as_deref().unwrap_or("perftest");
-    let mut rc = RcConfig::preset(name).ok_or_else(|| {
-        format!(
-            "preset: found {name:?}, allowed {}",
-            RcConfig::PRESETS.map(|p| format!("{p:?}")).join(", ")
-        )
-    })?;
-    let dur = |key: &str, s: &str| parse_duration(s).map_err(|m| format!("{key}: {m}"));
+    let mut rc = RcConfig::preset(name).ok_or_else(|| RcKeyError::Preset(name.to_string()))?;
+    let dur = |key: &'static str, s: &str| parse_duration(s).map_err(|m| RcKeyError::Duration(key, m));
     if let Some(v) = raw.mtu {
         rc.mtu = v;
     }
@@ -146,14 +182,14 @@ fn rc_config(t: Option<&toml::Table>) -> Result<RcConfig, String> {
         Some(toml::Value::Integer(n)) if (0..=i64::from(u32::MAX)).contains(n) => {
             rc.max_retries = Some(*n as u32)
         }
-        Some(v) => return Err(format!("max_retries: found {v}, allowed a count or \"none\"")),
+        Some(v) => return Err(RcKeyError::MaxRetries(v.clone())),
     }
     match &raw.recovery {
         None => {}
         Some(toml::Value::String(s)) if s == "go_back_n" => rc.recovery = Recovery::GoBackN,
         Some(v @ toml::Value::Table(t)) if t.len() == 1 && t.contains_key("irn") => {
             let irn = RawIrn::deserialize(t["irn"].clone())
-                .map_err(|e| format!("recovery.irn: {}", e.message().trim()))?;
+                .map_err(|e| RcKeyError::Irn(e.message().trim().to_string()))?;
             rc.recovery = Recovery::Irn {
                 bdp_cap_bytes: irn.bdp_cap_bytes,
                 rto_low: dur("rto_low", &irn.rto_low)?,
@@ -161,13 +197,9 @@ fn rc_config(t: Option<&toml::Table>) -> Result<RcConfig, String> {
             };
             let _ = v;
         }
-        Some(v) => {
-            return Err(format!(
-                "recovery: found {v}, allowed \"go_back_n\" or {{ irn = {{ bdp_cap_bytes, rto_low, rto_high }} }}"
-            ));
-        }
+        Some(v) => return Err(RcKeyError::Recovery(v.clone())),
     }
-    rc.validate().map_err(|e| e.to_string())?;
+    rc.validate().map_err(RcKeyError::Invalid)?;
     Ok(rc)
 }
 
@@ -198,27 +230,35 @@ const NP_KEYS: [&str; 5] = [
 
 /// A TOML value as the engine's serde shape wants it: durations to picoseconds, rates to
 /// bits per second ("none" for an optional one), recursively.
-fn to_json(key: &str, v: &toml::Value) -> Result<serde_json::Value, String> {
+fn to_json(key: &str, v: &toml::Value) -> Result<serde_json::Value, EngineKeyError> {
     use serde_json::Value as J;
     if DURATION_KEYS.contains(&key) {
         let Some(s) = v.as_str() else {
-            return Err(format!(
-                "key `{key}`: found {v}, allowed a duration with a unit (e.g. \"300us\", \"4us\")"
-            ));
+            return Err(EngineKeyError::NotDurationText {
+                key: key.to_string(),
+                found: v.clone(),
+            });
         };
-        let d = parse_duration(s).map_err(|m| format!("key `{key}`: {m}"))?;
+        let d = parse_duration(s).map_err(|m| EngineKeyError::Duration {
+            key: key.to_string(),
+            source: m,
+        })?;
         return Ok(J::from(d.as_ps() as u64));
     }
     if RATE_KEYS.contains(&key) {
         let Some(s) = v.as_str() else {
-            return Err(format!(
-                "key `{key}`: found {v}, allowed a rate such as \"5M\", \"100G\" (or \"none\")"
-            ));
+            return Err(EngineKeyError::NotRateText {
+                key: key.to_string(),
+                found: v.clone(),
+            });
         };
         if s == "none" {
             return Ok(J::Null);
         }
-        let r: Rate = s.parse().map_err(|e| format!("key `{key}`: {e}"))?;
+        let r: Rate = s.parse().map_err(|e| EngineKeyError::Rate {
+            key: key.to_string(),
+            source: e,
+        })?;
         return Ok(J::from(r.bps()));
     }
     Ok(match v {
@@ -231,7 +271,7 @@ fn to_json(key: &str, v: &toml::Value) -> Result<serde_json::Value, String> {
         toml::Value::Table(t) => J::Object(
             t.iter()
                 .map(|(k, x)| Ok((k.clone(), to_json(k, x)?)))
-                .collect::<Result<_, String>>()?,
+                .collect::<Result<_, EngineKeyError>>()?,
         ),
     })
 }
@@ -240,15 +280,51 @@ fn to_json(key: &str, v: &toml::Value) -> Result<serde_json::Value, String> {
 fn overlay<T: serde::Serialize + DeserializeOwned>(
     preset: &T,
     over: impl Iterator<Item = (String, serde_json::Value)>,
-) -> Result<T, String> {
-    let mut v = serde_json::to_value(preset).map_err(|e| e.to_string())?;
+) -> Result<T, EngineKeyError> {
+    let mut v = serde_json::to_value(preset).map_err(EngineKeyError::Overlay)?;
     if let serde_json::Value::Object(m) = &mut v {
         for (k, x) in over {
             m.insert(k, x);
         }
     }
-    serde_json::from_value(v).map_err(|e| e.to_string())
+    serde_json::from_value(v).map_err(EngineKeyError::Overlay)
 }
+
+/// Why a key of an engine's table (`dcqcn`, `qcn`) was refused ([`to_json`], [`overlay`]).
+#[derive(Debug)]
+enum EngineKeyError {
+    /// A duration key whose value is not text.
+    NotDurationText { key: String, found: toml::Value },
+    /// The text of a duration key.
+    Duration { key: String, source: DurationError },
+    /// A rate key whose value is not text.
+    NotRateText { key: String, found: toml::Value },
+    /// The text of a rate key.
+    Rate { key: String, source: ParseRateError },
+    /// The preset with the keys laid over it does not read back (an unknown key, a value of
+    /// the wrong type): serde's error.
+    Overlay(serde_json::Error),
+}
+
+impl std::fmt::Display for EngineKeyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EngineKeyError::NotDurationText { key, found } => write!(
+                f,
+                "key `{key}`: found {found}, allowed a duration with a unit (e.g. \"300us\", \"4us\")"
+            ),
+            EngineKeyError::Duration { key, source } => write!(f, "key `{key}`: {source}"),
+            EngineKeyError::NotRateText { key, found } => write!(
+                f,
+                "key `{key}`: found {found}, allowed a rate such as \"5M\", \"100G\" (or \"none\")"
+            ),
+            EngineKeyError::Rate { key, source } => write!(f, "key `{key}`: {source}"),
+            EngineKeyError::Overlay(e) => std::fmt::Display::fmt(e, f),
+        }
+    }
+}
+
+impl std::error::Error for EngineKeyError {}
 
 fn err_at(ctx: &Ctx<'_>, line: usize, key: &str, message: String) -> ScenarioError {
     ScenarioError {
@@ -271,7 +347,7 @@ pub(super) fn qp_spec(
     let err = |key: &str, m: String| err_at(ctx, line_no, key, m);
     let cc_name = q.cc.as_ref().map_or("dcqcn", |s| s.get_ref().as_str());
     // the transport
-    let rc = rc_config(q.rocev2.as_ref()).map_err(|m| err("rocev2", m))?;
+    let rc = rc_config(q.rocev2.as_ref()).map_err(|m| err("rocev2", m.to_string()))?;
     // the congestion control
     let preset = q.preset.as_ref().map(|s| s.get_ref().as_str());
     let cc = match cc_name {
@@ -288,7 +364,7 @@ pub(super) fn qp_spec(
             let mut rp_over = Vec::new();
             let mut np_over = Vec::new();
             for (k, v) in &t {
-                let j = to_json(k, v).map_err(|m| err("dcqcn", m))?;
+                let j = to_json(k, v).map_err(|m| err("dcqcn", m.to_string()))?;
                 if NP_KEYS.contains(&k.as_str()) {
                     let k = if k == "cnp_mode" {
                         "mode".to_string()
@@ -309,7 +385,7 @@ pub(super) fn qp_spec(
                     format!("{m} (notification point keys: {})", NP_KEYS.join(", ")),
                 )
             })?;
-            let np: NpParams = overlay(&np0, np_over.into_iter()).map_err(|m| err("dcqcn", m))?;
+            let np: NpParams = overlay(&np0, np_over.into_iter()).map_err(|m| err("dcqcn", m.to_string()))?;
             np.validate().map_err(|e| err("dcqcn", e.to_string()))?;
             for &l in lines {
                 rp.validate(l)
@@ -331,9 +407,9 @@ pub(super) fn qp_spec(
                 .iter()
                 .map(|(k, v)| to_json(k, v).map(|j| (k.clone(), j)))
                 .collect::<Result<Vec<_>, _>>()
-                .map_err(|m| err("qcn", m))?;
+                .map_err(|m| err("qcn", m.to_string()))?;
             let rp: QcnRpParams =
-                overlay(&QcnRpParams::default(), over.into_iter()).map_err(|m| err("qcn", m))?;
+                overlay(&QcnRpParams::default(), over.into_iter()).map_err(|m| err("qcn", m.to_string()))?;
             for &l in lines {
                 rp.validate(l)
                     .map_err(|e| err("qcn", format!("{e} (sender's line rate {l})")))?;
@@ -396,12 +472,24 @@ pub(super) struct RawEcnRate {
     pub(super) pmax: f64,
 }
 
-fn priorities_mask(v: &Option<Vec<u8>>, default: u8) -> Result<u8, String> {
+/// A priority above 7 in an ECN or QCN table's `priorities` ([`priorities_mask`]).
+#[derive(Debug)]
+struct PriorityError(u8);
+
+impl std::fmt::Display for PriorityError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "priorities: found {}, allowed 0..=7", self.0)
+    }
+}
+
+impl std::error::Error for PriorityError {}
+
+fn priorities_mask(v: &Option<Vec<u8>>, default: u8) -> Result<u8, PriorityError> {
     match v {
         None => Ok(default),
         Some(v) => v.iter().try_fold(0u8, |m, &q| {
             if q > 7 {
-                Err(format!("priorities: found {q}, allowed 0..=7"))
+                Err(PriorityError(q))
             } else {
                 Ok(m | 1 << q)
             }
@@ -499,7 +587,7 @@ pub(super) fn ecn_spec(
         config,
         by_rate,
         hpcc_ns3_by_rate: hpcc,
-        priorities: priorities_mask(&raw.priorities, 0xFF).map_err(err)?,
+        priorities: priorities_mask(&raw.priorities, 0xFF).map_err(|e| err(e.to_string()))?,
     }))
 }
 
@@ -574,7 +662,7 @@ pub(super) fn qcn_spec(
     }
     Ok(Some(QcnSpec {
         cp,
-        priorities: priorities_mask(&Some(prios.clone()), 0).map_err(err)?,
+        priorities: priorities_mask(&Some(prios.clone()), 0).map_err(|e| err(e.to_string()))?,
         cnm_priority,
         jitter: raw.jitter.unwrap_or(true),
     }))

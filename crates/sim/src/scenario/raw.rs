@@ -131,6 +131,8 @@ pub(super) struct RawLinkParams {
     pub(super) delay: Option<Spanned<String>>,
     /// One-way PHY delay of each direction: "none", "802.3" or a duration.
     pub(super) interface_delay: Option<Spanned<String>>,
+    /// Bit error rate of each direction.
+    pub(super) ber: Option<Spanned<f64>>,
     pub(super) mtu: Option<Spanned<u64>>,
     pub(super) flow_control: Option<Spanned<String>>,
     pub(super) pfc_priorities: Option<Spanned<Vec<u8>>>,
@@ -201,6 +203,7 @@ pub(super) struct RawLink {
     pub(super) length_m: Option<Spanned<u64>>,
     pub(super) delay: Option<Spanned<String>>,
     pub(super) interface_delay: Option<Spanned<String>>,
+    pub(super) ber: Option<Spanned<f64>>,
     pub(super) mtu: Option<Spanned<u64>>,
     pub(super) flow_control: Option<Spanned<String>>,
     pub(super) pfc_priorities: Option<Spanned<Vec<u8>>>,
@@ -270,6 +273,7 @@ impl RawLink {
             length_m: self.length_m.clone(),
             delay: self.delay.clone(),
             interface_delay: self.interface_delay.clone(),
+            ber: self.ber.clone(),
             mtu: self.mtu.clone(),
             flow_control: self.flow_control.clone(),
             pfc_priorities: self.pfc_priorities.clone(),

@@ -97,13 +97,13 @@ impl SetPaths {
 
     /// The canonical form of `path` (`params.senders`, `seed`, `defaults.rate`), or why it
     /// names nothing this scenario has, with the known paths.
-    pub fn canonical(&self, path: &str) -> Result<Vec<String>, String> {
+    pub fn canonical(&self, path: &str) -> Result<Vec<String>, UnknownPath> {
         let parts: Vec<&str> = path.split('.').map(str::trim).collect();
         if parts.iter().any(|p| p.is_empty()) {
-            return Err(format!(
-                "found the path {path:?}, which has an empty part; {}",
-                self.known()
-            ));
+            return Err(UnknownPath::EmptyPart {
+                path: path.to_string(),
+                known: self.known(),
+            });
         }
         let param = |k: &str| self.params.iter().any(|p| p == k);
         let ok = |v: &[&str]| Ok(v.iter().map(|s| s.to_string()).collect());
@@ -116,10 +116,10 @@ impl SetPaths {
             ["defaults", "ets_idle_slope", tc] => ok(&["defaults", "ets_idle_slope", tc]),
             ["qp", t, k] if QP_ENGINE_TABLES.contains(&t) => ok(&["qp", t, k]),
             [t, k] if key_tables().iter().any(|(n, f)| *n == t && f.contains(&k)) => ok(&[t, k]),
-            _ => Err(format!(
-                "{path:?} is not a parameter of this scenario; {}",
-                self.known()
-            )),
+            _ => Err(UnknownPath::NotAParameter {
+                path: path.to_string(),
+                known: self.known(),
+            }),
         }
     }
 
@@ -142,6 +142,41 @@ impl SetPaths {
         )
     }
 }
+
+/// Why a `--set` or `--sweep` path names nothing of a scenario ([`SetPaths::canonical`]),
+/// with the paths the scenario knows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UnknownPath {
+    /// A path with an empty part (`a..b`, ``).
+    EmptyPart {
+        /// The path found.
+        path: String,
+        /// The paths allowed, as a sentence.
+        known: String,
+    },
+    /// A path that is no parameter of the scenario.
+    NotAParameter {
+        /// The path found.
+        path: String,
+        /// The paths allowed, as a sentence.
+        known: String,
+    },
+}
+
+impl std::fmt::Display for UnknownPath {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UnknownPath::EmptyPart { path, known } => {
+                write!(f, "found the path {path:?}, which has an empty part; {known}")
+            }
+            UnknownPath::NotAParameter { path, known } => {
+                write!(f, "{path:?} is not a parameter of this scenario; {known}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for UnknownPath {}
 
 #[cfg(test)]
 mod tests {
@@ -174,7 +209,7 @@ mod tests {
         assert_eq!(s.canonical("model.preset").unwrap(), ["model", "preset"]);
         assert_eq!(s.canonical("fabric.k").unwrap(), ["fabric", "k"]);
         for bad in ["qp.presett", "ecn.kmin", "model", "qp.foo.x"] {
-            let e = s.canonical(bad).unwrap_err();
+            let e = s.canonical(bad).unwrap_err().to_string();
             assert!(e.contains("qp.KEY") && e.contains("preset"), "{bad}: {e}");
         }
         for bad in [
@@ -186,7 +221,7 @@ mod tests {
             "host.name",
             "a..b",
         ] {
-            let e = s.canonical(bad).unwrap_err();
+            let e = s.canonical(bad).unwrap_err().to_string();
             assert!(e.contains("senders") && e.contains("defaults.KEY"), "{bad}: {e}");
         }
     }
