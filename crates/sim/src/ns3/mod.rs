@@ -11,6 +11,7 @@
 mod convert;
 mod output;
 mod parse;
+pub mod run;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
