@@ -11,6 +11,7 @@ use lossless_files::{Claims, Commit, InputError, Output};
 use lossless_live::signals;
 use lossless_proto::units::Duration;
 use lossless_sim::config::SimConfig;
+use lossless_sim::experiments::cn_twin::CnTwin;
 use lossless_sim::observer::{NoObserver, Observer};
 use lossless_sim::scenario::{self, BUILTINS, Builtin, Overrides, ScenarioError};
 use lossless_sim::trace::csv::{SERIES_FILES, SeriesSink, series_bin};
@@ -341,15 +342,8 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     let mut twin = if args.no_twin {
         None
     } else {
-        lossless_sim::report::cn::cn_off(&config)
-    }
-    .map(|c| {
-        std::thread::spawn(move || {
-            let mut sim = Simulator::new(c).ok()?;
-            sim.run();
-            Some(Report::collect(&sim))
-        })
-    });
+        CnTwin::spawn(&config)
+    };
     let (pcap, html) = open_extras(&args, &config)?;
     if !config.description.is_empty() {
         say.line(format_args!("{}: {}\n", config.name, config.description))?;
@@ -368,8 +362,8 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         let end = sim.now();
         let mut ran = ran;
         // the page shows what the terminal will: the comparison with the twin run too
-        if let Some(without) = twin.take().and_then(|h| h.join().ok().flatten()) {
-            ran.report.compare_with_cn_off(&without);
+        if let Some(twin) = twin.take() {
+            twin.compare_into(&mut ran.report);
         }
         finish_extras(&args, sim.observer_mut(), end, &ran.report, &mut wrote, &mut all)?;
         ran
@@ -383,8 +377,8 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         ran
     };
     let mut report = ran.report;
-    if let Some(without) = twin.and_then(|h| h.join().ok().flatten()) {
-        report.compare_with_cn_off(&without);
+    if let Some(twin) = twin {
+        twin.compare_into(&mut report);
     }
     if let Some(mut out) = json {
         serde_json::to_writer_pretty(&mut out, &report)?;
