@@ -339,7 +339,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         json.as_ref().is_some_and(Output::is_stdout) || vcd.as_ref().is_some_and(|v| v.get_ref().is_stdout());
     let say = Say::new(args.quiet, to_stdout);
     // the twin without congestion notification runs on another thread meanwhile
-    let mut twin = if args.no_twin {
+    let twin = if args.no_twin {
         None
     } else {
         CnTwin::spawn(&config)
@@ -352,34 +352,19 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     // every output file waits here until all are written: one that fails leaves the others'
     // old files as they were
     let mut all = Commit::new();
-    let ran = if pcap.is_some() || vcd.is_some() || html.0.is_some() || html.1.is_some() {
-        let mut sim = Simulator::with_observer(config, (pcap, (vcd, html)))
-            .with_context(|| format!("{name}: the scenario loads but cannot be built"))?;
-        let ran = execute(&mut sim, &|sim| extras_failed(sim.observer()));
-        if ran.interrupted {
-            return Ok(interrupted(&sim));
-        }
-        let end = sim.now();
-        let mut ran = ran;
-        // the page shows what the terminal will: the comparison with the twin run too
-        if let Some(twin) = twin.take() {
-            twin.compare_into(&mut ran.report);
-        }
-        finish_extras(&args, sim.observer_mut(), end, &ran.report, &mut wrote, &mut all)?;
-        ran
-    } else {
-        let mut sim = Simulator::with_observer(config, NoObserver)
-            .with_context(|| format!("{name}: the scenario loads but cannot be built"))?;
-        let ran = execute(&mut sim, &|_| false);
-        if ran.interrupted {
-            return Ok(interrupted(&sim));
-        }
-        ran
+    let ran = match simulate(
+        &args,
+        name,
+        config,
+        twin,
+        (pcap, (vcd, html)),
+        &mut wrote,
+        &mut all,
+    )? {
+        Ok(ran) => ran,
+        Err(status) => return Ok(status),
     };
-    let mut report = ran.report;
-    if let Some(twin) = twin {
-        twin.compare_into(&mut report);
-    }
+    let report = ran.report;
     if let Some(mut out) = json {
         serde_json::to_writer_pretty(&mut out, &report)?;
         out.write_all_named(b"\n")?;
@@ -405,6 +390,45 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         say.line(format_args!("wrote {w}"))?;
     }
     Ok(run_status(&report))
+}
+
+/// Runs the scenario `name` with the outputs in `extras` observing (none: the plain run
+/// observes nothing) and adds the comparison with its CN `twin`; the outputs are finished
+/// into `all`. `Ok(Err(status))` when a signal interrupted it (nothing is written).
+fn simulate(
+    args: &SimArgs,
+    name: &str,
+    config: SimConfig,
+    twin: Option<CnTwin>,
+    (pcap, (vcd, html)): Extras,
+    wrote: &mut Vec<String>,
+    all: &mut Commit,
+) -> anyhow::Result<Result<Ran, ExitCode>> {
+    let built = || format!("{name}: the scenario loads but cannot be built");
+    if pcap.is_some() || vcd.is_some() || html.0.is_some() || html.1.is_some() {
+        let mut sim = Simulator::with_observer(config, (pcap, (vcd, html))).with_context(built)?;
+        let mut ran = execute(&mut sim, &|sim| extras_failed(sim.observer()));
+        if ran.interrupted {
+            return Ok(Err(interrupted(&sim)));
+        }
+        let end = sim.now();
+        // the page shows what the terminal will: the comparison with the twin run too
+        if let Some(twin) = twin {
+            twin.compare_into(&mut ran.report);
+        }
+        finish_extras(args, sim.observer_mut(), end, &ran.report, wrote, all)?;
+        Ok(Ok(ran))
+    } else {
+        let mut sim = Simulator::with_observer(config, NoObserver).with_context(built)?;
+        let mut ran = execute(&mut sim, &|_| false);
+        if ran.interrupted {
+            return Ok(Err(interrupted(&sim)));
+        }
+        if let Some(twin) = twin {
+            twin.compare_into(&mut ran.report);
+        }
+        Ok(Ok(ran))
+    }
 }
 
 /// The exit status of a finished run: 1 when it must not be trusted (an engine fault or a
