@@ -185,16 +185,63 @@ pub struct SimArgs {
     pub jobs: Option<u16>,
 }
 
+/// A `--duration` or `--series-bin` that is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum DurationError {
+    /// Not a duration (the scenario reader's message).
+    Syntax(String),
+    /// Zero.
+    Zero(String),
+}
+
+impl std::fmt::Display for DurationError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DurationError::Syntax(e) => f.write_str(e),
+            DurationError::Zero(s) => write!(f, "found {s:?}, allowed a positive duration"),
+        }
+    }
+}
+
+impl std::error::Error for DurationError {}
+
 /// `--duration`: a positive duration (a run of no time is refused here, naming the option).
-fn parse_duration(s: &str) -> Result<Duration, String> {
-    match scenario::parse_duration(s)? {
-        d if d == Duration::ZERO => Err(format!("found {s:?}, allowed a positive duration")),
+fn parse_duration(s: &str) -> Result<Duration, DurationError> {
+    match scenario::parse_duration(s).map_err(DurationError::Syntax)? {
+        d if d == Duration::ZERO => Err(DurationError::Zero(s.to_string())),
         d => Ok(d),
     }
 }
 
 /// Largest scenario file read, bytes (docs/limits.md).
 pub const MAX_SCENARIO_BYTES: u64 = 4 << 20;
+
+/// A scenario name that is neither a built-in nor a file that can be read.
+#[derive(Debug)]
+pub enum ResolveError {
+    /// No built-in of that name and no such file (and the name does not end in `.toml`).
+    NotFound(String),
+    /// The file cannot be read.
+    Read(InputError),
+}
+
+impl std::fmt::Display for ResolveError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ResolveError::NotFound(name) => {
+                let names: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
+                write!(
+                    f,
+                    "{name}: not a built-in scenario (allowed: {}) and no such file",
+                    names.join(", ")
+                )
+            }
+            ResolveError::Read(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ResolveError {}
 
 /// The scenario to run: a built-in, or a file read once (a sweep loads it per point).
 pub enum Scenario {
@@ -212,7 +259,7 @@ pub enum Scenario {
 impl Scenario {
     /// The built-in `name`, else the file `name` read through `lossless-files` (a regular
     /// file of at most [`MAX_SCENARIO_BYTES`]).
-    pub fn resolve(name: &str) -> Result<Scenario, String> {
+    pub fn resolve(name: &str) -> Result<Scenario, ResolveError> {
         if let Some(b) = scenario::builtin(name) {
             return Ok(Scenario::Builtin(b));
         }
@@ -222,13 +269,9 @@ impl Scenario {
             Err(InputError::Io { source, .. })
                 if source.kind() == std::io::ErrorKind::NotFound && !name.ends_with(".toml") =>
             {
-                let names: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
-                Err(format!(
-                    "{name}: not a built-in scenario (allowed: {}) and no such file",
-                    names.join(", ")
-                ))
+                Err(ResolveError::NotFound(name.to_string()))
             }
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(ResolveError::Read(e)),
         }
     }
 
