@@ -1,6 +1,6 @@
 //! The CN twin: a scenario with congestion notification (ECN marking, QCN, DCQCN/QCN QPs) is
 //! also run, on another thread meanwhile, with all of it off
-//! ([`cn_off`](crate::report::cn::cn_off)); its report says how much less PFC fired and what
+//! ([`cn_off`]); its report says how much less PFC fired and what
 //! each flow got without it ([`Report::compare_with_cn_off`]).
 
 use std::thread::JoinHandle;
