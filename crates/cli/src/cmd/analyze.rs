@@ -132,8 +132,33 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The analysis as text: totals per slot, storms, headroom, top talkers, RoCEv2, DCBX
+/// agreement and what could not be read.
 fn text(a: &Analysis) -> String {
     let mut o = String::new();
+    totals_text(&mut o, a);
+    headroom_text(&mut o, &a.headroom);
+    let t = &a.totals;
+    for x in &t.top_talkers {
+        let _ = writeln!(o, "talker {} {} frames", x.source, x.frames);
+    }
+    roce_text(&mut o, a);
+    dcbx_text(&mut o, a);
+    if a.read_errors_total > 0 {
+        let _ = writeln!(
+            o,
+            "{} unreadable blocks skipped, reading went on after each",
+            a.read_errors_total
+        );
+    }
+    if let Some(e) = &a.read_error {
+        let _ = writeln!(o, "reading stopped early: {e}");
+    }
+    o
+}
+
+/// The frame counts, the table per slot and the storms.
+fn totals_text(o: &mut String, a: &Analysis) {
     let t = &a.totals;
     let _ = writeln!(
         o,
@@ -178,7 +203,10 @@ fn text(a: &Analysis) -> String {
             s.slot, s.pause_start_s, s.detected_s
         );
     }
-    let h = &a.headroom;
+}
+
+/// The headroom each XOFF needed, per slot (nothing without XOFF episodes).
+fn headroom_text(o: &mut String, h: &HeadroomNeeds) {
     if !h.slots.is_empty() {
         let _ = writeln!(
             o,
@@ -202,9 +230,10 @@ fn text(a: &Analysis) -> String {
             );
         }
     }
-    for x in &t.top_talkers {
-        let _ = writeln!(o, "talker {} {} frames", x.source, x.frames);
-    }
+}
+
+/// The RoCEv2 totals and the first queue pairs (nothing without RoCEv2 frames).
+fn roce_text(o: &mut String, a: &Analysis) {
     let r = &a.roce;
     if r.data_frames + r.cnps_total + r.undecoded_frames > 0 {
         let pct = if r.data_frames > 0 {
@@ -253,6 +282,10 @@ fn text(a: &Analysis) -> String {
             let _ = writeln!(o, "… {} more queue pairs (--json lists them)", r.qps.len() - ROWS);
         }
     }
+}
+
+/// The DCBX agreement of each pair of ends.
+fn dcbx_text(o: &mut String, a: &Analysis) {
     for g in &a.lldp_agreement {
         const NEITHER: &str = "not sent by either end";
         let pfc = match (g.pfc_agree, g.pfc_reason.as_deref()) {
@@ -278,17 +311,6 @@ fn text(a: &Analysis) -> String {
         };
         let _ = writeln!(o, "dcbx {} <-> {} ({}): {pfc}; ETS {ets}", g.a, g.b, g.mode);
     }
-    if a.read_errors_total > 0 {
-        let _ = writeln!(
-            o,
-            "{} unreadable blocks skipped, reading went on after each",
-            a.read_errors_total
-        );
-    }
-    if let Some(e) = &a.read_error {
-        let _ = writeln!(o, "reading stopped early: {e}");
-    }
-    o
 }
 
 const COLORS: [RGBColor; SLOTS] = [

@@ -56,6 +56,7 @@ pub struct DecodeArgs {
     pub filter: Vec<FrameKind>,
 }
 
+/// `--filter KIND` (the `String` is `lossless_capture`'s `FrameKind::Err`, its message as is).
 fn parse_kind(s: &str) -> Result<FrameKind, String> {
     s.parse()
 }

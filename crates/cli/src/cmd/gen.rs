@@ -123,43 +123,97 @@ pub const MAX_SECS: f64 = 1e9;
 /// Largest `--oversubscription`.
 pub const MAX_OVERSUBSCRIPTION: f64 = 1e6;
 
-fn parse_float(s: &str) -> Result<f64, String> {
-    s.trim()
-        .parse::<f64>()
-        .map_err(|_| format!("{s:?} is not a number"))
+/// A value of an option of `lossless gen` (or `lossless watch`) that is refused: what was
+/// found and what is allowed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ValueError {
+    /// Not a number.
+    NotANumber(String),
+    /// A rate outside [`RATE_RANGE`].
+    Rate(String),
+    /// Seconds outside 0..=[`MAX_SECS`].
+    Secs(String),
+    /// An oversubscription outside (0, [`MAX_OVERSUBSCRIPTION`]].
+    Oversubscription(String),
+    /// A prevention timeout outside the NIC's range, ms.
+    PreventionRange(u64),
+    /// A prevention timeout that is neither milliseconds nor `auto`/`off`.
+    Prevention(String),
+    /// A byte above 255.
+    ByteRange(u16),
+    /// A priority's quanta not given as `P=QUANTA`.
+    PrioForm(String),
+    /// A priority outside 0..=7.
+    Priority(String),
+    /// Quanta outside 0..=65535.
+    Quanta(String),
+    /// Not a MAC address.
+    Mac(String),
 }
 
-fn parse_rate(s: &str) -> Result<f64, String> {
+impl std::fmt::Display for ValueError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use lossless_proto::watchdog::nic::{AUTO_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS};
+        match self {
+            ValueError::NotANumber(s) => write!(f, "{s:?} is not a number"),
+            ValueError::Rate(s) => write!(
+                f,
+                "{s} frames/s is out of range: allowed {:e}..={:e}",
+                RATE_RANGE.start(),
+                RATE_RANGE.end()
+            ),
+            ValueError::Secs(s) => write!(f, "{s} s is out of range: allowed 0..={MAX_SECS:e} seconds"),
+            ValueError::Oversubscription(s) => write!(
+                f,
+                "{s} is out of range: allowed above 0, at most {MAX_OVERSUBSCRIPTION:e} frames per longest pause"
+            ),
+            ValueError::PreventionRange(ms) => write!(
+                f,
+                "{ms} ms is out of range: allowed {MIN_TIMEOUT_MS}..={MAX_TIMEOUT_MS} ms, auto ({AUTO_TIMEOUT_MS} ms) or off"
+            ),
+            ValueError::Prevention(s) => write!(f, "{s:?}: expected milliseconds, auto or off"),
+            ValueError::ByteRange(v) => write!(f, "{v} is out of range 0..=255"),
+            ValueError::PrioForm(s) => write!(f, "{s:?}: expected P=QUANTA, e.g. 3=65535"),
+            ValueError::Priority(p) => write!(f, "{p:?}: priority must be 0..=7"),
+            ValueError::Quanta(q) => write!(f, "{q:?}: quanta must be 0..=65535"),
+            ValueError::Mac(s) => write!(f, "{s:?} is not a MAC address (aa:bb:cc:dd:ee:ff)"),
+        }
+    }
+}
+
+impl std::error::Error for ValueError {}
+
+fn parse_float(s: &str) -> Result<f64, ValueError> {
+    s.trim()
+        .parse::<f64>()
+        .map_err(|_| ValueError::NotANumber(s.to_string()))
+}
+
+fn parse_rate(s: &str) -> Result<f64, ValueError> {
     let r = parse_float(s)?;
     if RATE_RANGE.contains(&r) {
         Ok(r)
     } else {
-        Err(format!(
-            "{s} frames/s is out of range: allowed {:e}..={:e}",
-            RATE_RANGE.start(),
-            RATE_RANGE.end()
-        ))
+        Err(ValueError::Rate(s.to_string()))
     }
 }
 
 /// Parses a number of seconds in 0..=[`MAX_SECS`].
-pub fn parse_secs(s: &str) -> Result<f64, String> {
+pub fn parse_secs(s: &str) -> Result<f64, ValueError> {
     let d = parse_float(s)?;
     if (0.0..=MAX_SECS).contains(&d) {
         Ok(d)
     } else {
-        Err(format!("{s} s is out of range: allowed 0..={MAX_SECS:e} seconds"))
+        Err(ValueError::Secs(s.to_string()))
     }
 }
 
-fn parse_oversubscription(s: &str) -> Result<f64, String> {
+fn parse_oversubscription(s: &str) -> Result<f64, ValueError> {
     let x = parse_float(s)?;
     if x > 0.0 && x <= MAX_OVERSUBSCRIPTION {
         Ok(x)
     } else {
-        Err(format!(
-            "{s} is out of range: allowed above 0, at most {MAX_OVERSUBSCRIPTION:e} frames per longest pause"
-        ))
+        Err(ValueError::Oversubscription(s.to_string()))
     }
 }
 
@@ -167,55 +221,50 @@ fn parse_oversubscription(s: &str) -> Result<f64, String> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Prevention(pub Option<u64>);
 
-fn parse_prevention(s: &str) -> Result<Prevention, String> {
+fn parse_prevention(s: &str) -> Result<Prevention, ValueError> {
     use lossless_proto::watchdog::nic::{AUTO_TIMEOUT_MS, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS};
     match s.trim() {
         "auto" => Ok(Prevention(Some(AUTO_TIMEOUT_MS))),
         "off" => Ok(Prevention(None)),
         t => match t.parse::<u64>() {
             Ok(ms) if (MIN_TIMEOUT_MS..=MAX_TIMEOUT_MS).contains(&ms) => Ok(Prevention(Some(ms))),
-            Ok(ms) => Err(format!(
-                "{ms} ms is out of range: allowed {MIN_TIMEOUT_MS}..={MAX_TIMEOUT_MS} ms, auto ({AUTO_TIMEOUT_MS} ms) or off"
-            )),
-            Err(_) => Err(format!("{s:?}: expected milliseconds, auto or off")),
+            Ok(ms) => Err(ValueError::PreventionRange(ms)),
+            Err(_) => Err(ValueError::Prevention(s.to_string())),
         },
     }
 }
 
-fn parse_u8(s: &str) -> Result<u8, String> {
+fn parse_u8(s: &str) -> Result<u8, ValueError> {
     let v = match s.strip_prefix("0x") {
         Some(h) => u16::from_str_radix(h, 16),
         None => s.parse::<u16>(),
     }
-    .map_err(|_| format!("{s:?} is not a number"))?;
-    u8::try_from(v).map_err(|_| format!("{v} is out of range 0..=255"))
+    .map_err(|_| ValueError::NotANumber(s.to_string()))?;
+    u8::try_from(v).map_err(|_| ValueError::ByteRange(v))
 }
 
-fn parse_prio(s: &str) -> Result<(u8, u16), String> {
+fn parse_prio(s: &str) -> Result<(u8, u16), ValueError> {
     let (p, q) = s
         .split_once('=')
-        .ok_or_else(|| format!("{s:?}: expected P=QUANTA, e.g. 3=65535"))?;
+        .ok_or_else(|| ValueError::PrioForm(s.to_string()))?;
     let p: u8 = p
         .parse()
         .ok()
         .filter(|p| *p < 8)
-        .ok_or_else(|| format!("{p:?}: priority must be 0..=7"))?;
-    let q: u16 = q
-        .parse()
-        .map_err(|_| format!("{q:?}: quanta must be 0..=65535"))?;
+        .ok_or_else(|| ValueError::Priority(p.to_string()))?;
+    let q: u16 = q.parse().map_err(|_| ValueError::Quanta(q.to_string()))?;
     Ok((p, q))
 }
 
 /// Parses `aa:bb:cc:dd:ee:ff` (or with dashes).
-pub fn parse_mac(s: &str) -> Result<[u8; 6], String> {
+pub fn parse_mac(s: &str) -> Result<[u8; 6], ValueError> {
     let parts: Vec<&str> = s.split([':', '-']).collect();
     let mut m = [0u8; 6];
     if parts.len() != 6 {
-        return Err(format!("{s:?} is not a MAC address (aa:bb:cc:dd:ee:ff)"));
+        return Err(ValueError::Mac(s.to_string()));
     }
     for (d, p) in m.iter_mut().zip(parts) {
-        *d = u8::from_str_radix(p, 16)
-            .map_err(|_| format!("{s:?} is not a MAC address (aa:bb:cc:dd:ee:ff)"))?;
+        *d = u8::from_str_radix(p, 16).map_err(|_| ValueError::Mac(s.to_string()))?;
     }
     Ok(m)
 }

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use lossless_proto::headroom::{self, AnnexN, AnnexNInput, InterfaceDelay, PeerDelay, mlx5, sonic};
-use lossless_proto::units::{Duration, IEEE_RATES, Rate};
+use lossless_proto::units::{Duration, IEEE_RATES, ParseRateError, Rate};
 use lossless_sim::experiments::headroom::verify::{Setup, Verified, verify};
 use serde::Serialize;
 
@@ -104,46 +104,99 @@ pub struct HeadroomArgs {
     pub json: bool,
 }
 
-fn parse_speed(s: &str) -> Result<Rate, String> {
-    let allowed = "allowed: 10M, 100M, 1G, 2.5G, 5G, 10G, 25G, 40G, 50G, 100G, 200G, 400G, 800G, 1.6T";
-    let r: Rate = s.parse().map_err(|e| format!("{e}; {allowed}"))?;
-    if IEEE_RATES.contains(&r) {
-        Ok(r)
-    } else {
-        Err(format!("found {r}, {allowed}"))
+/// The speeds `--speed` takes.
+const SPEEDS: &str = "allowed: 10M, 100M, 1G, 2.5G, 5G, 10G, 25G, 40G, 50G, 100G, 200G, 400G, 800G, 1.6T";
+
+/// A value of an option of `lossless headroom` that is refused: what was found and what is
+/// allowed.
+#[derive(Debug, Clone, PartialEq)]
+enum ValueError {
+    /// `--speed` is not a rate.
+    SpeedSyntax(ParseRateError),
+    /// `--speed` is not an IEEE 802.3 rate.
+    Speed(Rate),
+    /// `--cable` is not whole metres 0..=100000.
+    Cable(String),
+    /// A duration that does not parse.
+    Duration(lossless_sim::scenario::DurationError),
+    /// A delay above 1 ms.
+    DelayRange(Duration),
+    /// `--interface-delay` is neither a delay nor `802.3` or `none`.
+    InterfaceDelay(Box<ValueError>),
+    /// `--peer-delay` quanta above 65535.
+    PeerQuanta(String),
+    /// `--peer-delay` is neither a delay, quanta nor `802.3`.
+    PeerDelay(Box<ValueError>),
+    /// `--asic` names no known ASIC.
+    Asic(String),
+    /// Not a number of KiB 0..=1000 with up to 3 decimals.
+    MilliKb(String),
+}
+
+impl std::fmt::Display for ValueError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ValueError::SpeedSyntax(e) => write!(f, "{e}; {SPEEDS}"),
+            ValueError::Speed(r) => write!(f, "found {r}, {SPEEDS}"),
+            ValueError::Cable(s) => {
+                write!(f, "found {s:?}, allowed whole metres 0..=100000, e.g. 3m or 100m")
+            }
+            ValueError::Duration(e) => write!(f, "{e}"),
+            ValueError::DelayRange(d) => write!(f, "found {d}, allowed 0..=1 ms"),
+            ValueError::InterfaceDelay(e) => write!(f, "{e}; or \"802.3\", \"none\""),
+            ValueError::PeerQuanta(s) => write!(f, "found {s:?} quanta, allowed 0..=65535"),
+            ValueError::PeerDelay(e) => write!(f, "{e}; or \"802.3\", or pause quanta 0..=65535"),
+            ValueError::Asic(s) => {
+                let names: Vec<&str> = sonic::ASICS.iter().map(|a| a.name).collect();
+                write!(f, "found {s:?}, allowed {}", names.join(", "))
+            }
+            ValueError::MilliKb(s) => write!(
+                f,
+                "found {s:?}, allowed a number of KiB 0..=1000 with up to 3 decimals, e.g. 18 or 19.5"
+            ),
+        }
     }
 }
 
-fn parse_cable(s: &str) -> Result<u64, String> {
+impl std::error::Error for ValueError {}
+
+fn parse_speed(s: &str) -> Result<Rate, ValueError> {
+    let r: Rate = s.parse().map_err(ValueError::SpeedSyntax)?;
+    if IEEE_RATES.contains(&r) {
+        Ok(r)
+    } else {
+        Err(ValueError::Speed(r))
+    }
+}
+
+fn parse_cable(s: &str) -> Result<u64, ValueError> {
     let t = s.trim();
     let n = t.strip_suffix('m').unwrap_or(t).trim();
     match n.parse::<u64>() {
         Ok(m) if m <= lossless_sim::experiments::headroom::worst_case::MAX_CABLE_M => Ok(m),
-        _ => Err(format!(
-            "found {s:?}, allowed whole metres 0..=100000, e.g. 3m or 100m"
-        )),
+        _ => Err(ValueError::Cable(s.to_string())),
     }
 }
 
-fn parse_delay(s: &str) -> Result<Duration, String> {
-    let d = lossless_sim::scenario::parse_duration(s).map_err(|e| e.to_string())?;
+fn parse_delay(s: &str) -> Result<Duration, ValueError> {
+    let d = lossless_sim::scenario::parse_duration(s).map_err(ValueError::Duration)?;
     if d > Duration::from_ms(1) {
-        return Err(format!("found {d}, allowed 0..=1 ms"));
+        return Err(ValueError::DelayRange(d));
     }
     Ok(d)
 }
 
-fn parse_interface_delay(s: &str) -> Result<InterfaceDelay, String> {
+fn parse_interface_delay(s: &str) -> Result<InterfaceDelay, ValueError> {
     match s.trim() {
         "802.3" => Ok(InterfaceDelay::Ieee8023),
         "none" | "0" => Ok(InterfaceDelay::None),
         t => parse_delay(t)
             .map(InterfaceDelay::Given)
-            .map_err(|e| format!("{e}; or \"802.3\", \"none\"")),
+            .map_err(|e| ValueError::InterfaceDelay(Box::new(e))),
     }
 }
 
-fn parse_peer_delay(s: &str) -> Result<PeerDelay, String> {
+fn parse_peer_delay(s: &str) -> Result<PeerDelay, ValueError> {
     let t = s.trim();
     if t == "802.3" {
         return Ok(PeerDelay::Ieee8023);
@@ -156,25 +209,21 @@ fn parse_peer_delay(s: &str) -> Result<PeerDelay, String> {
     if !q.is_empty() && q.bytes().all(|b| b.is_ascii_digit()) {
         return match q.parse::<u64>() {
             Ok(n) if n <= 0xFFFF => Ok(PeerDelay::Quanta(n)),
-            _ => Err(format!("found {s:?} quanta, allowed 0..=65535")),
+            _ => Err(ValueError::PeerQuanta(s.to_string())),
         };
     }
     parse_delay(t)
         .map(PeerDelay::Given)
-        .map_err(|e| format!("{e}; or \"802.3\", or pause quanta 0..=65535"))
+        .map_err(|e| ValueError::PeerDelay(Box::new(e)))
 }
 
-fn parse_asic(s: &str) -> Result<&'static sonic::Asic, String> {
-    sonic::asic(s).ok_or_else(|| {
-        let names: Vec<&str> = sonic::ASICS.iter().map(|a| a.name).collect();
-        format!("found {s:?}, allowed {}", names.join(", "))
-    })
+fn parse_asic(s: &str) -> Result<&'static sonic::Asic, ValueError> {
+    sonic::asic(s).ok_or_else(|| ValueError::Asic(s.to_string()))
 }
 
 /// A decimal number of KiB with up to three decimals, as thousandths.
-fn parse_milli_kb(s: &str) -> Result<u64, String> {
-    let bad =
-        || format!("found {s:?}, allowed a number of KiB 0..=1000 with up to 3 decimals, e.g. 18 or 19.5");
+fn parse_milli_kb(s: &str) -> Result<u64, ValueError> {
+    let bad = || ValueError::MilliKb(s.to_string());
     let (int, frac) = s.trim().split_once('.').unwrap_or((s.trim(), ""));
     if int.is_empty() || frac.len() > 3 || !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
         return Err(bad());
@@ -318,8 +367,32 @@ const SONIC_COUNTS: &str = "port MTU + cable at 1.98e8 m/s + 2 gearboxes + MAC/P
 const SONIC_LEAVES: &str =
     "802.3's PHY bounds (0.8 KiB MAC/PHY instead); XON (pipeline latency) is kept apart";
 
+/// Why the formulas cannot be computed for the arguments.
+#[derive(Debug)]
+pub enum ComputeError {
+    /// The ASIC's cell size is unknown and `--cell` is not given.
+    NoCell(&'static str),
+    /// The SONiC model refused its input.
+    Sonic(sonic::InputError),
+}
+
+impl std::fmt::Display for ComputeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ComputeError::NoCell(asic) => write!(
+                f,
+                "--asic {asic}: its cell size is in none of the sources this tool was checked against; give \
+                 --cell (any of 129..=192 bytes gives the worst-case factor 3)"
+            ),
+            ComputeError::Sonic(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ComputeError {}
+
 /// Computes every formula for `args` (the simulator aside).
-pub fn compute(args: &HeadroomArgs) -> Result<HeadroomReport, String> {
+pub fn compute(args: &HeadroomArgs) -> Result<HeadroomReport, ComputeError> {
     let rate = args.speed;
     let lossless_mtu = args.lossless_mtu.unwrap_or(args.mtu);
     let frame = headroom::frame_bytes(args.mtu.max(lossless_mtu));
@@ -341,13 +414,10 @@ pub fn compute(args: &HeadroomArgs) -> Result<HeadroomReport, String> {
     let oper_mtu = u16::try_from(args.mtu + headroom::FRAME_OVERHEAD_BYTES).unwrap_or(u16::MAX);
     let nic = mlx5::buffer_and_thresholds(mbps32, cable32, oper_mtu, args.nic_cell as u16);
     let asic = args.asic;
-    let cell = args.cell.or(asic.cell_bytes).ok_or_else(|| {
-        format!(
-            "--asic {}: its cell size is in none of the sources this tool was checked against; give \
-             --cell (any of 129..=192 bytes gives the worst-case factor 3)",
-            asic.name
-        )
-    })?;
+    let cell = args
+        .cell
+        .or(asic.cell_bytes)
+        .ok_or(ComputeError::NoCell(asic.name))?;
     let lanes = args
         .lanes
         .unwrap_or_else(|| speed_mbps.div_ceil(asic.lane_mbps).clamp(1, 8));
@@ -368,7 +438,7 @@ pub fn compute(args: &HeadroomArgs) -> Result<HeadroomReport, String> {
         shared_headroom_pool: args.shared_headroom_pool,
     }
     .compute()
-    .map_err(|e| e.to_string())?;
+    .map_err(ComputeError::Sonic)?;
     let a = annex.headroom_bytes;
     let row = |formula, h: u64, counts, leaves_out| Row {
         formula,

@@ -11,42 +11,8 @@ pub mod sweep;
 pub mod watch;
 
 use lossless_files::OutputError;
-use lossless_proto::units::{Duration, Instant};
 
-/// Runs a simulation in slices of simulated time sized so that each takes 10-50 ms of wall
-/// time, whatever the scenario's speed: a stop request (SIGINT) or an output failure is seen
-/// within about that, and checking costs nothing measurable.
-#[derive(Debug, Clone, Copy)]
-pub struct Slicer {
-    step_ps: u128,
-}
-
-impl Slicer {
-    /// Starts with 1 µs slices.
-    pub fn new() -> Slicer {
-        Slicer { step_ps: 1_000_000 }
-    }
-
-    /// The end of the next slice after `now`.
-    pub fn next(&self, now: Instant) -> Instant {
-        now.saturating_add(Duration::from_ps(self.step_ps))
-    }
-
-    /// Adjusts the slice to the wall time the last one took.
-    pub fn took(&mut self, wall: std::time::Duration) {
-        if wall < std::time::Duration::from_millis(10) {
-            self.step_ps = self.step_ps.saturating_mul(2);
-        } else if wall > std::time::Duration::from_millis(50) {
-            self.step_ps = (self.step_ps / 2).max(1);
-        }
-    }
-}
-
-impl Default for Slicer {
-    fn default() -> Self {
-        Slicer::new()
-    }
-}
+pub use lossless_sim::experiments::slicer::Slicer;
 
 /// Where a command's human-readable text goes: standard output; standard error when an
 /// output file is standard output (`--json -`), so that stays machine-readable; or nowhere

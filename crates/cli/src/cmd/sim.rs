@@ -11,6 +11,7 @@ use lossless_files::{Claims, Commit, InputError, Output};
 use lossless_live::signals;
 use lossless_proto::units::Duration;
 use lossless_sim::config::SimConfig;
+use lossless_sim::experiments::cn_twin::CnTwin;
 use lossless_sim::observer::{NoObserver, Observer};
 use lossless_sim::scenario::{self, BUILTINS, Builtin, Overrides, ScenarioError};
 use lossless_sim::trace::csv::{SERIES_FILES, SeriesSink, series_bin};
@@ -184,16 +185,63 @@ pub struct SimArgs {
     pub jobs: Option<u16>,
 }
 
+/// A `--duration` or `--series-bin` that is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum DurationError {
+    /// Not a duration.
+    Syntax(scenario::DurationError),
+    /// Zero.
+    Zero(String),
+}
+
+impl std::fmt::Display for DurationError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DurationError::Syntax(e) => write!(f, "{e}"),
+            DurationError::Zero(s) => write!(f, "found {s:?}, allowed a positive duration"),
+        }
+    }
+}
+
+impl std::error::Error for DurationError {}
+
 /// `--duration`: a positive duration (a run of no time is refused here, naming the option).
-fn parse_duration(s: &str) -> Result<Duration, String> {
-    match scenario::parse_duration(s).map_err(|e| e.to_string())? {
-        d if d == Duration::ZERO => Err(format!("found {s:?}, allowed a positive duration")),
+fn parse_duration(s: &str) -> Result<Duration, DurationError> {
+    match scenario::parse_duration(s).map_err(DurationError::Syntax)? {
+        d if d == Duration::ZERO => Err(DurationError::Zero(s.to_string())),
         d => Ok(d),
     }
 }
 
 /// Largest scenario file read, bytes (docs/limits.md).
 pub const MAX_SCENARIO_BYTES: u64 = 4 << 20;
+
+/// A scenario name that is neither a built-in nor a file that can be read.
+#[derive(Debug)]
+pub enum ResolveError {
+    /// No built-in of that name and no such file (and the name does not end in `.toml`).
+    NotFound(String),
+    /// The file cannot be read.
+    Read(InputError),
+}
+
+impl std::fmt::Display for ResolveError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ResolveError::NotFound(name) => {
+                let names: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
+                write!(
+                    f,
+                    "{name}: not a built-in scenario (allowed: {}) and no such file",
+                    names.join(", ")
+                )
+            }
+            ResolveError::Read(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ResolveError {}
 
 /// The scenario to run: a built-in, or a file read once (a sweep loads it per point).
 pub enum Scenario {
@@ -211,7 +259,7 @@ pub enum Scenario {
 impl Scenario {
     /// The built-in `name`, else the file `name` read through `lossless-files` (a regular
     /// file of at most [`MAX_SCENARIO_BYTES`]).
-    pub fn resolve(name: &str) -> Result<Scenario, String> {
+    pub fn resolve(name: &str) -> Result<Scenario, ResolveError> {
         if let Some(b) = scenario::builtin(name) {
             return Ok(Scenario::Builtin(b));
         }
@@ -221,13 +269,9 @@ impl Scenario {
             Err(InputError::Io { source, .. })
                 if source.kind() == std::io::ErrorKind::NotFound && !name.ends_with(".toml") =>
             {
-                let names: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
-                Err(format!(
-                    "{name}: not a built-in scenario (allowed: {}) and no such file",
-                    names.join(", ")
-                ))
+                Err(ResolveError::NotFound(name.to_string()))
             }
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(ResolveError::Read(e)),
         }
     }
 
@@ -338,18 +382,11 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         json.as_ref().is_some_and(Output::is_stdout) || vcd.as_ref().is_some_and(|v| v.get_ref().is_stdout());
     let say = Say::new(args.quiet, to_stdout);
     // the twin without congestion notification runs on another thread meanwhile
-    let mut twin = if args.no_twin {
+    let twin = if args.no_twin {
         None
     } else {
-        lossless_sim::report::cn::cn_off(&config)
-    }
-    .map(|c| {
-        std::thread::spawn(move || {
-            let mut sim = Simulator::new(c).ok()?;
-            sim.run();
-            Some(Report::collect(&sim))
-        })
-    });
+        CnTwin::spawn(&config)
+    };
     let (pcap, html) = open_extras(&args, &config)?;
     if !config.description.is_empty() {
         say.line(format_args!("{}: {}\n", config.name, config.description))?;
@@ -358,34 +395,19 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
     // every output file waits here until all are written: one that fails leaves the others'
     // old files as they were
     let mut all = Commit::new();
-    let ran = if pcap.is_some() || vcd.is_some() || html.0.is_some() || html.1.is_some() {
-        let mut sim = Simulator::with_observer(config, (pcap, (vcd, html)))
-            .with_context(|| format!("{name}: the scenario loads but cannot be built"))?;
-        let ran = execute(&mut sim, &|sim| extras_failed(sim.observer()));
-        if ran.interrupted {
-            return Ok(interrupted(&sim));
-        }
-        let end = sim.now();
-        let mut ran = ran;
-        // the page shows what the terminal will: the comparison with the twin run too
-        if let Some(without) = twin.take().and_then(|h| h.join().ok().flatten()) {
-            ran.report.compare_with_cn_off(&without);
-        }
-        finish_extras(&args, sim.observer_mut(), end, &ran.report, &mut wrote, &mut all)?;
-        ran
-    } else {
-        let mut sim = Simulator::with_observer(config, NoObserver)
-            .with_context(|| format!("{name}: the scenario loads but cannot be built"))?;
-        let ran = execute(&mut sim, &|_| false);
-        if ran.interrupted {
-            return Ok(interrupted(&sim));
-        }
-        ran
+    let ran = match simulate(
+        &args,
+        name,
+        config,
+        twin,
+        (pcap, (vcd, html)),
+        &mut wrote,
+        &mut all,
+    )? {
+        Ok(ran) => ran,
+        Err(status) => return Ok(status),
     };
-    let mut report = ran.report;
-    if let Some(without) = twin.and_then(|h| h.join().ok().flatten()) {
-        report.compare_with_cn_off(&without);
-    }
+    let report = ran.report;
     if let Some(mut out) = json {
         serde_json::to_writer_pretty(&mut out, &report)?;
         out.write_all_named(b"\n")?;
@@ -411,6 +433,45 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         say.line(format_args!("wrote {w}"))?;
     }
     Ok(run_status(&report))
+}
+
+/// Runs the scenario `name` with the outputs in `extras` observing (none: the plain run
+/// observes nothing) and adds the comparison with its CN `twin`; the outputs are finished
+/// into `all`. `Ok(Err(status))` when a signal interrupted it (nothing is written).
+fn simulate(
+    args: &SimArgs,
+    name: &str,
+    config: SimConfig,
+    twin: Option<CnTwin>,
+    (pcap, (vcd, html)): Extras,
+    wrote: &mut Vec<String>,
+    all: &mut Commit,
+) -> anyhow::Result<Result<Ran, ExitCode>> {
+    let built = || format!("{name}: the scenario loads but cannot be built");
+    if pcap.is_some() || vcd.is_some() || html.0.is_some() || html.1.is_some() {
+        let mut sim = Simulator::with_observer(config, (pcap, (vcd, html))).with_context(built)?;
+        let mut ran = execute(&mut sim, &|sim| extras_failed(sim.observer()));
+        if ran.interrupted {
+            return Ok(Err(interrupted(&sim)));
+        }
+        let end = sim.now();
+        // the page shows what the terminal will: the comparison with the twin run too
+        if let Some(twin) = twin {
+            twin.compare_into(&mut ran.report);
+        }
+        finish_extras(args, sim.observer_mut(), end, &ran.report, wrote, all)?;
+        Ok(Ok(ran))
+    } else {
+        let mut sim = Simulator::with_observer(config, NoObserver).with_context(built)?;
+        let mut ran = execute(&mut sim, &|_| false);
+        if ran.interrupted {
+            return Ok(Err(interrupted(&sim)));
+        }
+        if let Some(twin) = twin {
+            twin.compare_into(&mut ran.report);
+        }
+        Ok(Ok(ran))
+    }
 }
 
 /// The exit status of a finished run: 1 when it must not be trusted (an engine fault or a

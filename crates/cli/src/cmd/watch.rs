@@ -131,11 +131,31 @@ pub enum ActionArg {
 /// How often the socket is read and time advanced when pfcwd polls less often.
 const STEP: StdDuration = StdDuration::from_millis(10);
 
-fn parse_interval(s: &str) -> Result<f64, String> {
+/// An `--interval` that is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum IntervalError {
+    /// Not a number.
+    NotANumber(String),
+    /// Outside 0.01..=1e9 seconds.
+    Range(String),
+}
+
+impl std::fmt::Display for IntervalError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            IntervalError::NotANumber(s) => write!(f, "{s:?} is not a number"),
+            IntervalError::Range(s) => write!(f, "{s} s is out of range: allowed 0.01..=1e9 seconds"),
+        }
+    }
+}
+
+impl std::error::Error for IntervalError {}
+
+fn parse_interval(s: &str) -> Result<f64, IntervalError> {
     match super::r#gen::parse_secs(s) {
         Ok(d) if d >= 0.01 => Ok(d),
-        _ if s.trim().parse::<f64>().is_err() => Err(format!("{s:?} is not a number")),
-        _ => Err(format!("{s} s is out of range: allowed 0.01..=1e9 seconds")),
+        _ if s.trim().parse::<f64>().is_err() => Err(IntervalError::NotANumber(s.to_string())),
+        _ => Err(IntervalError::Range(s.to_string())),
     }
 }
 

@@ -1,6 +1,14 @@
 //! Runs of the simulator that are not one scenario run: the only callers of
 //! [`crate::Simulator`] besides `lossless sim` itself.
 //!
-//! - [`headroom`]: bisection of the smallest lossless headroom (`lossless headroom --verify`).
+//! - [`headroom`]: bisection of the smallest lossless headroom (`lossless headroom --verify`);
+//! - [`cn_twin`]: a scenario with congestion notification run beside its twin without it
+//!   (`lossless sim`);
+//! - [`sweep`]: one scenario over the cartesian product of parameter values (`lossless sim
+//!   --sweep`);
+//! - [`slicer`]: runs in slices of wall time, so that a stop request is seen soon.
 
+pub mod cn_twin;
 pub mod headroom;
+pub mod slicer;
+pub mod sweep;

@@ -14,6 +14,7 @@ mod flows;
 mod output;
 mod parse;
 mod topology;
+pub mod run;
 
 use std::path::{Path, PathBuf};
 

@@ -44,7 +44,13 @@ pub fn cn_off(config: &SimConfig) -> Option<SimConfig> {
 /// Runs the twin of `config` without congestion notification ([`cn_off`]) to its end, or
 /// `None` when `config` has none (or the twin does not build).
 pub fn run_without_cn(config: &SimConfig) -> Option<Report> {
-    let twin = cn_off(config)?;
+    run_cn_off(cn_off(config)?)
+}
+
+/// Runs `twin`, a config [`cn_off`] made, to its end; `None` when it does not build. The one
+/// run of the twin, on this thread or on another
+/// ([`CnTwin`](crate::experiments::cn_twin::CnTwin)).
+pub fn run_cn_off(twin: SimConfig) -> Option<Report> {
     let mut sim = crate::Simulator::new(twin).ok()?;
     sim.run();
     Some(Report::collect(&sim))
