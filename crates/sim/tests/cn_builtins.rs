@@ -6,7 +6,7 @@ mod common;
 
 use lossless_proto::units::Duration;
 use lossless_sim::Report;
-use lossless_sim::report::cn::run_without_cn;
+use lossless_sim::experiments::cn_twin::run_without_cn;
 
 /// PFC XOFF frames sent anywhere.
 fn xoff(r: &Report) -> u64 {

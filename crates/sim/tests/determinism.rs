@@ -98,7 +98,7 @@ fn every_json_figure_names_its_unit() {
     // congestion notification: QPs, marks, CNPs, the comparison with the twin without CN
     for name in ["four-bridge-cn", "incast-dcqcn"] {
         let c = common::load(name, &[], Some(Duration::from_us(300)));
-        let without = lossless_sim::report::cn::run_without_cn(&c).expect("has CN");
+        let without = lossless_sim::experiments::cn_twin::run_without_cn(&c).expect("has CN");
         let mut r = common::run(c);
         r.compare_with_cn_off(&without);
         assert!(r.cn.is_some() && r.cn_effect.is_some(), "{name}");

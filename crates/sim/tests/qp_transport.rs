@@ -178,7 +178,7 @@ priority = 3
 transport = "rocev2"
 "#;
     let c = load_str(text, "inline.toml", None, &Overrides::default()).unwrap();
-    let without = lossless_sim::report::cn::run_without_cn(&c).unwrap();
+    let without = lossless_sim::experiments::cn_twin::run_without_cn(&c).unwrap();
     let mut r = run(text);
     r.compare_with_cn_off(&without);
     let t = r.cn.as_ref().unwrap();

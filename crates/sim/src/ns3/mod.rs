@@ -13,8 +13,8 @@ mod convert;
 mod flows;
 mod output;
 mod parse;
-mod topology;
 pub mod run;
+mod topology;
 
 use std::path::{Path, PathBuf};
 

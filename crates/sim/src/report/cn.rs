@@ -1,60 +1,18 @@
 //! The congestion-notification figures of a report: per QP (transport, congestion control,
 //! its rate over time), per switch port (ECN marks, CNMs), totals, and the comparison with a
-//! twin run of the same scenario with congestion notification off ([`cn_off`]), which says how
-//! much less PFC fired.
+//! twin run of the same scenario with congestion notification off
+//! ([`crate::experiments::cn_twin`]), which says how much less PFC fired.
 
 use std::fmt::Write as _;
 
 use lossless_proto::units::Duration;
 
-use crate::config::transport::CcSpec;
-use crate::config::{NodeKind, SimConfig};
 use crate::report::Report;
 use crate::report::summary::SummaryOptions;
 
 /// What a QP did: kept beside the engine's other counters ([`crate::stats`]), which fill it.
 pub use crate::report::{CnEffect, CnTotals, PortCnReport, PrioCnReport};
 pub use crate::stats::QpReport;
-
-/// `config` with congestion notification off: no ECN marking or QCN congestion point at any
-/// switch, and every QP without congestion control (it keeps its transport); `None` when
-/// `config` has none to turn off.
-pub fn cn_off(config: &SimConfig) -> Option<SimConfig> {
-    let mut c = config.clone();
-    let mut any = false;
-    for n in &mut c.nodes {
-        if let NodeKind::Switch(s) = &mut n.kind {
-            any |= s.ecn.take().is_some() | s.qcn.take().is_some();
-        }
-    }
-    let transports = c
-        .flows
-        .iter_mut()
-        .filter_map(|f| f.transport.as_mut())
-        .chain(c.workloads.iter_mut().filter_map(|w| w.transport.as_mut()));
-    for t in transports {
-        if t.cc != CcSpec::None {
-            t.cc = CcSpec::None;
-            any = true;
-        }
-    }
-    any.then_some(c)
-}
-
-/// Runs the twin of `config` without congestion notification ([`cn_off`]) to its end, or
-/// `None` when `config` has none (or the twin does not build).
-pub fn run_without_cn(config: &SimConfig) -> Option<Report> {
-    run_cn_off(cn_off(config)?)
-}
-
-/// Runs `twin`, a config [`cn_off`] made, to its end; `None` when it does not build. The one
-/// run of the twin, on this thread or on another
-/// ([`CnTwin`](crate::experiments::cn_twin::CnTwin)).
-pub fn run_cn_off(twin: SimConfig) -> Option<Report> {
-    let mut sim = crate::Simulator::new(twin).ok()?;
-    sim.run();
-    Some(Report::collect(&sim))
-}
 
 fn ratio(with: f64, without: f64) -> f64 {
     if without > 0.0 { 1.0 - with / without } else { 0.0 }
@@ -77,7 +35,7 @@ impl Report {
             .sum()
     }
 
-    /// Adds the comparison with `without`, the twin run of [`cn_off`]: how much less PFC
+    /// Adds the comparison with `without`, the twin run of [`crate::experiments::cn_twin::cn_off`]: how much less PFC
     /// fired, and each flow's throughput without CN.
     pub fn compare_with_cn_off(&mut self, without: &Report) {
         let (x, y) = (self.pfc_xoff_sent(), without.pfc_xoff_sent());

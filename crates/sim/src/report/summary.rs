@@ -766,7 +766,7 @@ mod tests {
         );
         // the comparison with the run without CN sums the pause times of every port priority
         let c = load("incast-dcqcn", &Overrides::default()).expect("loads");
-        let off = crate::report::cn::cn_off(&c).expect("has CN");
+        let off = crate::experiments::cn_twin::cn_off(&c).expect("has CN");
         let mut with = Simulator::new(c).expect("builds");
         with.run();
         let mut without = Simulator::new(off).expect("builds");
