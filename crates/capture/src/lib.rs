@@ -12,6 +12,7 @@ pub mod headroom;
 pub mod lldp;
 pub mod model;
 pub mod reader;
+pub mod report;
 pub mod sample;
 pub mod text;
 
