@@ -12,9 +12,8 @@ use crate::config::{NodeKind, SimConfig};
 use crate::report::Report;
 use crate::report::summary::SummaryOptions;
 
-/// What a QP did: kept beside the engine's other counters ([`crate::stats`]), which fill it.
+pub use crate::report::qp::QpReport;
 pub use crate::report::{CnEffect, CnTotals, PortCnReport, PrioCnReport};
-pub use crate::stats::QpReport;
 
 /// `config` with congestion notification off: no ECN marking or QCN congestion point at any
 /// switch, and every QP without congestion control (it keeps its transport); `None` when

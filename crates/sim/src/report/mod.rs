@@ -4,6 +4,7 @@
 pub mod cn;
 pub mod dcbx;
 pub mod pathology;
+pub mod qp;
 pub mod summary;
 pub mod verdict;
 
@@ -19,7 +20,7 @@ use crate::frame::DropReason;
 use crate::observer::Observer;
 pub use crate::report::dcbx::DcbxReport;
 use crate::sim::{Event, Node, Simulator};
-use crate::stats::QpReport;
+use crate::report::qp::QpReport;
 use crate::stats::{FctHistogram, FctSummary, ideal_fct};
 
 /// Counters of one (port, priority) with activity.
@@ -514,7 +515,7 @@ impl Report {
                     .map(|(c, i)| c.as_ps() as f64 / i.as_ps().max(1) as f64),
                 qp: qp.map(|q| {
                     let cc = spec.transport.as_ref().map_or("none", |t| t.cc.name());
-                    let r = q.report(cc, s.dropped_control_frames);
+                    let r = QpReport::of(q, cc, s.dropped_control_frames);
                     any_cn = true;
                     totals.qps_total += 1;
                     totals.retransmitted_frames += r.retransmitted_frames;
