@@ -556,7 +556,7 @@ impl Report {
         let in_flight = sim.in_flight_frames();
         let dropped: u64 = t.dropped.iter().sum();
         let throughput: Vec<u64> = flows.iter().map(|f| f.throughput_bps).collect();
-        let pathology = sim.pathology_report(&throughput);
+        let pathology = crate::report::pathology::PathologyReport::collect(sim, &throughput);
         Report {
             scenario: sim.config.name.clone(),
             seed: sim.config.seed,

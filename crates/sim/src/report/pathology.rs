@@ -3,6 +3,8 @@
 //! watched queue, topology events, the detector's deadlocks and storms, victims per flow and
 //! per priority. Every figure names its unit in its key.
 
+mod collect;
+
 use std::fmt::Write as _;
 
 use lossless_proto::units::Duration;
