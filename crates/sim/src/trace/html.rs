@@ -41,7 +41,7 @@ mod pathology;
 mod sweep;
 mod victims;
 
-pub use flows::{FlowPick, FlowPicks, MAX_FLOW_SERIES, name_matches, parse_flow_picks};
+pub use flows::{FlowPick, FlowPicks, FlowPicksError, MAX_FLOW_SERIES, name_matches, parse_flow_picks};
 pub use sweep::{MAX_SWEEP_REPORT_POINTS, SweepPoint, SweepReport};
 
 /// Time bins across the run's activity (even: bins merge in pairs).
