@@ -506,7 +506,7 @@ impl HtmlReport {
         }
     }
 
-    /// 1. The topology and the order PFC spread in, the bottlenecks in blue.
+    /// The topology and the order PFC spread in, the bottlenecks in blue.
     fn topology_plot(&self, report: &Report, span: Duration) -> Plot {
         let spread = self.topology.spread_list(&self.pauses);
         let paused_dirs = self.topology.spread(&self.pauses).len();
@@ -564,7 +564,7 @@ impl HtmlReport {
         }
     }
 
-    /// 2. Delivered throughput per priority: bytes by when they were on the receivers'
+    /// Delivered throughput per priority: bytes by when they were on the receivers'
     /// links, over each bin's width (the last bin's part before the end).
     fn throughput_plot(&self, axis: &TimeAxis) -> Plot {
         let bin = Duration::from_ps(self.bin_ps);
@@ -615,7 +615,7 @@ impl HtmlReport {
         }
     }
 
-    /// 3. Buffer occupancy: a line per queue, or a heat map of them.
+    /// Buffer occupancy: a line per queue, or a heat map of them.
     fn buffer_plot(&self, axis: &TimeAxis) -> Plot {
         let mut occ: Vec<(String, RGBColor, Vec<f64>)> = Vec::new();
         let buffers = self.occupancy.iter().flatten().count();
@@ -684,7 +684,7 @@ impl HtmlReport {
         }
     }
 
-    /// 4. When ports were paused: a timeline row per port, or a heat map of them.
+    /// When ports were paused: a timeline row per port, or a heat map of them.
     fn pause_plot(&self, axis: &TimeAxis) -> Plot {
         let paused_ports = self.pauses.iter().filter(|p| !p.is_empty()).count();
         if paused_ports <= heatmap::LINES_MAX {
@@ -1223,7 +1223,7 @@ fn esc(s: &str) -> String {
 }
 
 /// Empirical CDFs of the FCT per priority (log time axis), from the histograms of
-/// 6. Flow completion times, when finite flows completed: the CDF per priority and by size.
+/// Flow completion times, when finite flows completed: the CDF per priority and by size.
 fn fct_plots(report: &Report) -> Vec<Plot> {
     if report.fct.all.is_none() {
         return Vec::new();

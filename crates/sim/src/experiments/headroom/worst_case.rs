@@ -278,7 +278,11 @@ pub fn config(setup: &Setup, plan: &Plan, headroom: u64) -> SimConfig {
 
 /// The reverse-traffic sources of `setup`: one per sender, or none.
 fn reverse_sources(setup: &Setup) -> usize {
-    if setup.reverse_traffic { setup.senders as usize } else { 0 }
+    if setup.reverse_traffic {
+        setup.senders as usize
+    } else {
+        0
+    }
 }
 
 /// The nodes: the senders, the receiver, the switch (a static threshold of
