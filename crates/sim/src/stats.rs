@@ -8,7 +8,6 @@ use serde::Serialize;
 
 use crate::config::traffic::frame_len;
 use crate::frame::DropReason;
-use crate::series::SeriesReport;
 
 /// Counters of one (port, priority).
 ///
@@ -375,49 +374,6 @@ mod tests {
         assert!((950.0..=950.0 * 1.001).contains(&p95), "{p95}");
         assert_eq!(FctHistogram::new().slowdown_quantile(0.5), 0.0);
     }
-}
-
-/// What a QP did (a flow with `transport = "rocev2"`).
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct QpReport {
-    /// Congestion control: `none`, `dcqcn`, `qcn`.
-    pub cc: &'static str,
-    /// Payload bytes the responder delivered in order, each once (a finished QP: its size).
-    pub transport_delivered_bytes: u64,
-    /// Data packets sent, retransmissions included.
-    pub data_sent_frames: u64,
-    /// Of them, retransmissions.
-    pub retransmitted_frames: u64,
-    /// Retransmission timeouts that fired (mlx5 `local_ack_timeout_err`).
-    pub timeouts_total: u64,
-    /// NAK-sequence-errors the requester acted on (mlx5 `packet_seq_err`).
-    pub naks_received_total: u64,
-    /// Data packets the responder dropped as out of sequence (mlx5 `out_of_sequence`).
-    pub out_of_sequence_frames: u64,
-    /// Duplicate data packets at the responder.
-    pub duplicate_frames: u64,
-    /// Replies (ACK/NAK/SACK) the receiver sent.
-    pub replies_sent_frames: u64,
-    /// Replies that reached the sender.
-    pub replies_received_frames: u64,
-    /// CE-marked data packets that reached the receiver (mlx5 `np_ecn_marked_roce_packets`).
-    pub ecn_marked_received_frames: u64,
-    /// CNPs the receiver sent: packets, or CNP flags on replies (mlx5 `np_cnp_sent`).
-    pub cnps_sent_total: u64,
-    /// CNPs that reached the sender (mlx5 `rp_cnp_handled`).
-    pub cnps_received_total: u64,
-    /// CNMs that reached the sender.
-    pub cnms_received_total: u64,
-    /// Rate cuts of the reaction point.
-    pub rate_decreases_total: u64,
-    /// Replies, CNPs and CNMs about this QP dropped on the way.
-    pub control_dropped_frames: u64,
-    /// The reaction point's rate at the end of the run (the line rate without one).
-    pub rate_bps: u64,
-    /// The lowest rate it had.
-    pub min_rate_bps: u64,
-    /// Its rate over time (steps; at most [`crate::series::SERIES_CAP`]).
-    pub rate_series: SeriesReport,
 }
 
 /// What a receiving port's FCS check discarded after its link corrupted the frames (a link

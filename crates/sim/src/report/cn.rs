@@ -10,9 +10,8 @@ use lossless_proto::units::Duration;
 use crate::report::Report;
 use crate::report::summary::SummaryOptions;
 
-/// What a QP did: kept beside the engine's other counters ([`crate::stats`]), which fill it.
+pub use crate::report::qp::QpReport;
 pub use crate::report::{CnEffect, CnTotals, PortCnReport, PrioCnReport};
-pub use crate::stats::QpReport;
 
 fn ratio(with: f64, without: f64) -> f64 {
     if without > 0.0 { 1.0 - with / without } else { 0.0 }

@@ -5,6 +5,7 @@ pub mod cn;
 pub mod dcbx;
 pub mod link_errors;
 pub mod pathology;
+pub mod qp;
 pub mod summary;
 pub mod verdict;
 
@@ -19,8 +20,8 @@ use crate::event::EventQueue;
 use crate::frame::DropReason;
 use crate::observer::Observer;
 pub use crate::report::dcbx::DcbxReport;
+use crate::report::qp::QpReport;
 use crate::sim::{Event, Node, Simulator};
-use crate::stats::QpReport;
 use crate::stats::{FctHistogram, FctSummary, ideal_fct};
 
 /// Counters of one (port, priority) with activity.
@@ -384,208 +385,263 @@ fn drops_map(d: &[u64]) -> BTreeMap<&'static str, u64> {
         .collect()
 }
 
-impl Report {
-    /// Collects the report of a simulator at its current time.
-    pub fn collect<O: Observer, Q: EventQueue<Event>>(sim: &Simulator<O, Q>) -> Report {
-        let now = sim.now;
-        let span = now.as_ps();
-        let names: Vec<&str> = sim.config.nodes.iter().map(|n| n.name.as_str()).collect();
-        let mut ports = Vec::new();
-        for (pi, port) in sim.ports.iter().enumerate() {
-            let mode = port.mac.config().mode;
-            let peak_in = |q: usize| match &sim.nodes[port.node as usize] {
-                Node::Switch(sw) => sw.buffer.peak(port.local as usize, q as u8),
-                Node::Host(_) => 0,
-            };
-            let set = |q: u8| if mode == Mode::Pause { 0 } else { q };
-            let mut prios = Vec::new();
-            for q in 0..8u8 {
-                let s = &port.stats.prio[q as usize];
-                // a port with flow control off (now) shows what it paused and requested while
-                // DCBX had PFC on: the counters, as no pause or request runs any more
-                let (paused, requested) = if mode == Mode::Off {
-                    let c = port.mac.counters();
-                    (
-                        c.rx_prio_pause_duration[q as usize].as_ps(),
-                        c.tx_prio_pause_duration[q as usize].as_ps(),
-                    )
-                } else {
-                    (
-                        port.mac.rx_pause_duration(now, set(q)).as_ps(),
-                        port.mac.tx_pause_duration(now, set(q)).as_ps(),
-                    )
-                };
-                let (rx_frames, rx_bytes) = sim.received(pi as crate::frame::PortId, q);
-                let active = s.tx_frames + rx_frames + s.pfc_xoff_rx + s.pfc_xoff_tx > 0
-                    || s.drops.iter().any(|&d| d > 0);
-                if !active {
-                    continue;
-                }
-                prios.push(PrioReport {
-                    priority: q,
-                    lossless: port.lossless & (1 << q) != 0,
-                    tx_frames: s.tx_frames,
-                    tx_bytes: s.tx_bytes,
-                    tx_throughput_bps: bps(s.tx_bytes, span),
-                    rx_frames,
-                    rx_bytes,
-                    rx_throughput_bps: bps(rx_bytes, span),
-                    pfc_xoff_sent_frames: s.pfc_xoff_tx,
-                    pfc_xon_sent_frames: s.pfc_xon_tx,
-                    pfc_xoff_received_frames: s.pfc_xoff_rx,
-                    pfc_xon_received_frames: s.pfc_xon_rx,
-                    paused_ps: paused,
-                    xoff_requested_ps: requested,
-                    peak_queue_bytes: port.queues[q as usize].peak,
-                    peak_ingress_buffer_bytes: peak_in(q as usize),
-                    drops_frames: drops_map(&s.drops),
-                });
-            }
-            let st = &port.stats;
-            ports.push(PortReport {
-                node: names[port.node as usize].to_string(),
-                port: port.local,
-                peer: names[sim.ports[port.peer as usize].node as usize].to_string(),
-                rate_bps: port.rate.bps(),
-                flow_control: match mode {
-                    Mode::Off => "off",
-                    Mode::Pause => "pause",
-                    Mode::Pfc => "pfc",
-                },
-                pause_xoff_sent_frames: st.pause_xoff_tx,
-                pause_xon_sent_frames: st.pause_xon_tx,
-                pause_xoff_received_frames: st.pause_xoff_rx,
-                pause_xon_received_frames: st.pause_xon_rx,
-                priorities: prios,
-                dcbx: port.dcbx.as_deref().map(|d| DcbxReport::of(d, st)),
-                lldp_ignored_frames: st.lldp_rx_ignored,
-                cn: port.cn.as_deref().map(port_cn_report),
-            });
-        }
-        let mut flows = Vec::new();
-        let mut paths: HashMap<(u32, u32), Vec<Hop>> = HashMap::new();
-        // built at the first flow that asks (ns-3 ideal FCTs only)
-        let mut ns3_paths = None;
-        let mut ideal_cache = crate::sim::IdealCache::default();
-        let mut totals = CnTotals {
-            every_byte_once: true,
-            ..CnTotals::default()
+/// Every port, in port order, with its priorities that saw activity.
+fn collect_ports<O: Observer, Q: EventQueue<Event>>(sim: &Simulator<O, Q>) -> Vec<PortReport> {
+    let names: Vec<&str> = sim.config.nodes.iter().map(|n| n.name.as_str()).collect();
+    let mut ports = Vec::new();
+    for (pi, port) in sim.ports.iter().enumerate() {
+        let mode = port.mac.config().mode;
+        let st = &port.stats;
+        ports.push(PortReport {
+            node: names[port.node as usize].to_string(),
+            port: port.local,
+            peer: names[sim.ports[port.peer as usize].node as usize].to_string(),
+            rate_bps: port.rate.bps(),
+            flow_control: match mode {
+                Mode::Off => "off",
+                Mode::Pause => "pause",
+                Mode::Pfc => "pfc",
+            },
+            pause_xoff_sent_frames: st.pause_xoff_tx,
+            pause_xon_sent_frames: st.pause_xon_tx,
+            pause_xoff_received_frames: st.pause_xoff_rx,
+            pause_xon_received_frames: st.pause_xon_rx,
+            priorities: (0..8u8)
+                .filter_map(|q| collect_prio(sim, pi as crate::frame::PortId, q))
+                .collect(),
+            dcbx: port.dcbx.as_deref().map(|d| DcbxReport::of(d, st)),
+            lldp_ignored_frames: st.lldp_rx_ignored,
+            cn: port.cn.as_deref().map(port_cn_report),
+        });
+    }
+    ports
+}
+
+/// Priority `q` of port `pi`, or `None` when it saw no activity.
+fn collect_prio<O: Observer, Q: EventQueue<Event>>(
+    sim: &Simulator<O, Q>,
+    pi: crate::frame::PortId,
+    q: u8,
+) -> Option<PrioReport> {
+    let now = sim.now;
+    let span = now.as_ps();
+    let port = &sim.ports[pi as usize];
+    let mode = port.mac.config().mode;
+    let set = |q: u8| if mode == Mode::Pause { 0 } else { q };
+    let s = &port.stats.prio[q as usize];
+    // a port with flow control off (now) shows what it paused and requested while
+    // DCBX had PFC on: the counters, as no pause or request runs any more
+    let (paused, requested) = if mode == Mode::Off {
+        let c = port.mac.counters();
+        (
+            c.rx_prio_pause_duration[q as usize].as_ps(),
+            c.tx_prio_pause_duration[q as usize].as_ps(),
+        )
+    } else {
+        (
+            port.mac.rx_pause_duration(now, set(q)).as_ps(),
+            port.mac.tx_pause_duration(now, set(q)).as_ps(),
+        )
+    };
+    let (rx_frames, rx_bytes) = sim.received(pi, q);
+    let active =
+        s.tx_frames + rx_frames + s.pfc_xoff_rx + s.pfc_xoff_tx > 0 || s.drops.iter().any(|&d| d > 0);
+    if !active {
+        return None;
+    }
+    let peak_in = match &sim.nodes[port.node as usize] {
+        Node::Switch(sw) => sw.buffer.peak(port.local as usize, q),
+        Node::Host(_) => 0,
+    };
+    Some(PrioReport {
+        priority: q,
+        lossless: port.lossless & (1 << q) != 0,
+        tx_frames: s.tx_frames,
+        tx_bytes: s.tx_bytes,
+        tx_throughput_bps: bps(s.tx_bytes, span),
+        rx_frames,
+        rx_bytes,
+        rx_throughput_bps: bps(rx_bytes, span),
+        pfc_xoff_sent_frames: s.pfc_xoff_tx,
+        pfc_xon_sent_frames: s.pfc_xon_tx,
+        pfc_xoff_received_frames: s.pfc_xoff_rx,
+        pfc_xon_received_frames: s.pfc_xon_rx,
+        paused_ps: paused,
+        xoff_requested_ps: requested,
+        peak_queue_bytes: port.queues[q as usize].peak,
+        peak_ingress_buffer_bytes: peak_in,
+        drops_frames: drops_map(&s.drops),
+    })
+}
+
+/// The flows' section and what it adds to the CN totals.
+struct CollectedFlows {
+    /// Per flow, in flow order.
+    flows: Vec<FlowReport>,
+    /// From the first flow's start to the last one's end.
+    active_span: Option<ActiveSpan>,
+    /// The QPs' totals (the switch ports' are added by [`Report::collect`]).
+    totals: CnTotals,
+    /// Whether the run has QPs or ECN/QCN at a switch.
+    any_cn: bool,
+}
+
+/// Every flow, in flow order: its counters, completion and ideal FCT, its QP's figures.
+fn collect_flows<O: Observer, Q: EventQueue<Event>>(sim: &Simulator<O, Q>) -> CollectedFlows {
+    let now = sim.now;
+    let names: Vec<&str> = sim.config.nodes.iter().map(|n| n.name.as_str()).collect();
+    let mut flows = Vec::new();
+    let mut paths: HashMap<(u32, u32), Vec<Hop>> = HashMap::new();
+    // built at the first flow that asks (ns-3 ideal FCTs only)
+    let mut ns3_paths = None;
+    let mut ideal_cache = crate::sim::IdealCache::default();
+    let mut totals = CnTotals {
+        every_byte_once: true,
+        ..CnTotals::default()
+    };
+    let mut any_cn = sim.ports.iter().any(|p| p.cn.is_some());
+    let mut active_span: Option<ActiveSpan> = None;
+    for (fi, (spec, s, qp)) in sim.flow_views().enumerate() {
+        let line = sim.ports[sim.host_port(spec.src) as usize].rate;
+        let start = spec.start;
+        let until = match (spec.size, s.completed) {
+            (Some(_), Some(c)) => c,
+            _ => spec.stop.min(now),
         };
-        let mut any_cn = sim.ports.iter().any(|p| p.cn.is_some());
-        let mut active_span: Option<ActiveSpan> = None;
-        for (fi, (spec, s, qp)) in sim.flow_views().enumerate() {
-            let line = sim.ports[sim.host_port(spec.src) as usize].rate;
-            let start = spec.start;
-            let until = match (spec.size, s.completed) {
-                (Some(_), Some(c)) => c,
-                _ => spec.stop.min(now),
-            };
-            let active_ps = until.saturating_duration_since(start).as_ps();
-            let (from_ps, to_ps) = (start.as_ps(), until.as_ps().max(start.as_ps()));
-            active_span = Some(active_span.map_or(ActiveSpan { from_ps, to_ps }, |a| ActiveSpan {
-                from_ps: a.from_ps.min(from_ps),
-                to_ps: a.to_ps.max(to_ps),
-            }));
-            let completion = s.completed.map(|c| c.saturating_duration_since(start));
-            let ideal = spec.size.and_then(|size| match sim.config.model.ideal_fct {
-                IdealFct::Alone => sim.ideal_alone(fi as crate::frame::FlowId, &mut ideal_cache),
-                IdealFct::Wire => Some(ideal_fct(size, spec.mtu, line)),
-                IdealFct::Ns3 => {
-                    let hops = paths.entry((spec.src, spec.dst)).or_insert_with(|| {
-                        ns3_paths
-                            .get_or_insert_with(|| sim.ns3_paths())
-                            .path(spec.src, spec.dst)
-                    });
-                    Some(ns3_standalone_fct(size, spec.mtu, hops))
+        let active_ps = until.saturating_duration_since(start).as_ps();
+        let (from_ps, to_ps) = (start.as_ps(), until.as_ps().max(start.as_ps()));
+        active_span = Some(active_span.map_or(ActiveSpan { from_ps, to_ps }, |a| ActiveSpan {
+            from_ps: a.from_ps.min(from_ps),
+            to_ps: a.to_ps.max(to_ps),
+        }));
+        let completion = s.completed.map(|c| c.saturating_duration_since(start));
+        let ideal = spec.size.and_then(|size| match sim.config.model.ideal_fct {
+            IdealFct::Alone => sim.ideal_alone(fi as crate::frame::FlowId, &mut ideal_cache),
+            IdealFct::Wire => Some(ideal_fct(size, spec.mtu, line)),
+            IdealFct::Ns3 => {
+                let hops = paths.entry((spec.src, spec.dst)).or_insert_with(|| {
+                    ns3_paths
+                        .get_or_insert_with(|| sim.ns3_paths())
+                        .path(spec.src, spec.dst)
+                });
+                Some(ns3_standalone_fct(size, spec.mtu, hops))
+            }
+        });
+        flows.push(FlowReport {
+            name: spec.name.clone(),
+            src: names[spec.src as usize].to_string(),
+            dst: names[spec.dst as usize].to_string(),
+            priority: spec.priority,
+            offered_bps: spec.offered_bps(line) as u64,
+            size_bytes: spec.size,
+            sent_frames: s.sent_frames,
+            sent_bytes: s.sent_bytes,
+            delivered_frames: s.delivered_frames,
+            delivered_bytes: s.delivered_bytes,
+            dropped_frames: s.dropped_frames,
+            throughput_bps: bps(s.delivered_bytes, active_ps),
+            completion_ps: completion.map(Duration::as_ps),
+            fct_ideal_ps: ideal.map(Duration::as_ps),
+            fct_slowdown_ratio: completion
+                .zip(ideal)
+                .map(|(c, i)| c.as_ps() as f64 / i.as_ps().max(1) as f64),
+            qp: qp.map(|q| {
+                let cc = spec.transport.as_ref().map_or("none", |t| t.cc.name());
+                let r = QpReport::of(q, cc, s.dropped_control_frames);
+                any_cn = true;
+                totals.qps_total += 1;
+                totals.retransmitted_frames += r.retransmitted_frames;
+                totals.timeouts_total += r.timeouts_total;
+                totals.rate_decreases_total += r.rate_decreases_total;
+                totals.cnps_sent_total += r.cnps_sent_total;
+                if s.completed.is_some() && !q.delivered_exactly() {
+                    totals.every_byte_once = false;
                 }
-            });
-            flows.push(FlowReport {
-                name: spec.name.clone(),
-                src: names[spec.src as usize].to_string(),
-                dst: names[spec.dst as usize].to_string(),
-                priority: spec.priority,
-                offered_bps: spec.offered_bps(line) as u64,
-                size_bytes: spec.size,
-                sent_frames: s.sent_frames,
-                sent_bytes: s.sent_bytes,
-                delivered_frames: s.delivered_frames,
-                delivered_bytes: s.delivered_bytes,
-                dropped_frames: s.dropped_frames,
-                throughput_bps: bps(s.delivered_bytes, active_ps),
-                completion_ps: completion.map(Duration::as_ps),
-                fct_ideal_ps: ideal.map(Duration::as_ps),
-                fct_slowdown_ratio: completion
-                    .zip(ideal)
-                    .map(|(c, i)| c.as_ps() as f64 / i.as_ps().max(1) as f64),
-                qp: qp.map(|q| {
-                    let cc = spec.transport.as_ref().map_or("none", |t| t.cc.name());
-                    let r = q.report(cc, s.dropped_control_frames);
-                    any_cn = true;
-                    totals.qps_total += 1;
-                    totals.retransmitted_frames += r.retransmitted_frames;
-                    totals.timeouts_total += r.timeouts_total;
-                    totals.rate_decreases_total += r.rate_decreases_total;
-                    totals.cnps_sent_total += r.cnps_sent_total;
-                    if s.completed.is_some() && !q.delivered_exactly() {
-                        totals.every_byte_once = false;
-                    }
-                    r
-                }),
-                throughput_without_cn_bps: None,
-            });
+                r
+            }),
+            throughput_without_cn_bps: None,
+        });
+    }
+    CollectedFlows {
+        flows,
+        active_span,
+        totals,
+        any_cn,
+    }
+}
+
+/// The switches' buffers and the hosts' receivers, in node order.
+fn collect_nodes<O: Observer, Q: EventQueue<Event>>(
+    sim: &Simulator<O, Q>,
+) -> (Vec<SwitchReport>, Vec<HostReport>) {
+    let mut switches = Vec::new();
+    let mut hosts = Vec::new();
+    for (n, c) in sim.nodes.iter().zip(&sim.config.nodes) {
+        match n {
+            Node::Switch(sw) => switches.push(SwitchReport {
+                name: c.name.clone(),
+                buffer_bytes: sw.buffer.size(),
+                peak_buffer_bytes: sw.buffer.peak_used(),
+            }),
+            Node::Host(h) => hosts.push(HostReport {
+                name: c.name.clone(),
+                peak_rx_backlog_bytes: h.rx_peak,
+            }),
         }
-        let mut switches = Vec::new();
-        let mut hosts = Vec::new();
-        for (i, n) in sim.nodes.iter().enumerate() {
-            match n {
-                Node::Switch(sw) => switches.push(SwitchReport {
-                    name: names[i].to_string(),
-                    buffer_bytes: sw.buffer.size(),
-                    peak_buffer_bytes: sw.buffer.peak_used(),
-                }),
-                Node::Host(h) => hosts.push(HostReport {
-                    name: names[i].to_string(),
-                    peak_rx_backlog_bytes: h.rx_peak,
-                }),
-            }
-        }
-        for p in &ports {
-            for q in p.cn.iter().flat_map(|c| &c.priorities) {
-                totals.ecn_marked_frames += q.ecn_marked_frames;
-                totals.cnms_sent_total += q.cnms_sent_total;
-            }
-        }
+    }
+    (switches, hosts)
+}
+
+impl Conservation {
+    /// The frame accounting of `sim` at its current time.
+    fn collect<O: Observer, Q: EventQueue<Event>>(sim: &Simulator<O, Q>) -> Conservation {
         let t = &sim.totals;
         let queued = sim.queued_frames();
         let in_flight = sim.in_flight_frames();
         let dropped: u64 = t.dropped.iter().sum();
-        let throughput: Vec<u64> = flows.iter().map(|f| f.throughput_bps).collect();
-        let pathology = sim.pathology_report(&throughput);
+        Conservation {
+            injected_frames: t.injected,
+            delivered_frames: t.delivered,
+            queued_frames: queued,
+            in_flight_frames: in_flight,
+            dropped_frames: drops_map(&t.dropped),
+            misdelivered_frames: t.misdelivered,
+            balanced: t.injected == t.delivered + queued + in_flight + dropped && t.misdelivered == 0,
+        }
+    }
+}
+
+impl Report {
+    /// Collects the report of a simulator at its current time: one collector per section.
+    pub fn collect<O: Observer, Q: EventQueue<Event>>(sim: &Simulator<O, Q>) -> Report {
+        let ports = collect_ports(sim);
+        let mut flows = collect_flows(sim);
+        let (switches, hosts) = collect_nodes(sim);
+        for p in &ports {
+            for q in p.cn.iter().flat_map(|c| &c.priorities) {
+                flows.totals.ecn_marked_frames += q.ecn_marked_frames;
+                flows.totals.cnms_sent_total += q.cnms_sent_total;
+            }
+        }
+        let throughput: Vec<u64> = flows.flows.iter().map(|f| f.throughput_bps).collect();
+        let pathology = crate::report::pathology::PathologyReport::collect(sim, &throughput);
         Report {
             scenario: sim.config.name.clone(),
             seed: sim.config.seed,
-            duration_ps: span,
-            active_span,
+            duration_ps: sim.now.as_ps(),
+            active_span: flows.active_span,
             events: sim.events,
             lossless: crate::report::verdict::LosslessVerdict::collect(sim),
             ports,
-            fct: FctReport::of(&flows, sim.config.model.ideal_fct),
-            flows,
+            fct: FctReport::of(&flows.flows, sim.config.model.ideal_fct),
+            flows: flows.flows,
             switches,
             hosts,
-            conservation: Conservation {
-                injected_frames: t.injected,
-                delivered_frames: t.delivered,
-                queued_frames: queued,
-                in_flight_frames: in_flight,
-                dropped_frames: drops_map(&t.dropped),
-                misdelivered_frames: t.misdelivered,
-                balanced: t.injected == t.delivered + queued + in_flight + dropped && t.misdelivered == 0,
-            },
+            conservation: Conservation::collect(sim),
             engine_fault: sim.fault.clone(),
             pathology,
             link_errors: crate::report::link_errors::collect(sim),
-            cn: any_cn.then_some(totals),
+            cn: flows.any_cn.then_some(flows.totals),
             cn_effect: None,
         }
     }

@@ -3,6 +3,8 @@
 //! watched queue, topology events, the detector's deadlocks and storms, victims per flow and
 //! per priority. Every figure names its unit in its key.
 
+mod collect;
+
 use std::fmt::Write as _;
 
 use lossless_proto::units::Duration;
@@ -293,6 +295,16 @@ impl PathologyReport {
     /// The summary lines of this section.
     pub fn summary(&self) -> String {
         let mut s = String::new();
+        self.summary_run(&mut s);
+        self.summary_hosts(&mut s);
+        self.summary_pfcwd(&mut s);
+        self.summary_detector(&mut s);
+        self.summary_victims(&mut s);
+        s
+    }
+
+    /// How the run ended, the verdict, the topology events.
+    fn summary_run(&self, s: &mut String) {
         if let Some(t) = self.ended_by_deadlock_at_ps {
             let _ = writeln!(s, "RUN ENDED BY THE DEADLOCK DETECTOR at {}", d(t));
         }
@@ -302,6 +314,10 @@ impl PathologyReport {
         for e in &self.events {
             let _ = writeln!(s, "event at {}: {}", d(e.at_ps), e.what);
         }
+    }
+
+    /// A line per host with a stall or storm prevention.
+    fn summary_hosts(&self, s: &mut String) {
         for h in &self.hosts {
             let _ = writeln!(
                 s,
@@ -325,6 +341,10 @@ impl PathologyReport {
                 }
             );
         }
+    }
+
+    /// The watched queues, and a line per queue that stormed.
+    fn summary_pfcwd(&self, s: &mut String) {
         let stormed: Vec<&PfcwdQueueReport> = self
             .pfcwd
             .iter()
@@ -367,6 +387,10 @@ impl PathologyReport {
                 q.status
             );
         }
+    }
+
+    /// A line per finding of the detector.
+    fn summary_detector(&self, s: &mut String) {
         if let Some(found) = &self.detector {
             if found.is_empty() {
                 let _ = writeln!(s, "detector: no deadlock, no storm");
@@ -403,6 +427,10 @@ impl PathologyReport {
                 );
             }
         }
+    }
+
+    /// The victims table (flows held by PFC, the victims' hops), then per priority.
+    fn summary_victims(&self, s: &mut String) {
         if let Some(v) = &self.victims {
             let _ = writeln!(
                 s,
@@ -455,6 +483,5 @@ impl PathologyReport {
                 );
             }
         }
-        s
     }
 }

@@ -1,10 +1,16 @@
 //! Read-only views of a simulator's state for reports and checks: frames queued, received
-//! and on the wire, the flows, a host's port.
+//! and on the wire, the flows, a host's port, the pathology parts' state.
+
+use lossless_proto::units::Instant;
 
 use crate::config::traffic::FlowSpec;
 use crate::event::EventQueue;
 use crate::frame::{NodeId, PortId};
 use crate::observer::{Observer, WireFrame};
+use crate::sim::features::pathology::EventRecord;
+use crate::sim::features::pathology::deadlock::Detector;
+use crate::sim::features::pathology::pfcwd::SwitchWd;
+use crate::sim::features::pathology::victims::Victims;
 use crate::sim::{Event, Node, Qp, Simulator};
 use crate::stats::FlowStats;
 
@@ -65,5 +71,30 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             Node::Host(h) => h.port,
             Node::Switch(sw) => sw.ports.first().copied().unwrap_or(0),
         }
+    }
+
+    /// The switches running pfcwd, with their watched queues.
+    pub(crate) fn pfcwd_switches(&self) -> &[SwitchWd] {
+        &self.patho.pfcwd
+    }
+
+    /// What the scripted topology events did, in order.
+    pub(crate) fn topology_log(&self) -> &[EventRecord] {
+        &self.patho.log
+    }
+
+    /// The deadlock and storm detector, when one runs.
+    pub(crate) fn deadlock_detector(&self) -> Option<&Detector> {
+        self.patho.detector.as_deref()
+    }
+
+    /// Victim accounting, when on.
+    pub(crate) fn victims(&self) -> Option<&Victims> {
+        self.patho.victims.as_deref()
+    }
+
+    /// When the detector ended the run on a deadlock, if it did.
+    pub(crate) fn stopped_by_deadlock(&self) -> Option<Instant> {
+        self.patho.stopped_by_deadlock
     }
 }

@@ -129,7 +129,7 @@ pub struct Simulator<O: Observer = NoObserver, Q: EventQueue<Event> = CalendarQu
     /// [`Simulator::fault`]).
     pub(crate) fault: Option<String>,
     /// Pathology state: pfcwd, routes and link events, the detector, victims.
-    pub(crate) patho: features::pathology::PathoState,
+    pub(in crate::sim) patho: features::pathology::PathoState,
     /// Link bit errors: the FCS check of each receiving port of a link with a `ber`.
     link_errors: features::link_errors::LinkErrors,
 }

@@ -30,6 +30,7 @@ use crate::config::model::IdealFct;
 use crate::config::{NodeKind, SimConfig};
 use crate::frame::{Frame, NodeId, PortId};
 use crate::observer::Observer;
+use crate::report::pathology::PathologyReport;
 use crate::report::summary::SummaryOptions;
 use crate::report::{FctReport, Report};
 use heatmap::HeatRow;
@@ -41,7 +42,7 @@ mod pathology;
 mod sweep;
 mod victims;
 
-pub use flows::{FlowPick, FlowPicks, MAX_FLOW_SERIES, name_matches, parse_flow_picks};
+pub use flows::{FlowPick, FlowPicks, FlowPicksError, MAX_FLOW_SERIES, name_matches, parse_flow_picks};
 pub use sweep::{MAX_SWEEP_REPORT_POINTS, SweepPoint, SweepReport};
 
 /// Time bins across the run's activity (even: bins merge in pairs).
@@ -428,10 +429,60 @@ impl HtmlReport {
     }
 
     /// Renders the page (closing pauses still running at `end`) with `report`'s terminal
-    /// summary as text and its completed flows' FCT distribution.
+    /// summary as text and its completed flows' FCT distribution: its plots in page order.
     pub fn render(&mut self, end: Instant, report: &Report) -> String {
-        // a pause or a buffer level still held at the end reaches the end of the axis, and so
-        // does a run in which nothing changed
+        self.close(end);
+        // the axis ends at the last change or the run's end, never past it; its unit suits the
+        // longest span the page draws (a pathology timeline runs from zero to the end)
+        let end_ps = end.as_ps().max(self.origin_ps + 1);
+        self.end_ps = Some(end_ps);
+        let axis_end = (self.origin_ps + self.bin_ps * BINS as u128).min(end_ps);
+        let unit_span = if report.pathology.is_some() {
+            end_ps
+        } else {
+            axis_end - self.origin_ps
+        };
+        let axis = TimeAxis::new(self.origin_ps, axis_end, unit_span);
+        let span = Duration::from_ps(axis_end - self.origin_ps);
+        let mut plots = vec![self.topology_plot(report, span), self.throughput_plot(&axis)];
+        // 2b. throughput over time of chosen flows
+        if let Some(p) = self.flow_plot(report, &axis) {
+            plots.push(p);
+        }
+        plots.push(self.buffer_plot(&axis));
+        // 3b. egress queue depth, the cause in view: a line per queue, or a heat map of them,
+        // with the ECN marking thresholds
+        plots.push(self.egress_plot(&axis));
+        plots.push(self.pause_plot(&axis));
+        // 5. the QPs' rates, when the run has QPs
+        if report.flows.iter().any(|f| f.qp.is_some()) {
+            plots.push(
+                Plot::new("qp-rate", qp_rate_chart(report, &axis, &self.stops))
+                    .heading("Rate of each QP over time (its reaction point's rate, Gb/s)"),
+            );
+        }
+        plots.extend(fct_plots(report));
+        if let Some(p) = &report.pathology {
+            plots.extend(self.pathology_plots(p, axis.over(0, end_ps)));
+        }
+        let page = SimPage {
+            title: &self.title,
+            plots: &plots,
+            verdict: report
+                .pathology
+                .as_ref()
+                .and_then(|p| p.verdict.as_ref())
+                .map(|v| v.text.as_str()),
+            finding: lossless_finding(report, self.summary.top),
+            summary: &report.summary_with(&self.summary),
+        };
+        page.render()
+            .unwrap_or_else(|e| format!("<!doctype html><p>report failed: {}</p>", esc(&e.to_string())))
+    }
+
+    /// Closes what is still held at `end`: a pause or a buffer level reaches the end of the
+    /// axis, and so does every level of a run in which nothing changed.
+    fn close(&mut self, end: Instant) {
         let held = self.open.iter().any(Option::is_some)
             || self
                 .occupancy
@@ -453,20 +504,10 @@ impl HtmlReport {
                 self.pauses[p].push((from, end, mask));
             }
         }
-        // the axis ends at the last change or the run's end, never past it; its unit suits the
-        // longest span the page draws (a pathology timeline runs from zero to the end)
-        let end_ps = end.as_ps().max(self.origin_ps + 1);
-        self.end_ps = Some(end_ps);
-        let axis_end = (self.origin_ps + self.bin_ps * BINS as u128).min(end_ps);
-        let unit_span = if report.pathology.is_some() {
-            end_ps
-        } else {
-            axis_end - self.origin_ps
-        };
-        let axis = TimeAxis::new(self.origin_ps, axis_end, unit_span);
-        let span = Duration::from_ps(axis_end - self.origin_ps);
-        let mut plots = Vec::new();
-        // 1. the topology and the order PFC spread in
+    }
+
+    /// The topology and the order PFC spread in, the bottlenecks in blue.
+    fn topology_plot(&self, report: &Report, span: Duration) -> Plot {
         let spread = self.topology.spread_list(&self.pauses);
         let paused_dirs = self.topology.spread(&self.pauses).len();
         let bottlenecks = self.bottlenecks(report);
@@ -495,7 +536,7 @@ impl HtmlReport {
             ),
         };
         let ports: Vec<usize> = bottlenecks.iter().map(|b| b.port).collect();
-        plots.push(Plot {
+        Plot {
             id: "topology",
             heading: "Topology (hosts at the bottom, switches above by hops from the hosts): links coloured by the time they were paused, arrows the way PFC spread, bottlenecks in blue".into(),
             caption: bottleneck_note
@@ -520,14 +561,17 @@ impl HtmlReport {
                 })
                 .collect(),
             ..Plot::new("", self.topology.draw(&self.pauses, span, &ports))
-        });
-        // 2. delivered throughput per priority: bytes by when they were on the receivers'
-        // links, over each bin's width (the last bin's part before the end)
+        }
+    }
+
+    /// Delivered throughput per priority: bytes by when they were on the receivers'
+    /// links, over each bin's width (the last bin's part before the end).
+    fn throughput_plot(&self, axis: &TimeAxis) -> Plot {
         let bin = Duration::from_ps(self.bin_ps);
         let series: Vec<(String, RGBColor, Vec<f64>)> = (0..8)
             .filter(|&p| self.delivered[p].iter().any(|&b| b > 0.0))
             .map(|p| {
-                let v = axis_bins(&axis, self.bin_ps)
+                let v = axis_bins(axis, self.bin_ps)
                     .map(|(k, a, b)| self.delivered[p][k] * 8.0 / (b - a) as f64 * 1e3)
                     .collect();
                 (format!("priority {p}"), parse_color(COLORS[p]), v)
@@ -551,7 +595,7 @@ impl HtmlReport {
                 capacity,
             )
         });
-        plots.push(Plot {
+        Plot {
             caption: format!(
                 "Each frame's bytes count in the bins during which its bits arrived on the receiver's link; each point is the mean over a {bin} bin, summed over the receiving hosts."
             ),
@@ -559,7 +603,7 @@ impl HtmlReport {
                 "throughput",
                 line_chart(
                     &series,
-                    &axis,
+                    axis,
                     self.bin_ps,
                     &format!("Gb/s (mean per {bin} bin)"),
                     &limit.into_iter().collect::<Vec<_>>(),
@@ -568,12 +612,11 @@ impl HtmlReport {
             .heading(&format!(
                 "Delivered throughput per priority (Gb/s, mean over each {bin} bin)"
             ))
-        });
-        // 2b. throughput over time of chosen flows
-        if let Some(p) = self.flow_plot(report, &axis) {
-            plots.push(p);
         }
-        // 3. buffer occupancy: a line per queue, or a heat map of them
+    }
+
+    /// Buffer occupancy: a line per queue, or a heat map of them.
+    fn buffer_plot(&self, axis: &TimeAxis) -> Plot {
         let mut occ: Vec<(String, RGBColor, Vec<f64>)> = Vec::new();
         let buffers = self.occupancy.iter().flatten().count();
         for (i, ((node, port, prio), (v, _, _))) in self.buffers().enumerate() {
@@ -603,14 +646,14 @@ impl HtmlReport {
             _ => (Vec::new(), String::new()),
         };
         if occ.len() <= heatmap::LINES_MAX {
-            plots.push(Plot {
+            Plot {
                 caption: pfc_note,
                 ..Plot::new(
                     "buffer",
-                    line_chart(&occ, &axis, self.bin_ps, "bytes", &pfc_limits),
+                    line_chart(&occ, axis, self.bin_ps, "bytes", &pfc_limits),
                 )
                 .heading("Buffer occupancy per ingress port and priority (bytes, peak per bin)")
-            });
+            }
         } else {
             let total = occ.len();
             let mut rows: Vec<HeatRow> = occ
@@ -623,7 +666,7 @@ impl HtmlReport {
                 .flat_map(|r| r.values.iter().copied())
                 .fold(0.0, f64::max);
             let marks: Vec<String> = pfc_limits.iter().map(|l| l.0.clone()).collect();
-            plots.push(Plot {
+            Plot {
                 caption: format!(
                     "{} {}{}",
                     heat_caption(total, dropped, "buffer that held bytes"),
@@ -634,100 +677,65 @@ impl HtmlReport {
                 .to_string(),
                 ..Plot::new(
                     "buffer",
-                    heatmap::heat_map(&rows, &axis, self.bin_ps, max, "bytes", heatmap::blues),
+                    heatmap::heat_map(&rows, axis, self.bin_ps, max, "bytes", heatmap::blues),
                 )
                 .heading("Buffer occupancy heat map: ingress port and priority × time (bytes, peak per bin)")
-            });
+            }
         }
-        // 3b. egress queue depth, the cause in view: a line per queue, or a heat map of them,
-        // with the ECN marking thresholds
-        plots.push(self.egress_plot(&axis));
-        // 4. when ports were paused: a timeline row per port, or a heat map of them
+    }
+
+    /// When ports were paused: a timeline row per port, or a heat map of them.
+    fn pause_plot(&self, axis: &TimeAxis) -> Plot {
         let paused_ports = self.pauses.iter().filter(|p| !p.is_empty()).count();
         if paused_ports <= heatmap::LINES_MAX {
-            plots.push(Plot {
+            Plot {
                 caption: if paused_ports == 0 {
                     "No transmitter was paused by its peer.".into()
                 } else {
                     String::new()
                 },
-                ..Plot::new("pause", self.timeline(&axis))
+                ..Plot::new("pause", self.timeline(axis))
                     .heading("Pause timeline: when each port's transmitter was paused by its peer")
-            });
+            }
         } else {
-            let mut rows = self.pause_rows(&axis);
+            let mut rows = self.pause_rows(axis);
             let dropped = heatmap::cap_rows(&mut rows);
-            plots.push(Plot {
+            Plot {
                 caption: heat_caption(paused_ports, dropped, "port paused"),
                 ..Plot::new(
                     "pause",
-                    heatmap::heat_map(&rows, &axis, self.bin_ps, 1.0, "paused", topology::heat),
+                    heatmap::heat_map(&rows, axis, self.bin_ps, 1.0, "paused", topology::heat),
                 )
                 .heading("Pause heat map: port × time (fraction of each time bin the port's transmitter was paused by its peer)")
-            });
+            }
         }
-        // 5. the QPs' rates, when the run has QPs
-        if report.flows.iter().any(|f| f.qp.is_some()) {
+    }
+
+    /// Storms and deadlocks over `axis` (from the run's start), the first deadlock cycles,
+    /// the victims.
+    fn pathology_plots(&self, p: &PathologyReport, axis: TimeAxis) -> Vec<Plot> {
+        let mut plots = Vec::new();
+        if let Some(drawing) = pathology::timeline(p, &self.stalls, axis) {
+            plots.push(Plot::new("pathology", drawing).heading(
+                "Storms and deadlocks: receiver stalls, the detector's findings, pfcwd's stormed queues",
+            ));
+        }
+        const CYCLE_IDS: [&str; 4] = ["deadlock-1", "deadlock-2", "deadlock-3", "deadlock-4"];
+        let deadlocks = p.detector.iter().flatten().filter(|f| f.kind == "deadlock");
+        for (id, f) in CYCLE_IDS.into_iter().zip(deadlocks) {
+            plots.push(Plot::new(id, pathology::cycle_diagram(f)).heading(&format!(
+                "Deadlock cycle of {} queues (found at {})",
+                f.cycle.len(),
+                Duration::from_ps(f.detected_at_ps)
+            )));
+        }
+        if let Some(v) = &p.victims {
             plots.push(
-                Plot::new("qp-rate", qp_rate_chart(report, &axis, &self.stops))
-                    .heading("Rate of each QP over time (its reaction point's rate, Gb/s)"),
+                Plot::new("victims", victims::victims_chart(v))
+                    .heading("Victims: time each flow was held by PFC, on its own path and off it"),
             );
         }
-        // 6. flow completion times, when finite flows completed
-        if report.fct.all.is_some() {
-            plots.push(
-                Plot::new("fct", fct_cdf_chart(report))
-                    .heading("Flow completion time (FCT) CDF per priority (completed finite flows)"),
-            );
-            let by_size = fct_size::by_size(&report.flows);
-            let mut by_size_plot = Plot {
-                table: fct_size::table(&by_size),
-                ..Plot::new("fct-size", fct_size::chart(&by_size))
-                    .heading("FCT slowdown CDF by flow size (completed finite flows; slowdown = FCT / ideal)")
-            };
-            by_size_plot.caption = format!(
-                "The ideal FCT (\"{}\"): {}.",
-                report.fct.ideal_fct,
-                IdealFct::from_name(report.fct.ideal_fct)
-                    .map_or("see the JSON's fct.ideal_fct", IdealFct::definition)
-            );
-            plots.push(by_size_plot);
-        }
-        if let Some(p) = &report.pathology {
-            if let Some(drawing) = pathology::timeline(p, &self.stalls, axis.over(0, end_ps)) {
-                plots.push(Plot::new("pathology", drawing).heading(
-                    "Storms and deadlocks: receiver stalls, the detector's findings, pfcwd's stormed queues",
-                ));
-            }
-            const CYCLE_IDS: [&str; 4] = ["deadlock-1", "deadlock-2", "deadlock-3", "deadlock-4"];
-            let deadlocks = p.detector.iter().flatten().filter(|f| f.kind == "deadlock");
-            for (id, f) in CYCLE_IDS.into_iter().zip(deadlocks) {
-                plots.push(Plot::new(id, pathology::cycle_diagram(f)).heading(&format!(
-                    "Deadlock cycle of {} queues (found at {})",
-                    f.cycle.len(),
-                    Duration::from_ps(f.detected_at_ps)
-                )));
-            }
-            if let Some(v) = &p.victims {
-                plots.push(
-                    Plot::new("victims", victims::victims_chart(v))
-                        .heading("Victims: time each flow was held by PFC, on its own path and off it"),
-                );
-            }
-        }
-        let page = SimPage {
-            title: &self.title,
-            plots: &plots,
-            verdict: report
-                .pathology
-                .as_ref()
-                .and_then(|p| p.verdict.as_ref())
-                .map(|v| v.text.as_str()),
-            finding: lossless_finding(report, self.summary.top),
-            summary: &report.summary_with(&self.summary),
-        };
-        page.render()
-            .unwrap_or_else(|e| format!("<!doctype html><p>report failed: {}</p>", esc(&e.to_string())))
+        plots
     }
 
     /// The bottleneck link directions, largest queue first: switch ports that sent at least
@@ -1215,6 +1223,28 @@ fn esc(s: &str) -> String {
 }
 
 /// Empirical CDFs of the FCT per priority (log time axis), from the histograms of
+/// Flow completion times, when finite flows completed: the CDF per priority and by size.
+fn fct_plots(report: &Report) -> Vec<Plot> {
+    if report.fct.all.is_none() {
+        return Vec::new();
+    }
+    let cdf = Plot::new("fct", fct_cdf_chart(report))
+        .heading("Flow completion time (FCT) CDF per priority (completed finite flows)");
+    let by_size = fct_size::by_size(&report.flows);
+    let mut by_size_plot = Plot {
+        table: fct_size::table(&by_size),
+        ..Plot::new("fct-size", fct_size::chart(&by_size))
+            .heading("FCT slowdown CDF by flow size (completed finite flows; slowdown = FCT / ideal)")
+    };
+    by_size_plot.caption = format!(
+        "The ideal FCT (\"{}\"): {}.",
+        report.fct.ideal_fct,
+        IdealFct::from_name(report.fct.ideal_fct)
+            .map_or("see the JSON's fct.ideal_fct", IdealFct::definition)
+    );
+    vec![cdf, by_size_plot]
+}
+
 /// [`FctReport::histograms`]: one step per histogram bucket holding flows.
 fn fct_cdf_chart(report: &Report) -> Drawing {
     let (_, prio) = FctReport::histograms(&report.flows);

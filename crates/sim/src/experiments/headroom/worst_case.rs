@@ -248,25 +248,56 @@ impl Setup {
 /// sender i's is link i, then the receiver's, then `r0`….
 pub fn config(setup: &Setup, plan: &Plan, headroom: u64) -> SimConfig {
     let n = setup.senders as usize;
-    let rate = setup.rate;
-    let prio = setup.priority;
-    let l = setup.frame_bytes();
-    let mtu = setup.lossless_mtu;
     let receiver = n as NodeId;
-    let switch = receiver + 1;
-    let mut nodes: Vec<NodeConfig> = (0..n)
-        .map(|i| NodeConfig {
-            name: format!("s{i}"),
-            kind: NodeKind::Host(HostConfig::default()),
-            dcbx: None,
-        })
-        .collect();
-    nodes.push(NodeConfig {
-        name: "receiver".into(),
+    SimConfig {
+        model: Default::default(),
+        name: "headroom-verify".into(),
+        description: format!(
+            "{} senders at {} on {} m of cable, frames of {} bytes, receiver paused: the \
+             headroom a lossless pair needs in the worst case",
+            n,
+            setup.rate,
+            setup.cable_m,
+            setup.frame_bytes()
+        ),
+        seed: 1,
+        duration: setup.end().since_epoch(),
+        nodes: nodes(setup, headroom),
+        links: links(setup),
+        flows: flows(setup, plan),
+        workloads: Vec::new(),
+        signals: vec![Signal {
+            node: receiver,
+            prio: setup.priority,
+            at: Instant::ZERO,
+            on: true,
+        }],
+        pathology: Default::default(),
+    }
+}
+
+/// The reverse-traffic sources of `setup`: one per sender, or none.
+fn reverse_sources(setup: &Setup) -> usize {
+    if setup.reverse_traffic {
+        setup.senders as usize
+    } else {
+        0
+    }
+}
+
+/// The nodes: the senders, the receiver, the switch (a static threshold of
+/// [`Setup::trigger`] frames and `headroom` bytes per pair), the reverse-traffic sources.
+fn nodes(setup: &Setup, headroom: u64) -> Vec<NodeConfig> {
+    let n = setup.senders as usize;
+    let l = setup.frame_bytes();
+    let host = |name: String| NodeConfig {
+        name,
         kind: NodeKind::Host(HostConfig::default()),
         dcbx: None,
-    });
-    let reverse = if setup.reverse_traffic { n } else { 0 };
+    };
+    let mut nodes: Vec<NodeConfig> = (0..n).map(|i| host(format!("s{i}"))).collect();
+    nodes.push(host("receiver".into()));
+    let reverse = reverse_sources(setup);
     let shared = (2 * n as u64 + 1)
         .saturating_mul(l.max(frame_bytes(setup.mtu)))
         .saturating_mul(4);
@@ -282,12 +313,24 @@ pub fn config(setup: &Setup, plan: &Plan, headroom: u64) -> SimConfig {
             },
             xon_offset_bytes: l,
             headroom_bytes: Some(headroom),
-            mtu,
+            mtu: setup.lossless_mtu,
             ecn: None,
             qcn: None,
         }),
         dcbx: None,
     });
+    nodes.extend((0..reverse).map(|i| host(format!("r{i}"))));
+    nodes
+}
+
+/// The links: each sender's (its cable, interface delay and reaction delay), the
+/// receiver's, the reverse-traffic sources'; PFC on the lossless priority everywhere.
+fn links(setup: &Setup) -> Vec<LinkConfig> {
+    let n = setup.senders as usize;
+    let rate = setup.rate;
+    let prio = setup.priority;
+    let receiver = n as NodeId;
+    let switch = receiver + 1;
     let pfc = |reaction: Duration| {
         let mut c = FlowControlConfig::pfc(rate, [0; 6], 1 << prio);
         c.reaction_delay = reaction;
@@ -321,12 +364,7 @@ pub fn config(setup: &Setup, plan: &Plan, headroom: u64) -> SimConfig {
         })
         .collect();
     links.push(link(receiver, switch, 1, Duration::ZERO, switch_pfc));
-    for i in 0..reverse {
-        nodes.push(NodeConfig {
-            name: format!("r{i}"),
-            kind: NodeKind::Host(HostConfig::default()),
-            dcbx: None,
-        });
+    for i in 0..reverse_sources(setup) {
         links.push(link(
             switch + 1 + i as NodeId,
             switch,
@@ -335,6 +373,17 @@ pub fn config(setup: &Setup, plan: &Plan, headroom: u64) -> SimConfig {
             switch_pfc,
         ));
     }
+    links
+}
+
+/// The flows: per sender, the frames that fill the threshold and the trigger, `plan`'s
+/// fillers, then line rate; the reverse traffic at `plan`'s starts.
+fn flows(setup: &Setup, plan: &Plan) -> Vec<FlowSpec> {
+    let n = setup.senders as usize;
+    let prio = setup.priority;
+    let mtu = setup.lossless_mtu;
+    let receiver = n as NodeId;
+    let switch = receiver + 1;
     let s0 = setup.start();
     let trigger = s0 + setup.wire().saturating_mul(setup.trigger() as u64);
     let flow = |name: String, src: usize, mtu: u64, start: Instant, size: Option<u64>| FlowSpec {
@@ -375,7 +424,7 @@ pub fn config(setup: &Setup, plan: &Plan, headroom: u64) -> SimConfig {
             None,
         ));
     }
-    for i in 0..reverse {
+    for i in 0..reverse_sources(setup) {
         let start = plan.reverse_start_ps.get(i).copied().unwrap_or(0);
         flows.push(FlowSpec {
             name: format!("r{i}.reverse"),
@@ -390,28 +439,7 @@ pub fn config(setup: &Setup, plan: &Plan, headroom: u64) -> SimConfig {
             transport: None,
         });
     }
-    SimConfig {
-        model: Default::default(),
-        name: "headroom-verify".into(),
-        description: format!(
-            "{} senders at {rate} on {} m of cable, frames of {l} bytes, receiver paused: the \
-             headroom a lossless pair needs in the worst case",
-            n, setup.cable_m
-        ),
-        seed: 1,
-        duration: setup.end().since_epoch(),
-        nodes,
-        links,
-        flows,
-        workloads: Vec::new(),
-        signals: vec![Signal {
-            node: receiver,
-            prio,
-            at: Instant::ZERO,
-            on: true,
-        }],
-        pathology: Default::default(),
-    }
+    flows
 }
 
 /// What happened on each sender's link: its data frame starts, when the switch decided XOFF

@@ -29,7 +29,6 @@ use crate::frame::{Ecn, FlowId, Frame, FrameKind, NodeId, PortId, flags};
 use crate::observer::Observer;
 use crate::series::{RateSeries, SERIES_CAP};
 use crate::sim::{Event, Node, Simulator};
-use crate::stats::QpReport;
 
 /// When a QP that started a packet of `len` bytes at `at` may start the next one, at `rate`
 /// and no sooner than its pattern allows.
@@ -188,43 +187,43 @@ impl Qp {
         })
     }
 
-    /// The QP's figures for the report.
-    pub(crate) fn report(&self, cc: &'static str, control_dropped: u64) -> QpReport {
-        let rq = self.req.counters();
-        let rs = self.resp.counters();
-        let (cuts, np_sent) = match &self.rp {
-            RpState::Dcqcn(rp) => (rp.counters().rate_decreases, 0),
-            RpState::Qcn(rp) => (rp.counters().rate_decreases, 0),
-            RpState::None => (0, 0),
-        };
-        let cnps_sent = self.np.as_ref().map_or(np_sent, |n| n.counters().np_cnp_sent);
-        let min_rate = self
-            .series
-            .steps()
-            .map(|(_, r)| r.bps())
-            .min()
-            .unwrap_or(self.line.bps());
-        QpReport {
-            cc,
-            transport_delivered_bytes: rs.delivered_bytes,
-            data_sent_frames: rq.tx_packets,
-            retransmitted_frames: rq.retransmitted_packets,
-            timeouts_total: rq.local_ack_timeout_err,
-            naks_received_total: rq.packet_seq_err,
-            out_of_sequence_frames: rs.out_of_sequence,
-            duplicate_frames: rs.duplicate_request,
-            replies_sent_frames: self.counters.replies_sent,
-            replies_received_frames: self.counters.replies_received,
-            ecn_marked_received_frames: self.counters.ce_received,
-            cnps_sent_total: cnps_sent,
-            cnps_received_total: self.counters.cnps_received,
-            cnms_received_total: self.counters.cnms_received,
-            rate_decreases_total: cuts,
-            control_dropped_frames: control_dropped,
-            rate_bps: self.rate().bps(),
-            min_rate_bps: min_rate.min(self.rate().bps()),
-            rate_series: self.series.to_report(),
+    /// Its requester (the sending side's transport engine), read-only.
+    pub(crate) fn requester(&self) -> &Requester {
+        &self.req
+    }
+
+    /// Its responder (the receiving side's transport engine), read-only.
+    pub(crate) fn responder(&self) -> &Responder {
+        &self.resp
+    }
+
+    /// What the simulator counted for it.
+    pub(crate) fn sim_counters(&self) -> &QpCounters {
+        &self.counters
+    }
+
+    /// Rate cuts of its reaction point (0 without congestion control).
+    pub(crate) fn rate_decreases(&self) -> u64 {
+        match &self.rp {
+            RpState::Dcqcn(rp) => rp.counters().rate_decreases,
+            RpState::Qcn(rp) => rp.counters().rate_decreases,
+            RpState::None => 0,
         }
+    }
+
+    /// CNPs its DCQCN notification point sent (`None` without one).
+    pub(crate) fn np_cnps_sent(&self) -> Option<u64> {
+        self.np.as_ref().map(|n| n.counters().np_cnp_sent)
+    }
+
+    /// Its reaction point's rate over time.
+    pub(crate) fn rate_series(&self) -> &RateSeries {
+        &self.series
+    }
+
+    /// The line rate of its sender.
+    pub(crate) fn line(&self) -> Rate {
+        self.line
     }
 
     /// Whether the responder has the whole message, each byte once.

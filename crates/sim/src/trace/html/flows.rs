@@ -24,17 +24,29 @@ pub enum FlowPick {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FlowPicks(pub Vec<FlowPick>);
 
+/// A `--plot-flows` value refused: one of its items is empty.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "--plot-flows {value:?}: item {item} is empty; allowed: victims, slowest or a flow name pattern such as lossless:*"
+)]
+pub struct FlowPicksError {
+    /// The value given.
+    pub value: String,
+    /// The empty item's position, from 1.
+    pub item: usize,
+}
+
 /// Parses `--plot-flows`: comma-separated items, each `victims`, `slowest` or a flow name
 /// pattern (`*` any run of characters), e.g. `victims,lossless:*`.
-pub fn parse_flow_picks(s: &str) -> Result<FlowPicks, String> {
+pub fn parse_flow_picks(s: &str) -> Result<FlowPicks, FlowPicksError> {
     let mut out = Vec::new();
     for (i, item) in s.split(',').enumerate() {
         let item = item.trim();
         if item.is_empty() {
-            return Err(format!(
-                "--plot-flows {s:?}: item {} is empty; allowed: victims, slowest or a flow name pattern such as lossless:*",
-                i + 1
-            ));
+            return Err(FlowPicksError {
+                value: s.to_string(),
+                item: i + 1,
+            });
         }
         out.push(match item {
             "victims" => FlowPick::Victims,
@@ -154,6 +166,9 @@ mod tests {
             ]
         );
         let e = parse_flow_picks("victim,,x").unwrap_err();
-        assert!(e.contains("item 2 is empty"), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "--plot-flows \"victim,,x\": item 2 is empty; allowed: victims, slowest or a flow name pattern such as lossless:*"
+        );
     }
 }

@@ -186,177 +186,19 @@ impl Topology {
     /// The picture; the link directions of `bottlenecks` (ports) drawn in blue with an arrow
     /// the way their data went.
     pub fn draw(&self, pauses: &Pauses, span: Duration, bottlenecks: &[usize]) -> Drawing {
-        let tier_gap = 130.0;
-        // room above the top tier for arcs between its nodes
-        let top = self.tiers - 1;
-        let bow = self
-            .links
-            .iter()
-            .filter(|&&(a, b)| self.place[a as usize].0 == top && self.place[b as usize].0 == top)
-            .map(|&(a, b)| {
-                ((self.place[a as usize].1 - self.place[b as usize].1).abs() * 0.3).min(110.0) / 2.0
-            })
-            .fold(0.0, f64::max);
-        let height = (70.0 + bow + tier_gap * top as f64) as u32 + 50;
-        let y_of = |t: usize| 70.0 + bow + tier_gap * (top - t) as f64;
-        let xy = |i: NodeId| {
-            let (t, x) = self.place[i as usize];
-            (x, y_of(t))
-        };
-        let px = |(x, y): (f64, f64)| (x.round() as i32, y.round() as i32);
+        let at = Layout::new(self);
         let span_ps = span.as_ps().max(1) as f64;
         let spread = self.spread(pauses);
-        let mut paused_ps = vec![0u128; self.links.len()];
-        for &(p, _, total) in &spread {
-            paused_ps[p / 2] = paused_ps[p / 2].max(total.as_ps());
-        }
-        let mut per_tier = vec![0usize; self.tiers];
-        for &(t, _) in &self.place {
-            per_tier[t] += 1;
-        }
         let mut svg = String::new();
         {
-            let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
-            let drawn = (|| -> Result<(), Box<dyn std::error::Error + '_>> {
+            let root = SVGBackend::with_string(&mut svg, (WIDTH, at.height)).into_drawing_area();
+            let drawn = (|| -> Drawn {
                 root.fill(&WHITE)?;
-                // the colour scale, top left
-                let font = ("sans-serif", 11).into_font();
-                root.draw(&Text::new("link paused for:  0", (10, 10), font.clone()))?;
-                for k in 0..=20 {
-                    let c = heat(k as f64 / 20.0);
-                    let x = 125 + k * 8;
-                    root.draw(&Rectangle::new([(x, 9), (x + 8, 21)], c.filled()))?;
-                }
-                root.draw(&Text::new("100 % of the span", (297, 10), font.clone()))?;
-                root.draw(&PathElement::new(
-                    vec![(410, 15), (440, 15)],
-                    RGBColor(205, 205, 205).stroke_width(1),
-                ))?;
-                root.draw(&Text::new("never paused", (445, 10), font.clone()))?;
-                root.draw(&Text::new(
-                    "arrow: PFC from the port that sent XOFF towards the transmitter it paused; number: order of first pause",
-                    (540, 10),
-                    font.clone(),
-                ))?;
-                root.draw(&PathElement::new(
-                    vec![(10, 33), (40, 33)],
-                    BOTTLENECK.stroke_width(5),
-                ))?;
-                root.draw(&Text::new(
-                    "bottleneck: a switch port busy at least 90 % of the flows' active span with frames waiting in its queue (open arrow: the way its data went)",
-                    (45, 28),
-                    font.clone(),
-                ))?;
-                // links: never paused first (thin, grey), paused on top
-                let mut order: Vec<usize> = (0..self.links.len()).collect();
-                order.sort_by_key(|&l| paused_ps[l]);
-                for l in order {
-                    let (a, b) = self.links[l];
-                    let style = match paused_ps[l] {
-                        0 => RGBColor(205, 205, 205).stroke_width(1),
-                        p => heat(p as f64 / span_ps).stroke_width(3),
-                    };
-                    let pts: Vec<(i32, i32)> = (0..=16)
-                        .map(|k| px(curve(xy(a), xy(b), k as f64 / 16.0).0))
-                        .collect();
-                    root.draw(&PathElement::new(pts, style))?;
-                }
-                // bottlenecks: thick blue, an open arrowhead the way the data went
-                for &p in bottlenecks.iter().filter(|&&p| p / 2 < self.links.len()) {
-                    let (a, b) = self.links[p / 2];
-                    let pts: Vec<(i32, i32)> = (0..=16)
-                        .map(|k| px(curve(xy(a), xy(b), k as f64 / 16.0).0))
-                        .collect();
-                    root.draw(&PathElement::new(pts, BOTTLENECK.stroke_width(5)))?;
-                    let (me, _) = self.ends(p);
-                    let (tip, (dx, dy)) = curve(xy(a), xy(b), if me == a { 0.55 } else { 0.45 });
-                    let sign = if me == a { 1.0 } else { -1.0 };
-                    let len = (dx * dx + dy * dy).sqrt().max(1e-9);
-                    let (ux, uy) = (sign * dx / len, sign * dy / len);
-                    let size = 12.0;
-                    let base = (tip.0 - ux * size, tip.1 - uy * size);
-                    let wing = (-uy * size * 0.6, ux * size * 0.6);
-                    root.draw(&PathElement::new(
-                        vec![
-                            px((base.0 + wing.0, base.1 + wing.1)),
-                            px(tip),
-                            px((base.0 - wing.0, base.1 - wing.1)),
-                        ],
-                        BOTTLENECK.stroke_width(3),
-                    ))?;
-                }
-                // nodes
-                for (i, &(t, x)) in self.place.iter().enumerate() {
-                    let gap = (WIDTH as f64 - 40.0) / per_tier[t].max(1) as f64;
-                    let y = y_of(t);
-                    let r = (gap * 0.35).clamp(1.0, 7.0);
-                    let c = if self.is_switch[i] {
-                        RGBColor(40, 70, 140)
-                    } else {
-                        RGBColor(90, 90, 90)
-                    };
-                    root.draw(&Rectangle::new(
-                        [px((x - r, y - r)), px((x + r, y + r))],
-                        c.filled(),
-                    ))?;
-                    if gap >= 34.0 {
-                        let label = Text::new(
-                            self.names[i].chars().take(24).collect::<String>(),
-                            // centred on the node (about 6 px a character)
-                            px((
-                                x - 3.0 * self.names[i].chars().count().min(24) as f64,
-                                if t == 0 { y + r + 4.0 } else { y - r - 14.0 },
-                            )),
-                            ("sans-serif", 10).into_font(),
-                        );
-                        root.draw(&label)?;
-                    }
-                }
-                // arrows: from the XOFF sender towards the paused transmitter, numbered
-                for (rank, &(p, _, total)) in spread.iter().enumerate() {
-                    let (_, peer) = self.ends(p);
-                    // along the link as drawn (from `a` to `b`), 62 % of the way from the XOFF sender
-                    let (a, _) = self.links[p / 2];
-                    let t = if peer == a { 0.62 } else { 0.38 };
-                    let (tip, (dx, dy)) = curve(xy(a), xy(self.links[p / 2].1), t);
-                    let sign = if peer == a { 1.0 } else { -1.0 };
-                    let len = (dx * dx + dy * dy).sqrt().max(1e-9);
-                    let (ux, uy) = (sign * dx / len, sign * dy / len);
-                    let size = 9.0;
-                    let base = (tip.0 - ux * size, tip.1 - uy * size);
-                    let wing = (-uy * size * 0.5, ux * size * 0.5);
-                    let c = heat(total.as_ps() as f64 / span_ps);
-                    root.draw(&Polygon::new(
-                        vec![
-                            px(tip),
-                            px((base.0 + wing.0, base.1 + wing.1)),
-                            px((base.0 - wing.0, base.1 - wing.1)),
-                        ],
-                        c.mix(1.0).filled(),
-                    ))?;
-                    root.draw(&PathElement::new(
-                        vec![
-                            px(tip),
-                            px((base.0 + wing.0, base.1 + wing.1)),
-                            px((base.0 - wing.0, base.1 - wing.1)),
-                            px(tip),
-                        ],
-                        BLACK.stroke_width(1),
-                    ))?;
-                    if rank < NUMBERED {
-                        // centred 12 px beside the arrowhead (about 6 × 11 px a digit)
-                        let label = format!("{}", rank + 1);
-                        let at = (
-                            tip.0 - uy * 12.0 - 3.0 * label.len() as f64,
-                            tip.1 + ux * 12.0 - 6.0,
-                        );
-                        root.draw(&Text::new(
-                            label,
-                            px(at),
-                            ("sans-serif", 11).into_font().color(&BLACK),
-                        ))?;
-                    }
-                }
+                legend(&root)?;
+                self.draw_links(&root, &at, &spread, span_ps)?;
+                self.draw_bottlenecks(&root, &at, bottlenecks)?;
+                self.draw_nodes(&root, &at)?;
+                self.draw_spread(&root, &at, &spread, span_ps)?;
                 root.present()?;
                 Ok(())
             })();
@@ -366,6 +208,244 @@ impl Topology {
         }
         Drawing::Svg(svg)
     }
+
+    /// The links: never paused first (thin, grey), paused on top, coloured by the longest
+    /// time either direction was paused.
+    fn draw_links(
+        &self,
+        root: &Area<'_>,
+        at: &Layout<'_>,
+        spread: &[(usize, Instant, Duration)],
+        span_ps: f64,
+    ) -> Drawn {
+        let mut paused_ps = vec![0u128; self.links.len()];
+        for &(p, _, total) in spread {
+            paused_ps[p / 2] = paused_ps[p / 2].max(total.as_ps());
+        }
+        let mut order: Vec<usize> = (0..self.links.len()).collect();
+        order.sort_by_key(|&l| paused_ps[l]);
+        for l in order {
+            let (a, b) = self.links[l];
+            let style = match paused_ps[l] {
+                0 => RGBColor(205, 205, 205).stroke_width(1),
+                p => heat(p as f64 / span_ps).stroke_width(3),
+            };
+            let pts: Vec<(i32, i32)> = (0..=16)
+                .map(|k| px(curve(at.xy(a), at.xy(b), k as f64 / 16.0).0))
+                .collect();
+            root.draw(&PathElement::new(pts, style))?;
+        }
+        Ok(())
+    }
+
+    /// The bottlenecks: thick blue, an open arrowhead the way the data went.
+    fn draw_bottlenecks(&self, root: &Area<'_>, at: &Layout<'_>, bottlenecks: &[usize]) -> Drawn {
+        for &p in bottlenecks.iter().filter(|&&p| p / 2 < self.links.len()) {
+            let (a, b) = self.links[p / 2];
+            let pts: Vec<(i32, i32)> = (0..=16)
+                .map(|k| px(curve(at.xy(a), at.xy(b), k as f64 / 16.0).0))
+                .collect();
+            root.draw(&PathElement::new(pts, BOTTLENECK.stroke_width(5)))?;
+            let (me, _) = self.ends(p);
+            let (tip, (dx, dy)) = curve(at.xy(a), at.xy(b), if me == a { 0.55 } else { 0.45 });
+            let sign = if me == a { 1.0 } else { -1.0 };
+            let len = (dx * dx + dy * dy).sqrt().max(1e-9);
+            let (ux, uy) = (sign * dx / len, sign * dy / len);
+            let size = 12.0;
+            let base = (tip.0 - ux * size, tip.1 - uy * size);
+            let wing = (-uy * size * 0.6, ux * size * 0.6);
+            root.draw(&PathElement::new(
+                vec![
+                    px((base.0 + wing.0, base.1 + wing.1)),
+                    px(tip),
+                    px((base.0 - wing.0, base.1 - wing.1)),
+                ],
+                BOTTLENECK.stroke_width(3),
+            ))?;
+        }
+        Ok(())
+    }
+
+    /// The nodes, labelled where their tier leaves room.
+    fn draw_nodes(&self, root: &Area<'_>, at: &Layout<'_>) -> Drawn {
+        for (i, &(t, x)) in self.place.iter().enumerate() {
+            let gap = (WIDTH as f64 - 40.0) / at.per_tier[t].max(1) as f64;
+            let y = at.y_of(t);
+            let r = (gap * 0.35).clamp(1.0, 7.0);
+            let c = if self.is_switch[i] {
+                RGBColor(40, 70, 140)
+            } else {
+                RGBColor(90, 90, 90)
+            };
+            root.draw(&Rectangle::new(
+                [px((x - r, y - r)), px((x + r, y + r))],
+                c.filled(),
+            ))?;
+            if gap >= 34.0 {
+                let label = Text::new(
+                    self.names[i].chars().take(24).collect::<String>(),
+                    // centred on the node (about 6 px a character)
+                    px((
+                        x - 3.0 * self.names[i].chars().count().min(24) as f64,
+                        if t == 0 { y + r + 4.0 } else { y - r - 14.0 },
+                    )),
+                    ("sans-serif", 10).into_font(),
+                );
+                root.draw(&label)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The arrows: from the XOFF sender towards the paused transmitter, coloured by how long
+    /// it paused, the first [`NUMBERED`] numbered.
+    fn draw_spread(
+        &self,
+        root: &Area<'_>,
+        at: &Layout<'_>,
+        spread: &[(usize, Instant, Duration)],
+        span_ps: f64,
+    ) -> Drawn {
+        for (rank, &(p, _, total)) in spread.iter().enumerate() {
+            let (_, peer) = self.ends(p);
+            // along the link as drawn (from `a` to `b`), 62 % of the way from the XOFF sender
+            let (a, _) = self.links[p / 2];
+            let t = if peer == a { 0.62 } else { 0.38 };
+            let (tip, (dx, dy)) = curve(at.xy(a), at.xy(self.links[p / 2].1), t);
+            let sign = if peer == a { 1.0 } else { -1.0 };
+            let len = (dx * dx + dy * dy).sqrt().max(1e-9);
+            let (ux, uy) = (sign * dx / len, sign * dy / len);
+            let size = 9.0;
+            let base = (tip.0 - ux * size, tip.1 - uy * size);
+            let wing = (-uy * size * 0.5, ux * size * 0.5);
+            let c = heat(total.as_ps() as f64 / span_ps);
+            root.draw(&Polygon::new(
+                vec![
+                    px(tip),
+                    px((base.0 + wing.0, base.1 + wing.1)),
+                    px((base.0 - wing.0, base.1 - wing.1)),
+                ],
+                c.mix(1.0).filled(),
+            ))?;
+            root.draw(&PathElement::new(
+                vec![
+                    px(tip),
+                    px((base.0 + wing.0, base.1 + wing.1)),
+                    px((base.0 - wing.0, base.1 - wing.1)),
+                    px(tip),
+                ],
+                BLACK.stroke_width(1),
+            ))?;
+            if rank < NUMBERED {
+                // centred 12 px beside the arrowhead (about 6 × 11 px a digit)
+                let label = format!("{}", rank + 1);
+                let at = (
+                    tip.0 - uy * 12.0 - 3.0 * label.len() as f64,
+                    tip.1 + ux * 12.0 - 6.0,
+                );
+                root.draw(&Text::new(
+                    label,
+                    px(at),
+                    ("sans-serif", 11).into_font().color(&BLACK),
+                ))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The drawing area of the picture.
+type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+
+/// What a drawing step returns.
+type Drawn = Result<(), Box<dyn std::error::Error>>;
+
+/// Where the picture puts the tiers and the nodes.
+struct Layout<'a> {
+    topology: &'a Topology,
+    /// Room above the top tier for arcs between its nodes.
+    bow: f64,
+    /// The top tier.
+    top: usize,
+    /// Nodes per tier.
+    per_tier: Vec<usize>,
+    /// The picture's height in pixels.
+    height: u32,
+}
+
+/// Pixels between tiers.
+const TIER_GAP: f64 = 130.0;
+
+impl<'a> Layout<'a> {
+    fn new(topology: &'a Topology) -> Self {
+        let top = topology.tiers - 1;
+        let place = &topology.place;
+        let bow = topology
+            .links
+            .iter()
+            .filter(|&&(a, b)| place[a as usize].0 == top && place[b as usize].0 == top)
+            .map(|&(a, b)| ((place[a as usize].1 - place[b as usize].1).abs() * 0.3).min(110.0) / 2.0)
+            .fold(0.0, f64::max);
+        let mut per_tier = vec![0usize; topology.tiers];
+        for &(t, _) in place {
+            per_tier[t] += 1;
+        }
+        Layout {
+            topology,
+            bow,
+            top,
+            per_tier,
+            height: (70.0 + bow + TIER_GAP * top as f64) as u32 + 50,
+        }
+    }
+
+    /// The height of tier `t`.
+    fn y_of(&self, t: usize) -> f64 {
+        70.0 + self.bow + TIER_GAP * (self.top - t) as f64
+    }
+
+    /// Where node `i` is.
+    fn xy(&self, i: NodeId) -> (f64, f64) {
+        let (t, x) = self.topology.place[i as usize];
+        (x, self.y_of(t))
+    }
+}
+
+/// A point in whole pixels.
+fn px((x, y): (f64, f64)) -> (i32, i32) {
+    (x.round() as i32, y.round() as i32)
+}
+
+/// The colour scale and the key, top left.
+fn legend(root: &Area<'_>) -> Drawn {
+    let font = ("sans-serif", 11).into_font();
+    root.draw(&Text::new("link paused for:  0", (10, 10), font.clone()))?;
+    for k in 0..=20 {
+        let c = heat(k as f64 / 20.0);
+        let x = 125 + k * 8;
+        root.draw(&Rectangle::new([(x, 9), (x + 8, 21)], c.filled()))?;
+    }
+    root.draw(&Text::new("100 % of the span", (297, 10), font.clone()))?;
+    root.draw(&PathElement::new(
+        vec![(410, 15), (440, 15)],
+        RGBColor(205, 205, 205).stroke_width(1),
+    ))?;
+    root.draw(&Text::new("never paused", (445, 10), font.clone()))?;
+    root.draw(&Text::new(
+            "arrow: PFC from the port that sent XOFF towards the transmitter it paused; number: order of first pause",
+            (540, 10),
+            font.clone(),
+        ))?;
+    root.draw(&PathElement::new(
+        vec![(10, 33), (40, 33)],
+        BOTTLENECK.stroke_width(5),
+    ))?;
+    root.draw(&Text::new(
+            "bottleneck: a switch port busy at least 90 % of the flows' active span with frames waiting in its queue (open arrow: the way its data went)",
+            (45, 28),
+            font.clone(),
+        ))?;
+    Ok(())
 }
 
 /// The point at `t` (0..=1) of the link drawn from `a` to `b`, and the direction there: a

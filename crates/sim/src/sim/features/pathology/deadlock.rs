@@ -41,6 +41,16 @@ pub(crate) enum Kind {
     Storm,
 }
 
+impl Kind {
+    /// Its name in the report: `deadlock` or `storm`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kind::Deadlock => "deadlock",
+            Kind::Storm => "storm",
+        }
+    }
+}
+
 /// A deadlock or storm the detector reported.
 #[derive(Clone, Debug)]
 pub(crate) struct Finding {

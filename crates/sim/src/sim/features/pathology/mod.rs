@@ -7,7 +7,6 @@
 
 pub(in crate::sim) mod deadlock;
 pub(in crate::sim) mod pfcwd;
-pub(in crate::sim) mod report;
 pub(in crate::sim) mod storm;
 pub(in crate::sim) mod topo;
 pub(in crate::sim) mod victims;

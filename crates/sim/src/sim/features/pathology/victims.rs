@@ -46,6 +46,12 @@ pub(crate) struct Slot {
 }
 
 impl Slot {
+    /// The egress that caused the last off-path pause of this hop, when one did (`None`
+    /// before any, or when the pause was a host receiver's own).
+    pub(crate) fn off_path_cause(&self) -> Option<PortId> {
+        (self.off_cause != NO_PORT && self.off_cause != RECEIVER).then_some(self.off_cause)
+    }
+
     fn new(port: PortId) -> Self {
         Slot {
             port,

@@ -1,58 +1,107 @@
-//! Collects the report's `pathology` section from the simulator's state.
+//! Collects the report's `pathology` section from a simulator at the end of a run, through
+//! its read-only views (`sim/inspect.rs`): the hosts' stalls and storm prevention, the pfcwd
+//! queues, the topology events, the detector's findings and verdict, the victims.
 
 use lossless_proto::flow_control::Mode;
 use lossless_proto::units::Instant;
 use lossless_proto::watchdog::pfcwd::{Action, Rule, Status};
 
-use crate::config::traffic::frame_len;
+use crate::config::traffic::{FlowSpec, frame_len};
 use crate::event::EventQueue;
-use crate::frame::{DropReason, NO_PORT, PortId};
+use crate::frame::{DropReason, PortId};
 use crate::observer::Observer;
 use crate::report::pathology::{
     FindingReport, FlowVictimReport, HopVictimReport, HostPathologyReport, PathologyReport, PfcwdQueueReport,
     PrioVictimReport, StormSpan, TopologyEventReport, VerdictReport, VictimsReport,
 };
-use crate::sim::features::pathology::deadlock::Kind;
-use crate::sim::features::pathology::victims::RECEIVER;
 use crate::sim::{Event, Node, Simulator};
+use crate::stats::FlowStats;
 
 fn ps(t: Instant) -> u128 {
     t.as_ps()
 }
 
-impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
-    /// `node.local`, a port's short name.
-    fn port_short(&self, p: PortId) -> String {
-        let port = &self.ports[p as usize];
-        format!("{}.{}", self.config.nodes[port.node as usize].name, port.local)
-    }
-    /// `node.local → peer`.
-    fn port_long(&self, p: PortId) -> String {
-        let port = &self.ports[p as usize];
-        let peer = self.ports[port.peer as usize].node;
-        format!(
-            "{} → {}",
-            self.port_short(p),
-            self.config.nodes[peer as usize].name
-        )
-    }
-
-    /// The section, or `None` when the scenario uses none of the pathology parts;
-    /// `throughput_bps` is each flow's throughput, in flow order (the victims' shortfall).
-    pub(crate) fn pathology_report(&self, throughput_bps: &[u64]) -> Option<PathologyReport> {
-        if self.config.pathology.is_off() {
+impl PathologyReport {
+    /// The section of `sim` at its current time, or `None` when the scenario uses none of
+    /// the pathology parts; `throughput_bps` is each flow's throughput, in flow order (the
+    /// victims' shortfall).
+    pub(crate) fn collect<O: Observer, Q: EventQueue<Event>>(
+        sim: &Simulator<O, Q>,
+        throughput_bps: &[u64],
+    ) -> Option<PathologyReport> {
+        if sim.config.pathology.is_off() {
             return None;
         }
-        let now = self.now;
+        let c = Collector {
+            sim,
+            flows: sim.flow_views().map(|(spec, stats, _)| (spec, stats)).collect(),
+        };
+        let hosts = c.hosts();
+        let pfcwd = c.pfcwd();
+        let events = c.events();
+        let mut detector = c.findings();
+        let verdict = detector
+            .as_mut()
+            .and_then(|found| c.verdict(found, &pfcwd, &hosts, &events));
+        Some(PathologyReport {
+            ended_by_deadlock_at_ps: sim.stopped_by_deadlock().map(ps),
+            hosts,
+            pfcwd,
+            events,
+            detector,
+            verdict,
+            victims: c.victims(throughput_bps),
+        })
+    }
+}
+
+/// The simulator being read and its flows, in flow order.
+struct Collector<'a, O: Observer, Q: EventQueue<Event>> {
+    sim: &'a Simulator<O, Q>,
+    flows: Vec<(&'a FlowSpec, &'a FlowStats)>,
+}
+
+impl<O: Observer, Q: EventQueue<Event>> Collector<'_, O, Q> {
+    /// A node's name.
+    fn name(&self, node: u32) -> &str {
+        &self.sim.config.nodes[node as usize].name
+    }
+
+    /// `node.local`, a port's short name.
+    fn port_short(&self, p: PortId) -> String {
+        let port = &self.sim.ports[p as usize];
+        format!("{}.{}", self.name(port.node), port.local)
+    }
+
+    /// `node.local → peer`.
+    fn port_long(&self, p: PortId) -> String {
+        let port = &self.sim.ports[p as usize];
+        let peer = self.sim.ports[port.peer as usize].node;
+        format!("{} → {}", self.port_short(p), self.name(peer))
+    }
+
+    /// Whether node `n` is a host.
+    fn is_host(&self, n: u32) -> bool {
+        matches!(self.sim.nodes[n as usize], Node::Host(_))
+    }
+
+    /// The detector's scan interval, when one runs.
+    fn scan_interval(&self) -> Option<lossless_proto::units::Duration> {
+        self.sim.deadlock_detector().map(|d| d.cfg.interval)
+    }
+
+    /// Hosts with a receiver stall or storm prevention, in node order.
+    fn hosts(&self) -> Vec<HostPathologyReport> {
+        let now = self.sim.now;
         let mut hosts = Vec::new();
-        for (i, n) in self.nodes.iter().enumerate() {
+        for (i, n) in self.sim.nodes.iter().enumerate() {
             let Node::Host(h) = n else {
                 continue;
             };
             let Some(s) = h.stall.as_deref() else {
                 continue;
             };
-            let port = &self.ports[h.port as usize];
+            let port = &self.sim.ports[h.port as usize];
             let c = s.prevention.as_ref().map(|p| p.counters()).unwrap_or_default();
             let requested = match port.mac.config().mode {
                 Mode::Off => 0,
@@ -62,7 +111,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     .unwrap_or(0),
             };
             hosts.push(HostPathologyReport {
-                host: self.config.nodes[i].name.clone(),
+                host: self.name(i as u32).to_string(),
                 rx_stalled_ps: s.stalled_until(now).as_ps(),
                 pfc_prevention_tout_ps: s.prevention.as_ref().map(|p| p.critical().as_ps()),
                 tx_pause_storm_warning_events_total: c.tx_pause_storm_warning_events,
@@ -77,16 +126,21 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 pause_requested_ps: requested,
             });
         }
+        hosts
+    }
+
+    /// The queues pfcwd watches, in switch and port order.
+    fn pfcwd(&self) -> Vec<PfcwdQueueReport> {
+        let interval = self.scan_interval();
         let mut pfcwd = Vec::new();
-        let interval = self.patho.detector.as_deref().map(|d| d.cfg.interval);
-        for sw in &self.patho.pfcwd {
+        for sw in self.sim.pfcwd_switches() {
             for q in &sw.queues {
-                let port = &self.ports[q.port as usize];
-                let peer = self.ports[port.peer as usize].node;
+                let port = &self.sim.ports[q.port as usize];
+                let peer = self.sim.ports[port.peer as usize].node;
                 pfcwd.push(PfcwdQueueReport {
-                    switch: self.config.nodes[sw.node as usize].name.clone(),
+                    switch: self.name(sw.node).to_string(),
                     port: port.local,
-                    peer: self.config.nodes[peer as usize].name.clone(),
+                    peer: self.name(peer).to_string(),
                     priority: q.prio,
                     action: match sw.cfg.action {
                         Action::Drop => "drop",
@@ -126,73 +180,74 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 });
             }
         }
-        let events: Vec<TopologyEventReport> = self
-            .patho
-            .log
+        pfcwd
+    }
+
+    /// The scripted topology events, as they happened.
+    fn events(&self) -> Vec<TopologyEventReport> {
+        self.sim
+            .topology_log()
             .iter()
             .map(|e| TopologyEventReport {
                 at_ps: ps(e.at),
                 what: e.what.clone(),
             })
+            .collect()
+    }
+
+    /// The detector's findings (what resolved them is filled in by [`Self::verdict`]), or
+    /// `None` when no detector ran.
+    fn findings(&self) -> Option<Vec<FindingReport>> {
+        let d = self.sim.deadlock_detector()?;
+        let name = |&(p, q): &(PortId, u8)| self.sim.queue_name(p, q);
+        let found = d
+            .findings
+            .iter()
+            .map(|f| FindingReport {
+                kind: f.kind.name(),
+                cycle: f.cycle.iter().map(name).collect(),
+                sink: f.sink.map(|h| self.name(h).to_string()),
+                members: f.members.iter().take(64).map(name).collect(),
+                members_total: f.members.len() as u64,
+                formed_at_ps: ps(f.formed_at),
+                detected_at_ps: ps(f.detected_at),
+                resolved_at_ps: f.resolved_at.map(ps),
+                resolved_by: None,
+                hosts_blocked: f
+                    .members
+                    .iter()
+                    .map(|&(p, _)| self.sim.ports[p as usize].node)
+                    .filter(|&n| self.is_host(n))
+                    .map(|n| self.name(n).to_string())
+                    .collect(),
+                stuck_flows: f
+                    .flows
+                    .iter()
+                    .map(|&fl| self.flows[fl as usize].0.name.clone())
+                    .collect(),
+                stuck_flows_total: f.flows_total as u64,
+            })
             .collect();
-        let mut detector: Option<Vec<FindingReport>> = self.patho.detector.as_deref().map(|d| {
-            d.findings
-                .iter()
-                .map(|f| {
-                    let name = |&(p, q): &(PortId, u8)| self.queue_name(p, q);
-                    FindingReport {
-                        kind: match f.kind {
-                            Kind::Deadlock => "deadlock",
-                            Kind::Storm => "storm",
-                        },
-                        cycle: f.cycle.iter().map(name).collect(),
-                        sink: f.sink.map(|h| self.config.nodes[h as usize].name.clone()),
-                        members: f.members.iter().take(64).map(name).collect(),
-                        members_total: f.members.len() as u64,
-                        formed_at_ps: ps(f.formed_at),
-                        detected_at_ps: ps(f.detected_at),
-                        resolved_at_ps: f.resolved_at.map(ps),
-                        resolved_by: None,
-                        hosts_blocked: f
-                            .members
-                            .iter()
-                            .map(|&(p, _)| self.ports[p as usize].node)
-                            .filter(|&n| matches!(self.nodes[n as usize], Node::Host(_)))
-                            .map(|n| self.config.nodes[n as usize].name.clone())
-                            .collect(),
-                        stuck_flows: f
-                            .flows
-                            .iter()
-                            .map(|&fl| self.flows[fl as usize].spec.name.clone())
-                            .collect(),
-                        stuck_flows_total: f.flows_total as u64,
-                    }
-                })
-                .collect()
-        });
-        let verdict = match (&mut detector, interval) {
-            (Some(found), Some(i)) => {
-                for f in found.iter_mut() {
-                    f.resolved_by = f.resolved_at_ps.and_then(|r| {
-                        self.resolved_by(f, r.saturating_sub(i.as_ps()), r, &pfcwd, &hosts, &events)
-                    });
-                }
-                self.patho
-                    .detector
-                    .as_deref()
-                    .map(|d| VerdictReport::new(found, d.cfg.threshold))
-            }
-            _ => None,
-        };
-        Some(PathologyReport {
-            ended_by_deadlock_at_ps: self.patho.stopped_by_deadlock.map(ps),
-            hosts,
-            pfcwd,
-            events,
-            detector,
-            verdict,
-            victims: self.victims_report(throughput_bps),
-        })
+        Some(found)
+    }
+
+    /// Fills in what resolved each of the detector's `found` (within the scan before its
+    /// resolution) and gives the verdict; `None` when no detector ran.
+    fn verdict(
+        &self,
+        found: &mut [FindingReport],
+        pfcwd: &[PfcwdQueueReport],
+        hosts: &[HostPathologyReport],
+        events: &[TopologyEventReport],
+    ) -> Option<VerdictReport> {
+        let d = self.sim.deadlock_detector()?;
+        let i = d.cfg.interval;
+        for f in found.iter_mut() {
+            f.resolved_by = f
+                .resolved_at_ps
+                .and_then(|r| self.resolved_by(f, r.saturating_sub(i.as_ps()), r, pfcwd, hosts, events));
+        }
+        Some(VerdictReport::new(found, d.cfg.threshold))
     }
 
     /// What acted in `[from, to]` that can have ended `f`: pfcwd declaring its members
@@ -237,8 +292,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             {
                 acts.push(format!("NIC storm prevention of {sink}"));
             }
-            let resumed = self.config.pathology.hosts.iter().any(|h| {
-                &self.config.nodes[h.node as usize].name == sink
+            let resumed = self.sim.config.pathology.hosts.iter().any(|h| {
+                self.name(h.node) == sink
                     && h.rx_stall
                         .iter()
                         .any(|(_, until)| until.is_some_and(|u| within(u.as_ps())))
@@ -253,15 +308,16 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         (!acts.is_empty()).then(|| acts.join("; "))
     }
 
-    fn victims_report(&self, throughput_bps: &[u64]) -> Option<VictimsReport> {
-        let v = self.patho.victims.as_deref()?;
-        let slots = self.victims_settled()?;
+    /// Victims per flow and per priority, or `None` without victim accounting.
+    fn victims(&self, throughput_bps: &[u64]) -> Option<VictimsReport> {
+        let v = self.sim.victims()?;
+        let slots = self.sim.victims_settled()?;
         let fair = self.fair_shares();
         let mut out = Vec::new();
         let mut prio = [(0u64, 0u64, 0u64); 8];
         for (f, &throughput) in throughput_bps.iter().enumerate() {
             let &(start, len) = v.flows.get(f).unwrap_or(&(0, 0));
-            let spec = &self.flows[f].spec;
+            let (spec, stats) = self.flows[f];
             let mut hops = Vec::new();
             let (mut blocked, mut off) = (0u128, 0u128);
             let mut paused_by: Vec<String> = Vec::new();
@@ -269,14 +325,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 let s = &slots[i as usize];
                 blocked += s.blocked.as_ps();
                 off += s.off_path.as_ps();
-                let pauser = self.ports[s.port as usize].peer;
-                let pauser_name = if matches!(
-                    self.nodes[self.ports[pauser as usize].node as usize],
-                    Node::Host(_)
-                ) {
-                    self.config.nodes[self.ports[pauser as usize].node as usize]
-                        .name
-                        .clone()
+                let pauser = self.sim.ports[s.port as usize].peer;
+                let pauser_node = self.sim.ports[pauser as usize].node;
+                let pauser_name = if self.is_host(pauser_node) {
+                    self.name(pauser_node).to_string()
                 } else {
                     self.port_short(pauser)
                 };
@@ -288,13 +340,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     blocked_ps: s.blocked.as_ps(),
                     off_path_blocked_ps: s.off_path.as_ps(),
                     paused_by: (s.blocked.as_ps() > 0).then_some(pauser_name),
-                    off_path_cause: (s.off_cause != NO_PORT && s.off_cause != RECEIVER)
-                        .then(|| self.port_long(s.off_cause)),
+                    off_path_cause: s.off_path_cause().map(|c| self.port_long(c)),
                 });
             }
-            let until = match (spec.size, self.flows[f].stats.completed) {
+            let until = match (spec.size, stats.completed) {
                 (Some(_), Some(c)) => c,
-                _ => spec.stop.min(self.now),
+                _ => spec.stop.min(self.sim.now),
             };
             let active = until.saturating_duration_since(spec.start).as_ps();
             let ratio = if active == 0 {
@@ -304,7 +355,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             };
             let victim = off > 0 && ratio >= v.cfg.min_blocked_ratio;
             let share = fair.get(f).copied().flatten();
-            let line = self.ports[self.host_port(spec.src) as usize].rate;
+            let line = self.sim.ports[self.sim.host_port(spec.src) as usize].rate;
             let frame = frame_len(spec.mtu) as f64;
             let to_frame = frame / (frame + 20.0);
             let lost = share.map(|s| {
@@ -356,14 +407,15 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// at once, each capped by its offered load, over their egress ports at line rate
     /// (progressive filling). `None` for workload flows.
     fn fair_shares(&self) -> Vec<Option<f64>> {
-        let Some(v) = self.patho.victims.as_deref() else {
+        let Some(v) = self.sim.victims() else {
             return Vec::new();
         };
-        let fixed = self.config.flows.len().min(self.flows.len());
+        let ports = &self.sim.ports;
+        let fixed = self.sim.config.flows.len().min(self.flows.len());
         let demand: Vec<f64> = (0..fixed)
             .map(|f| {
-                let spec = &self.flows[f].spec;
-                spec.offered_bps(self.ports[self.host_port(spec.src) as usize].rate)
+                let spec = self.flows[f].0;
+                spec.offered_bps(ports[self.sim.host_port(spec.src) as usize].rate)
             })
             .collect();
         let path = |f: usize| -> &[_] {
@@ -372,10 +424,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         };
         let mut rate = vec![0.0f64; fixed];
         let mut frozen = vec![false; fixed];
-        let mut cap: Vec<f64> = self.ports.iter().map(|p| p.rate.bps() as f64).collect();
+        let mut cap: Vec<f64> = ports.iter().map(|p| p.rate.bps() as f64).collect();
         loop {
             // flows still growing on each port
-            let mut users = vec![0u32; self.ports.len()];
+            let mut users = vec![0u32; ports.len()];
             for f in (0..fixed).filter(|&f| !frozen[f]) {
                 for s in path(f) {
                     users[s.port as usize] += 1;
@@ -404,7 +456,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 }
                 let full = path(f)
                     .iter()
-                    .any(|s| cap[s.port as usize] <= 1e-6 * self.ports[s.port as usize].rate.bps() as f64);
+                    .any(|s| cap[s.port as usize] <= 1e-6 * ports[s.port as usize].rate.bps() as f64);
                 if full || rate[f] >= demand[f] - 1e-6 {
                     frozen[f] = true;
                     any = true;
