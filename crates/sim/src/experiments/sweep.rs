@@ -159,6 +159,16 @@ pub enum PointError {
     Scenario(#[from] ScenarioError),
 }
 
+/// A point that does not load, named by its index and its values; the message carries the
+/// whole chain of causes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("point {k} ({what}): {}", chain(error))]
+pub struct PointLoadError {
+    k: usize,
+    what: String,
+    error: PointError,
+}
+
 /// Parses `PATH=V1,V2,...` or `PATH=A..=B` (integers, inclusive) or `PATH=A..=B/STEP`.
 pub fn parse_axis(s: &str) -> Result<Axis, AxisError> {
     let (path, list) = s
@@ -518,17 +528,21 @@ impl<'a> Sweep<'a> {
     }
 
     /// This shard's point `pos` loaded, or what is wrong with it (naming the point).
-    fn load(&self, k: usize, vals: &[&str]) -> Result<SimConfig, String> {
+    fn load(&self, k: usize, vals: &[&str]) -> Result<SimConfig, PointLoadError> {
         self.overrides(vals)
             .and_then(|ov| Ok(self.source.load(&ov)?))
-            .map_err(|e| format!("point {k} ({}): {}", describe(self.axes, vals), chain(&e)))
+            .map_err(|error| PointLoadError {
+                k,
+                what: describe(self.axes, vals),
+                error,
+            })
     }
 
     /// Whether this shard's point `pos` loads: `None`, or why not (naming the point). Each is
     /// built and dropped: nothing is kept per point.
     pub fn check(&self, pos: usize) -> Option<String> {
         let k = self.index(pos);
-        self.load(k, &point(self.axes, k)).err()
+        self.load(k, &point(self.axes, k)).err().map(|e| e.to_string())
     }
 
     /// Runs point `k` of the sweep to its end, or until `stop()`; `None` when stopped.
@@ -539,7 +553,7 @@ impl<'a> Sweep<'a> {
         // loaded before anything ran: an error now would be a change of the file meanwhile
         let config = match self.load(k, &vals) {
             Ok(c) => c,
-            Err(e) => return Some(Finished::NotBuilt(e)),
+            Err(e) => return Some(Finished::NotBuilt(e.to_string())),
         };
         let wall = WallClock::now();
         let mut sim = match Simulator::new(config) {

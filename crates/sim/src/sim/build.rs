@@ -34,46 +34,8 @@ use crate::stats::{FlowStats, PortStats, Totals};
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Builds a simulator with a given event queue.
     pub fn build(config: SimConfig, observer: O, mut queue: Q) -> Result<Self, BuildError> {
-        let n = config.nodes.len();
-        // the largest frame any port of this simulation is asked to carry: every source's and
-        // workload's MTU with header, tag and FCS; the schedulers are built to accept it
-        let frame_of = |mtu: u64, t: &Option<Box<crate::config::transport::QpSpec>>| match t {
-            None => frame_len(mtu),
-            Some(q) => config.model.roce_data_len(u64::from(q.rc.mtu), q.cc.cn_tag()),
-        };
-        let largest_frame = config
-            .flows
-            .iter()
-            .map(|f| frame_of(f.mtu, &f.transport))
-            .chain(config.workloads.iter().map(|w| frame_of(w.mtu, &w.transport)))
-            .max()
-            .unwrap_or(MIN_FRAME)
-            .max(MIN_FRAME);
-        let max_frame_bytes =
-            u32::try_from(largest_frame).map_err(|_| BuildError::FrameTooLarge { bytes: largest_frame })?;
-        let mut node_ports: Vec<Vec<PortId>> = vec![Vec::new(); n];
-        let mut ports: Vec<Port> = Vec::with_capacity(config.links.len() * 2);
-        for (li, link) in config.links.iter().enumerate() {
-            let pa = ports.len() as PortId;
-            let pb = pa + 1;
-            let ends = [
-                (link.a, pb, link.fc_a, pa, &link.dcbx_a),
-                (link.b, pa, link.fc_b, pb, &link.dcbx_b),
-            ];
-            for (node, peer, fc, me, dcbx_cfg) in ends {
-                let local = node_ports[node as usize].len() as u32;
-                node_ports[node as usize].push(me);
-                let end = PortEnd {
-                    node,
-                    peer,
-                    fc,
-                    me,
-                    local,
-                    dcbx: dcbx_cfg.as_ref(),
-                };
-                ports.push(build_port(&config, li, link, end, max_frame_bytes)?);
-            }
-        }
+        let max_frame_bytes = max_frame_bytes(&config)?;
+        let (ports, node_ports) = build_ports(&config, max_frame_bytes)?;
         let is_host: Vec<bool> = config
             .nodes
             .iter()
@@ -81,54 +43,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             .collect();
         let has_qps = config.flows.iter().any(|f| f.transport.is_some())
             || config.workloads.iter().any(|w| w.transport.is_some());
-        // the rate of the first host's NIC: the HPCC ns-3 MMU's reference rate (`get_nic_rate`)
-        let nic_rate = (0..n)
-            .find(|&i| is_host[i] && !node_ports[i].is_empty())
-            .map(|i| ports[node_ports[i][0] as usize].rate);
-        let mut nodes = Vec::with_capacity(n);
-        for (i, nd) in config.nodes.iter().enumerate() {
-            match &nd.kind {
-                NodeKind::Host(h) => {
-                    if node_ports[i].len() != 1 {
-                        return Err(BuildError::HostLinks {
-                            host: nd.name.clone(),
-                            links: node_ports[i].len(),
-                        });
-                    }
-                    nodes.push(Node::Host(build_host(&config, i, h, node_ports[i][0], has_qps)));
-                }
-                NodeKind::Switch(s) => {
-                    let buffer = match config.model.buffer {
-                        BufferModel::Shared => {
-                            shared_buffer(s, &node_ports[i], &config).map(SwitchBuffer::Shared)
-                        }
-                        BufferModel::Ns3 => {
-                            ns3_mmu(s, &node_ports[i], &ports, &config, nic_rate).map(SwitchBuffer::Ns3)
-                        }
-                    }
-                    .map_err(|source| BuildError::Buffer {
-                        switch: nd.name.clone(),
-                        source,
-                    })?;
-                    nodes.push(Node::Switch(Switch {
-                        ports: node_ports[i].clone(),
-                        buffer,
-                        routes: Default::default(),
-                    }));
-                }
-            }
-        }
-        // every host has its one port now: every switch's routes in one pass
-        for (node, r) in nodes.iter_mut().zip(crate::sim::fabric::routes::compute(
-            &node_ports,
-            &ports,
-            &is_host,
-            config.model.ecmp == Ecmp::Ns3,
-        )) {
-            if let (Node::Switch(sw), Some(r)) = (node, r) {
-                sw.routes = r;
-            }
-        }
+        let nodes = build_nodes(&config, &ports, &node_ports, &is_host, has_qps)?;
         let mut flows = Vec::with_capacity(config.flows.len());
         let mut pair_flows = HashMap::new();
         for f in &config.flows {
@@ -198,6 +113,116 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         sim.start_pathology();
         Ok(sim)
     }
+}
+
+/// The largest frame any port of the simulation is asked to carry: every source's and
+/// workload's MTU with header, tag and FCS; the schedulers are built to accept it.
+fn max_frame_bytes(config: &SimConfig) -> Result<u32, BuildError> {
+    let frame_of = |mtu: u64, t: &Option<Box<crate::config::transport::QpSpec>>| match t {
+        None => frame_len(mtu),
+        Some(q) => config.model.roce_data_len(u64::from(q.rc.mtu), q.cc.cn_tag()),
+    };
+    let largest_frame = config
+        .flows
+        .iter()
+        .map(|f| frame_of(f.mtu, &f.transport))
+        .chain(config.workloads.iter().map(|w| frame_of(w.mtu, &w.transport)))
+        .max()
+        .unwrap_or(MIN_FRAME)
+        .max(MIN_FRAME);
+    u32::try_from(largest_frame).map_err(|_| BuildError::FrameTooLarge { bytes: largest_frame })
+}
+
+/// Every link's two ports (a link's `a` end is port 2·i, its `b` end 2·i + 1), and each node's
+/// ports in link order.
+fn build_ports(
+    config: &SimConfig,
+    max_frame_bytes: u32,
+) -> Result<(Vec<Port>, Vec<Vec<PortId>>), BuildError> {
+    let n = config.nodes.len();
+    let mut node_ports: Vec<Vec<PortId>> = vec![Vec::new(); n];
+    let mut ports: Vec<Port> = Vec::with_capacity(config.links.len() * 2);
+    for (li, link) in config.links.iter().enumerate() {
+        let pa = ports.len() as PortId;
+        let pb = pa + 1;
+        let ends = [
+            (link.a, pb, link.fc_a, pa, &link.dcbx_a),
+            (link.b, pa, link.fc_b, pb, &link.dcbx_b),
+        ];
+        for (node, peer, fc, me, dcbx_cfg) in ends {
+            let local = node_ports[node as usize].len() as u32;
+            node_ports[node as usize].push(me);
+            let end = PortEnd {
+                node,
+                peer,
+                fc,
+                me,
+                local,
+                dcbx: dcbx_cfg.as_ref(),
+            };
+            ports.push(build_port(config, li, link, end, max_frame_bytes)?);
+        }
+    }
+    Ok((ports, node_ports))
+}
+
+/// Every node: a host with its one port, a switch with its ports, its buffer and its routes
+/// (computed in one pass once every host has its port).
+fn build_nodes(
+    config: &SimConfig,
+    ports: &[Port],
+    node_ports: &[Vec<PortId>],
+    is_host: &[bool],
+    has_qps: bool,
+) -> Result<Vec<Node>, BuildError> {
+    let n = config.nodes.len();
+    // the rate of the first host's NIC: the HPCC ns-3 MMU's reference rate (`get_nic_rate`)
+    let nic_rate = (0..n)
+        .find(|&i| is_host[i] && !node_ports[i].is_empty())
+        .map(|i| ports[node_ports[i][0] as usize].rate);
+    let mut nodes = Vec::with_capacity(n);
+    for (i, nd) in config.nodes.iter().enumerate() {
+        match &nd.kind {
+            NodeKind::Host(h) => {
+                if node_ports[i].len() != 1 {
+                    return Err(BuildError::HostLinks {
+                        host: nd.name.clone(),
+                        links: node_ports[i].len(),
+                    });
+                }
+                nodes.push(Node::Host(build_host(config, i, h, node_ports[i][0], has_qps)));
+            }
+            NodeKind::Switch(s) => {
+                let buffer = match config.model.buffer {
+                    BufferModel::Shared => shared_buffer(s, &node_ports[i], config).map(SwitchBuffer::Shared),
+                    BufferModel::Ns3 => {
+                        ns3_mmu(s, &node_ports[i], ports, config, nic_rate).map(SwitchBuffer::Ns3)
+                    }
+                }
+                .map_err(|source| BuildError::Buffer {
+                    switch: nd.name.clone(),
+                    source,
+                })?;
+                nodes.push(Node::Switch(Switch {
+                    ports: node_ports[i].clone(),
+                    buffer,
+                    routes: Default::default(),
+                }));
+            }
+        }
+    }
+    // every host has its one port now: every switch's routes in one pass
+    for (node, r) in nodes.iter_mut().zip(crate::sim::fabric::routes::compute(
+        node_ports,
+        ports,
+        is_host,
+        config.model.ecmp == Ecmp::Ns3,
+    )) {
+        if let (Node::Switch(sw), Some(r)) = (node, r) {
+            sw.routes = r;
+        }
+    }
+    Ok(nodes)
 }
 
 /// A scripted request must name a host, and on a PFC port a PFC-enabled priority.

@@ -48,24 +48,45 @@ pub const SERIES_FILES: [&str; 3] = ["queues.csv", "pause.csv", "flows.csv"];
 /// The bin width for a run of `duration`: `bin` if given (refused below [`MIN_SERIES_BIN`]
 /// or when the run would have more than [`MAX_SERIES_BINS`] bins), else the run over
 /// [`DEFAULT_SERIES_BINS`] (at least [`MIN_SERIES_BIN`]).
-pub fn series_bin(bin: Option<Duration>, duration: Duration) -> Result<Duration, String> {
+pub fn series_bin(bin: Option<Duration>, duration: Duration) -> Result<Duration, SeriesBinError> {
     let run = duration.as_ps();
     let Some(bin) = bin else {
         let ps = run.div_ceil(DEFAULT_SERIES_BINS).max(MIN_SERIES_BIN.as_ps());
         return Ok(Duration::from_ps(ps));
     };
     if bin < MIN_SERIES_BIN {
-        return Err(format!(
-            "--series-bin {bin}: allowed at least {MIN_SERIES_BIN} (every period has a floor, docs/limits.md)"
-        ));
+        return Err(SeriesBinError::BelowFloor { bin });
     }
     let bins = run.div_ceil(bin.as_ps());
     if bins > MAX_SERIES_BINS {
-        return Err(format!(
-            "--series-bin {bin}: a run of {duration} would have {bins} bins, allowed at most {MAX_SERIES_BINS} (a wider bin, or a shorter --duration)"
-        ));
+        return Err(SeriesBinError::TooMany { bin, duration, bins });
     }
     Ok(bin)
+}
+
+/// A `--series-bin` that is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SeriesBinError {
+    /// Narrower than [`MIN_SERIES_BIN`].
+    #[error(
+        "--series-bin {bin}: allowed at least {MIN_SERIES_BIN} (every period has a floor, docs/limits.md)"
+    )]
+    BelowFloor {
+        /// The bin asked for.
+        bin: Duration,
+    },
+    /// The run would have more than [`MAX_SERIES_BINS`] bins.
+    #[error(
+        "--series-bin {bin}: a run of {duration} would have {bins} bins, allowed at most {MAX_SERIES_BINS} (a wider bin, or a shorter --duration)"
+    )]
+    TooMany {
+        /// The bin asked for.
+        bin: Duration,
+        /// The run's duration.
+        duration: Duration,
+        /// The bins it would have.
+        bins: u128,
+    },
 }
 
 /// One egress queue's open bin.
@@ -483,9 +504,12 @@ mod tests {
             Duration::from_us(10)
         );
         let e = series_bin(Some(Duration::from_ps(999_999)), ms).unwrap_err();
-        assert!(e.contains("allowed at least 1"), "{e}");
+        assert!(e.to_string().contains("allowed at least 1"), "{e}");
         let e = series_bin(Some(Duration::from_us(1)), Duration::from_us(2_000_000)).unwrap_err();
-        assert!(e.contains("2000000 bins, allowed at most 1000000"), "{e}");
+        assert!(
+            e.to_string().contains("2000000 bins, allowed at most 1000000"),
+            "{e}"
+        );
     }
 
     #[test]
