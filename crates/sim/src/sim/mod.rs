@@ -29,7 +29,7 @@
 //! | before data | `hook_before_data` | `fabric/port.rs` `try_transmit` | DCBX's LLDPDUs (`features/dcbx.rs`), the NIC's reply queue and QPs (`features/qp.rs`) | `Port::lldp_queued`, `pull`, `reply_first` |
 //! | dequeue | `hooks::dequeued` | `fabric/port.rs` `try_transmit` | ECN at dequeue (`features/cn.rs`), a QP's freed slot | `Port::staged`, `cn_deq` |
 //! | transmitting | `hook_transmitting` | `fabric/port.rs` `try_transmit` | victim flows | `patho.victims` |
-//! | arrival | `hook_lost_on_wire` | `fabric/link.rs` `on_arrive` | link down (`features/pathology/topo.rs`) | `PortFault::lost` |
+//! | arrival | `hook_lost_on_wire` | `fabric/link.rs` `on_arrive` | link down (`features/pathology/topo.rs`), bit errors (`features/link_errors.rs`) | `PortFault::lost`, `LinkErrors::on` |
 //! | arrival | `hook_lldp_arrived` | `fabric/link.rs` `on_arrive` | the DCBX agent | an LLDPDU on the wire |
 //! | switch admission | `hook_switch_fault` | `fabric/switch.rs` `switch_receive` | link faults, pfcwd drops (`topo.rs`, `pfcwd.rs`) | `patho.faults` |
 //! | XOFF raised | `hook_xoff` | `fabric/switch.rs` `switch_receive` | victims' attribution | (inside) |
