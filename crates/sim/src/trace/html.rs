@@ -15,6 +15,21 @@
 //! page is the askama template `templates/sim-report.html`, which escapes every name it shows.
 
 mod fct_size;
+
+/// The label of a chart whose rows are `labels` from the top, one per unit of y: a row's label
+/// at its centre (y = row + 0.5, counted from the bottom), nothing at the other ticks.
+fn row_label(labels: &[String], y: f64) -> String {
+    let n = labels.len();
+    let k = (y - 0.5).round();
+    if (y - 0.5 - k).abs() < 1e-6 && k >= 0.0 {
+        n.checked_sub(1 + k as usize)
+            .and_then(|i| labels.get(i))
+            .cloned()
+            .unwrap_or_default()
+    } else {
+        String::new()
+    }
+}
 mod heatmap;
 mod topology;
 
@@ -1039,14 +1054,7 @@ impl HtmlReport {
                     .configure_mesh()
                     .disable_y_mesh()
                     .y_labels(n * 2 + 1)
-                    .y_label_formatter(&|y| {
-                        let k = (*y - 0.5).round();
-                        if (y - 0.5 - k).abs() < 1e-6 && k >= 0.0 {
-                            names.get(n - 1 - k as usize).cloned().unwrap_or_default()
-                        } else {
-                            String::new()
-                        }
-                    })
+                    .y_label_formatter(&|y| row_label(&names, *y))
                     .x_desc(&desc)
                     .draw()?;
                 let us = |t: Instant| axis.x(t.as_ps());

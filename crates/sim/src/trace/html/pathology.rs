@@ -2,6 +2,7 @@
 //! storms and deadlocks, pfcwd's stormed queues and topology events; and each deadlock's
 //! cycle of queues, drawn as a ring of "waits for" arrows.
 
+use super::row_label;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -142,14 +143,7 @@ fn draw_timeline(rows: &[Row], axis: &TimeAxis) -> Drawing {
                 .configure_mesh()
                 .disable_y_mesh()
                 .y_labels(n * 2 + 1)
-                .y_label_formatter(&|y| {
-                    let k = (*y - 0.5).round();
-                    if (y - 0.5 - k).abs() < 1e-6 && k >= 0.0 {
-                        labels.get(n - 1 - k as usize).cloned().unwrap_or_default()
-                    } else {
-                        String::new()
-                    }
-                })
+                .y_label_formatter(&|y| row_label(&labels, *y))
                 .x_desc(&desc)
                 .draw()?;
             for (r, row) in rows.iter().enumerate() {

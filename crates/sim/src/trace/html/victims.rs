@@ -1,6 +1,7 @@
 //! The victims plot of the HTML report: per flow, the time PFC held it, split into pauses
 //! caused on its own path and off it (head-of-line blocking), victims marked.
 
+use super::row_label;
 use plotters::prelude::*;
 
 use super::Drawing;
@@ -43,14 +44,7 @@ pub(super) fn victims_chart(v: &VictimsReport) -> Drawing {
                 .configure_mesh()
                 .disable_y_mesh()
                 .y_labels(n * 2 + 1)
-                .y_label_formatter(&|y| {
-                    let k = (*y - 0.5).round();
-                    if (y - 0.5 - k).abs() < 1e-6 && k >= 0.0 {
-                        names.get(n - 1 - k as usize).cloned().unwrap_or_default()
-                    } else {
-                        String::new()
-                    }
-                })
+                .y_label_formatter(&|y| row_label(&names, *y))
                 .x_desc("time blocked by PFC, summed over the hops (µs)")
                 .draw()?;
             let own = RGBColor(0x7f, 0x7f, 0x7f);
