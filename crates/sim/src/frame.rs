@@ -359,6 +359,37 @@ impl DropReason {
             DropReason::FcsError => "fcs_error",
         }
     }
+    /// What the reason means, for the lossless verdict (a headroom overflow is explained there
+    /// with the port's own figures).
+    pub const fn explanation(self) -> &'static str {
+        match self {
+            DropReason::HeadroomOverflow => {
+                "headroom overflow: the frame arrived after XOFF and found the priority's headroom full"
+            }
+            DropReason::BufferFull => {
+                "buffer full: the priority arrived with flow control off on this port and no shared buffer was left"
+            }
+            DropReason::TailDrop => {
+                "tail drop: the frame was admitted as lossy (no headroom for this priority here)"
+            }
+            DropReason::ReceiverOverflow => {
+                "receiver overflow: the host's receive buffer was full (its PAUSE/PFC came too late, or it stopped sending them)"
+            }
+            DropReason::NoRoute => "no route: the switch had no route to the destination",
+            DropReason::HopLimit => {
+                "hop limit: the frame looped through more switches than the hop limit (a routing loop)"
+            }
+            DropReason::LinkDown => {
+                "link down: the frame was on, queued for or routed to a link that went down"
+            }
+            DropReason::FcsError => {
+                "FCS error: the link corrupted the frame (its bit error rate) and the receiving MAC discarded it; PFC cannot prevent this, a RoCEv2 QP retransmits"
+            }
+            DropReason::Pfcwd => {
+                "PFC watchdog: its drop action discarded the frame of a stormed queue (by design, to break the storm)"
+            }
+        }
+    }
     /// Index into per-reason counter arrays.
     pub const fn index(self) -> usize {
         self as usize

@@ -201,19 +201,8 @@ mod tests {
         let rate = Rate::from_gbps(100);
         let fc = FlowControlConfig::pfc(rate, [0; 6], 1 << 3);
         let mut link = LinkConfig {
-            a: 0,
-            b: 1,
-            rate,
             length_m: 100,
-            delay: None,
-            interface_delay: Duration::ZERO,
-            fc_a: fc,
-            fc_b: fc,
-            ets: None,
-            ets_idle_slope: [None; 8],
-            dcbx_a: None,
-            dcbx_b: None,
-            ber: 0.0,
+            ..LinkConfig::new(0, 1, rate, fc)
         };
         // Annex N (71,604) and the 1522-byte frame the switch may be sending, with its 20 bytes
         let d = default_headroom_bytes(&link, false, 1500);

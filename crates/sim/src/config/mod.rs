@@ -150,6 +150,27 @@ pub struct LinkConfig {
 }
 
 impl LinkConfig {
+    /// A 1 m link between `a` and `b` at `rate` with flow control `fc` at both ends and
+    /// nothing else (no extra delay, strict priority, no DCBX, no bit errors); set the other
+    /// fields with struct update syntax.
+    pub fn new(a: NodeId, b: NodeId, rate: Rate, fc: FlowControlConfig) -> LinkConfig {
+        LinkConfig {
+            a,
+            b,
+            rate,
+            length_m: 1,
+            delay: None,
+            interface_delay: Duration::ZERO,
+            fc_a: fc,
+            fc_b: fc,
+            ets: None,
+            ets_idle_slope: [None; 8],
+            dcbx_a: None,
+            dcbx_b: None,
+            ber: 0.0,
+        }
+    }
+
     /// The one-way propagation delay: `delay` if given, else the cable's 5 ns per metre.
     pub fn propagation(&self) -> Duration {
         self.delay.unwrap_or_else(|| propagation(self.length_m))

@@ -220,19 +220,9 @@ impl Topology {
             .map(|l| {
                 let fc = FlowControlConfig::pfc(l.rate, [0; 6], lossless);
                 LinkConfig {
-                    a: l.a,
-                    b: l.b,
-                    rate: l.rate,
                     length_m: 0,
                     delay: Some(l.delay),
-                    interface_delay: Duration::ZERO,
-                    fc_a: fc,
-                    fc_b: fc,
-                    ets: None,
-                    ets_idle_slope: [None; 8],
-                    dcbx_a: None,
-                    dcbx_b: None,
-                    ber: 0.0,
+                    ..LinkConfig::new(l.a, l.b, l.rate, fc)
                 }
             })
             .collect();

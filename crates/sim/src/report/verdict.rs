@@ -188,7 +188,9 @@ fn why<O: Observer, Q: EventQueue<Event>>(
             let have = sw.buffer.headroom_of(port.local as usize, q);
             let annex = headroom_bytes_for_delay(rate, delay, largest_payload);
             let source = match (&sw.buffer, sim.config.model.buffer) {
-                (SwitchBuffer::Ns3(_), _) | (_, BufferModel::Ns3) => "the HPCC ns-3 MMU's 3 × rate × delay / 8, or the switch's headroom_bytes",
+                (SwitchBuffer::Ns3(_), _) | (_, BufferModel::Ns3) => {
+                    "the HPCC ns-3 MMU's 3 × rate × delay / 8, or the switch's headroom_bytes"
+                }
                 _ => "the switch's headroom_bytes, or Annex N at its mtu",
             };
             let verdict = if have < annex {
@@ -206,19 +208,7 @@ fn why<O: Observer, Q: EventQueue<Event>>(
             );
             return (Some(have), Some(annex), text);
         }
-        DropReason::BufferFull => {
-            "buffer full: the priority arrived with flow control off on this port and no shared buffer was left".into()
-        }
-        DropReason::TailDrop => "tail drop: the frame was admitted as lossy (no headroom for this priority here)".into(),
-        DropReason::ReceiverOverflow => {
-            "receiver overflow: the host's receive buffer was full (its PAUSE/PFC came too late, or it stopped sending them)"
-                .into()
-        }
-        DropReason::NoRoute => "no route: the switch had no route to the destination".into(),
-        DropReason::HopLimit => "hop limit: the frame looped through more switches than the hop limit (a routing loop)".into(),
-        DropReason::LinkDown => "link down: the frame was on, queued for or routed to a link that went down".into(),
-        DropReason::FcsError => "FCS error: the link corrupted the frame (its bit error rate) and the receiving MAC discarded it; PFC cannot prevent this, a RoCEv2 QP retransmits".into(),
-        DropReason::Pfcwd => "PFC watchdog: its drop action discarded the frame of a stormed queue (by design, to break the storm)".into(),
+        other => other.explanation().into(),
     };
     (None, None, text)
 }

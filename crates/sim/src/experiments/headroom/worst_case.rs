@@ -338,19 +338,10 @@ fn links(setup: &Setup) -> Vec<LinkConfig> {
     };
     let switch_pfc = FlowControlConfig::pfc(rate, [0; 6], 1 << prio);
     let link = |a, b, length_m, interface_delay, fc_a| LinkConfig {
-        a,
-        b,
-        rate,
         length_m,
-        delay: None,
         interface_delay,
-        fc_a,
         fc_b: switch_pfc,
-        ets: None,
-        ets_idle_slope: [None; 8],
-        dcbx_a: None,
-        dcbx_b: None,
-        ber: 0.0,
+        ..LinkConfig::new(a, b, rate, fc_a)
     };
     let mut links: Vec<LinkConfig> = (0..n)
         .map(|i| {
