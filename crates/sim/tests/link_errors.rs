@@ -103,42 +103,24 @@ fn a_data_frame_of_a_lossless_priority_lost_to_bit_errors_is_a_finding() {
     assert_eq!((d.node.as_str(), d.priority), ("b", 3));
 }
 
-/// `b` drains at 10 Gb/s and sends PFC to `s`; the `s`–`b` link corrupts frames.
-const SLOW: &str = r#"
-name = "slow"
-duration = "400us"
-[defaults]
-rate = "100G"
-flow_control = "pfc"
-pfc_priorities = [3]
-[[host]]
-name = "a"
-[[host]]
-name = "b"
-rx_rate = "10G"
-rx_buffer_bytes = 200_000
-rx_xoff_bytes = 60_000
-rx_xon_bytes = 30_000
-[[switch]]
-name = "s"
-buffer_bytes = 4_000_000
-[[link]]
-a = "a"
-b = "s"
-[[link]]
-a = "s"
-b = "b"
-[[flow]]
-name = "f"
-src = "a"
-dst = "b"
-priority = 3
-"#;
+/// [`LINE`] with PFC, where `b` drains at 10 Gb/s and sends PFC to `s`.
+fn slow() -> SimConfig {
+    config(
+        &LINE
+            .replace("FC", "pfc")
+            .replace("200us", "400us")
+            .replace("buffer_bytes = 1_000_000", "buffer_bytes = 4_000_000")
+            .replace(
+                "name = \"b\"\n",
+                "name = \"b\"\nrx_rate = \"10G\"\nrx_buffer_bytes = 200_000\nrx_xoff_bytes = 60_000\nrx_xon_bytes = 30_000\n",
+            ),
+    )
+}
 
 #[test]
 fn pfc_frames_lost_to_bit_errors_are_counted_and_never_acted_on() {
-    let clean = run(config(SLOW));
-    let mut c = config(SLOW);
+    let clean = run(slow());
+    let mut c = slow();
     // a PFC frame is 512 bits: one in about 20 is lost
     c.links[1].ber = 1e-4;
     let r = run(c);
