@@ -278,6 +278,11 @@ impl Rate {
         // bits < 2^67 for any byte count that fits u64, times 10^12 < 2^40: no overflow there;
         // saturate anyway so that no input can panic.
         let num = bits.saturating_mul(PS_PER_SEC);
+        // every frame's and pause's time fits 64 bits (bits < 1.8e7): one machine division
+        // instead of a 128-bit one, the same quotient
+        if num <= u64::MAX as u128 {
+            return Duration((num as u64).div_ceil(self.0) as u128);
+        }
         Duration(num.div_ceil(self.0 as u128))
     }
     /// Time to send `bits` bits if it is a whole number of picoseconds.
@@ -443,6 +448,28 @@ mod tests {
         let t = Instant::ZERO + century;
         assert!(t.checked_add(century).is_some());
         assert_eq!(t - Instant::ZERO, century);
+    }
+
+    #[test]
+    fn the_64_bit_division_gives_the_128_bit_quotient_on_both_sides_of_its_edge() {
+        let edge = u64::MAX as u128 / PS_PER_SEC;
+        let rates = [
+            1,
+            3,
+            7,
+            9_999_999,
+            25_781_250_000,
+            100_000_000_000,
+            u64::MAX - 1,
+            u64::MAX,
+        ];
+        let bits = [0, 1, 511, 12_336, edge - 1, edge, edge + 1, edge + 2, 1 << 70];
+        for &r in &rates {
+            for &b in &bits {
+                let wide = Duration(b.saturating_mul(PS_PER_SEC).div_ceil(r as u128));
+                assert_eq!(Rate(r).time_for_wide_bits(b), wide, "{b} bits at {r} b/s");
+            }
+        }
     }
 
     #[test]
