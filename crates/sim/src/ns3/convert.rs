@@ -15,7 +15,7 @@ use super::{Link, Ns3Error, Run, Topology};
 use crate::buffer::{NS3_RESUME_OFFSET_BYTES, Threshold};
 use crate::config::model::{ModelConfig, ReplyQueue};
 use crate::config::traffic::{FlowSpec, Pattern, SizeCdf, Workload};
-use crate::config::transport::{CcSpec, EcnSpec, QpSpec};
+use crate::config::transport::{CcSpec, EcnSpec, QpSpec, QpWindow};
 use crate::config::{HostConfig, LinkConfig, NodeConfig, NodeKind, SimConfig, SwitchConfig};
 use crate::frame::NodeId;
 
@@ -165,6 +165,7 @@ impl Run {
                     cc: cc.clone(),
                     ack_priority: f.pg,
                     udp_dport: f.dport,
+                    window: QpWindow::NONE,
                 })),
             })
             .collect()
@@ -291,6 +292,7 @@ impl Topology {
                 },
                 ack_priority: 3,
                 udp_dport: 100,
+                window: QpWindow::NONE,
             })),
         });
         sim
