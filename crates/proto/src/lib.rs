@@ -3,6 +3,7 @@
 
 pub mod dcbx;
 pub mod dcqcn;
+pub mod dctcp;
 pub mod ecn;
 pub mod ets;
 pub mod flow_control;

@@ -106,7 +106,7 @@ transport = "rocev2"
 "#;
 
 #[test]
-fn qcn_and_lossy_go_back_n_runs_allocate_nothing_once_warm() {
+fn qcn_dctcp_and_lossy_go_back_n_runs_allocate_nothing_once_warm() {
     for (name, fc, cc) in [
         (
             "qcn",
@@ -118,6 +118,11 @@ fn qcn_and_lossy_go_back_n_runs_allocate_nothing_once_warm() {
             "flow_control = \"off\"",
             "cc = \"none\"\nrocev2 = { rto = \"100us\" }",
         ),
+        (
+            "dctcp",
+            "flow_control = \"pfc\"\npfc_priorities = [3]",
+            "cc = \"dctcp\"\ndctcp = { rate_ai = \"20M\", min_rate = \"100M\" }\n[ecn]\nkmin_bytes = 20_000\nkmax_bytes = 20_000\npmax = 1.0",
+        ),
     ] {
         let text = INCAST_QP.replace("FC", fc).replace("CC", cc);
         let c = load_str(&text, "inline.toml", None, &Overrides::default()).unwrap_or_else(|e| panic!("{e}"));
@@ -126,6 +131,14 @@ fn qcn_and_lossy_go_back_n_runs_allocate_nothing_once_warm() {
         let (before, after) = if name == "qcn" {
             let cnms = |r: &Report| r.cn.as_ref().unwrap().cnms_sent_total;
             (cnms(&warm), cnms(&end))
+        } else if name == "dctcp" {
+            let echoes = |r: &Report| -> u64 {
+                r.flows
+                    .iter()
+                    .map(|f| f.qp.as_ref().unwrap().cnps_received_total)
+                    .sum()
+            };
+            (echoes(&warm), echoes(&end))
         } else {
             let retx = |r: &Report| -> u64 {
                 r.flows

@@ -217,3 +217,83 @@ fn topology_problems_are_named_in_the_topology_and_config_problems_at_their_key(
     let e = Topology::parse(&TOPOLOGY.replace("1000ns", "2s"), "t.txt").unwrap_err();
     assert_eq!((e.line, e.what.as_str()), (3, "link delay"), "{e}");
 }
+
+#[test]
+fn the_window_is_the_forks_max_bdp_printed_as_max_rtt_and_max_bdp() {
+    // MODEL.md §9.3: 4,160 ns and 52,000 B with one 100 G switch; 12,480 ns and 156,000 B in
+    // the k = 4 fat tree
+    let t = Topology::parse(TOPOLOGY, "t.txt").unwrap();
+    let b = t.pair_bdps(1000, &[(0, 1)]);
+    assert_eq!((b.max_rtt_ns, b.max, b.of(0, 1)), (4_160, 52_000, 52_000));
+    let mut ft = String::from("36 20 48\n");
+    ft += &(16..36).map(|s| s.to_string()).collect::<Vec<_>>().join(" ");
+    ft += "\n";
+    let mut link = |a: u32, b: u32| ft += &format!("{a} {b} 100Gbps 1000ns 0\n");
+    for h in 0..16 {
+        link(h, 16 + h / 2);
+    }
+    for p in 0..4 {
+        for e in 0..2 {
+            for j in 0..2 {
+                link(16 + 2 * p + e, 24 + 2 * p + j);
+            }
+        }
+        for j in 0..2 {
+            for c in 0..2 {
+                link(24 + 2 * p + j, 32 + 2 * j + c);
+            }
+        }
+    }
+    let t = Topology::parse(&ft, "ft.txt").unwrap();
+    let b = t.pair_bdps(1000, &[(0, 1), (0, 15)]);
+    assert_eq!((b.max_rtt_ns, b.max), (12_480, 156_000));
+    // GLOBAL_T 0 would give a pair on one edge switch its own: 2 hops
+    assert_eq!((b.of(0, 1), b.of(0, 15)), (52_000, 156_000));
+}
+
+#[test]
+fn dctcp_runs_with_its_window_and_its_keys_named_when_wrong() {
+    let dctcp = CONFIG.replace("CC_MODE 1", "CC_MODE 8\nEWMA_GAIN 0.0625\nDCTCP_RATE_AI 615Mb/s\nMIN_RATE 1000Mb/s\nHAS_WIN 1\nVAR_WIN 1\nGLOBAL_T 1\nRP_TIMER 300");
+    let r = run(&dctcp, TOPOLOGY, FLOWS).unwrap();
+    let p = r.dctcp_params();
+    assert_eq!(
+        (p.g, p.rate_ai, p.min_rate, p.mtu),
+        (0.0625, Rate::from_mbps(615), Rate::from_mbps(1000), 1000)
+    );
+    let sim = r.to_sim_config("t").unwrap();
+    let qp = sim.flows[0].transport.as_ref().unwrap();
+    assert_eq!(qp.cc.name(), "dctcp");
+    assert_eq!((qp.window.bytes, qp.window.variable), (52_000, true));
+    // the DCQCN keys are read and said to have no effect; DCTCP_RATE_AI is used
+    let keys: Vec<&str> = r.config.ignored.iter().map(|k| k.key.as_str()).collect();
+    assert!(
+        keys.contains(&"RP_TIMER") && !keys.contains(&"DCTCP_RATE_AI"),
+        "{keys:?}"
+    );
+    // EWMA_GAIN need not be a multiple of 1/1024 for DCTCP, but must be for DCQCN
+    assert!(config(&dctcp.replace("EWMA_GAIN 0.0625", "EWMA_GAIN 0.3")).is_ok());
+    let e = config(&CONFIG.replace("CC_MODE 1", "CC_MODE 1\nEWMA_GAIN 0.3")).unwrap_err();
+    assert_eq!((e.what.as_str(), e.line), ("EWMA_GAIN", 6));
+    let e = run(
+        &dctcp.replace("MIN_RATE 1000Mb/s", "MIN_RATE 200Gb/s"),
+        TOPOLOGY,
+        FLOWS,
+    )
+    .unwrap_err();
+    assert_eq!(e.what, "MIN_RATE");
+    assert!(e.message.contains("line rate"), "{e}");
+    // a DCQCN run keeps no window with HAS_WIN 0
+    let r = run(
+        &CONFIG.replace("CC_MODE 1", "CC_MODE 1\nHAS_WIN 0"),
+        TOPOLOGY,
+        FLOWS,
+    )
+    .unwrap();
+    let sim = r.to_sim_config("t").unwrap();
+    assert_eq!(sim.flows[0].transport.as_ref().unwrap().window.bytes, 0);
+    let e = config(&CONFIG.replace("CC_MODE 1", "CC_MODE 7")).unwrap_err();
+    assert!(
+        e.message.contains("TIMELY (7)") && !e.message.contains("DCTCP (8) and"),
+        "{e}"
+    );
+}

@@ -259,3 +259,88 @@ cc = "none"
     assert_eq!(a.priorities.iter().map(|p| p.tx_frames).sum::<u64>(), 10);
     assert_eq!(b.priorities.iter().map(|p| p.tx_bytes).sum::<u64>(), 10 * 70);
 }
+
+/// Four DCTCP QPs at 10 Gb/s into one port with step ECN marking (Kmin = Kmax = 30 KB, as
+/// the HPCC ns-3 fork's `dctcp` profile marks): `DCTCP` replaced by the test.
+const INCAST_DCTCP: &str = r#"
+name = "incast-dctcp"
+duration = "20ms"
+seed = 1
+[defaults]
+rate = "10G"
+length_m = 5
+flow_control = "pfc"
+pfc_priorities = [3]
+[qp]
+cc = "dctcp"
+DCTCP
+[ecn]
+kmin_bytes = 30_000
+kmax_bytes = 30_000
+pmax = 1.0
+[[host]]
+name = "s"
+count = 4
+[[host]]
+name = "r"
+[[switch]]
+name = "tor"
+buffer_bytes = 2_000_000
+alpha = 0.125
+[[link]]
+a = "s*"
+b = "tor"
+[[link]]
+a = "tor"
+b = "r"
+[[flow]]
+name = "f"
+src = "s*"
+dst = "r"
+priority = 3
+size_bytes = 2_000_000
+transport = "rocev2"
+"#;
+
+#[test]
+fn dctcp_qps_cut_their_rates_on_echoed_marks_and_deliver_every_byte() {
+    let r = run(&INCAST_DCTCP.replace(
+        "DCTCP",
+        "dctcp = { preset = \"hpcc-ns3\", rate_ai = \"50M\", min_rate = \"100M\" }",
+    ));
+    for f in &r.flows {
+        let q = f.qp.as_ref().unwrap();
+        assert_eq!(q.cc, "dctcp", "{}", f.name);
+        assert!(q.rate_decreases_total > 0, "{}: {q:?}", f.name);
+        assert!(f.completion_ps.is_some(), "{} completes", f.name);
+    }
+    let t = r.cn.as_ref().unwrap();
+    assert!(t.ecn_marked_frames > 0, "{t:?}");
+}
+
+#[test]
+fn dctcp_keys_are_checked_and_named_at_their_line() {
+    for (dctcp, want) in [
+        ("dctcp = { g = 1.5 }", "g: found 1.5"),
+        ("dctcp = { preset = \"linux\" }", "allowed \"hpcc-ns3\""),
+        ("dctcp = { min_rate = \"20G\" }", "min_rate"),
+        ("dctcp = { beta = 1 }", "beta"),
+    ] {
+        let text = INCAST_DCTCP.replace("DCTCP", dctcp);
+        let Err(e) = load_str(&text, "inline.toml", None, &Overrides::default()) else {
+            panic!("{dctcp} was accepted");
+        };
+        let m = e.to_string();
+        // a key of [qp] is named at the table's line, for the QP that used it
+        let line = text.lines().position(|l| l == "[qp]").unwrap() + 1;
+        assert!(m.contains(&format!("inline.toml:{line}")), "{m}");
+        assert!(m.contains("dctcp") && m.contains(want), "{dctcp}: {m}");
+    }
+    let text = INCAST_DCTCP
+        .replace("cc = \"dctcp\"", "cc = \"dcqcn\"")
+        .replace("DCTCP", "dctcp = { g = 0.5 }");
+    let e = load_str(&text, "inline.toml", None, &Overrides::default())
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("given but cc is \"dcqcn\""), "{e}");
+}

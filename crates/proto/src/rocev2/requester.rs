@@ -118,6 +118,17 @@ impl Requester {
         self.seg.start(self.max) - self.seg.start(self.una)
     }
 
+    /// Bytes cumulatively acknowledged: the offset of the oldest unacknowledged byte (the
+    /// HPCC ns-3 reference's `snd_una`).
+    pub fn acked_bytes(&self) -> u64 {
+        self.seg.start(self.una)
+    }
+
+    /// Offset of the next byte to send, which go-back-N rewinds (the reference's `snd_nxt`).
+    pub fn next_byte(&self) -> u64 {
+        self.seg.start(self.nxt.max(self.una))
+    }
+
     /// PSN of the oldest packet not yet acknowledged (one past the last when complete).
     pub fn oldest_unacked_psn(&self) -> u32 {
         self.psn(self.una).value()

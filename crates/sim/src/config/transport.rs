@@ -5,6 +5,7 @@
 //! points). The simulator drives the engines; these are their resolved configurations.
 
 use lossless_proto::dcqcn::{CnpMode, NpParams, RpParams};
+use lossless_proto::dctcp::DctcpParams;
 use lossless_proto::ecn::EcnConfig;
 use lossless_proto::qcn::{CpParams, QcnRpParams};
 use lossless_proto::rocev2::RcConfig;
@@ -25,6 +26,42 @@ pub struct QpSpec {
     /// UDP destination port of the data packets (4791 for RoCEv2; the ns-3 reference's flow
     /// files give their own, which its ECMP hashes).
     pub udp_dport: u16,
+    /// The limit on bytes in flight, whatever the congestion control.
+    pub window: QpWindow,
+}
+
+/// A QP's limit on payload bytes in flight (sent and not acknowledged), as the HPCC ns-3
+/// reference's `RdmaQueuePair::GetWin`/`IsWinBound` (MODEL.md §9.3): the QP sends nothing
+/// while its bytes in flight are at or above the window, so they can exceed it by up to one
+/// packet.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QpWindow {
+    /// The window at line rate, bytes; 0: no limit.
+    pub bytes: u64,
+    /// Scale the window by the QP's rate over its line rate (`VAR_WIN`): ⌊bytes·rate/line⌋,
+    /// at least 1 byte.
+    pub variable: bool,
+}
+
+impl QpWindow {
+    /// No limit.
+    pub const NONE: QpWindow = QpWindow {
+        bytes: 0,
+        variable: false,
+    };
+
+    /// The window in bytes of a QP sending at `rate_bps` on a line of `line_bps` (`None`: no
+    /// limit).
+    pub fn at(&self, rate_bps: u64, line_bps: u64) -> Option<u64> {
+        if self.bytes == 0 {
+            return None;
+        }
+        if !self.variable {
+            return Some(self.bytes);
+        }
+        let w = u128::from(self.bytes) * u128::from(rate_bps) / u128::from(line_bps.max(1));
+        Some((w.min(u128::from(u64::MAX)) as u64).max(1))
+    }
 }
 
 /// The congestion control of a QP.
@@ -46,15 +83,22 @@ pub enum CcSpec {
         /// Reaction point.
         rp: QcnRpParams,
     },
+    /// DCTCP as the HPCC ns-3 fork runs it on the NIC (`CC_MODE 8`): a rate cut on the ECN
+    /// echoes that its receiver sets on the ACKs of CE-marked packets, raised once per batch.
+    Dctcp {
+        /// The sender's parameters.
+        params: DctcpParams,
+    },
 }
 
 impl CcSpec {
-    /// The name used in reports: `none`, `dcqcn`, `qcn`.
+    /// The name used in reports: `none`, `dcqcn`, `qcn`, `dctcp`.
     pub fn name(&self) -> &'static str {
         match self {
             CcSpec::None => "none",
             CcSpec::Dcqcn { .. } => "dcqcn",
             CcSpec::Qcn { .. } => "qcn",
+            CcSpec::Dctcp { .. } => "dctcp",
         }
     }
     /// Whether the QP's data frames carry an 802.1Qau CN-TAG.

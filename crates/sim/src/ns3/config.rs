@@ -23,7 +23,7 @@ pub struct IgnoredKey {
 /// The reference's `config.txt`, the keys this simulator uses.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
-    /// `CC_MODE`: 1 = DCQCN; 3, 7, 8, 10 (HPCC, TIMELY, DCTCP, PINT) are refused; any other
+    /// `CC_MODE`: 1 = DCQCN, 8 = DCTCP; 3, 7, 10 (HPCC, TIMELY, PINT) are refused; any other
     /// value is no congestion control (as in the reference).
     pub cc_mode: u32,
     /// `ENABLE_QCN`: switches ECN-mark.
@@ -44,8 +44,20 @@ pub struct Config {
     pub rp_timer: Duration,
     /// `CLAMP_TARGET_RATE`.
     pub clamp_target_rate: bool,
-    /// `EWMA_GAIN` in 1/1024 (the file's fraction must be a multiple of 1/1024).
+    /// `EWMA_GAIN` in 1/1024 (DCQCN: the file's fraction must be a multiple of 1/1024).
     pub ewma_gain_1024: u32,
+    /// `EWMA_GAIN` as written (DCTCP's g; 0 when not given, as the fork's default `1 / 16` is
+    /// an integer division).
+    pub ewma_gain: f64,
+    /// `DCTCP_RATE_AI`: DCTCP's increase per batch.
+    pub dctcp_rate_ai: Rate,
+    /// `HAS_WIN`: every QP has a window of bytes in flight (MODEL.md §9.3; the fork's default
+    /// is 1).
+    pub has_win: bool,
+    /// `VAR_WIN`: the window scales with the QP's rate.
+    pub var_win: bool,
+    /// `GLOBAL_T`: the window is the largest BDP of any host pair (1) or the pair's own (0).
+    pub global_t: bool,
     /// `FAST_RECOVERY_TIMES`.
     pub fast_recovery_times: u32,
     /// `RATE_AI`.
@@ -88,13 +100,10 @@ pub const MAX_ECN_KB: u64 = (u32::MAX / 1000) as u64;
 pub const MAX_BUFFER_MIB: u64 = 4095;
 
 /// Keys accepted and not used, and why.
-const IGNORED: [(&str, &str); 13] = [
+const IGNORED: [(&str, &str); 10] = [
     ("TRACE_FILE", "packet traces are not written (use --pcap)"),
     ("TRACE_OUTPUT_FILE", "packet traces are not written (use --pcap)"),
     ("ENABLE_TRACE", "packet traces are not written"),
-    ("DCTCP_RATE_AI", "DCTCP only (CC_MODE 8)"),
-    ("GLOBAL_T", "window-based CC only (HAS_WIN 1)"),
-    ("VAR_WIN", "window-based CC only (HAS_WIN 1)"),
     ("FAST_REACT", "HPCC only"),
     ("U_TARGET", "HPCC only"),
     ("MI_THRESH", "HPCC only"),
@@ -178,7 +187,69 @@ impl Config {
             });
         }
         c.check_thresholds_in_order()?;
+        c.check_ewma_gain()?;
+        c.list_keys_without_effect();
         Ok(c)
+    }
+
+    /// DCQCN keeps its gain in 1/1024: refuses a gain that is not a multiple (`CC_MODE 1`).
+    fn check_ewma_gain(&mut self) -> Result<(), Ns3Error> {
+        if !self.lines.contains_key("EWMA_GAIN") {
+            return Ok(());
+        }
+        let g = self.ewma_gain;
+        let k = g * 1024.0;
+        if self.cc_mode == 1 && k.fract() != 0.0 {
+            return Err(Ns3Error {
+                file: self.file.clone(),
+                line: self.line_of("EWMA_GAIN"),
+                what: "EWMA_GAIN".into(),
+                message: format!(
+                    "found {g}, allowed a multiple of 1/1024 in 0..=1 (the reaction point keeps alpha's gain in 1/1024)"
+                ),
+            });
+        }
+        self.ewma_gain_1024 = k as u32;
+        Ok(())
+    }
+
+    /// Lists, with the keys ignored, those read but without effect in this run's mode (the
+    /// other mode's congestion-control keys, the window's keys without `HAS_WIN`), in line
+    /// order.
+    fn list_keys_without_effect(&mut self) {
+        let mut add = |key: &'static str, why: &'static str| {
+            if let Some(&line) = self.lines.get(key) {
+                self.ignored.push(IgnoredKey {
+                    key: key.to_string(),
+                    line,
+                    why,
+                });
+            }
+        };
+        if self.cc_mode != 8 {
+            add("DCTCP_RATE_AI", "DCTCP only (CC_MODE 8)");
+        }
+        if !self.has_win {
+            add("GLOBAL_T", "window-based CC only (HAS_WIN 1)");
+            add("VAR_WIN", "window-based CC only (HAS_WIN 1)");
+        }
+        if self.cc_mode == 8 {
+            for key in [
+                "ALPHA_RESUME_INTERVAL",
+                "RATE_DECREASE_INTERVAL",
+                "RP_TIMER",
+                "CLAMP_TARGET_RATE",
+                "FAST_RECOVERY_TIMES",
+                "RATE_AI",
+                "RATE_HAI",
+            ] {
+                add(
+                    key,
+                    "DCQCN only (CC_MODE 1); DCTCP (CC_MODE 8) does not read it (MODEL.md §9.2)",
+                );
+            }
+        }
+        self.ignored.sort_by_key(|k| k.line);
     }
 
     /// The fork's values of the keys a config may leave out.
@@ -195,6 +266,12 @@ impl Config {
             rp_timer: Duration::from_us(1500),
             clamp_target_rate: false,
             ewma_gain_1024: 64,
+            // the fork's `double ewma_gain = 1 / 16`: integer division, so 0
+            ewma_gain: 0.0,
+            dctcp_rate_ai: Rate::from_mbps(1000),
+            has_win: true,
+            var_win: false,
+            global_t: true,
             fast_recovery_times: 5,
             rate_ai: Rate::from_mbps(5),
             rate_hai: Rate::from_mbps(50),
@@ -218,12 +295,12 @@ impl Config {
         match key {
             "CC_MODE" => {
                 self.cc_mode = t.num(key, "a whole number")?;
-                if matches!(self.cc_mode, 3 | 7 | 8 | 10) {
+                if matches!(self.cc_mode, 3 | 7 | 10) {
                     return Err(t.err(
                         line,
                         key,
                         format!(
-                            "found {}: HPCC (3), TIMELY (7), DCTCP (8) and PINT (10) are not modelled; allowed 1 (DCQCN) or a mode the reference does not handle (no congestion control)",
+                            "found {}: HPCC (3), TIMELY (7) and PINT (10) are not modelled; allowed 1 (DCQCN), 8 (DCTCP) or a mode the reference does not handle (no congestion control)",
                             self.cc_mode
                         ),
                     ));
@@ -288,16 +365,20 @@ impl Config {
             "CLAMP_TARGET_RATE" => self.clamp_target_rate = flag(t, key)?,
             "EWMA_GAIN" => {
                 let g: f64 = t.num(key, "a fraction")?;
-                let k = g * 1024.0;
-                if !(0.0..=1.0).contains(&g) || k.fract() != 0.0 {
+                if !(0.0..=1.0).contains(&g) {
                     return Err(t.err(
                         line,
                         key,
-                        format!("found {g}, allowed a multiple of 1/1024 in 0..=1 (the reaction point keeps alpha's gain in 1/1024)"),
+                        format!("found {g}, allowed 0..=1 (a multiple of 1/1024 with CC_MODE 1: DCQCN keeps alpha's gain in 1/1024)"),
                     ));
                 }
-                self.ewma_gain_1024 = k as u32;
+                // DCQCN's 1/1024 rule is checked once CC_MODE is known
+                self.ewma_gain = g;
             }
+            "DCTCP_RATE_AI" => self.dctcp_rate_ai = t.rate(key)?,
+            "HAS_WIN" => self.has_win = flag(t, key)?,
+            "VAR_WIN" => self.var_win = flag(t, key)?,
+            "GLOBAL_T" => self.global_t = flag(t, key)?,
             "FAST_RECOVERY_TIMES" => self.fast_recovery_times = t.num(key, "a count")?,
             "RATE_AI" => self.rate_ai = t.rate(key)?,
             "RATE_HAI" => self.rate_hai = t.rate(key)?,
@@ -435,7 +516,7 @@ fn us(t: &mut Tokens<'_>, key: &str) -> Result<Duration, Ns3Error> {
 }
 
 /// Refuses a value of `key` (given on `line`) that asks for what the simulator does not
-/// model: link errors, going back to a chunk boundary, windows, unpaced QPs, links going
+/// model: link errors, going back to a chunk boundary, unpaced QPs, links going
 /// down. `false`: not such a key.
 fn refuse_unmodelled(t: &mut Tokens<'_>, key: &str, line: usize) -> Result<bool, Ns3Error> {
     match key {
@@ -455,15 +536,6 @@ fn refuse_unmodelled(t: &mut Tokens<'_>, key: &str, line: usize) -> Result<bool,
                     line,
                     key,
                     "found 1: going back to a chunk boundary re-delivers bytes (MODEL.md §2) and is not modelled; allowed 0".into(),
-                ));
-            }
-        }
-        "HAS_WIN" => {
-            if flag(t, key)? {
-                return Err(t.err(
-                    line,
-                    key,
-                    "found 1: window-based sending is not modelled; allowed 0".into(),
                 ));
             }
         }

@@ -6,6 +6,7 @@
 //! reference's transport and DCQCN.
 
 use lossless_proto::dcqcn::{NpParams, RpParams};
+use lossless_proto::dctcp::DctcpParams;
 use lossless_proto::ecn::{EcnConfig, MarkPoint};
 use lossless_proto::flow_control::FlowControlConfig;
 use lossless_proto::rocev2::RcConfig;
@@ -15,7 +16,7 @@ use super::{Link, Ns3Error, Run, Topology};
 use crate::buffer::{NS3_RESUME_OFFSET_BYTES, Threshold};
 use crate::config::model::{ModelConfig, ReplyQueue};
 use crate::config::traffic::{FlowSpec, Pattern, SizeCdf, Workload};
-use crate::config::transport::{CcSpec, EcnSpec, QpSpec};
+use crate::config::transport::{CcSpec, EcnSpec, QpSpec, QpWindow};
 use crate::config::{HostConfig, LinkConfig, NodeConfig, NodeKind, SimConfig, SwitchConfig};
 use crate::frame::NodeId;
 
@@ -35,6 +36,32 @@ impl Run {
             dce_tcp_rtt: c.alpha_resume_interval,
             rate_reduce_monitor_period: c.rate_decrease_interval,
             ..RpParams::hpcc_ns3()
+        }
+    }
+
+    /// DCTCP's parameters from the config (MODEL.md §9.8): `EWMA_GAIN`, `DCTCP_RATE_AI`,
+    /// `MIN_RATE`, batches counted in `PACKET_PAYLOAD_SIZE`.
+    pub fn dctcp_params(&self) -> DctcpParams {
+        let c = &self.config;
+        DctcpParams {
+            g: c.ewma_gain,
+            rate_ai: c.dctcp_rate_ai,
+            min_rate: c.min_rate,
+            mtu: c.packet_payload_size,
+        }
+    }
+
+    /// The window of a flow from `src` to `dst` (MODEL.md §9.3, `ScheduleFlowInputs`): none
+    /// without `HAS_WIN`, else the largest BDP over all host pairs (`GLOBAL_T 1`) or the
+    /// pair's own, scaled by the rate with `VAR_WIN`.
+    fn window(&self, bdps: &PairBdps, src: u32, dst: u32) -> QpWindow {
+        let c = &self.config;
+        if !c.has_win {
+            return QpWindow::NONE;
+        }
+        QpWindow {
+            bytes: if c.global_t { bdps.max } else { bdps.of(src, dst) },
+            variable: c.var_win,
         }
     }
 
@@ -131,21 +158,33 @@ impl Run {
         }))
     }
 
-    /// The flows as RoCEv2 QPs `flow<i>` with the reference's transport and, with `CC_MODE`
-    /// 1, DCQCN.
+    /// The flows as RoCEv2 QPs `flow<i>` with the reference's transport, window and, with
+    /// `CC_MODE` 1, DCQCN, with 8, DCTCP.
     fn flow_specs(&self) -> Vec<FlowSpec> {
         let c = &self.config;
         let rc = RcConfig {
             mtu: c.packet_payload_size,
             ..RcConfig::hpcc_ns3()
         };
-        let cc = if c.cc_mode == 1 {
-            CcSpec::Dcqcn {
+        let cc = match c.cc_mode {
+            1 => CcSpec::Dcqcn {
                 rp: self.rp_params(),
                 np: NpParams::hpcc_ns3(),
-            }
+            },
+            8 => CcSpec::Dctcp {
+                params: self.dctcp_params(),
+            },
+            _ => CcSpec::None,
+        };
+        let bdps = if c.has_win {
+            let pairs: Vec<(u32, u32)> = if c.global_t {
+                Vec::new()
+            } else {
+                self.flows.iter().map(|f| (f.src, f.dst)).collect()
+            };
+            self.topology.pair_bdps(u64::from(c.packet_payload_size), &pairs)
         } else {
-            CcSpec::None
+            PairBdps::default()
         };
         self.flows
             .iter()
@@ -165,6 +204,7 @@ impl Run {
                     cc: cc.clone(),
                     ack_priority: f.pg,
                     udp_dport: f.dport,
+                    window: self.window(&bdps, f.src, f.dst),
                 })),
             })
             .collect()
@@ -291,8 +331,98 @@ impl Topology {
                 },
                 ack_priority: 3,
                 udp_dport: 100,
+                window: QpWindow::NONE,
             })),
         });
         sim
+    }
+}
+
+/// The reference's bandwidth-delay products of host pairs (`third.cc` main, "get BDP and
+/// delay"): base RTT × the path's slowest rate / 8, in bytes.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PairBdps {
+    /// The BDPs of the pairs asked for, by (src, dst).
+    bdp: std::collections::HashMap<(u32, u32), u64>,
+    /// The largest over all pairs (`maxBdp`).
+    pub max: u64,
+    /// The largest base RTT over all pairs (`maxRtt`), ns.
+    pub max_rtt_ns: u64,
+}
+
+impl PairBdps {
+    /// The BDP of the path from `src` to `dst` (0: none).
+    pub fn of(&self, src: u32, dst: u32) -> u64 {
+        self.bdp.get(&(src, dst)).copied().unwrap_or(0)
+    }
+}
+
+impl Topology {
+    /// The BDP of every host pair as the reference computes it (`CalculateRoute`): a BFS from
+    /// each host through switches, each node taking the delay, the tx time of a
+    /// `payload`-byte packet (no headers, whole ns) and the slowest rate of the path it was
+    /// first reached by; rtt = 2 × delay + tx time, bdp = rtt × rate / 10⁹ / 8. The largest
+    /// over all pairs, and the BDP of each (src, dst) of `pairs`.
+    pub fn pair_bdps(&self, payload: u64, pairs: &[(u32, u32)]) -> PairBdps {
+        let n = self.nodes as usize;
+        let wanted: std::collections::HashSet<(u32, u32)> = pairs.iter().copied().collect();
+        // neighbours in ascending node id (the fork's `nbr2if` is a map)
+        let mut nbr: Vec<Vec<(u32, &Link)>> = vec![Vec::new(); n];
+        for l in &self.links {
+            nbr[l.a as usize].push((l.b, l));
+            nbr[l.b as usize].push((l.a, l));
+        }
+        for v in &mut nbr {
+            v.sort_by_key(|(x, _)| *x);
+        }
+        let mut out = PairBdps {
+            bdp: std::collections::HashMap::new(),
+            max: 0,
+            max_rtt_ns: 0,
+        };
+        // per node: (delay ns, tx ns, slowest rate b/s), None: not reached
+        let mut seen: Vec<Option<(u128, u128, u128)>> = vec![None; n];
+        let mut queue: Vec<u32> = Vec::with_capacity(n);
+        for host in (0..self.nodes).filter(|&h| !self.is_switch[h as usize]) {
+            seen.iter_mut().for_each(|s| *s = None);
+            queue.clear();
+            seen[host as usize] = Some((0, 0, u128::from(u64::MAX)));
+            queue.push(host);
+            let mut i = 0;
+            while i < queue.len() {
+                let now = queue[i];
+                i += 1;
+                let Some((d, tx, bw)) = seen[now as usize] else {
+                    continue;
+                };
+                for &(next, l) in &nbr[now as usize] {
+                    if seen[next as usize].is_some() {
+                        continue;
+                    }
+                    let rate = u128::from(l.rate.bps());
+                    seen[next as usize] = Some((
+                        d + l.delay.as_ns(),
+                        tx + u128::from(payload) * 8_000_000_000 / rate,
+                        bw.min(rate),
+                    ));
+                    if self.is_switch[next as usize] {
+                        queue.push(next);
+                    }
+                }
+            }
+            for other in (0..self.nodes).filter(|&h| !self.is_switch[h as usize]) {
+                let Some((d, tx, bw)) = seen[other as usize] else {
+                    continue;
+                };
+                let rtt = 2 * d + tx;
+                let bdp = (rtt * bw / 1_000_000_000 / 8).min(u128::from(u64::MAX)) as u64;
+                if wanted.contains(&(other, host)) {
+                    out.bdp.insert((other, host), bdp);
+                }
+                out.max = out.max.max(bdp);
+                out.max_rtt_ns = out.max_rtt_ns.max(rtt.min(u128::from(u64::MAX)) as u64);
+            }
+        }
+        out
     }
 }

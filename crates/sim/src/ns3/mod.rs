@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use lossless_proto::units::Rate;
 
 pub use config::{Config, IgnoredKey, MAX_BUFFER_MIB, MAX_ECN_KB};
+pub use convert::PairBdps;
 pub use flows::{FctLine, Flow, MAX_FLOWS, parse_fct, parse_flows};
 pub use output::{
     Ns3Observer, OutputKeys, PfcLine, QlenMonitor, Resolved, resolve_input, write_fct, write_pfc,
@@ -123,6 +124,9 @@ impl Run {
         }
         if self.config.cc_mode == 1 {
             self.check_dcqcn(topology_name)?;
+        }
+        if self.config.cc_mode == 8 {
+            self.check_dctcp(topology_name)?;
         }
         self.check_headroom(topology_name)
     }
@@ -231,6 +235,46 @@ impl Run {
                         "CC_MODE",
                         format!(
                             "DCQCN (CC_MODE 1) cannot run with these values: {other}: found {}, allowed {}",
+                            e.found, e.allowed
+                        ),
+                    ),
+                };
+                return Err(self.config_error(key, message));
+            }
+        }
+        Ok(())
+    }
+
+    /// DCTCP accepts the config's values at every sender's line rate.
+    fn check_dctcp(&self, topology_name: &str) -> Result<(), Ns3Error> {
+        let c = &self.config;
+        let t = &self.topology;
+        let p = self.dctcp_params();
+        // each host's one link
+        let mut link_of: Vec<Option<&Link>> = vec![None; t.nodes as usize];
+        for l in &t.links {
+            link_of[l.a as usize].get_or_insert(l);
+            link_of[l.b as usize].get_or_insert(l);
+        }
+        for f in &self.flows {
+            let Some(l) = link_of[f.src as usize] else {
+                continue;
+            };
+            if let Err(e) = p.validate(l.rate) {
+                let (key, message) = match e.field {
+                    "min_rate" => (
+                        "MIN_RATE",
+                        format!(
+                            "found {}, above the line rate {} of host {} (its link at {topology_name}:{}); \
+                             allowed up to the slowest sender's line rate",
+                            c.min_rate, l.rate, f.src, l.line
+                        ),
+                    ),
+                    "g" => ("EWMA_GAIN", format!("found {}, allowed {}", e.found, e.allowed)),
+                    other => (
+                        "CC_MODE",
+                        format!(
+                            "DCTCP (CC_MODE 8) cannot run with these values: {other}: found {}, allowed {}",
                             e.found, e.allowed
                         ),
                     ),

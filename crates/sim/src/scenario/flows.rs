@@ -250,6 +250,7 @@ impl Traffic<'_> {
                             Some("udp_dport") => keys.udp_dport.is_some(),
                             Some("dcqcn") => keys.dcqcn.is_some(),
                             Some("qcn") => keys.qcn.is_some(),
+                            Some("dctcp") => keys.dctcp.is_some(),
                             Some("rocev2") => keys.rocev2.is_some(),
                             _ => true,
                         };

@@ -8,6 +8,7 @@
 //! allowed ones. Durations are written with a unit (`"300us"`), rates as `"5M"`, `"100G"`.
 
 use lossless_proto::dcqcn::{NpParams, RpParams};
+use lossless_proto::dctcp::DctcpParams;
 use lossless_proto::ecn::{EcnConfig, MarkPoint};
 use lossless_proto::qcn::{CpParams, QcnRpParams};
 use lossless_proto::rocev2::{RcConfig, RcConfigError};
@@ -19,13 +20,13 @@ use toml::Spanned;
 use super::ScenarioError;
 use super::build::Ctx;
 use super::{DurationError, parse_duration};
-use crate::config::transport::{CcSpec, EcnSpec, QcnSpec, QpSpec};
+use crate::config::transport::{CcSpec, EcnSpec, QcnSpec, QpSpec, QpWindow};
 
 /// The keys of a QP, in `[qp]` (defaults) and on a flow or workload.
 #[derive(Deserialize, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawQp {
-    /// "dcqcn", "qcn" or "none".
+    /// "dcqcn", "qcn", "dctcp" or "none".
     pub(super) cc: Option<Spanned<String>>,
     /// Preset of the congestion control: DCQCN "connectx", "paper", "hpcc-ns3"; QCN "mib".
     pub(super) preset: Option<Spanned<String>>,
@@ -39,6 +40,9 @@ pub(super) struct RawQp {
     pub(super) dcqcn: Option<toml::Table>,
     /// QCN reaction point overrides, 802.1Qau MIB names.
     pub(super) qcn: Option<toml::Table>,
+    /// DCTCP (`cc = "dctcp"`): `preset` ("hpcc-ns3") and `DctcpParams` overrides (`g`,
+    /// `rate_ai`, `min_rate`).
+    pub(super) dctcp: Option<toml::Table>,
     /// Transport overrides (`preset` "perftest", "hpcc-ns3", "irn-tlt", and `RcConfig` keys).
     pub(super) rocev2: Option<toml::Table>,
 }
@@ -68,6 +72,7 @@ impl RawQp {
             udp_dport: self.udp_dport.or(base.udp_dport),
             dcqcn: table(&self.dcqcn, &base.dcqcn),
             qcn: table(&self.qcn, &base.qcn),
+            dctcp: table(&self.dctcp, &base.dctcp),
             rocev2: table(&self.rocev2, &base.rocev2),
         }
     }
@@ -212,7 +217,9 @@ const DURATION_KEYS: [&str; 5] = [
     "min_time_between_cnps",
 ];
 /// Keys whose values are rates.
-const RATE_KEYS: [&str; 5] = [
+const RATE_KEYS: [&str; 7] = [
+    "rate_ai",
+    "min_rate",
     "rpg_max_rate",
     "rpg_ai_rate",
     "rpg_hai_rate",
@@ -416,10 +423,13 @@ pub(super) fn qp_spec(
             }
             CcSpec::Qcn { rp }
         }
+        "dctcp" => CcSpec::Dctcp {
+            params: dctcp_params(q, preset, rc.mtu, lines).map_err(|m| err("dctcp", m))?,
+        },
         other => {
             return Err(err(
                 "cc",
-                format!("found {other:?}, allowed \"dcqcn\", \"qcn\" or \"none\""),
+                format!("found {other:?}, allowed \"dcqcn\", \"qcn\", \"dctcp\" or \"none\""),
             ));
         }
     };
@@ -428,6 +438,9 @@ pub(super) fn qp_spec(
     }
     if cc_name != "qcn" && q.qcn.is_some() {
         return Err(err("qcn", format!("given but cc is {cc_name:?}")));
+    }
+    if cc_name != "dctcp" && q.dctcp.is_some() {
+        return Err(err("dctcp", format!("given but cc is {cc_name:?}")));
     }
     let ack_priority = q.ack_priority.unwrap_or(priority);
     for (key, p) in [
@@ -445,7 +458,39 @@ pub(super) fn qp_spec(
         cc,
         ack_priority,
         udp_dport: q.udp_dport.unwrap_or(crate::config::transport::ROCE_UDP_PORT),
+        window: QpWindow::NONE,
     })
+}
+
+/// The DCTCP parameters of the QP keys `q`: the table's `preset` (else the QP's `preset`,
+/// else "hpcc-ns3") with the table's other keys laid over it; batches are counted in the
+/// transport's `mtu`. Checked against every sender line rate of `lines`.
+fn dctcp_params(q: &RawQp, preset: Option<&str>, mtu: u32, lines: &[Rate]) -> Result<DctcpParams, String> {
+    let mut t = q.dctcp.clone().unwrap_or_default();
+    let name = match t.remove("preset") {
+        Some(toml::Value::String(s)) => s,
+        Some(v) => return Err(format!("key `preset`: found {v}, allowed \"hpcc-ns3\"")),
+        None => preset.unwrap_or("hpcc-ns3").to_string(),
+    };
+    let base = DctcpParams::preset(&name)
+        .ok_or_else(|| format!("preset: found {name:?}, allowed \"hpcc-ns3\" (DCTCP)"))?;
+    if t.contains_key("mtu") {
+        return Err(
+            "key `mtu`: not a DCTCP key here: batches are counted in the transport's `rocev2.mtu`".into(),
+        );
+    }
+    let over = t
+        .iter()
+        .map(|(k, v)| to_json(k, v).map(|j| (k.clone(), j)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|m| m.to_string())?;
+    let p: DctcpParams = overlay(&DctcpParams { mtu, ..base }, over.into_iter())
+        .map_err(|m| format!("{m} (keys: preset, g, rate_ai, min_rate)"))?;
+    for &l in lines {
+        p.validate(l)
+            .map_err(|e| format!("{e} (sender's line rate {l})"))?;
+    }
+    Ok(p)
 }
 
 /// The `ecn` table of a switch (or the top-level `[ecn]`).

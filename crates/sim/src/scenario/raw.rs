@@ -316,6 +316,7 @@ pub(super) struct RawFlow {
     pub(super) udp_dport: Option<u16>,
     pub(super) dcqcn: Option<toml::Table>,
     pub(super) qcn: Option<toml::Table>,
+    pub(super) dctcp: Option<toml::Table>,
     pub(super) rocev2: Option<toml::Table>,
 }
 
@@ -348,6 +349,7 @@ pub(super) struct RawWorkload {
     pub(super) udp_dport: Option<u16>,
     pub(super) dcqcn: Option<toml::Table>,
     pub(super) qcn: Option<toml::Table>,
+    pub(super) dctcp: Option<toml::Table>,
     pub(super) rocev2: Option<toml::Table>,
 }
 
@@ -373,6 +375,7 @@ macro_rules! qp_keys {
                     udp_dport: self.udp_dport,
                     dcqcn: self.dcqcn.clone(),
                     qcn: self.qcn.clone(),
+                    dctcp: self.dctcp.clone(),
                     rocev2: self.rocev2.clone(),
                 }
             }
@@ -386,6 +389,7 @@ macro_rules! qp_keys {
                     ("udp_dport", self.udp_dport.is_some()),
                     ("dcqcn", self.dcqcn.is_some()),
                     ("qcn", self.qcn.is_some()),
+                    ("dctcp", self.dctcp.is_some()),
                     ("rocev2", self.rocev2.is_some()),
                 ]
                 .into_iter()

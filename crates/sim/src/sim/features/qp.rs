@@ -17,13 +17,14 @@
 //!   moves earlier, like the flow-control engines' `MacTimer`; a stale one does nothing).
 
 use lossless_proto::dcqcn::{CnpMode, Np, ParamError, Rp};
+use lossless_proto::dctcp::Dctcp;
 use lossless_proto::qcn::QcnRp;
 use lossless_proto::rocev2::{DataPacket, RcConfigError, Reply, Requester, Responder};
 use lossless_proto::units::{Instant, Rate};
 
 use crate::config::model::{ModelConfig, Pacing, ReplyQueue};
 use crate::config::traffic::FlowSpec;
-use crate::config::transport::{CcSpec, QpSpec};
+use crate::config::transport::{CcSpec, QpSpec, QpWindow};
 use crate::event::EventQueue;
 use crate::frame::{Ecn, FlowId, Frame, FrameKind, NodeId, PortId, flags};
 use crate::observer::Observer;
@@ -44,6 +45,7 @@ pub(crate) enum RpState {
     None,
     Dcqcn(Rp),
     Qcn(QcnRp),
+    Dctcp(Dctcp),
 }
 
 impl RpState {
@@ -52,25 +54,26 @@ impl RpState {
             RpState::None => line,
             RpState::Dcqcn(rp) => rp.rate(),
             RpState::Qcn(rp) => rp.rate(),
+            RpState::Dctcp(d) => d.rate(),
         }
     }
     fn poll_timeout(&self) -> Option<Instant> {
         match self {
-            RpState::None => None,
+            RpState::None | RpState::Dctcp(_) => None,
             RpState::Dcqcn(rp) => rp.poll_timeout(),
             RpState::Qcn(rp) => rp.poll_timeout(),
         }
     }
     fn handle_timeout(&mut self, now: Instant) {
         match self {
-            RpState::None => {}
+            RpState::None | RpState::Dctcp(_) => {}
             RpState::Dcqcn(rp) => rp.handle_timeout(now),
             RpState::Qcn(rp) => rp.handle_timeout(now),
         }
     }
     fn on_sent(&mut self, now: Instant, bytes: u64) {
         match self {
-            RpState::None => {}
+            RpState::None | RpState::Dctcp(_) => {}
             RpState::Dcqcn(rp) => rp.on_sent(now, bytes),
             RpState::Qcn(rp) => rp.on_sent(now, bytes),
         }
@@ -108,6 +111,10 @@ pub(crate) struct Qp {
     pub(crate) cnp_priority: u8,
     pub(crate) cnp_mode: Option<CnpMode>,
     pub(crate) cn_tag: bool,
+    /// The receiver flags the reply of every CE-marked packet (DCTCP's ECN echo).
+    pub(crate) echo_ce: bool,
+    /// The limit on bytes in flight.
+    pub(crate) window: QpWindow,
     pub(crate) mtu: u64,
     pub(crate) line: Rate,
     /// Earliest start of the next packet (pacing).
@@ -141,6 +148,9 @@ pub enum QpError {
     /// QCN's reaction point.
     #[error("qcn: {0}")]
     Qcn(ParamError),
+    /// DCTCP's sender.
+    #[error("dctcp: {0}")]
+    Dctcp(ParamError),
 }
 
 impl Qp {
@@ -160,6 +170,10 @@ impl Qp {
                 )
             }
             CcSpec::Qcn { rp } => (RpState::Qcn(QcnRp::new(*rp, line).map_err(QpError::Qcn)?), None),
+            CcSpec::Dctcp { params } => (
+                RpState::Dctcp(Dctcp::new(*params, line).map_err(QpError::Dctcp)?),
+                None,
+            ),
         };
         let mut series = RateSeries::with_capacity(SERIES_CAP);
         let first = rp.rate(line);
@@ -173,6 +187,8 @@ impl Qp {
             np,
             rp,
             cn_tag: spec.cc.cn_tag(),
+            echo_ce: matches!(spec.cc, CcSpec::Dctcp { .. }),
+            window: spec.window,
             mtu: u64::from(spec.rc.mtu),
             line,
             next_tx: start,
@@ -207,6 +223,7 @@ impl Qp {
         match &self.rp {
             RpState::Dcqcn(rp) => rp.counters().rate_decreases,
             RpState::Qcn(rp) => rp.counters().rate_decreases,
+            RpState::Dctcp(d) => d.counters().rate_decreases,
             RpState::None => 0,
         }
     }
@@ -234,6 +251,13 @@ impl Qp {
     /// The rate the QP is paced at now.
     pub(crate) fn rate(&self) -> Rate {
         self.rp.rate(self.line)
+    }
+
+    /// Whether its bytes in flight have reached its window (the reference's `IsWinBound`).
+    fn window_bound(&self) -> bool {
+        self.window
+            .at(self.rate().bps(), self.line.bps())
+            .is_some_and(|w| self.req.next_byte().saturating_sub(self.req.acked_bytes()) >= w)
     }
 
     /// Records the reaction point's rate if it changed; true when it did.
@@ -431,6 +455,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 self.qp_wake(f);
                 continue;
             }
+            if qp.window_bound() {
+                continue; // a reply that opens the window wakes it
+            }
             let Some(pkt) = qp.req.poll_transmit(now) else {
                 continue; // waits for a reply or a timeout
             };
@@ -510,6 +537,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     }
                 }
                 qp.req.handle_reply(now, reply);
+                // DCTCP reads every reply after the transport took it in (go-back-N
+                // included), the completing one too, as the reference's `ReceiveAck` does
+                if let RpState::Dctcp(d) = &mut qp.rp {
+                    d.handle_ack(qp.req.acked_bytes(), frame.has(flags::CNP), qp.req.next_byte());
+                    repace |= qp.note_rate(now);
+                }
                 if qp.req.is_complete() && !qp.done {
                     qp.done = true;
                     let fs = &mut self.flows[f as usize];
@@ -602,7 +635,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let mut cnp_packet = false;
         if frame.ecn() == Ecn::Ce {
             qp.counters.ce_received += 1;
-            if let Some(np) = &mut qp.np
+            if qp.echo_ce {
+                cnp_flag = r.reply.is_some();
+            } else if let Some(np) = &mut qp.np
                 && np.on_ce(now)
             {
                 match qp.cnp_mode {
