@@ -353,10 +353,16 @@ fn every_reference_run_is_reproduced_or_refused_by_name() {
 
 #[test]
 fn the_deterministic_pfc_runs_give_the_references_files_byte_for_byte() {
-    // no ECN, so nothing random: the fork's MMU and PFC, exactly
+    // nothing random: no ECN, or DCTCP's step marking (Kmin = Kmax, no draw) — the fork's
+    // MMU, PFC and DCTCP, exactly; the buf1 run pauses 1,410 times
     let Some(runs) = runs() else { return };
     let scratch = temp_dir("ns3_corpus_exact");
-    for name in ["incast-16-4MB-nocc", "mixed-rate-incast"] {
+    for name in [
+        "incast-16-4MB-nocc",
+        "mixed-rate-incast",
+        "incast-16-4MB-dctcp",
+        "incast-16-4MB-dctcp-buf1",
+    ] {
         let Some(dir) = runs.iter().find(|d| d.ends_with(name)) else {
             panic!("the corpus has {name}");
         };
