@@ -424,7 +424,7 @@ pub(super) fn qp_spec(
             CcSpec::Qcn { rp }
         }
         "dctcp" => CcSpec::Dctcp {
-            params: dctcp_params(q, preset, rc.mtu, lines).map_err(|m| err("dctcp", m))?,
+            params: dctcp_params(q, preset, rc.mtu, lines).map_err(|m| err("dctcp", m.to_string()))?,
         },
         other => {
             return Err(err(
@@ -462,33 +462,74 @@ pub(super) fn qp_spec(
     })
 }
 
+/// Why a QP's `dctcp` table was refused ([`dctcp_params`]).
+#[derive(Debug)]
+enum DctcpKeyError {
+    /// `preset` is not text.
+    PresetNotText(toml::Value),
+    /// `preset` names no DCTCP preset.
+    Preset(String),
+    /// `mtu` given: batches are counted in the transport's MTU.
+    Mtu,
+    /// A key's value does not convert.
+    Key(EngineKeyError),
+    /// The preset with the keys laid over it does not read back.
+    Overlay(EngineKeyError),
+    /// A parameter out of range for a sender's line rate.
+    Invalid {
+        /// The engine's reason.
+        source: lossless_proto::dcqcn::ParamError,
+        /// The sender's line rate.
+        line: Rate,
+    },
+}
+
+impl std::fmt::Display for DctcpKeyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DctcpKeyError::PresetNotText(v) => write!(f, "key `preset`: found {v}, allowed \"hpcc-ns3\""),
+            DctcpKeyError::Preset(name) => write!(f, "preset: found {name:?}, allowed \"hpcc-ns3\" (DCTCP)"),
+            DctcpKeyError::Mtu => f.write_str(
+                "key `mtu`: not a DCTCP key here: batches are counted in the transport's `rocev2.mtu`",
+            ),
+            DctcpKeyError::Key(e) => write!(f, "{e}"),
+            DctcpKeyError::Overlay(e) => write!(f, "{e} (keys: preset, g, rate_ai, min_rate)"),
+            DctcpKeyError::Invalid { source, line } => write!(f, "{source} (sender's line rate {line})"),
+        }
+    }
+}
+
+impl std::error::Error for DctcpKeyError {}
+
 /// The DCTCP parameters of the QP keys `q`: the table's `preset` (else the QP's `preset`,
 /// else "hpcc-ns3") with the table's other keys laid over it; batches are counted in the
 /// transport's `mtu`. Checked against every sender line rate of `lines`.
-fn dctcp_params(q: &RawQp, preset: Option<&str>, mtu: u32, lines: &[Rate]) -> Result<DctcpParams, String> {
+fn dctcp_params(
+    q: &RawQp,
+    preset: Option<&str>,
+    mtu: u32,
+    lines: &[Rate],
+) -> Result<DctcpParams, DctcpKeyError> {
     let mut t = q.dctcp.clone().unwrap_or_default();
     let name = match t.remove("preset") {
         Some(toml::Value::String(s)) => s,
-        Some(v) => return Err(format!("key `preset`: found {v}, allowed \"hpcc-ns3\"")),
+        Some(v) => return Err(DctcpKeyError::PresetNotText(v)),
         None => preset.unwrap_or("hpcc-ns3").to_string(),
     };
-    let base = DctcpParams::preset(&name)
-        .ok_or_else(|| format!("preset: found {name:?}, allowed \"hpcc-ns3\" (DCTCP)"))?;
+    let base = DctcpParams::preset(&name).ok_or(DctcpKeyError::Preset(name))?;
     if t.contains_key("mtu") {
-        return Err(
-            "key `mtu`: not a DCTCP key here: batches are counted in the transport's `rocev2.mtu`".into(),
-        );
+        return Err(DctcpKeyError::Mtu);
     }
     let over = t
         .iter()
         .map(|(k, v)| to_json(k, v).map(|j| (k.clone(), j)))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|m| m.to_string())?;
-    let p: DctcpParams = overlay(&DctcpParams { mtu, ..base }, over.into_iter())
-        .map_err(|m| format!("{m} (keys: preset, g, rate_ai, min_rate)"))?;
-    for &l in lines {
-        p.validate(l)
-            .map_err(|e| format!("{e} (sender's line rate {l})"))?;
+        .map_err(DctcpKeyError::Key)?;
+    let p: DctcpParams =
+        overlay(&DctcpParams { mtu, ..base }, over.into_iter()).map_err(DctcpKeyError::Overlay)?;
+    for &line in lines {
+        p.validate(line)
+            .map_err(|source| DctcpKeyError::Invalid { source, line })?;
     }
     Ok(p)
 }
