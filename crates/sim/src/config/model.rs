@@ -281,6 +281,12 @@ pub struct Hop {
     pub delay: Duration,
 }
 
+/// The HPCC ns-3 reference's time for `payload` bytes at `rate` in its base RTT and BDP
+/// (`third.cc`: `payload × 8e9 / rate`, whole nanoseconds, no headers).
+pub fn ns3_hop_tx_ns(payload: u64, rate: Rate) -> u128 {
+    u128::from(payload) * 8_000_000_000 / u128::from(rate.bps())
+}
+
 /// The HPCC ns-3 "standalone FCT" of `size` bytes sent in packets of at most `mtu` payload
 /// bytes over `hops` (MODEL.md §6, `qp_finish` in `third.cc`): `base_rtt + total × 8e9 / bw`
 /// nanoseconds with integer division, where `bw` is the slowest hop, `total` = size + 48 per
@@ -290,10 +296,7 @@ pub fn ns3_standalone_fct(size: u64, mtu: u64, hops: &[Hop]) -> Duration {
     let packets = if size == 0 { 1 } else { size.div_ceil(mtu) };
     let total = u128::from(size) + u128::from(packets) * u128::from(NS3_DATA_OVERHEAD_BYTES);
     let delay_ns: u128 = hops.iter().map(|h| h.delay.as_ns()).sum();
-    let tx_ns: u128 = hops
-        .iter()
-        .map(|h| u128::from(mtu) * 8_000_000_000 / u128::from(h.rate.bps()))
-        .sum();
+    let tx_ns: u128 = hops.iter().map(|h| ns3_hop_tx_ns(mtu, h.rate)).sum();
     let bw = hops.iter().map(|h| h.rate.bps()).min().unwrap_or(1).max(1);
     let ns = 2 * delay_ns + tx_ns + total * 8_000_000_000 / u128::from(bw);
     Duration::from_ps(ns * 1_000)

@@ -362,7 +362,9 @@ impl Topology {
     /// each host through switches, each node taking the delay, the tx time of a
     /// `payload`-byte packet (no headers, whole ns) and the slowest rate of the path it was
     /// first reached by; rtt = 2 × delay + tx time, bdp = rtt × rate / 10⁹ / 8. The largest
-    /// over all pairs, and the BDP of each (src, dst) of `pairs`.
+    /// over all pairs, and the BDP of each (src, dst) of `pairs`. The search is the one the
+    /// engine makes for the standalone FCT (`Simulator::ns3_paths`), here on the topology
+    /// file, before any simulator exists.
     pub fn pair_bdps(&self, payload: u64, pairs: &[(u32, u32)]) -> PairBdps {
         let n = self.nodes as usize;
         let wanted: std::collections::HashSet<(u32, u32)> = pairs.iter().copied().collect();
@@ -402,7 +404,7 @@ impl Topology {
                     let rate = u128::from(l.rate.bps());
                     seen[next as usize] = Some((
                         d + l.delay.as_ns(),
-                        tx + u128::from(payload) * 8_000_000_000 / rate,
+                        tx + crate::config::model::ns3_hop_tx_ns(payload, l.rate),
                         bw.min(rate),
                     ));
                     if self.is_switch[next as usize] {
