@@ -1,20 +1,26 @@
-//! The event queue: events ordered by (time, sequence number), behind a small trait so that
-//! other priority-queue structures (a radix heap for large pending sets) can replace the
+//! The event queue: events ordered by (time, tie, sequence number), behind a small trait so
+//! that other priority-queue structures (a radix heap for large pending sets) can replace the
 //! binary heap without touching the simulator.
+//!
+//! The tie is the caller's: a number below 2^54 that orders events due at the same instant
+//! (smaller first); events with equal time and tie fire in insertion order. The simulator
+//! derives it from where and when an event was scheduled (`sim/order.rs`), so that the order
+//! of simultaneous events does not depend on which other events share the queue.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 
 use lossless_proto::units::Instant;
 
-/// A scheduled item: the time it fires, a sequence number that breaks ties in insertion
-/// order, and the payload.
+/// A scheduled item: the time it fires, the caller's tie, a sequence number that breaks the
+/// remaining ties in insertion order, and the payload.
 #[derive(Clone, Copy, Debug)]
 pub struct Scheduled<E> {
     /// When the event fires.
     pub at: Instant,
-    /// Insertion order; events at the same instant fire in this order. The binary heap keeps
-    /// it modulo 2^40 (see its key), the radix queue in full.
+    /// The caller's order among events at the same instant (smaller first).
+    pub tie: u64,
+    /// Insertion order; events with the same time and tie fire in this order.
     pub seq: u64,
     /// What happens.
     pub event: E,
@@ -22,7 +28,7 @@ pub struct Scheduled<E> {
 
 impl<E> PartialEq for Scheduled<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.at == other.at && self.seq == other.seq
+        (self.at, self.tie, self.seq) == (other.at, other.tie, other.seq)
     }
 }
 impl<E> Eq for Scheduled<E> {}
@@ -32,16 +38,23 @@ impl<E> PartialOrd for Scheduled<E> {
     }
 }
 impl<E> Ord for Scheduled<E> {
-    /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest (time, seq) first.
+    /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest (time, tie, seq) first.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.at, other.seq).cmp(&(self.at, self.seq))
+        (other.at, other.tie, other.seq).cmp(&(self.at, self.tie, self.seq))
     }
 }
 
-/// A priority queue of events ordered by (time, sequence).
+/// A priority queue of events ordered by (time, tie, sequence).
 pub trait EventQueue<E> {
-    /// Adds `event` to fire at `at`; events at equal times fire in insertion order.
-    fn push(&mut self, at: Instant, event: E);
+    /// Adds `event` to fire at `at`, after the events due then with a smaller `tie` (below
+    /// 2^54; larger values are cut to their low 54 bits) and after those with the same tie
+    /// that were pushed before it.
+    fn push_tied(&mut self, at: Instant, tie: u64, event: E);
+    /// Adds `event` to fire at `at` with tie 0: events at equal times fire in insertion order.
+    #[inline]
+    fn push(&mut self, at: Instant, event: E) {
+        self.push_tied(at, 0, event);
+    }
     /// Removes and returns the earliest event.
     fn pop(&mut self) -> Option<Scheduled<E>>;
     /// The time of the earliest event, if any.
@@ -63,24 +76,40 @@ pub trait EventQueue<E> {
     }
 }
 
-/// Bits of the heap key that hold the sequence number; the time takes the 88 bits above
-/// (2^88 ps ≈ 9.8 million years).
-const SEQ_BITS: u32 = 40;
+/// Bits of a key that hold the tie; the time takes the 74 bits above (2^74 ps ≈ 600 years).
+pub const TIE_BITS: u32 = 54;
+const TIE_MASK: u64 = (1 << TIE_BITS) - 1;
 
-/// A heap entry: one `u128` key, `(time << 40) | (seq mod 2^40)`, so that ordering is a single
-/// integer comparison (time first, then insertion order). Only after 2^40 (10^12) events could
-/// two events at one instant straddle the wrap of the sequence and swap order — still the same
-/// order in every run, so determinism holds. The sequence is not stored again: a smaller entry
-/// makes every level of a sift cheaper.
+/// A heap entry: a `u128` key, `(time << 54) | tie`, and the sequence number, so that
+/// ordering is an integer comparison (time first, then the tie) and, on equal keys, insertion
+/// order. The entry is as large as one with the key alone (the `u128`'s alignment pads it).
 #[derive(Clone, Copy, Debug)]
 struct Entry<E> {
     key: u128,
+    seq: u64,
     event: E,
+}
+
+impl<E> Entry<E> {
+    fn scheduled(self) -> Scheduled<E> {
+        Scheduled {
+            at: Instant::from_ps(self.key >> TIE_BITS),
+            tie: (self.key as u64) & TIE_MASK,
+            seq: self.seq,
+            event: self.event,
+        }
+    }
+}
+
+/// The heap key of an event at `t` ps (saturated at [`MAX_KEY_TIME`]) with `tie`.
+#[inline(always)]
+fn heap_key(t: u128, tie: u64) -> u128 {
+    (t.min(MAX_KEY_TIME) << TIE_BITS) | u128::from(tie & TIE_MASK)
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.key == other.key
+        (self.key, self.seq) == (other.key, other.seq)
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -91,7 +120,7 @@ impl<E> PartialOrd for Entry<E> {
 }
 impl<E> Ord for Entry<E> {
     fn cmp(&self, other: &Self) -> Ordering {
-        other.key.cmp(&self.key)
+        (other.key, other.seq).cmp(&(self.key, self.seq))
     }
 }
 
@@ -121,25 +150,20 @@ impl<E> Default for HeapQueue<E> {
 
 impl<E> EventQueue<E> for HeapQueue<E> {
     #[inline]
-    fn push(&mut self, at: Instant, event: E) {
+    fn push_tied(&mut self, at: Instant, tie: u64, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        // times beyond 2^88 ps saturate (they are "never" for any simulation)
-        let t = at.as_ps().min((1u128 << (128 - SEQ_BITS)) - 1);
-        let key = (t << SEQ_BITS) | u128::from(seq & ((1 << SEQ_BITS) - 1));
-        self.heap.push(Entry { key, event });
+        // times beyond 2^74 ps saturate (they are "never" for any simulation)
+        let key = heap_key(at.as_ps(), tie);
+        self.heap.push(Entry { key, seq, event });
     }
     #[inline]
     fn pop(&mut self) -> Option<Scheduled<E>> {
-        self.heap.pop().map(|e| Scheduled {
-            at: Instant::from_ps(e.key >> SEQ_BITS),
-            seq: (e.key & ((1 << SEQ_BITS) - 1)) as u64,
-            event: e.event,
-        })
+        self.heap.pop().map(Entry::scheduled)
     }
     #[inline]
     fn peek_time(&self) -> Option<Instant> {
-        self.heap.peek().map(|e| Instant::from_ps(e.key >> SEQ_BITS))
+        self.heap.peek().map(|e| Instant::from_ps(e.key >> TIE_BITS))
     }
     fn len(&self) -> usize {
         self.heap.len()
@@ -155,8 +179,8 @@ impl<E> EventQueue<E> for HeapQueue<E> {
 #[derive(Debug)]
 pub struct RadixQueue<E> {
     last: u128,
-    now_bucket: VecDeque<(u64, E)>,
-    buckets: Vec<Vec<(u128, u64, E)>>,
+    now_bucket: VecDeque<(u64, u64, E)>,
+    buckets: Vec<Vec<(u128, u64, u64, E)>>,
     len: usize,
     next_seq: u64,
 }
@@ -182,16 +206,22 @@ impl<E> RadixQueue<E> {
 impl<E: Copy> EventQueue<E> for RadixQueue<E> {
     /// Adds an event; an event earlier than the last one popped is treated as due at that
     /// time (a simulator never schedules into the past).
-    fn push(&mut self, at: Instant, event: E) {
+    fn push_tied(&mut self, at: Instant, tie: u64, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
+        let tie = tie & TIE_MASK;
         let t = at.as_ps().max(self.last);
         self.len += 1;
         if t == self.last {
-            self.now_bucket.push_back((seq, event));
+            // in (tie, seq) order: after the last element not greater than it
+            let mut i = self.now_bucket.len();
+            while i > 0 && self.now_bucket[i - 1].0 > tie {
+                i -= 1;
+            }
+            self.now_bucket.insert(i, (tie, seq, event));
         } else {
             let b = self.bucket(t);
-            self.buckets[b].push((t, seq, event));
+            self.buckets[b].push((t, tie, seq, event));
         }
     }
     fn pop(&mut self) -> Option<Scheduled<E>> {
@@ -200,21 +230,24 @@ impl<E: Copy> EventQueue<E> for RadixQueue<E> {
             let min = self.buckets[i].iter().map(|e| e.0).min()?;
             self.last = min;
             let mut moved = std::mem::take(&mut self.buckets[i]);
-            for (t, seq, ev) in moved.drain(..) {
+            for (t, tie, seq, ev) in moved.drain(..) {
                 if t == min {
-                    self.now_bucket.push_back((seq, ev));
+                    self.now_bucket.push_back((tie, seq, ev));
                 } else {
                     let b = self.bucket(t);
-                    self.buckets[b].push((t, seq, ev));
+                    self.buckets[b].push((t, tie, seq, ev));
                 }
             }
             self.buckets[i] = moved; // keep the capacity
-            self.now_bucket.make_contiguous().sort_unstable_by_key(|e| e.0);
+            self.now_bucket
+                .make_contiguous()
+                .sort_unstable_by_key(|e| (e.0, e.1));
         }
-        let (seq, event) = self.now_bucket.pop_front()?;
+        let (tie, seq, event) = self.now_bucket.pop_front()?;
         self.len -= 1;
         Some(Scheduled {
             at: Instant::from_ps(self.last),
+            tie,
             seq,
             event,
         })
@@ -243,18 +276,30 @@ const CAL_BUCKETS: usize = 4096;
 /// scenarios never grow them.
 const CAL_RESERVE: usize = 4096;
 const CAL_WORDS: usize = CAL_BUCKETS / 64;
-const SEQ_MASK: u128 = (1 << SEQ_BITS) - 1;
-/// Largest time a key can hold (2^88 ps ≈ 9.8 million years); later times saturate.
-const MAX_KEY_TIME: u128 = (1u128 << (128 - SEQ_BITS)) - 1;
+/// Largest time a key can hold (2^74 ps ≈ 600 years); later times saturate.
+const MAX_KEY_TIME: u128 = (1u128 << (128 - TIE_BITS)) - 1;
+/// Bits of a full key below the slot: the offset within the slot and the tie.
+const SLOT_LOW: u32 = TIE_BITS + CAL_SHIFT;
 /// End of a node list; also "no bucket" for the current one.
 const NIL: u32 = u32::MAX;
 
-/// A ring entry: its time within the bucket's slot and its sequence number in one `u64`
-/// (`offset << 40 | seq mod 2^40`); the slot itself is the bucket's position.
+/// A ring entry: its time within the bucket's slot and its tie in one `u64`
+/// (`offset << 54 | tie`, the low 64 bits of the full key), and its sequence number; the slot
+/// itself is the bucket's position.
 #[derive(Clone, Copy, Debug)]
 struct NearEntry<E> {
     key: u64,
+    seq: u64,
     event: E,
+}
+
+impl<E> NearEntry<E> {
+    /// The order within a bucket: (offset, tie), then insertion, as one integer (a
+    /// comparison without branches).
+    #[inline(always)]
+    fn order(&self) -> u128 {
+        (u128::from(self.key) << 64) | u128::from(self.seq)
+    }
 }
 
 /// An entry of a bucket that the cursor has not reached: a node of the bucket's list.
@@ -358,10 +403,11 @@ impl<E: Copy> CalendarQueue<E> {
     /// Puts an entry (full key) whose slot lies in the window into its bucket: linked into
     /// its list, or in order into the current array if it is the current bucket.
     #[inline(always)]
-    fn insert_near(&mut self, slot: u128, key: u128, event: E) {
+    fn insert_near(&mut self, slot: u128, key: u128, seq: u64, event: E) {
         let b = (slot as usize) & (CAL_BUCKETS - 1);
         let entry = NearEntry {
-            key: (key & ((1u128 << (SEQ_BITS + CAL_SHIFT)) - 1)) as u64,
+            key: key as u64,
+            seq,
             event,
         };
         self.insert_bucket(b, entry);
@@ -374,7 +420,7 @@ impl<E: Copy> CalendarQueue<E> {
             // a new event usually has the largest sequence number and a time no earlier
             // than the rest: it goes at the end, else before the larger keys
             let mut i = self.cur.len();
-            while i > self.cur_head && self.cur[i - 1].key > entry.key {
+            while i > self.cur_head && self.cur[i - 1].order() > entry.order() {
                 i -= 1;
             }
             self.cur.insert(i, entry);
@@ -393,13 +439,13 @@ impl<E: Copy> CalendarQueue<E> {
             return;
         }
         while let Some(top) = self.far.peek() {
-            let slot = top.key >> (SEQ_BITS + CAL_SHIFT);
+            let slot = top.key >> SLOT_LOW;
             if slot >= end {
                 self.far_slot = slot;
                 return;
             }
             let Some(e) = self.far.pop() else { break };
-            self.insert_near(slot, e.key, e.event);
+            self.insert_near(slot, e.key, e.seq, e.event);
         }
         self.far_slot = u128::MAX;
     }
@@ -465,19 +511,19 @@ impl<E: Copy> CalendarQueue<E> {
         }
         if self.cur.len() > 1 {
             // the list is newest first; oldest first is nearly sorted already (sequence
-            // numbers ascend, times mostly do), which the sort finishes in few steps. Keys
+            // numbers ascend, times mostly do), which the sort finishes in few steps. Orders
             // are unique (distinct sequence numbers), so an unstable sort is deterministic.
             self.cur.reverse();
-            self.cur.sort_unstable_by_key(|e| e.key);
+            self.cur.sort_unstable_by_key(NearEntry::order);
         }
         self.cur_b = b as u32;
     }
 
-    /// The earliest ring entry: (bucket, its slot, full key, whether it is a lone node of
-    /// its bucket's list rather than the head of the current array). A bucket of more than
-    /// one event is made current.
+    /// The earliest ring entry: (bucket, its slot, full key and sequence, whether it is a lone
+    /// node of its bucket's list rather than the head of the current array). A bucket of more
+    /// than one event is made current.
     #[inline]
-    fn ring_min(&mut self) -> Option<(usize, u128, u128, bool)> {
+    fn ring_min(&mut self) -> Option<(usize, u128, (u128, u64), bool)> {
         if self.near == 0 {
             return None;
         }
@@ -488,25 +534,20 @@ impl<E: Copy> CalendarQueue<E> {
             let node = &self.pool[n as usize];
             if node.next == NIL {
                 // a bucket of one event (most of them in a small scenario): no sorting
-                let key = (slot << (SEQ_BITS + CAL_SHIFT)) | u128::from(node.entry.key);
-                return Some((b, slot, key, true));
+                let key = (slot << SLOT_LOW) | u128::from(node.entry.key);
+                return Some((b, slot, (key, node.entry.seq), true));
             }
             self.make_current(b);
         }
         let e = self.cur[self.cur_head];
-        Some((
-            b,
-            slot,
-            (slot << (SEQ_BITS + CAL_SHIFT)) | u128::from(e.key),
-            false,
-        ))
+        Some((b, slot, ((slot << SLOT_LOW) | u128::from(e.key), e.seq), false))
     }
 
     /// `push` for an empty ring (the first push, or the window moving to this event), an
     /// event beyond the window, or (defensively) one before the cursor.
     #[cold]
     #[inline(never)]
-    fn push_rare(&mut self, slot: u128, key: u128, event: E) {
+    fn push_rare(&mut self, slot: u128, key: u128, seq: u64, event: E) {
         if self.pool.capacity() == 0 {
             self.pool = Vec::with_capacity(CAL_RESERVE);
             self.cur = Vec::with_capacity(CAL_RESERVE);
@@ -515,12 +556,12 @@ impl<E: Copy> CalendarQueue<E> {
             self.cursor = slot;
         }
         if slot < self.cursor {
-            self.spill.push(Entry { key, event });
+            self.spill.push(Entry { key, seq, event });
         } else if slot < self.window_end() {
-            self.insert_near(slot, key, event);
+            self.insert_near(slot, key, seq, event);
         } else {
             self.far_slot = self.far_slot.min(slot);
-            self.far.push(Entry { key, event });
+            self.far.push(Entry { key, seq, event });
         }
     }
 
@@ -535,17 +576,17 @@ impl<E: Copy> CalendarQueue<E> {
     fn pop_general(&mut self, until: u128) -> Option<Scheduled<E>> {
         if self.near == 0 && self.spill.is_empty() {
             // the window is empty: jump it to the earliest far event
-            if self.far_slot == u128::MAX || self.far.peek()?.key >> SEQ_BITS >= until {
+            if self.far_slot == u128::MAX || self.far.peek()?.key >> TIE_BITS >= until {
                 return None;
             }
             self.cursor = self.far_slot;
             self.pull_far();
         }
         let ring = self.ring_min();
-        let spill_key = self.spill.peek().map(|e| e.key);
+        let spill_key = self.spill.peek().map(|e| (e.key, e.seq));
         let key = match (ring, spill_key) {
-            (Some((b, slot, key, lone)), s) if s.is_none_or(|s| key < s) => {
-                if key >> SEQ_BITS >= until {
+            (Some((b, slot, (key, seq), lone)), s) if s.is_none_or(|s| (key, seq) < s) => {
+                if key >> TIE_BITS >= until {
                     return None;
                 }
                 if slot != self.cursor {
@@ -573,29 +614,28 @@ impl<E: Copy> CalendarQueue<E> {
                     e
                 };
                 self.near -= 1;
-                return Some(Scheduled {
-                    at: Instant::from_ps(key >> SEQ_BITS),
-                    seq: (key & SEQ_MASK) as u64,
-                    event: e.event,
-                });
+                return Some(
+                    Entry {
+                        key,
+                        seq,
+                        event: e.event,
+                    }
+                    .scheduled(),
+                );
             }
-            (_, Some(s)) => s,
+            (_, Some((s, _))) => s,
             (_, None) => return None,
         };
-        if key >> SEQ_BITS >= until {
+        if key >> TIE_BITS >= until {
             return None;
         }
-        let slot = key >> (SEQ_BITS + CAL_SHIFT);
+        let slot = key >> SLOT_LOW;
         if slot > self.cursor {
             self.cursor = slot;
             self.pull_far();
         }
         let e = self.spill.pop()?;
-        Some(Scheduled {
-            at: Instant::from_ps(e.key >> SEQ_BITS),
-            seq: (e.key & SEQ_MASK) as u64,
-            event: e.event,
-        })
+        Some(e.scheduled())
     }
 
     /// The earliest ring entry's full key, without moving anything.
@@ -616,17 +656,17 @@ impl<E: Copy> CalendarQueue<E> {
             }
             min
         };
-        Some((self.slot_of(b) << (SEQ_BITS + CAL_SHIFT)) | u128::from(min))
+        Some((self.slot_of(b) << SLOT_LOW) | u128::from(min))
     }
 }
 
 impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
     /// Adds an event; an event before the cursor's slot (a simulator never schedules into
-    /// the past) still pops in (time, sequence) order.
+    /// the past) still pops in (time, tie, sequence) order.
     // inlined at every call site: the common case (a non-empty queue, an event inside the
     // window) is a few instructions; everything else is in `push_rare`
     #[inline(always)]
-    fn push(&mut self, at: Instant, event: E) {
+    fn push_tied(&mut self, at: Instant, tie: u64, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
         let t = at.as_ps();
@@ -635,12 +675,11 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
         // wraps to a huge distance); a time past MAX_KEY_TIME is never inside it
         if self.near != 0 && slot.wrapping_sub(self.cursor) < CAL_BUCKETS as u128 && t <= MAX_KEY_TIME {
             let b = (slot as usize) & (CAL_BUCKETS - 1);
-            let key = ((t as u64) & ((1 << CAL_SHIFT) - 1)) << SEQ_BITS | (seq & SEQ_MASK as u64);
-            self.insert_bucket(b, NearEntry { key, event });
+            let key = ((t as u64) & ((1 << CAL_SHIFT) - 1)) << TIE_BITS | (tie & TIE_MASK);
+            self.insert_bucket(b, NearEntry { key, seq, event });
         } else {
-            let t = t.min(MAX_KEY_TIME);
-            let key = (t << SEQ_BITS) | (u128::from(seq) & SEQ_MASK);
-            self.push_rare(t >> CAL_SHIFT, key, event);
+            let key = heap_key(t, tie);
+            self.push_rare(key >> SLOT_LOW, key, seq, event);
         }
     }
 
@@ -674,7 +713,7 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
         } else {
             self.cur[self.cur_head].key
         };
-        let at = (slot << CAL_SHIFT) | u128::from(near_key >> SEQ_BITS);
+        let at = (slot << CAL_SHIFT) | u128::from(near_key >> TIE_BITS);
         if at >= until.as_ps() {
             return None;
         }
@@ -705,7 +744,8 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
         self.near -= 1;
         Some(Scheduled {
             at: Instant::from_ps(at),
-            seq: near_key & ((1 << SEQ_BITS) - 1),
+            tie: near_key & TIE_MASK,
+            seq: e.seq,
             event: e.event,
         })
     }
@@ -718,7 +758,7 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
             (Some(k), None) | (None, Some(k)) => k,
             (None, None) => self.far.peek()?.key,
         };
-        Some(Instant::from_ps(key >> SEQ_BITS))
+        Some(Instant::from_ps(key >> TIE_BITS))
     }
 
     fn len(&self) -> usize {
@@ -758,12 +798,13 @@ mod tests {
                     2 => rng.gen_range(0..10_000),
                     _ => rng.gen_range(0..1u128 << 70),
                 };
-                h.push(Instant::from_ps(now + dt), step);
-                r.push(Instant::from_ps(now + dt), step);
+                let tie = rng.gen_range(0..4u64) << 40;
+                h.push_tied(Instant::from_ps(now + dt), tie, step);
+                r.push_tied(Instant::from_ps(now + dt), tie, step);
             } else {
                 assert_eq!(h.peek_time(), r.peek_time());
                 let (a, b) = (h.pop().unwrap(), r.pop().unwrap());
-                assert_eq!((a.at, a.event), (b.at, b.event));
+                assert_eq!((a.at, a.tie, a.event), (b.at, b.tie, b.event));
                 now = a.at.as_ps();
             }
             assert_eq!(h.len(), r.len());
@@ -790,12 +831,17 @@ mod tests {
                     5 => rng.gen_range(0..1u128 << 70),
                     _ => rng.gen_range(0..window),
                 };
-                h.push(Instant::from_ps(now + dt), step);
-                c.push(Instant::from_ps(now + dt), step);
+                let tie = rng.gen_range(0..4u64) << 40;
+                h.push_tied(Instant::from_ps(now + dt), tie, step);
+                c.push_tied(Instant::from_ps(now + dt), tie, step);
             } else if rng.gen_bool(0.5) {
                 assert_eq!(h.peek_time(), c.peek_time(), "step {step}");
                 let (a, b) = (h.pop().unwrap(), c.pop().unwrap());
-                assert_eq!((a.at, a.seq, a.event), (b.at, b.seq, b.event), "step {step}");
+                assert_eq!(
+                    (a.at, a.tie, a.seq, a.event),
+                    (b.at, b.tie, b.seq, b.event),
+                    "step {step}"
+                );
                 now = a.at.as_ps();
             } else {
                 // a bounded pop, as the simulator's run loop does
@@ -912,6 +958,24 @@ mod tests {
         assert!(c.pop().is_none());
         // everything at or past the largest key time pops at it, in insertion order
         assert_eq!(order, [10, 1, 2, 3, 11, 12, 13]);
+    }
+
+    #[test]
+    fn a_queued_event_of_eight_bytes_takes_at_most_32_bytes() {
+        assert!(std::mem::size_of::<Entry<u64>>() <= 32);
+        assert!(std::mem::size_of::<Node<u64>>() <= 32);
+    }
+
+    #[test]
+    fn at_one_instant_the_smaller_tie_fires_first_then_insertion_order() {
+        let mut q = HeapQueue::with_capacity(4);
+        q.push_tied(Instant::from_ps(10), 5, 'c');
+        q.push_tied(Instant::from_ps(10), 2, 'a');
+        q.push_tied(Instant::from_ps(10), 5, 'd');
+        q.push_tied(Instant::from_ps(9), 7, 'z');
+        q.push_tied(Instant::from_ps(10), 2, 'b');
+        let order: Vec<(char, u64)> = std::iter::from_fn(|| q.pop().map(|s| (s.event, s.tie))).collect();
+        assert_eq!(order, [('z', 7), ('a', 2), ('b', 2), ('c', 5), ('d', 5)]);
     }
 
     #[test]
