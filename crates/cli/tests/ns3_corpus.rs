@@ -352,16 +352,62 @@ fn every_reference_run_is_reproduced_or_refused_by_name() {
 }
 
 #[test]
-fn the_deterministic_pfc_runs_give_the_references_files_byte_for_byte() {
-    // nothing random: no ECN, or DCTCP's step marking (Kmin = Kmax, no draw) — the fork's
-    // MMU, PFC and DCTCP, exactly; the buf1 run pauses 1,410 times
+fn mixed_rate_incast_gives_the_references_files_byte_for_byte() {
+    // nothing random (no ECN), PFC fires 15 times, 400 G ports: the fork's MMU and PFC exactly
     let Some(runs) = runs() else { return };
     let scratch = temp_dir("ns3_corpus_exact");
-    for name in [
-        "incast-16-4MB-nocc",
-        "mixed-rate-incast",
-        "incast-16-4MB-dctcp",
-        "incast-16-4MB-dctcp-buf1",
+    let name = "mixed-rate-incast";
+    let Some(dir) = runs.iter().find(|d| d.ends_with(name)) else {
+        panic!("the corpus has {name}");
+    };
+    let o = run_ns3(dir, &scratch);
+    assert!(o.status.success(), "{name}: {}", stderr(&o));
+    for f in ["fct.txt", "pfc.txt"] {
+        let (a, b) = (
+            std::fs::read_to_string(scratch.join(f)).unwrap(),
+            std::fs::read_to_string(dir.join(f)).unwrap(),
+        );
+        if a != b {
+            let at = a
+                .lines()
+                .zip(b.lines())
+                .position(|(x, y)| x != y)
+                .unwrap_or(a.lines().count().min(b.lines().count()));
+            panic!(
+                "{name} {f}: differs from line {} on: ours {:?}, reference {:?}",
+                at + 1,
+                a.lines().nth(at),
+                b.lines().nth(at)
+            );
+        }
+    }
+}
+
+/// Each flow's FCT (fct.txt's 7th field) by (source, destination, source port).
+fn fcts(text: &str) -> std::collections::HashMap<(String, String, String), u64> {
+    text.lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let fct = f.get(6)?.parse().ok()?;
+            Some(((f[0].into(), f[1].into(), f[2].into()), fct))
+        })
+        .collect()
+}
+
+#[test]
+fn the_other_deterministic_incasts_stay_within_a_few_percent_of_the_reference_flow_by_flow() {
+    // Nothing random decides these runs either, but where two frames reach a switch at the
+    // same picosecond from two hosts that sent them at the same picosecond, the fork takes
+    // them in the order its single event list happened to hold them, and lossless in host
+    // order — an order that a fabric split over threads or ranks can keep (docs/parallel.md).
+    // Until that order (issue 22) they were byte-identical; these are the bounds it gives,
+    // flow by flow: (run, largest |FCT error|, largest |error| of the count of PFC lines).
+    let Some(runs) = runs() else { return };
+    let scratch = temp_dir("ns3_corpus_near");
+    for (name, fct_bound, pfc_bound) in [
+        ("incast-16-4MB-nocc", 0.01, 0.03),
+        ("incast-16-4MB-dctcp", 0.08, 0.0),
+        ("incast-16-4MB-dctcp-buf1", 0.12, 0.05),
     ] {
         let Some(dir) = runs.iter().find(|d| d.ends_with(name)) else {
             panic!("the corpus has {name}");
@@ -370,24 +416,27 @@ fn the_deterministic_pfc_runs_give_the_references_files_byte_for_byte() {
         std::fs::create_dir_all(&out).unwrap();
         let o = run_ns3(dir, &out);
         assert!(o.status.success(), "{name}: {}", stderr(&o));
-        for f in ["fct.txt", "pfc.txt"] {
-            let (a, b) = (
-                std::fs::read_to_string(out.join(f)).unwrap(),
-                std::fs::read_to_string(dir.join(f)).unwrap(),
+        let read = |d: &Path, f: &str| std::fs::read_to_string(d.join(f)).unwrap();
+        let (ours, theirs) = (fcts(&read(&out, "fct.txt")), fcts(&read(dir, "fct.txt")));
+        assert_eq!(ours.len(), theirs.len(), "{name}: every flow finishes");
+        for (k, &t) in &theirs {
+            let o = ours[k];
+            let err = (o as f64 / t as f64 - 1.0).abs();
+            assert!(
+                err <= fct_bound,
+                "{name} flow {k:?}: FCT {o} ns, the reference's {t} ({:+.2} %)",
+                100.0 * err
             );
-            if a != b {
-                let at = a
-                    .lines()
-                    .zip(b.lines())
-                    .position(|(x, y)| x != y)
-                    .unwrap_or(a.lines().count().min(b.lines().count()));
-                panic!(
-                    "{name} {f}: differs from line {} on: ours {:?}, reference {:?}",
-                    at + 1,
-                    a.lines().nth(at),
-                    b.lines().nth(at)
-                );
-            }
         }
+        let (po, pt) = (
+            pfc_lines(&read(&out, "pfc.txt")).len(),
+            pfc_lines(&read(dir, "pfc.txt")).len(),
+        );
+        let err = if pt == 0 {
+            po as f64
+        } else {
+            (po as f64 / pt as f64 - 1.0).abs()
+        };
+        assert!(err <= pfc_bound, "{name}: {po} PFC lines, the reference's {pt}");
     }
 }

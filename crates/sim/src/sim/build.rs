@@ -25,6 +25,7 @@ use crate::frame::{FlowId, NodeId, PortId};
 use crate::observer::Observer;
 use crate::selection::{Ets, PortSelection, StrictPriority};
 use crate::sim::features::qp::QpError;
+use crate::sim::order;
 use crate::sim::{
     BuildError, EgressQueue, Event, FlowState, Host, Nic, Node, Port, PortCn, PortDcbx, PortKind, Qp,
     Simulator, Switch, station_address,
@@ -34,6 +35,11 @@ use crate::stats::{FlowStats, PortStats, Totals};
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Builds a simulator with a given event queue.
     pub fn build(config: SimConfig, observer: O, mut queue: Q) -> Result<Self, BuildError> {
+        if config.nodes.len() > order::MAX_NODES {
+            return Err(BuildError::TooManyNodes {
+                nodes: config.nodes.len(),
+            });
+        }
         let max_frame_bytes = max_frame_bytes(&config)?;
         let (ports, node_ports) = build_ports(&config, max_frame_bytes)?;
         let is_host: Vec<bool> = config
@@ -64,17 +70,22 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 });
             }
         }
+        // what the build schedules comes first among equal delays (`order.rs`)
+        let mut at_build =
+            |at: Instant, ev: Event| queue.push_tied(at, order::tie(Instant::ZERO, at, order::BUILD), ev);
         for (i, f) in flows.iter().enumerate() {
-            queue.push(f.spec.next_on(f.spec.start), Event::Emit(i as FlowId));
+            at_build(f.spec.next_on(f.spec.start), Event::Emit(i as FlowId));
         }
         for (i, s) in config.signals.iter().enumerate() {
             check_signal(s, &config, &nodes, &ports)?;
-            queue.push(s.at, Event::Signal(i as u32));
+            at_build(s.at, Event::Signal(i as u32));
         }
-        let mut rng = Pcg64::seed_from_u64(config.seed);
+        let mut rngs: Vec<Pcg64> = (0..config.workloads.len())
+            .map(|i| Pcg64::seed_from_u64(workload_seed(config.seed, i)))
+            .collect();
         for (i, w) in config.workloads.iter().enumerate() {
-            let t = w.start + w.draw_gap(&mut rng);
-            queue.push(t, Event::NewFlow(i as u32));
+            let t = w.start + w.draw_gap(&mut rngs[i]);
+            at_build(t, Event::NewFlow(i as u32));
         }
         let end = Instant::ZERO + config.duration;
         let hop_limit = config.pathology.hop_limit;
@@ -93,8 +104,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             nodes,
             flows,
             pair_flows,
-            rng,
-            next_frame_id: 0,
+            rngs,
+            scheduler: order::BUILD,
             totals: Totals::default(),
             events: 0,
             observer,
@@ -536,6 +547,11 @@ fn port_cn(
         }
     }
     Ok(Some((Box::new(cn), (enq_mask, deq_mask), cp_mask)))
+}
+
+/// The seed of workload `i`'s arrival stream, from the scenario's seed.
+fn workload_seed(seed: u64, i: usize) -> u64 {
+    super::splitmix64(seed ^ ((i as u64) << 24) ^ 0x5757_0000_0000_0000)
 }
 
 /// A seed for the engine `what` of priority `q` at port `p`, from the scenario's seed.

@@ -50,6 +50,7 @@ mod fabric;
 mod features;
 mod ideal;
 mod inspect;
+pub(crate) mod order;
 pub(crate) use ideal::IdealCache;
 #[cfg(test)]
 mod tests;
@@ -120,8 +121,11 @@ pub struct Simulator<O: Observer = NoObserver, Q: EventQueue<Event> = CalendarQu
     flows: Vec<FlowState>,
     /// Flows created so far per (source, destination) pair (UDP source ports).
     pair_flows: std::collections::HashMap<(NodeId, NodeId), u16>,
-    rng: Pcg64,
-    next_frame_id: u64,
+    /// Each workload's arrival stream (one per workload, so that one's draws never move
+    /// another's).
+    rngs: Vec<Pcg64>,
+    /// Who schedules what the event being handled schedules (`order.rs`).
+    scheduler: u32,
     pub(crate) totals: Totals,
     pub(crate) events: u64,
     observer: O,
@@ -139,6 +143,12 @@ pub struct Simulator<O: Observer = NoObserver, Q: EventQueue<Event> = CalendarQu
 /// says what it is, so that the reason is not printed twice.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
+    /// More nodes than the order of simultaneous events can tell apart.
+    #[error("the fabric has {nodes} nodes; at most {} are supported", order::MAX_NODES)]
+    TooManyNodes {
+        /// How many the configuration has.
+        nodes: usize,
+    },
     /// A switch's headroom reserves do not fit its buffer.
     #[error("switch {switch}")]
     Buffer {
@@ -304,23 +314,59 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if until > self.now && !self.patho.halted {
             self.now = until;
         }
+        // what is scheduled between runs (a caller's change) is the fabric's
+        self.scheduler = order::FABRIC;
         self.now >= self.end
     }
 
     #[inline(always)]
     fn handle(&mut self, ev: Event) {
+        // each arm first says who schedules what its handler schedules (`order.rs`)
         match ev {
-            Event::TxEnd(p) => self.on_tx_end(p),
-            Event::Arrive(p) => self.on_arrive(p),
-            Event::Emit(f) => self.on_emit(f),
-            Event::MacTimer(p) => self.on_mac_timer(p),
-            Event::RxDone(n) => self.on_rx_done(n),
-            Event::NewFlow(w) => self.on_new_flow(w),
-            Event::Signal(i) => self.on_signal(i),
-            Event::Eligible(p) => self.try_transmit(p),
-            Event::DcbxTimer(p) => self.hook_dcbx_timer(p),
-            Event::Pathology(x) => self.hook_pathology_timer(x),
-            Event::QpTimer(f) => self.hook_qp_timer(f),
+            Event::TxEnd(p) => {
+                self.scheduler = self.port_scheduler(p);
+                self.on_tx_end(p)
+            }
+            Event::Arrive(p) => {
+                self.scheduler = self.port_scheduler(p);
+                self.on_arrive(p)
+            }
+            Event::Emit(f) => {
+                self.scheduler = self.flow_scheduler(f);
+                self.on_emit(f)
+            }
+            Event::MacTimer(p) => {
+                self.scheduler = self.port_scheduler(p);
+                self.on_mac_timer(p)
+            }
+            Event::RxDone(n) => {
+                self.scheduler = order::node_scheduler(n);
+                self.on_rx_done(n)
+            }
+            Event::NewFlow(w) => {
+                self.scheduler = order::WORKLOADS;
+                self.on_new_flow(w)
+            }
+            Event::Signal(i) => {
+                self.scheduler = self.signal_scheduler(i);
+                self.on_signal(i)
+            }
+            Event::Eligible(p) => {
+                self.scheduler = self.port_scheduler(p);
+                self.try_transmit(p)
+            }
+            Event::DcbxTimer(p) => {
+                self.scheduler = self.port_scheduler(p);
+                self.hook_dcbx_timer(p)
+            }
+            Event::Pathology(x) => {
+                self.scheduler = self.pathology_scheduler(x);
+                self.hook_pathology_timer(x)
+            }
+            Event::QpTimer(f) => {
+                self.scheduler = self.flow_scheduler(f);
+                self.hook_qp_timer(f)
+            }
         }
     }
 }

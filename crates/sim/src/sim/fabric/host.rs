@@ -10,6 +10,7 @@ use crate::event::EventQueue;
 use crate::frame::{DropReason, FlowId, Frame, FrameKind, NO_PORT, NodeId, PortId};
 use crate::observer::Observer;
 use crate::sim::features::pathology::storm;
+use crate::sim::order::schedule;
 use crate::sim::{Event, Node, Qp, Simulator};
 use crate::stats::FlowStats;
 
@@ -210,7 +211,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             let fs = &mut self.flows[f as usize];
             if !fs.scheduled {
                 fs.scheduled = true;
-                self.queue.push(self.now.max(fs.next_at), Event::Emit(f));
+                schedule!(self, self.now.max(fs.next_at), Event::Emit(f));
                 return;
             }
         }
@@ -245,7 +246,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let on = fs.spec.next_on(now);
         if on > now {
             fs.scheduled = true;
-            self.queue.push(on, Event::Emit(f));
+            schedule!(self, on, Event::Emit(f));
             self.wake_blocked(src, prio);
             return;
         }
@@ -262,7 +263,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let len = frame_len(payload);
         fs.remaining -= payload;
         let frame = Frame {
-            id: self.next_frame_id,
+            // numbered within its flow, so that numbers do not depend on other flows' timing
+            id: (u64::from(f) << 32) | (fs.stats.sent_frames & 0xFFFF_FFFF),
             flow: f,
             len: len as u32,
             priority: prio,
@@ -273,7 +275,6 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             flags: 0,
             hops: 0,
         };
-        self.next_frame_id += 1;
         self.totals.injected += 1;
         fs.stats.sent_frames += 1;
         fs.stats.sent_bytes += len;
@@ -287,7 +288,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 .unwrap_or_else(|| self.config.model.wire_time(self.ports[hp as usize].rate, len));
             fs.next_at = now + gap;
             fs.scheduled = true;
-            self.queue.push(fs.next_at, Event::Emit(f));
+            schedule!(self, fs.next_at, Event::Emit(f));
         }
         if self.enqueue(hp, frame) {
             self.try_transmit(hp);
@@ -301,12 +302,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             return;
         }
         use rand::Rng;
-        let src = w.src[self.rng.gen_range(0..w.src.len())];
+        let rng = &mut self.rngs[wi as usize];
+        let src = w.src[rng.gen_range(0..w.src.len())];
         let dsts: usize = w.dst.iter().filter(|&&d| d != src).count();
         if dsts > 0 {
-            let k = self.rng.gen_range(0..dsts);
+            let k = rng.gen_range(0..dsts);
             let dst = *w.dst.iter().filter(|&&d| d != src).nth(k).unwrap_or(&src);
-            let size = w.cdf.sample(&mut self.rng);
+            let size = w.cdf.sample(rng);
             let spec = FlowSpec {
                 name: format!("{}#{}", w.name, self.flows.len()),
                 src,
@@ -332,11 +334,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             fs.scheduled = true;
             self.flows.push(fs);
             self.hook_flow_added(id);
-            self.queue.push(now, Event::Emit(id));
+            schedule!(self, now, Event::Emit(id));
         }
         let w: &Workload = &self.config.workloads[wi as usize];
-        let gap = w.draw_gap(&mut self.rng);
-        self.queue.push(now + gap, Event::NewFlow(wi));
+        let gap = w.draw_gap(&mut self.rngs[wi as usize]);
+        schedule!(self, now + gap, Event::NewFlow(wi));
     }
 
     pub(in crate::sim) fn on_signal(&mut self, i: u32) {

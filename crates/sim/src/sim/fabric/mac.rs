@@ -8,6 +8,7 @@ use lossless_proto::units::Instant;
 use crate::event::EventQueue;
 use crate::frame::PortId;
 use crate::observer::Observer;
+use crate::sim::order::schedule;
 use crate::sim::{Event, Simulator};
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
@@ -31,7 +32,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             let d = d.max(self.now);
             if d < port.timer_at {
                 port.timer_at = d;
-                self.queue.push(d, Event::MacTimer(p));
+                schedule!(self, d, Event::MacTimer(p));
             }
         }
     }

@@ -14,6 +14,7 @@ use crate::observer::{Observer, WireFrame};
 use crate::selection::{PortSelection, TransmissionSelection};
 use crate::sim::features::hooks;
 use crate::sim::features::pathology::topo;
+use crate::sim::order::schedule;
 use crate::sim::{Event, PortCn, PortDcbx, Simulator};
 use crate::stats::PortStats;
 
@@ -200,8 +201,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             port.stats.count_control_tx(&tx.frame);
             let arrive = tx.last_bit + port.prop;
             let peer = port.peer;
-            self.queue.push(tx.free_at, Event::TxEnd(p));
-            self.queue.push(arrive, Event::Arrive(peer));
+            schedule!(self, tx.free_at, Event::TxEnd(p));
+            schedule!(self, arrive, Event::Arrive(peer));
             self.observer.tx_start(p, &w, tx.start, tx.last_bit);
             self.arm_timer(p);
             return;
@@ -239,7 +240,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 && let Some(t) = port.sel.next_eligible(now)
             {
                 // a shaper holds the ready frames until `t`
-                self.queue.push(t.max(now), Event::Eligible(p));
+                schedule!(self, t.max(now), Event::Eligible(p));
             }
             self.arm_timer(p);
             return;
@@ -304,8 +305,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         st.tx_bytes += frame.len as u64;
         let arrive = slot.last_bit + port.prop;
         let peer = port.peer;
-        self.queue.push(slot.free_at, Event::TxEnd(p));
-        self.queue.push(arrive, Event::Arrive(peer));
+        schedule!(self, slot.free_at, Event::TxEnd(p));
+        schedule!(self, arrive, Event::Arrive(peer));
         self.observer.tx_start(p, &w, slot.start, slot.last_bit);
     }
 

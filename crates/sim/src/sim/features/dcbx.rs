@@ -34,6 +34,7 @@ use crate::event::EventQueue;
 use crate::frame::PortId;
 use crate::observer::{Observer, WireFrame};
 use crate::selection::{Ets, PortSelection};
+use crate::sim::order::schedule;
 use crate::sim::{Event, Simulator};
 
 /// The DCBX state of one port.
@@ -131,7 +132,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         for p in 0..self.ports.len() {
             if let Some(d) = &mut self.ports[p].dcbx {
                 d.timer_at = Instant::ZERO;
-                self.queue.push(Instant::ZERO, Event::DcbxTimer(p as PortId));
+                schedule!(self, Instant::ZERO, Event::DcbxTimer(p as PortId));
             }
         }
     }
@@ -188,7 +189,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             let t = t.max(now);
             if t < d.timer_at {
                 d.timer_at = t;
-                self.queue.push(t, Event::DcbxTimer(p));
+                schedule!(self, t, Event::DcbxTimer(p));
             }
         }
         if changed || d.applied_ets.is_none() {
@@ -308,8 +309,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         self.observer.tx_start(p, &w, now, last_bit);
         self.observer.lldp_tx(p, &frame, now);
         self.ports[p as usize].lldp_wire.push_back(frame);
-        self.queue.push(free_at, Event::TxEnd(p));
-        self.queue.push(arrive, Event::Arrive(peer));
+        schedule!(self, free_at, Event::TxEnd(p));
+        schedule!(self, arrive, Event::Arrive(peer));
         true
     }
 }

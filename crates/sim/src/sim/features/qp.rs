@@ -29,6 +29,7 @@ use crate::event::EventQueue;
 use crate::frame::{Ecn, FlowId, Frame, FrameKind, NodeId, PortId, flags};
 use crate::observer::Observer;
 use crate::series::{RateSeries, SERIES_CAP};
+use crate::sim::order::schedule;
 use crate::sim::{Event, Node, Simulator};
 
 /// When a QP that started a packet of `len` bytes at `at` may start the next one, at `rate`
@@ -303,7 +304,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             let d = d.max(now);
             if d < qp.timer_at || qp.timer_at < now {
                 qp.timer_at = d;
-                self.queue.push(d, Event::QpTimer(f));
+                schedule!(self, d, Event::QpTimer(f));
             }
         }
     }
@@ -372,7 +373,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         } else if qp.emit_at != Instant::MAX {
             // the pending `Emit` becomes stale; one at the new instant replaces it
             qp.emit_at = next;
-            self.queue.push(next, Event::Emit(f));
+            schedule!(self, next, Event::Emit(f));
         }
     }
 
@@ -408,7 +409,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if qp.next_tx > now {
             if qp.emit_at != qp.next_tx {
                 qp.emit_at = qp.next_tx;
-                self.queue.push(qp.next_tx, Event::Emit(f));
+                schedule!(self, qp.next_tx, Event::Emit(f));
             }
             return;
         }

@@ -15,11 +15,12 @@ use lossless_proto::units::Instant;
 
 use crate::config::pathology::{StaticRoute, TopologyAction, TopologyEvent};
 use crate::event::EventQueue;
-use crate::frame::{FlowId, PortId};
+use crate::frame::{FlowId, NodeId, PortId};
 use crate::observer::Observer;
 use crate::sim::features::pathology::deadlock::Detector;
 use crate::sim::features::pathology::pfcwd::SwitchWd;
 use crate::sim::features::pathology::victims::Victims;
+use crate::sim::order::schedule;
 use crate::sim::{BuildError, Event, Node, Simulator};
 
 /// Timer kinds of [`Event::Pathology`] (top 3 bits of its payload).
@@ -115,6 +116,16 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Handles an [`Event::Pathology`] (rare: kept out of the run loop).
     #[inline(never)]
     #[cold]
+    /// The node pathology timer `x` belongs to, if it belongs to one (the deadlock detector's
+    /// scans and scripted topology events are the fabric's).
+    pub(in crate::sim) fn pathology_node(&self, x: u32) -> Option<NodeId> {
+        match Timer::decode(x) {
+            (Some(Timer::Stall | Timer::Prevention), node) => Some(node),
+            (Some(Timer::PfcwdPoll), i) => self.patho.pfcwd.get(i as usize).map(|w| w.node),
+            _ => None,
+        }
+    }
+
     pub(in crate::sim::features) fn on_pathology(&mut self, x: u32) {
         match Timer::decode(x) {
             (Some(Timer::Stall), node) => self.on_stall_edge(node),
@@ -205,7 +216,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         self.start_stalls();
         self.start_pfcwd();
         for (i, e) in self.patho.events.iter().enumerate() {
-            self.queue.push(e.at, Timer::Topology.event(i as u32));
+            schedule!(self, e.at, Timer::Topology.event(i as u32));
         }
         if let Some(d) = &self.patho.detector {
             self.queue

@@ -24,6 +24,7 @@ use crate::event::EventQueue;
 use crate::frame::{DropReason, NodeId, PortId};
 use crate::observer::Observer;
 use crate::sim::features::pathology::Timer;
+use crate::sim::order::schedule;
 use crate::sim::{Event, Simulator};
 
 /// One watched queue.
@@ -91,7 +92,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             for (qi, q) in sw.queues.iter().enumerate() {
                 self.patho.wd_queue[q.port as usize][q.prio as usize] = (si as u32, qi as u32);
             }
-            self.queue.push(Instant::ZERO, Timer::PfcwdPoll.event(si as u32));
+            schedule!(self, Instant::ZERO, Timer::PfcwdPoll.event(si as u32));
         }
     }
 
@@ -159,7 +160,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 wq.missed += 1;
             }
         }
-        self.queue.push(now + poll, Timer::PfcwdPoll.event(si as u32));
+        schedule!(self, now + poll, Timer::PfcwdPoll.event(si as u32));
     }
 
     /// Installs (`on`) or removes switch `si` queue `qi`'s action (drop under the big red

@@ -22,6 +22,7 @@ use crate::event::EventQueue;
 use crate::frame::{NodeId, PortId};
 use crate::observer::Observer;
 use crate::sim::features::pathology::Timer;
+use crate::sim::order::schedule;
 use crate::sim::{Event, Node, Simulator};
 
 /// A host's stall schedule and storm prevention.
@@ -83,7 +84,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 && let Some(s) = &h.stall
                 && let Some(t) = s.edge_time(0)
             {
-                self.queue.push(t, Timer::Stall.event(n as u32));
+                schedule!(self, t, Timer::Stall.event(n as u32));
             }
         }
     }
@@ -100,7 +101,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let starting = s.next_edge.is_multiple_of(2);
         s.next_edge += 1;
         if let Some(t) = s.edge_time(s.next_edge) {
-            self.queue.push(t, Timer::Stall.event(node));
+            schedule!(self, t, Timer::Stall.event(node));
         }
         if starting {
             s.stalled = true;
@@ -167,7 +168,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if next.is_some() && next != s.timer_at {
             s.timer_at = next;
             if let Some(t) = next {
-                self.queue.push(t, Timer::Prevention.event(node));
+                schedule!(self, t, Timer::Prevention.event(node));
             }
         }
         blocked
@@ -194,7 +195,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let next = prev.poll_timeout();
         if let Some(t) = next {
             s.timer_at = Some(t);
-            self.queue.push(t, Timer::Prevention.event(node));
+            schedule!(self, t, Timer::Prevention.event(node));
         }
         if w == Some(Watermark::Critical) {
             s.pause_stopped_at.push(now);
