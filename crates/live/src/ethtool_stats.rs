@@ -10,6 +10,10 @@
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
+/// `ETHTOOL_GDRVINFO`.
+pub const ETHTOOL_GDRVINFO: u32 = 0x3;
+/// Bytes of `struct ethtool_drvinfo`.
+pub const DRVINFO_LEN: usize = 196;
 /// `ETHTOOL_GSTRINGS`.
 pub const ETHTOOL_GSTRINGS: u32 = 0x1b;
 /// `ETHTOOL_GSTATS`.
@@ -90,6 +94,14 @@ pub fn parse_stats(data: &[u8], n: usize) -> Vec<u64> {
             u64::from_ne_bytes(b)
         })
         .collect()
+}
+
+/// The driver's name in an ETHTOOL_GDRVINFO reply (`struct ethtool_drvinfo`: u32 cmd, then
+/// `char driver[32]`).
+pub fn parse_driver(drvinfo: &[u8]) -> Option<String> {
+    let d = drvinfo.get(4..36)?;
+    let end = d.iter().position(|&b| b == 0).unwrap_or(d.len());
+    (end > 0).then(|| String::from_utf8_lossy(&d[..end]).into_owned())
 }
 
 /// An ioctl socket for one interface.
@@ -189,6 +201,14 @@ impl EthtoolStats {
             });
         }
         Ok(n as usize)
+    }
+
+    /// The driver's name (ETHTOOL_GDRVINFO), e.g. `mlx5_core`, `veth`.
+    pub fn driver(&self) -> Option<String> {
+        let mut buf = [0u8; DRVINFO_LEN];
+        buf[0..4].copy_from_slice(&ETHTOOL_GDRVINFO.to_ne_bytes());
+        self.ioctl(&mut buf).ok()?;
+        parse_driver(&buf)
     }
 
     /// The statistics' names, in the driver's order.

@@ -9,6 +9,7 @@ pub mod counters;
 pub mod dcbx;
 pub mod ethtool_stats;
 pub mod generator;
+pub mod kernel;
 pub mod link;
 pub mod netlink;
 pub mod prometheus;
