@@ -91,3 +91,53 @@ fn a_veth_is_said_to_have_no_dcb_support_for_show_and_set() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn dcbx_run_apply_on_a_veth_refuses_to_start_and_says_why() {
+    if !lossless_testkit::require_root("dcbx_run_apply_on_a_veth_refuses_to_start_and_says_why") {
+        return;
+    }
+    let pid = std::process::id();
+    let a = format!("ldx{pid}a");
+    let st = Command::new("ip")
+        .args([
+            "link",
+            "add",
+            &a,
+            "type",
+            "veth",
+            "peer",
+            "name",
+            &format!("ldx{pid}b"),
+        ])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let v = Veth(a);
+    assert!(
+        Command::new("ip")
+            .args(["link", "set", &v.0, "up"])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let dir = std::env::temp_dir().join(format!("ldx{pid}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let state = dir.join("state.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_lossless"))
+        .args(["dcbx", "run", "--iface", &v.0, "--apply", "--state"])
+        .arg(&state)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "--apply: {} has no DCB support in its driver (dcbnl: Operation not supported)",
+            v.0
+        )),
+        "{err}"
+    );
+    assert!(!state.exists(), "no state written before refusing");
+    let _ = std::fs::remove_dir_all(&dir);
+}
