@@ -53,6 +53,9 @@ pub fn run(
     run_with(sock, agent, state, stop, log, &mut |_, _| {})
 }
 
+/// What [`run_with`] calls with each event of the agent and the log.
+pub type EventHook<'a> = dyn FnMut(&Event, &mut dyn FnMut(&str)) + 'a;
+
 /// [`run`], also handing every event of the agent to `on_event` (with `log`) as it happens:
 /// `dcbx run --apply` programs the NIC there on [`Event::OperationalChanged`].
 pub fn run_with(
@@ -61,7 +64,7 @@ pub fn run_with(
     state: Option<&StateLock>,
     stop: &dyn Fn() -> bool,
     log: &mut dyn FnMut(&str),
-    on_event: &mut dyn FnMut(&Event, &mut dyn FnMut(&str)),
+    on_event: &mut EventHook<'_>,
 ) -> Result<(), LiveError> {
     let state = state.map(StateLock::state);
     let mut limiter = LogLimiter::new(LOG_BURST, LOG_WINDOW);

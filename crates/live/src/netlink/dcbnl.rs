@@ -8,7 +8,7 @@
 //! DCB_ATTR_DCBX = 14); `enum ieee_attrs` (DCB_ATTR_IEEE_ETS = 1, _PFC = 2, _APP_TABLE = 3,
 //! _PEER_ETS = 4, _PEER_PFC = 5, _PEER_APP = 6, _MAXRATE = 7); `enum ieee_attrs_app`
 //! (DCB_ATTR_IEEE_APP = 1); `struct ieee_ets` (59 bytes), `struct ieee_pfc` (136 bytes: three
-//! u8, a u16 at 4, then two u64[8] at 8 and 72), `struct dcb_app` {u8 selector, u8 priority,
+//! u8, a u16 at 4, then two `u64[8]` at 8 and 72), `struct dcb_app` {u8 selector, u8 priority,
 //! u16 protocol}; IEEE_8021QAZ_TSA_* and IEEE_8021QAZ_APP_SEL_*. RTM_GETDCB = 78 and
 //! RTM_SETDCB = 79 from `include/uapi/linux/rtnetlink.h`. The request shapes are those of
 //! iproute2's `dcb/dcb.c` (`dcb_get_attribute`, `dcb_set_attribute`, `dcb_set_attribute_va`
