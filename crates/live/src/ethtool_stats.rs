@@ -37,7 +37,10 @@ pub enum StatsError {
     #[error("interface name {0:?} is not a Linux interface name (1 to 15 bytes)")]
     BadIfname(String),
     /// The driver reports no statistics (no `get_ethtool_stats`).
-    #[error("{iface}: the driver reports no ethtool statistics (ETHTOOL_GSSET_INFO: {source})")]
+    #[error(
+        "{iface}: the driver reports no ethtool statistics (ETHTOOL_GSSET_INFO: {})",
+        crate::netlink::plain_io_text(source)
+    )]
     NotSupported {
         /// The interface.
         iface: String,
@@ -61,7 +64,7 @@ pub enum StatsError {
         what: String,
     },
     /// The ioctl failed.
-    #[error("{iface}: SIOCETHTOOL {what}: {source}")]
+    #[error("{iface}: SIOCETHTOOL {what}: {}", crate::netlink::plain_io_text(source))]
     Io {
         /// The interface.
         iface: String,

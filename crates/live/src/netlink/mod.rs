@@ -39,6 +39,21 @@ pub const fn align(n: usize) -> usize {
     (n + 3) & !3
 }
 
+/// The C library's text of an errno without Rust's " (os error N)" suffix
+/// ("Operation not supported").
+pub fn errno_text(errno: i32) -> String {
+    plain_io_text(&std::io::Error::from_raw_os_error(errno))
+}
+
+/// An I/O error's text without Rust's " (os error N)" suffix.
+pub fn plain_io_text(e: &std::io::Error) -> String {
+    let t = e.to_string();
+    match t.rfind(" (os error ") {
+        Some(i) if t.ends_with(')') => t[..i].to_owned(),
+        _ => t,
+    }
+}
+
 /// Why a netlink reply could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NetlinkError {
@@ -77,7 +92,7 @@ pub enum NetlinkError {
         needed: usize,
     },
     /// The kernel answered with an error number (`NLMSG_ERROR` with error < 0).
-    #[error("{}", std::io::Error::from_raw_os_error(*errno))]
+    #[error("{}", errno_text(*errno))]
     Kernel {
         /// The positive errno (e.g. `libc::EOPNOTSUPP`).
         errno: i32,

@@ -21,7 +21,7 @@ pub const MAX_DATAGRAMS: usize = 64;
 #[derive(Debug, thiserror::Error)]
 pub enum SocketError {
     /// The socket could not be made, or send/recv failed.
-    #[error("netlink socket: {what}: {source}")]
+    #[error("netlink socket: {what}: {}", super::plain_io_text(source))]
     Io {
         /// What was being done.
         what: &'static str,
