@@ -398,3 +398,54 @@ fn a_missing_interface_is_an_error_not_a_panic() {
         Err(StatsError::BadIfname(_))
     ));
 }
+
+#[test]
+fn prometheus_names_kernel_figures_apart_from_frames() {
+    use lossless_live::kernel::{CountersReport, SlotReport};
+    use lossless_live::prometheus::render_kernel;
+    use lossless_proto::watchdog::pfcwd::Status;
+    let r = CountersReport {
+        driver: Some("mlx5_core".into()),
+        ethtool_stats: "40 pause counters".into(),
+        pause_stats: "tx_pause_frames, rx_pause_frames".into(),
+        pfcwd: "runs (mellanox rule) on the counters every poll".into(),
+        storm_warning_events: Some(1),
+        storm_error_events: Some(0),
+        slots: vec![SlotReport {
+            slot: "p3".into(),
+            direction: Direction::Rx,
+            frames: Some(120),
+            xoff: None,
+            paused_s: Some(0.25),
+            transitions: Some(2),
+            from: vec!["rx_prio3_pause".into(), "rx_prio3_pause_duration".into()],
+            pfc_wd_status: Status::Stormed,
+            pfc_wd_queue_stats_deadlock_detected: 1,
+            pfc_wd_queue_stats_deadlock_restored: 0,
+        }],
+        only_frames_seen: false,
+    };
+    let t = render_kernel(&r, "eth1");
+    for line in [
+        "lossless_kernel_counters_available{iface=\"eth1\"} 1",
+        "lossless_kernel_pause_frames_total{iface=\"eth1\",direction=\"rx\",slot=\"p3\"} 120",
+        "lossless_kernel_paused_seconds_total{iface=\"eth1\",direction=\"rx\",slot=\"p3\"} 0.25",
+        "lossless_kernel_pfc_wd_status{iface=\"eth1\",direction=\"rx\",slot=\"p3\"} 1",
+        "lossless_kernel_tx_pause_storm_warning_events_total{iface=\"eth1\"} 1",
+    ] {
+        assert!(t.lines().any(|l| l == line), "{line} missing from:\n{t}");
+    }
+    assert!(!t.contains("xoff_frames_total"), "no row, no metric:\n{t}");
+    let veth = CountersReport {
+        slots: vec![],
+        only_frames_seen: true,
+        pfcwd: "not run on counters: no pause counter of a known driver".into(),
+        storm_warning_events: None,
+        storm_error_events: None,
+        ..r
+    };
+    assert_eq!(
+        render_kernel(&veth, "veth0").lines().last(),
+        Some("lossless_kernel_counters_available{iface=\"veth0\"} 0")
+    );
+}

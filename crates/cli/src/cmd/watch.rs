@@ -12,7 +12,7 @@ use lossless_live::counters::CounterVerdict;
 use lossless_live::kernel::{CountersReport, KernelCounters};
 use lossless_live::link::{LinkEvent, LinkEventKind, LinkSnapshot, SlotVerdict};
 use lossless_live::monitor::slot_name;
-use lossless_live::prometheus::{Exporter, render};
+use lossless_live::prometheus::{Exporter, render, render_kernel};
 use lossless_live::signals;
 use lossless_live::watch::Watcher;
 use lossless_live::watchdog::pfcwd::{self, Status};
@@ -300,10 +300,14 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
         if StdInstant::now() >= next_print {
             next_print += interval;
             let snap = w.link().snapshot(w.now());
-            if let Some(e) = &exporter {
-                e.publish(render(&snap, &args.iface));
-            }
             let kr = counters.as_ref().map(KernelCounters::report);
+            if let Some(e) = &exporter {
+                let mut text = render(&snap, &args.iface);
+                if let Some(k) = &kr {
+                    text += &render_kernel(k, &args.iface);
+                }
+                e.publish(text);
+            }
             if args.json {
                 outln!(
                     "{}",
