@@ -107,6 +107,12 @@ pub fn parse_driver(drvinfo: &[u8]) -> Option<String> {
     (end > 0).then(|| String::from_utf8_lossy(&d[..end]).into_owned())
 }
 
+/// Entries of room left beyond the count the driver gave: ETHTOOL_GSTRINGS and ETHTOOL_GSTATS
+/// write as many entries as the driver has *at the time of the call*, whatever length the
+/// caller says, so a driver whose set grows between the count and the call (mlx5 when PFC is
+/// enabled on a priority) would write past a buffer of exactly that count.
+pub const SLACK: usize = 1024;
+
 /// An ioctl socket for one interface.
 #[derive(Debug)]
 pub struct EthtoolStats {
@@ -145,7 +151,7 @@ impl EthtoolStats {
             names: Vec::new(),
         };
         let n = s.count()?;
-        let mut buf = vec![0u8; 12 + n * ETH_GSTRING_LEN];
+        let mut buf = vec![0u8; 12 + (n + SLACK) * ETH_GSTRING_LEN];
         buf[0..4].copy_from_slice(&ETHTOOL_GSTRINGS.to_ne_bytes());
         buf[4..8].copy_from_slice(&ETH_SS_STATS.to_ne_bytes());
         buf[8..12].copy_from_slice(&(n as u32).to_ne_bytes());
@@ -222,7 +228,15 @@ impl EthtoolStats {
     /// Reads the values now (ETHTOOL_GSTATS), paired with their names.
     pub fn read(&self) -> Result<Vec<(String, u64)>, StatsError> {
         let n = self.names.len();
-        let mut buf = vec![0u8; 8 + n * 8];
+        // the set changed since the names were read: the caller reads them again
+        let now = self.count()?;
+        if now != n {
+            return Err(StatsError::Inconsistent {
+                iface: self.iface.clone(),
+                what: format!("the driver now has {now} statistics, {n} when their names were read"),
+            });
+        }
+        let mut buf = vec![0u8; 8 + (n + SLACK) * 8];
         buf[0..4].copy_from_slice(&ETHTOOL_GSTATS.to_ne_bytes());
         buf[4..8].copy_from_slice(&(n as u32).to_ne_bytes());
         self.ioctl(&mut buf).map_err(|source| StatsError::Io {

@@ -12,7 +12,7 @@ use lossless_proto::units::Duration;
 use lossless_proto::watchdog::pfcwd::{self, Status};
 
 use crate::counters::{CounterSample, CounterVerdict, CounterWatch, LINK_SLOT, classify};
-use crate::ethtool_stats::EthtoolStats;
+use crate::ethtool_stats::{EthtoolStats, StatsError};
 use crate::link::Direction;
 use crate::netlink::ethtool::{EthtoolNetlink, PauseInfo};
 
@@ -148,9 +148,18 @@ impl KernelCounters {
     }
 
     fn read(&mut self) -> Result<(CounterSample, PauseInfo), String> {
-        let sample = match &self.stats {
+        let sample = match self.stats.as_mut() {
             Some(s) => {
-                let v = s.read().map_err(|e| e.to_string())?;
+                let v = match s.read() {
+                    Ok(v) => v,
+                    // the driver's set changed (mlx5 lists a priority's pause counters only
+                    // while PFC is on for it): read the names again
+                    Err(StatsError::Inconsistent { .. }) => {
+                        *s = EthtoolStats::open(&self.iface).map_err(|e| e.to_string())?;
+                        s.read().map_err(|e| e.to_string())?
+                    }
+                    Err(e) => return Err(e.to_string()),
+                };
                 CounterSample::from_stats(v.iter().map(|(n, v)| (n.as_str(), *v)))
             }
             None => CounterSample::default(),
