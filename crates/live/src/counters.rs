@@ -21,7 +21,7 @@
 //!   `link_xoff_tx.nic`).
 //! - i40e: `drivers/net/ethernet/intel/i40e/i40e_ethtool.c`, `i40e_gstrings_pfc_stats`
 //!   (`port.tx_priority_%u_xon_tx`, `port.tx_priority_%u_xoff_tx`, `port.rx_priority_%u_xon_rx`,
-//!   `port.rx_priority_%u_xoff_rx`, `port.rx_priority_%u_xon_2_xoff`; before Linux 4.19
+//!   `port.rx_priority_%u_xoff_rx`, `port.rx_priority_%u_xon_2_xoff`; older kernels
 //!   `port.tx_priority_%u_xon` etc. without the suffix), `i40e_gstrings_stats` (`port.link_xon_rx`,
 //!   `port.link_xoff_rx`, `port.link_xon_tx`, `port.link_xoff_tx`).
 

@@ -163,7 +163,7 @@ fn ice_and_i40e_names_map_to_xon_and_xoff_per_priority() {
             rx(p),
             Kind::Xoff,
         );
-        // i40e_gstrings_pfc_stats (Linux 4.19 on) and the names before it
+        // i40e_gstrings_pfc_stats (current kernels) and the older names without the suffix
         check(
             &format!("port.tx_priority_{p}_xon_tx"),
             Family::I40e,
