@@ -62,6 +62,8 @@ enum Command {
     Decode(cmd::decode::DecodeArgs),
     /// Run the LLDP/DCBX agent on an interface, or show a running agent's state.
     Dcbx(cmd::dcbx::DcbxArgs),
+    /// Show or set an interface's DCB state (ETS, PFC, App) through dcbnl, as iproute2's dcb.
+    Dcb(cmd::dcb::DcbArgs),
     /// Send PAUSE or PFC frames on interfaces (pfc_gen.py and more: rates, a stuck NIC with mlx5 storm prevention).
     Gen(cmd::r#gen::GenArgs),
     /// Watch PAUSE/PFC frames both ways on an interface: counters, SONiC pfcwd storms, deadlock suspicion.
@@ -78,6 +80,7 @@ fn main() -> ExitCode {
         Command::Sim(args) => cmd::sim::run(*args),
         Command::Decode(args) => cmd::decode::run(args),
         Command::Dcbx(args) => cmd::dcbx::run(args),
+        Command::Dcb(args) => cmd::dcb::run(args),
         Command::Gen(args) => cmd::r#gen::run(args),
         Command::Watch(args) => cmd::watch::run(args),
         Command::Analyze(args) => cmd::analyze::run(args),

@@ -1,11 +1,17 @@
 //! Live drivers: the same engines on real Linux interfaces, over AF_PACKET sockets.
 //!
 //! [`raw::RawSocket`] is a general AF_PACKET socket bound to one interface and one EtherType;
-//! [`dcbx`] runs the sans-IO DCBX agent on it (`lossless dcbx run`).
+//! [`dcbx`] runs the sans-IO DCBX agent on it (`lossless dcbx run`); [`netlink`] speaks dcbnl
+//! and ethtool's netlink family, [`ethtool_stats`] reads `ethtool -S`, and [`counters`] says
+//! what the drivers' pause counters mean and runs pfcwd on them.
 
+pub mod counters;
 pub mod dcbx;
+pub mod ethtool_stats;
 pub mod generator;
+pub mod kernel;
 pub mod link;
+pub mod netlink;
 pub mod prometheus;
 pub mod raw;
 pub mod signals;

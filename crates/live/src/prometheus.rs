@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use crate::kernel::{CountersReport, SlotReport};
 use crate::link::{LinkSnapshot, PfcwdStats, SlotJudgement, SlotVerdict};
 use crate::monitor::{SlotSnapshot, Snapshot};
 use crate::watchdog::pfcwd::Status;
@@ -238,4 +239,108 @@ fn serve(listener: TcpListener, text: Arc<Mutex<String>>, stop: Arc<AtomicBool>)
             Err(_) => std::thread::sleep(Duration::from_millis(20)),
         }
     }
+}
+
+/// The exposition text of what the kernel's counters said ([`CountersReport`]) for interface
+/// `iface`, appended to [`render`]'s by `lossless watch`: `lossless_kernel_counters_available`
+/// (0 when only frames are seen, as on veth), and per direction and slot with a counter the
+/// counts since watch started and pfcwd-on-counters' SONiC counters, each metric named
+/// `lossless_kernel_…` so that frames and counters never mix.
+pub fn render_kernel(r: &CountersReport, iface: &str) -> String {
+    let mut o = String::new();
+    let mut metric = |name: &str, kind: &str, help: &str, rows: Vec<(String, f64)>| {
+        if rows.is_empty() {
+            return;
+        }
+        let _ = writeln!(
+            o,
+            "# HELP lossless_kernel_{name} {help}\n# TYPE lossless_kernel_{name} {kind}"
+        );
+        for (labels, v) in rows {
+            let _ = writeln!(o, "lossless_kernel_{name}{{iface=\"{iface}\"{labels}}} {v}");
+        }
+    };
+    metric(
+        "counters_available",
+        "gauge",
+        "1 when the driver gives pause counters, 0 when only frames are seen (veth).",
+        vec![(String::new(), if r.only_frames_seen { 0.0 } else { 1.0 })],
+    );
+    let per = |f: &dyn Fn(&SlotReport) -> Option<f64>| {
+        r.slots
+            .iter()
+            .filter_map(|s| {
+                f(s).map(|v| {
+                    (
+                        format!(",direction=\"{}\",slot=\"{}\"", s.direction.name(), s.slot),
+                        v,
+                    )
+                })
+            })
+            .collect::<Vec<_>>()
+    };
+    metric(
+        "pause_frames_total",
+        "counter",
+        "PAUSE/PFC frames the driver counted since watch started.",
+        per(&|s| s.frames.map(|v| v as f64)),
+    );
+    metric(
+        "xoff_frames_total",
+        "counter",
+        "XOFF frames the driver counted since watch started (drivers counting them apart).",
+        per(&|s| s.xoff.map(|v| v as f64)),
+    );
+    metric(
+        "paused_seconds_total",
+        "counter",
+        "Paused time the driver counted since watch started.",
+        per(&|s| s.paused_s),
+    );
+    metric(
+        "xoff_transitions_total",
+        "counter",
+        "Running to paused transitions the driver counted since watch started.",
+        per(&|s| s.transitions.map(|v| v as f64)),
+    );
+    if !r.pfcwd.starts_with("not run") {
+        metric(
+            "pfc_wd_status",
+            "gauge",
+            "pfcwd on the kernel's counters: 1 stormed, 0 operational.",
+            per(&|s| {
+                Some(if s.pfc_wd_status == Status::Stormed {
+                    1.0
+                } else {
+                    0.0
+                })
+            }),
+        );
+        metric(
+            "pfc_wd_queue_stats_deadlock_detected",
+            "counter",
+            "pfcwd on the kernel's counters: storms detected.",
+            per(&|s| Some(s.pfc_wd_queue_stats_deadlock_detected as f64)),
+        );
+        metric(
+            "pfc_wd_queue_stats_deadlock_restored",
+            "counter",
+            "pfcwd on the kernel's counters: storms restored.",
+            per(&|s| Some(s.pfc_wd_queue_stats_deadlock_restored as f64)),
+        );
+    }
+    let one = |v: Option<u64>| v.map(|v| vec![(String::new(), v as f64)]).unwrap_or_default();
+    metric(
+        "tx_pause_storm_warning_events_total",
+        "counter",
+        "mlx5 stall prevention reached its warning watermark (since watch started).",
+        one(r.storm_warning_events),
+    );
+    metric(
+        "tx_pause_storm_error_events_total",
+        "counter",
+        "mlx5 stall prevention reached its error watermark and stopped pausing (since watch started).",
+        one(r.storm_error_events),
+    );
+    o
 }

@@ -5,11 +5,14 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, anyhow, bail};
+use lossless_live::dcbx::apply::operational_set;
 use lossless_live::dcbx::{
     ETHERTYPE_LLDP, FileConfig, InputError, StateLock, default_state_path, read_state as read_state_text,
 };
+use lossless_live::netlink::dcbnl;
 use lossless_live::{RawSocket, signals};
-use lossless_proto::dcbx::Agent;
+use lossless_proto::dcbx::negotiate::OperPfc;
+use lossless_proto::dcbx::{Agent, Event, Operational};
 use serde_json::Value;
 
 /// Arguments of `lossless dcbx`.
@@ -35,8 +38,15 @@ could not hold (e.g. ETS bandwidths not summing to 100) is refused, logged and c
 Operational keeps its last valid state. One agent per state file: a second one refuses to start
 and names the first one's PID.
 
+With --apply, each Operational configuration (at start, and after every change) is programmed
+into the interface through dcbnl (RTM_SETDCB, DCB_CMD_IEEE_SET with DCB_ATTR_IEEE_ETS,
+DCB_ATTR_IEEE_PFC and DCB_ATTR_IEEE_APP_TABLE), as lldpad does; `lossless dcb show dev IF`
+reads it back. The interface's driver must implement dcbnl (mlx5_core, bnxt_en, ice, i40e,
+ixgbe, …): without it (veth) the agent refuses to start and says so; a NIC whose firmware runs
+its own DCBX agent must be put in host mode first. Needs CAP_NET_ADMIN.
+
 Exit status: 0 after SIGTERM/SIGINT, 2 on an error (configuration, interface, capability,
-state file in use).")]
+state file in use, --apply on an interface without DCB).")]
     Run {
         /// The interface.
         #[arg(long)]
@@ -49,6 +59,10 @@ state file in use).")]
         /// Where to write the state `dcbx show` reads [default: /run/lossless/dcbx-IFACE.json].
         #[arg(long)]
         state: Option<PathBuf>,
+        /// Program each negotiated (Operational) ETS, PFC and App table into the interface
+        /// through dcbnl.
+        #[arg(long)]
+        apply: bool,
     },
     /// Show Local, Remote, Operational and the statistics of the agent running on an interface.
     Show {
@@ -67,12 +81,21 @@ state file in use).")]
 /// Runs `lossless dcbx`.
 pub fn run(args: DcbxArgs) -> anyhow::Result<ExitCode> {
     match args.command {
-        DcbxCommand::Run { iface, config, state } => {
+        DcbxCommand::Run {
+            iface,
+            config,
+            state,
+            apply,
+        } => {
             let cfg = match &config {
                 Some(path) => FileConfig::load(path)?,
                 None => FileConfig::willing_host(),
             };
             let sock = RawSocket::open(&iface, ETHERTYPE_LLDP)?;
+            if apply {
+                // before anything else: an interface without DCB cannot be programmed
+                dcbnl::get(&iface).map_err(|e| anyhow!("--apply: {e}"))?;
+            }
             let agent_cfg = cfg.agent_config(sock.mac(), &iface).map_err(anyhow::Error::msg)?;
             let mut agent = Agent::new(agent_cfg, cfg.dcbx.clone())?;
             let state = match state {
@@ -95,7 +118,40 @@ pub fn run(args: DcbxArgs) -> anyhow::Result<ExitCode> {
             );
             let start = std::time::Instant::now();
             let mut log = |line: &str| errln!("dcbx {:>9.3}s {iface}: {line}", start.elapsed().as_secs_f64());
-            lossless_live::dcbx::run(&sock, &mut agent, Some(&lock), &signals::stop_requested, &mut log)?;
+            if !apply {
+                lossless_live::dcbx::run(&sock, &mut agent, Some(&lock), &signals::stop_requested, &mut log)?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            let program = |op: &Operational, log: &mut dyn FnMut(&str)| match dcbnl::set(
+                &iface,
+                &operational_set(op),
+            ) {
+                Ok(()) => log(&format!(
+                    "applied through dcbnl: up2tc {:?} tcbw {:?} pfc enable {:#04x} apps {}",
+                    op.ets.params.up2tc,
+                    op.ets.params.tcbw,
+                    match &op.pfc {
+                        OperPfc::Operational { params, .. } => params.enable,
+                        OperPfc::NotOperational { .. } => 0,
+                    },
+                    op.app.len()
+                )),
+                Err(e) => log(&format!("not applied: {e}")),
+            };
+            program(agent.operational(), &mut log);
+            let mut on_event = |e: &Event, log: &mut dyn FnMut(&str)| {
+                if let Event::OperationalChanged(op) = e {
+                    program(op, log);
+                }
+            };
+            lossless_live::dcbx::run_with(
+                &sock,
+                &mut agent,
+                Some(&lock),
+                &signals::stop_requested,
+                &mut log,
+                &mut on_event,
+            )?;
             Ok(ExitCode::SUCCESS)
         }
         DcbxCommand::Show { iface, json, state } => {

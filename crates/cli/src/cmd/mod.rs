@@ -1,6 +1,7 @@
 //! One module per `lossless` subcommand.
 
 pub mod analyze;
+pub mod dcb;
 pub mod dcbx;
 pub mod decode;
 pub mod r#gen;

@@ -8,9 +8,11 @@ use std::time::{Duration as StdDuration, Instant as StdInstant};
 
 use anyhow::Context;
 use lossless_files::OutputError;
+use lossless_live::counters::CounterVerdict;
+use lossless_live::kernel::{CountersReport, KernelCounters};
 use lossless_live::link::{LinkEvent, LinkEventKind, LinkSnapshot, SlotVerdict};
 use lossless_live::monitor::slot_name;
-use lossless_live::prometheus::{Exporter, render};
+use lossless_live::prometheus::{Exporter, render, render_kernel};
 use lossless_live::signals;
 use lossless_live::watch::Watcher;
 use lossless_live::watchdog::pfcwd::{self, Status};
@@ -34,6 +36,17 @@ and sends (tx: this port pauses the peer; frames sent with PACKET_QDISC_BYPASS, 
 gen's default, skip the kernel's taps and are not seen). Paused time is estimated from the
 requested quanta at the link speed from sysfs (virtual interfaces report none or a nominal
 one, e.g. veth 10000 Mb/s: give --speed). Needs CAP_NET_RAW. Ctrl-C prints the totals.
+
+And what the kernel counts (unless --no-counters): the driver's per-priority pause counters
+of `ethtool -S` (mlx5_core rx_prio3_pause, rx_prio3_pause_duration, tx_pause_storm_*_events;
+bnxt_en rx_pfc_ena_frames_pri3, pfc_pri3_rx_duration_us; ice rx_priority_3_xoff.nic; i40e
+port.rx_priority_3_xoff_rx; table in docs/live-tools.md) and ethtool's standard PAUSE
+statistics (ETHTOOL_MSG_PAUSE_GET). A NIC pausing in hardware sends and honours PFC frames the
+taps never see: there the counters are the only witness. Every figure says where it came
+from (\"frames\" in the table and snapshot; \"kernel_counters\" with each counter's name), and
+pfcwd also runs on the counters every poll as SONiC runs it on an ASIC's (where the driver
+gives what the rule needs: a pause duration, mlx5_core and bnxt_en). On veth neither source
+exists and watch says so: only frames are seen.
 
 Verdicts per priority (p0..p7, pause = 802.3 link PAUSE):
   storm      SONiC pfcwd declared one direction stormed: it polls every --poll-ms and a
@@ -101,6 +114,9 @@ pub struct WatchArgs {
     /// JSON lines instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Do not read the kernel's pause counters (ethtool -S, ethtool pause statistics).
+    #[arg(long)]
+    pub no_counters: bool,
     /// Serve Prometheus metrics on ADDR (loopback unless you give another address).
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:9808")]
     pub prometheus: Option<SocketAddr>,
@@ -193,6 +209,27 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
         Duration::from_ms(deadlock_ms),
         args.count_data,
     )?;
+    let mut counters = if args.no_counters {
+        None
+    } else {
+        let k = KernelCounters::open(&args.iface, cfg);
+        if k.any() {
+            let r = k.report();
+            errln!(
+                "kernel counters of {}{}: ethtool -S: {}; pause statistics: {}; pfcwd {}",
+                args.iface,
+                r.driver.as_deref().map(|d| format!(" ({d})")).unwrap_or_default(),
+                r.ethtool_stats,
+                r.pause_stats,
+                r.pfcwd
+            );
+        } else {
+            errln!("{}", k.frames_only_line());
+        }
+        Some(k)
+    };
+    let counter_poll = StdDuration::from_millis(args.poll_ms);
+    let mut last_counter_poll = StdInstant::now();
     let exporter = match args.prometheus {
         Some(a) => {
             let e = Exporter::start(a).with_context(|| format!("listening for Prometheus on {a}"))?;
@@ -240,22 +277,48 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
         for e in &w.link_mut().take_events() {
             print_event(e, args.json, observed)?;
         }
+        if let Some(k) = counters.as_mut()
+            && last_counter_poll.elapsed() >= counter_poll
+        {
+            let elapsed = last_counter_poll.elapsed();
+            last_counter_poll = StdInstant::now();
+            match k.poll(Duration::from_std(elapsed)) {
+                Ok(vs) => {
+                    for v in &vs {
+                        print_counter_event(v, args.json, observed)?;
+                    }
+                }
+                Err(e) => {
+                    errln!(
+                        "kernel counters of {} no longer readable ({e}): frames only from here on",
+                        args.iface
+                    );
+                    counters = None;
+                }
+            }
+        }
         if StdInstant::now() >= next_print {
             next_print += interval;
             let snap = w.link().snapshot(w.now());
+            let kr = counters.as_ref().map(KernelCounters::report);
             if let Some(e) = &exporter {
-                e.publish(render(&snap, &args.iface));
+                let mut text = render(&snap, &args.iface);
+                if let Some(k) = &kr {
+                    text += &render_kernel(k, &args.iface);
+                }
+                e.publish(text);
             }
             if args.json {
                 outln!(
                     "{}",
-                    serde_json::json!({ "snapshot": snap, "kernel_drops": drops })
+                    serde_json::json!({ "snapshot": snap, "kernel_drops": drops, "kernel_counters": kr })
                 )?;
             } else {
                 if tty {
                     out!("\x1b[2J\x1b[H")?;
                 }
                 print_table(&snap, drops)?;
+                print_counters(kr.as_ref())?;
             }
             std::io::stdout()
                 .flush()
@@ -271,11 +334,16 @@ pub fn run(args: WatchArgs) -> anyhow::Result<ExitCode> {
         print_event(e, args.json, now)?;
     }
     let snap = w.link().snapshot(now);
+    let kr = counters.as_ref().map(KernelCounters::report);
     if args.json {
-        outln!("{}", serde_json::json!({ "totals": snap, "kernel_drops": drops }))?;
+        outln!(
+            "{}",
+            serde_json::json!({ "totals": snap, "kernel_drops": drops, "kernel_counters": kr })
+        )?;
     } else {
         outln!("totals:")?;
         print_table(&snap, drops)?;
+        print_counters(kr.as_ref())?;
     }
     if let Some(e) = failed {
         errln!("error: {e}");
@@ -348,6 +416,80 @@ fn print_event(e: &LinkEvent, json: bool, observed: Instant) -> Result<(), Outpu
     )
 }
 
+fn print_counter_event(v: &CounterVerdict, json: bool, observed: Instant) -> Result<(), OutputError> {
+    let kind = match v.verdict {
+        pfcwd::Verdict::Storm => "storm",
+        pfcwd::Verdict::Restore => "restore",
+    };
+    let slot = slot_name(v.slot);
+    if json {
+        return outln!(
+            "{}",
+            serde_json::json!({
+                "event": kind,
+                "source": "kernel_counters",
+                "slot": slot,
+                "direction": v.direction.name(),
+                "observed_s": secs(observed),
+            })
+        );
+    }
+    outln!(
+        "{:10.3} s  {slot:>5}  {:>2}  {kind} (pfcwd on the kernel's counters)",
+        secs(observed),
+        v.direction.name()
+    )
+}
+
+fn print_counters(r: Option<&CountersReport>) -> Result<(), OutputError> {
+    let Some(r) = r else { return Ok(()) };
+    if r.only_frames_seen {
+        return outln!(
+            "kernel counters: none (ethtool -S: {}; pause statistics: {}): only frames are seen",
+            r.ethtool_stats,
+            r.pause_stats
+        );
+    }
+    outln!(
+        "kernel counters{} since start (pfcwd {}):",
+        r.driver
+            .as_deref()
+            .map(|d| format!(" of {d}"))
+            .unwrap_or_default(),
+        r.pfcwd
+    )?;
+    let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_else(|| "-".into());
+    for s in &r.slots {
+        outln!(
+            "{:>5} {:>2} frames {:>9} xoff {:>9} paused_s {:>10} ->xoff {:>7} pfcwd {}{}/{}  from {}",
+            s.slot,
+            s.direction.name(),
+            opt(s.frames),
+            opt(s.xoff),
+            s.paused_s
+                .map(|p| format!("{p:.6}"))
+                .unwrap_or_else(|| "-".into()),
+            opt(s.transitions),
+            if s.pfc_wd_status == Status::Stormed {
+                "STORM "
+            } else {
+                ""
+            },
+            s.pfc_wd_queue_stats_deadlock_detected,
+            s.pfc_wd_queue_stats_deadlock_restored,
+            s.from.join(", ")
+        )?;
+    }
+    if r.storm_warning_events.is_some() || r.storm_error_events.is_some() {
+        outln!(
+            "mlx5 stall prevention: tx_pause_storm_warning_events {} tx_pause_storm_error_events {}",
+            opt(r.storm_warning_events),
+            opt(r.storm_error_events)
+        )?;
+    }
+    Ok(())
+}
+
 fn print_table(s: &LinkSnapshot, drops: u64) -> Result<(), OutputError> {
     outln!(
         "t={:.1}s speed={}bps frames rx={} tx={} malformed={} warnings={} unknown-opcode={} kernel-drops={}",
@@ -414,7 +556,9 @@ fn print_table(s: &LinkSnapshot, drops: u64) -> Result<(), OutputError> {
             verdict
         )?;
     }
-    outln!("pfcwd: detected/restored storms (SONiC's pfc_wd_queue_stats_deadlock_detected/_restored)")?;
+    outln!(
+        "pfcwd: detected/restored storms (SONiC's pfc_wd_queue_stats_deadlock_detected/_restored); every figure above from frames seen on the taps"
+    )?;
     for (dir, x) in [("rx", &s.rx), ("tx", &s.tx)] {
         if !x.top_talkers.is_empty() {
             let t: Vec<String> = x

@@ -2,13 +2,14 @@
 //! TOML configuration file, a JSON state file `lossless dcbx show` reads, and the shutdown
 //! LLDPDU on SIGTERM.
 
+pub mod apply;
 mod config;
 mod log;
 mod state;
 
 use std::time::{Duration as StdDuration, Instant as StdInstant};
 
-use lossless_proto::dcbx::Agent;
+use lossless_proto::dcbx::{Agent, Event};
 use lossless_proto::units::{Duration, Instant};
 
 use crate::raw::{LiveError, RawSocket};
@@ -48,6 +49,22 @@ pub fn run(
     state: Option<&StateLock>,
     stop: &dyn Fn() -> bool,
     log: &mut dyn FnMut(&str),
+) -> Result<(), LiveError> {
+    run_with(sock, agent, state, stop, log, &mut |_, _| {})
+}
+
+/// What [`run_with`] calls with each event of the agent and the log.
+pub type EventHook<'a> = dyn FnMut(&Event, &mut dyn FnMut(&str)) + 'a;
+
+/// [`run`], also handing every event of the agent to `on_event` (with `log`) as it happens:
+/// `dcbx run --apply` programs the NIC there on [`Event::OperationalChanged`].
+pub fn run_with(
+    sock: &RawSocket,
+    agent: &mut Agent,
+    state: Option<&StateLock>,
+    stop: &dyn Fn() -> bool,
+    log: &mut dyn FnMut(&str),
+    on_event: &mut EventHook<'_>,
 ) -> Result<(), LiveError> {
     let state = state.map(StateLock::state);
     let mut limiter = LogLimiter::new(LOG_BURST, LOG_WINDOW);
@@ -113,6 +130,7 @@ pub fn run(
         while let Some(e) = agent.poll_event() {
             dirty = true;
             limiter.line(wall, log::kind(&e), &describe(&e), log);
+            on_event(&e, log);
         }
         limiter.flush(wall, log);
         let since = last_state.elapsed();
