@@ -7,6 +7,8 @@ for pair in tshark:tshark tcpdump:tcpdump lldpad:lldpad lldpd:lldpd ip:iproute2 
   cmd=${pair%%:*}; pkg=${pair#*:}
   command -v "$cmd" >/dev/null 2>&1 || need+=("$pkg")
 done
+# the kernel's UAPI headers, which the dcbnl/ethtool constants are checked against
+[ -f /usr/include/linux/dcbnl.h ] || need+=(linux-libc-dev)
 if [ ${#need[@]} -gt 0 ]; then
   echo "== installing ${need[*]}"
   echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
