@@ -36,8 +36,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut json = None;
     let mut queue = String::from("calendar");
     let mut repeat = 1u32;
+    let mut model: Vec<u16> = Vec::new();
     while let Some(a) = args.next() {
-        if a == "--json" {
+        if a == "--model" {
+            let v = args
+                .next()
+                .ok_or("--model needs partition counts, e.g. 2,4,8,16")?;
+            for k in v.split(',') {
+                model.push(k.parse().map_err(|e| format!("--model {v}: {k}: {e}"))?);
+            }
+        } else if a == "--json" {
             json = args.next();
         } else if a == "--queue" {
             queue = args.next().ok_or("--queue needs calendar, heap or radix")?;
@@ -98,6 +106,53 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     if let Some(path) = json {
         std::fs::write(path, serde_json::to_string_pretty(&report)?)?;
+    }
+    if !model.is_empty() {
+        print_model(&config, &model, events, wall)?;
+    }
+    Ok(())
+}
+
+/// Issue 22's model: a second run that measures, for each partition count, the windows of a
+/// windowed barrier and the critical path, with the speed-up they allow at this run's cost
+/// per event and this machine's barrier cost.
+fn print_model(
+    config: &lossless_sim::config::SimConfig,
+    parts: &[u16],
+    events: u64,
+    wall: f64,
+) -> Result<(), Box<dyn std::error::Error>> {
+    use lossless_sim::experiments::partition_model::{PartitionModel, barrier_ns};
+    let mut sim = Simulator::with_observer(config.clone(), PartitionModel::new(config, parts))?;
+    sim.run();
+    let model = std::mem::replace(sim.observer_mut(), PartitionModel::new(config, &[]));
+    let event_ns = wall * 1e9 / events.max(1) as f64;
+    let barrier2 = barrier_ns(2, 200_000);
+    println!(
+        "model: {event_ns:.1} ns per event (this run, one core); std::sync::Barrier with 2 threads: {barrier2:.0} ns per window (this machine)"
+    );
+    println!(
+        "parts  groups  cut  lookahead_ns  windows  events/window  messages/window  critical_events  ideal×  predicted×  balance  adaptive×"
+    );
+    for f in model.finish() {
+        let w = f.windows.max(1) as f64;
+        let mean = f.per_partition.iter().sum::<u64>() as f64 / f.per_partition.len().max(1) as f64;
+        let max = f.per_partition.iter().copied().max().unwrap_or(0) as f64;
+        println!(
+            "{:>5}  {:>6}  {:>4}  {:>12.1}  {:>7}  {:>13.1}  {:>15.2}  {:>15}  {:>6.2}  {:>10.2}  {:>7.3}  {:>9.2}",
+            f.parts,
+            f.groups,
+            f.cut_links,
+            f.lookahead_ps as f64 / 1000.0,
+            f.windows,
+            f.events as f64 / w,
+            f.messages as f64 / w,
+            f.critical_events,
+            f.ideal_speedup(),
+            f.predicted_speedup(event_ns, barrier2),
+            max / mean.max(1.0),
+            f.ideal_speedup_adaptive(),
+        );
     }
     Ok(())
 }

@@ -75,6 +75,10 @@ pub trait Observer {
     /// (after [`Observer::tx_start`] with [`WireFrame::Lldp`]).
     #[inline(always)]
     fn lldp_tx(&mut self, _port: PortId, _frame: &[u8], _start: Instant) {}
+    /// An event due at `at` was handled; what it scheduled was scheduled by `scheduler`
+    /// (`sim/order.rs`: 0 the build, node `n` as `n + 1`, then the workloads and the fabric).
+    #[inline(always)]
+    fn event_handled(&mut self, _at: Instant, _scheduler: u32) {}
 }
 
 /// The observer that observes nothing (zero cost).
@@ -120,6 +124,10 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
         self.0.lldp_tx(port, frame, start);
         self.1.lldp_tx(port, frame, start);
     }
+    fn event_handled(&mut self, at: Instant, scheduler: u32) {
+        self.0.event_handled(at, scheduler);
+        self.1.event_handled(at, scheduler);
+    }
 }
 
 impl<T: Observer> Observer for Option<T> {
@@ -163,6 +171,11 @@ impl<T: Observer> Observer for Option<T> {
     fn lldp_tx(&mut self, port: PortId, frame: &[u8], start: Instant) {
         if let Some(o) = self {
             o.lldp_tx(port, frame, start);
+        }
+    }
+    fn event_handled(&mut self, at: Instant, scheduler: u32) {
+        if let Some(o) = self {
+            o.event_handled(at, scheduler);
         }
     }
 }

@@ -10,5 +10,6 @@
 
 pub mod cn_twin;
 pub mod headroom;
+pub mod partition_model;
 pub mod slicer;
 pub mod sweep;

@@ -50,7 +50,7 @@ mod fabric;
 mod features;
 mod ideal;
 mod inspect;
-pub(crate) mod order;
+pub mod order;
 pub(crate) use ideal::IdealCache;
 #[cfg(test)]
 mod tests;
@@ -310,6 +310,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.now = s.at;
             self.events += 1;
             self.handle(s.event);
+            self.observer.event_handled(s.at, self.scheduler);
         }
         if until > self.now && !self.patho.halted {
             self.now = until;

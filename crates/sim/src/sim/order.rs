@@ -37,11 +37,11 @@ const SCHEDULER_BITS: u32 = TIE_BITS - DELAY_BITS;
 /// The largest delay the tie tells apart, in picoseconds (4.29 ms).
 const MAX_DELAY: u64 = (1 << DELAY_BITS) - 1;
 /// The scheduler of the events the build schedules.
-pub(crate) const BUILD: u32 = 0;
+pub const BUILD: u32 = 0;
 /// The scheduler of the workloads' arrival processes.
-pub(crate) const WORKLOADS: u32 = (1 << SCHEDULER_BITS) - 2;
+pub const WORKLOADS: u32 = (1 << SCHEDULER_BITS) - 2;
 /// The scheduler of fabric-wide timers (the deadlock detector, scripted topology events).
-pub(crate) const FABRIC: u32 = (1 << SCHEDULER_BITS) - 1;
+pub const FABRIC: u32 = (1 << SCHEDULER_BITS) - 1;
 /// The most nodes a fabric may have: each needs its own scheduler number below the others.
 pub const MAX_NODES: usize = WORKLOADS as usize - 1;
 
@@ -49,6 +49,11 @@ pub const MAX_NODES: usize = WORKLOADS as usize - 1;
 #[inline(always)]
 pub(crate) fn node_scheduler(n: NodeId) -> u32 {
     n + 1
+}
+
+/// The node whose scheduler number is `s`, if it is a node's.
+pub fn scheduler_node(s: u32) -> Option<NodeId> {
+    (s != BUILD && (s as usize) <= MAX_NODES).then(|| s - 1)
 }
 
 /// The tie of an event due at `at`, scheduled at `now` by `scheduler`.

@@ -1,0 +1,404 @@
+//! What a conservative, windowed run of a fabric split into partitions would do, measured on a
+//! sequential run (issue 22's model, before the partitioned engine exists): the partitions an
+//! automatic partitioner gives, the lookahead of the cut links, the windows, the events each
+//! partition handles in each window, and the critical path — the sum over windows of the
+//! busiest partition's events, which bounds the speed-up whatever the barrier costs.
+//!
+//! The partitioner splits a fabric by tier: a switch's tier is its distance to the nearest
+//! host; each first-tier switch (a ToR, a leaf) and its hosts form a group, every switch above
+//! is a group of its own (in a fabric of one switch, every node is). Groups go, heaviest first,
+//! to the least-loaded partition, weighed by their ports. Windows are those of a windowed
+//! barrier: a window starts at the first event at or after the previous one's end and lasts
+//! one lookahead (the smallest propagation plus a 64-byte frame's time over the cut links),
+//! so that nothing a partition sends in a window can arrive before the window ends.
+
+use std::collections::VecDeque;
+
+use lossless_proto::units::{Instant, Rate};
+
+use crate::config::{NodeKind, SimConfig};
+use crate::frame::{NodeId, PortId};
+use crate::observer::{Observer, WireFrame};
+use crate::sim::order;
+
+/// An assignment of a fabric's nodes to `parts` partitions.
+#[derive(Clone, Debug)]
+pub struct Partitioning {
+    /// Partition of each node.
+    pub of_node: Vec<u16>,
+    /// Number of partitions.
+    pub parts: u16,
+    /// Group of each node (a first-tier switch with its hosts, or a switch alone): the
+    /// fine-grained partitions that a load-adaptive scheduler would move between threads.
+    pub group_of_node: Vec<u32>,
+    /// Number of groups.
+    pub groups: u32,
+}
+
+impl Partitioning {
+    /// The tier-and-group partitioning of `config` into `parts` partitions (at least 1).
+    pub fn by_tier(config: &SimConfig, parts: u16) -> Partitioning {
+        let parts = parts.max(1);
+        let n = config.nodes.len();
+        let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for l in &config.links {
+            adj[l.a as usize].push(l.b as usize);
+            adj[l.b as usize].push(l.a as usize);
+        }
+        let is_host = |i: usize| matches!(config.nodes[i].kind, NodeKind::Host(_));
+        // tier: distance to the nearest host
+        let mut tier = vec![usize::MAX; n];
+        let mut q: VecDeque<usize> = (0..n).filter(|&i| is_host(i)).collect();
+        for &h in &q {
+            tier[h] = 0;
+        }
+        while let Some(x) = q.pop_front() {
+            for &y in &adj[x] {
+                if tier[y] == usize::MAX {
+                    tier[y] = tier[x] + 1;
+                    q.push_back(y);
+                }
+            }
+        }
+        // groups: each first-tier switch (a ToR, a leaf) with its hosts, every switch above
+        // alone; in a fabric of one tier (one switch), every node alone
+        let one_tier = (0..n).all(|i| is_host(i) || tier[i] <= 1);
+        let cut = |i: usize| !is_host(i) && (one_tier || tier[i] >= 2);
+        let mut group = vec![usize::MAX; n];
+        let mut weights: Vec<(u64, usize)> = Vec::new();
+        for start in 0..n {
+            if group[start] != usize::MAX {
+                continue;
+            }
+            let g = weights.len();
+            let mut w = 0u64;
+            group[start] = g;
+            let mut stack = vec![start];
+            while let Some(x) = stack.pop() {
+                w += adj[x].len() as u64;
+                if cut(x) {
+                    continue;
+                }
+                for &y in &adj[x] {
+                    if group[y] == usize::MAX && !cut(y) {
+                        group[y] = g;
+                        stack.push(y);
+                    }
+                }
+            }
+            weights.push((w, g));
+        }
+        // heaviest first (ties: the group found first), each to the least-loaded partition
+        let mut order: Vec<(u64, usize)> = weights.clone();
+        order.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut load = vec![0u64; parts as usize];
+        let mut part_of_group = vec![0u16; weights.len()];
+        for (w, g) in order {
+            let p = (0..parts as usize).min_by_key(|&p| (load[p], p)).unwrap_or(0);
+            load[p] += w;
+            part_of_group[g] = p as u16;
+        }
+        Partitioning {
+            of_node: group.iter().map(|&g| part_of_group[g]).collect(),
+            parts,
+            group_of_node: group.iter().map(|&g| g as u32).collect(),
+            groups: weights.len() as u32,
+        }
+    }
+}
+
+/// One partitioning's figures.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ModelFigures {
+    /// Partitions.
+    pub parts: u16,
+    /// Links whose ends are in different partitions.
+    pub cut_links: usize,
+    /// The window: the smallest lookahead over the cut links, ps (0: no cut link).
+    pub lookahead_ps: u128,
+    /// Windows with at least one event.
+    pub windows: u64,
+    /// Events handled (the workloads' arrivals count once per partition: each runs them).
+    pub events: u64,
+    /// Sum over windows of the busiest partition's events.
+    pub critical_events: u64,
+    /// Groups (fine-grained partitions).
+    pub groups: u32,
+    /// Sum over windows of the busiest thread's events when each window's groups go to
+    /// `parts` threads by the previous window's costs (largest first to the least loaded),
+    /// as a load-adaptive scheduler of fine-grained partitions (UNISON's) would place them.
+    pub critical_events_adaptive: u64,
+    /// Frames that crossed a cut link (messages between partitions).
+    pub messages: u64,
+    /// Events of each partition over the run.
+    pub per_partition: Vec<u64>,
+}
+
+impl ModelFigures {
+    /// The speed-up if events cost the same everywhere and barriers cost nothing.
+    pub fn ideal_speedup(&self) -> f64 {
+        self.events as f64 / self.critical_events.max(1) as f64
+    }
+
+    /// The speed-up with `event_ns` per event and `barrier_ns` per window.
+    pub fn predicted_speedup(&self, event_ns: f64, barrier_ns: f64) -> f64 {
+        let seq = self.events as f64 * event_ns;
+        seq / (self.critical_events as f64 * event_ns + self.windows as f64 * barrier_ns)
+    }
+
+    /// [`ModelFigures::ideal_speedup`] with groups placed per window by the previous one's cost.
+    pub fn ideal_speedup_adaptive(&self) -> f64 {
+        self.events as f64 / self.critical_events_adaptive.max(1) as f64
+    }
+}
+
+/// The state of one partitioning while the run goes.
+#[derive(Debug)]
+struct Tracker {
+    part: Partitioning,
+    /// Partition of each port's node, and of its peer's.
+    port_part: Vec<(u16, u16)>,
+    lookahead: u128,
+    window_end: Option<u128>,
+    in_window: Vec<u64>,
+    /// Events of each group in this window, and in the previous one.
+    group_now: Vec<u64>,
+    group_prev: Vec<u64>,
+    /// Events every thread runs in this window (the workloads' arrivals).
+    replicated_now: u64,
+    /// Scratch: groups in placement order, threads' loads.
+    order: Vec<u32>,
+    threads: Vec<u64>,
+    fig: ModelFigures,
+}
+
+impl Tracker {
+    fn new(config: &SimConfig, part: Partitioning) -> Tracker {
+        let mut port_part = Vec::with_capacity(2 * config.links.len());
+        let mut lookahead = u128::MAX;
+        let mut cut_links = 0;
+        for l in &config.links {
+            let (pa, pb) = (part.of_node[l.a as usize], part.of_node[l.b as usize]);
+            // port 2·i is end a of link i, 2·i + 1 its end b
+            port_part.push((pa, pb));
+            port_part.push((pb, pa));
+            if pa != pb {
+                cut_links += 1;
+                let min_frame = frame_ps(64, l.rate);
+                lookahead = lookahead.min(l.propagation().as_ps() + min_frame);
+            }
+        }
+        let parts = part.parts as usize;
+        Tracker {
+            fig: ModelFigures {
+                parts: part.parts,
+                cut_links,
+                lookahead_ps: if cut_links == 0 { 0 } else { lookahead },
+                windows: 0,
+                events: 0,
+                critical_events: 0,
+                messages: 0,
+                per_partition: vec![0; parts],
+                groups: part.groups,
+                critical_events_adaptive: 0,
+            },
+            group_now: vec![0; part.groups as usize],
+            group_prev: vec![0; part.groups as usize],
+            replicated_now: 0,
+            order: (0..part.groups).collect(),
+            threads: vec![0; parts],
+            part,
+            port_part,
+            lookahead: if cut_links == 0 { u128::MAX } else { lookahead },
+            window_end: None,
+            in_window: vec![0; parts],
+        }
+    }
+
+    fn close_window(&mut self) {
+        if self.window_end.take().is_some() {
+            self.fig.windows += 1;
+            self.fig.critical_events += self.in_window.iter().copied().max().unwrap_or(0);
+            for (t, c) in self.fig.per_partition.iter_mut().zip(&mut self.in_window) {
+                *t += *c;
+                *c = 0;
+            }
+            // place groups by last window's cost, measure with this window's
+            let prev = &self.group_prev;
+            self.order
+                .sort_by(|&a, &b| prev[b as usize].cmp(&prev[a as usize]).then(a.cmp(&b)));
+            let replicated = std::mem::take(&mut self.replicated_now);
+            self.threads.iter_mut().for_each(|t| *t = replicated);
+            let mut planned = vec![0u64; self.threads.len()];
+            for &g in &self.order {
+                let t = (0..planned.len()).min_by_key(|&t| (planned[t], t)).unwrap_or(0);
+                planned[t] += prev[g as usize];
+                self.threads[t] += self.group_now[g as usize];
+            }
+            self.fig.critical_events_adaptive += self.threads.iter().copied().max().unwrap_or(0);
+            std::mem::swap(&mut self.group_now, &mut self.group_prev);
+            self.group_now.iter_mut().for_each(|c| *c = 0);
+        }
+    }
+
+    fn event(&mut self, at: u128, scheduler: u32) {
+        if self.window_end.is_some_and(|e| at >= e) {
+            self.close_window();
+        }
+        if self.window_end.is_none() {
+            self.window_end = Some(at.saturating_add(self.lookahead));
+        }
+        match order::scheduler_node(scheduler) {
+            Some(n) => {
+                self.in_window[self.part.of_node[n as usize] as usize] += 1;
+                self.group_now[self.part.group_of_node[n as usize] as usize] += 1;
+                self.fig.events += 1;
+            }
+            None if scheduler == order::WORKLOADS => {
+                // every partition runs every workload's arrivals (their flow ids agree)
+                for c in &mut self.in_window {
+                    *c += 1;
+                }
+                self.replicated_now += 1;
+                self.fig.events += u64::from(self.part.parts);
+            }
+            None => {
+                self.in_window[0] += 1;
+                self.group_now[0] += 1;
+                self.fig.events += 1;
+            }
+        }
+    }
+}
+
+/// Picoseconds that `bytes` take at `rate`.
+fn frame_ps(bytes: u64, rate: Rate) -> u128 {
+    let bps = u128::from(rate.bps().max(1));
+    (u128::from(bytes) * 8 * 1_000_000_000_000).div_ceil(bps)
+}
+
+/// An observer that measures the model for several partitionings in one run.
+#[derive(Debug)]
+pub struct PartitionModel {
+    trackers: Vec<Tracker>,
+}
+
+impl PartitionModel {
+    /// The model of `config` split into each of `parts` partitions.
+    pub fn new(config: &SimConfig, parts: &[u16]) -> PartitionModel {
+        PartitionModel {
+            trackers: parts
+                .iter()
+                .map(|&k| Tracker::new(config, Partitioning::by_tier(config, k)))
+                .collect(),
+        }
+    }
+
+    /// The figures, once the run is over.
+    pub fn finish(mut self) -> Vec<ModelFigures> {
+        for t in &mut self.trackers {
+            t.close_window();
+        }
+        self.trackers.into_iter().map(|t| t.fig).collect()
+    }
+}
+
+impl Observer for PartitionModel {
+    const BUFFER_STATE: bool = false;
+
+    fn tx_start(&mut self, port: PortId, _frame: &WireFrame, _start: Instant, _last_bit: Instant) {
+        for t in &mut self.trackers {
+            if let Some(&(a, b)) = t.port_part.get(port as usize)
+                && a != b
+            {
+                t.fig.messages += 1;
+            }
+        }
+    }
+
+    fn event_handled(&mut self, at: Instant, scheduler: u32) {
+        for t in &mut self.trackers {
+            t.event(at.as_ps(), scheduler);
+        }
+    }
+}
+
+/// Nanoseconds per crossing of a `std::sync::Barrier` by `threads` threads, over `rounds`.
+pub fn barrier_ns(threads: usize, rounds: u32) -> f64 {
+    let threads = threads.max(1);
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(threads));
+    let start = std::time::Instant::now();
+    let handles: Vec<_> = (0..threads)
+        .map(|_| {
+            let b = barrier.clone();
+            std::thread::spawn(move || {
+                for _ in 0..rounds {
+                    b.wait();
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        let _ = h.join();
+    }
+    start.elapsed().as_nanos() as f64 / f64::from(rounds.max(1))
+}
+
+/// The nodes partition `p` holds.
+pub fn nodes_of(part: &Partitioning, p: u16) -> Vec<NodeId> {
+    (0..part.of_node.len() as NodeId)
+        .filter(|&n| part.of_node[n as usize] == p)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario;
+
+    #[test]
+    fn a_leaf_spine_splits_between_switches_never_between_a_host_and_its_leaf() {
+        let cfg = scenario::load("storm", &Default::default()).expect("built-in");
+        let p = Partitioning::by_tier(&cfg, 2);
+        // every host sits in its edge switch's partition: only switch-to-switch links are cut
+        for l in &cfg.links {
+            let host_end = [l.a, l.b]
+                .into_iter()
+                .any(|n| matches!(cfg.nodes[n as usize].kind, NodeKind::Host(_)));
+            if host_end {
+                assert_eq!(p.of_node[l.a as usize], p.of_node[l.b as usize]);
+            }
+        }
+        // both partitions get nodes
+        let sizes: Vec<usize> = (0..2).map(|i| nodes_of(&p, i).len()).collect();
+        assert!(sizes.iter().all(|&s| s > 0), "{sizes:?}");
+    }
+
+    #[test]
+    fn one_partition_is_the_sequential_run_and_its_critical_path_is_every_event() {
+        let cfg = scenario::load("four-bridge", &Default::default()).expect("built-in");
+        let mut sim =
+            crate::Simulator::with_observer(cfg.clone(), PartitionModel::new(&cfg, &[1, 2])).expect("builds");
+        sim.run();
+        let events = sim.events();
+        let figs = std::mem::replace(sim.observer_mut(), PartitionModel { trackers: Vec::new() }).finish();
+        assert_eq!(figs[0].cut_links, 0);
+        assert_eq!(figs[0].critical_events, figs[0].events);
+        assert_eq!(figs[0].events, events);
+        // two partitions: a cut, a positive lookahead, frames crossing it, and a critical path
+        // between half the events and all of them
+        let two = &figs[1];
+        assert!(
+            two.cut_links > 0 && two.lookahead_ps > 0 && two.messages > 0,
+            "{two:?}"
+        );
+        assert!(
+            two.critical_events < two.events && 2 * two.critical_events >= two.events,
+            "{two:?}"
+        );
+        assert_eq!(two.per_partition.iter().sum::<u64>(), two.events);
+        // one thread: the adaptive placement is the sequential run too
+        assert_eq!(figs[0].critical_events_adaptive, figs[0].events);
+        assert!(two.critical_events_adaptive <= two.events);
+    }
+}
