@@ -10,6 +10,7 @@
 
 pub mod cn_twin;
 pub mod headroom;
+pub mod parallel;
 pub mod partition_model;
 pub mod slicer;
 pub mod sweep;

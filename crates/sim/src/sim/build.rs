@@ -112,6 +112,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             fault: None,
             patho: crate::sim::features::pathology::PathoState::new(hop_limit),
             link_errors,
+            part: None,
         };
         for p in 0..sim.ports.len() {
             sim.arm_timer(p as PortId);
@@ -471,6 +472,7 @@ impl FlowState {
             sport,
             dport,
             remaining: spec.size.unwrap_or(u64::MAX),
+            frames: spec.size.map_or(u64::MAX, |b| b.div_ceil(spec.mtu.max(1))),
             next_at: spec.start,
             scheduled: false,
             done_emitting: false,

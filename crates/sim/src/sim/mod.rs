@@ -51,6 +51,7 @@ mod features;
 mod ideal;
 mod inspect;
 pub mod order;
+pub mod partition;
 pub(crate) use ideal::IdealCache;
 #[cfg(test)]
 mod tests;
@@ -136,6 +137,8 @@ pub struct Simulator<O: Observer = NoObserver, Q: EventQueue<Event> = CalendarQu
     pub(in crate::sim) patho: features::pathology::PathoState,
     /// Link bit errors: the FCS check of each receiving port of a link with a `ber`.
     link_errors: features::link_errors::LinkErrors,
+    /// The part of a split fabric this simulator owns (`partition.rs`); `None`: all of it.
+    part: Option<Box<partition::PartState>>,
 }
 
 /// Error building a simulator from a configuration. A variant with a `source` names only
@@ -326,46 +329,79 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         match ev {
             Event::TxEnd(p) => {
                 self.scheduler = self.port_scheduler(p);
+                if !self.here() {
+                    return;
+                }
                 self.on_tx_end(p)
             }
             Event::Arrive(p) => {
                 self.scheduler = self.port_scheduler(p);
+                if !self.here() {
+                    return;
+                }
                 self.on_arrive(p)
             }
             Event::Emit(f) => {
                 self.scheduler = self.flow_scheduler(f);
+                if !self.here() {
+                    return;
+                }
                 self.on_emit(f)
             }
             Event::MacTimer(p) => {
                 self.scheduler = self.port_scheduler(p);
+                if !self.here() {
+                    return;
+                }
                 self.on_mac_timer(p)
             }
             Event::RxDone(n) => {
                 self.scheduler = order::node_scheduler(n);
+                if !self.here() {
+                    return;
+                }
                 self.on_rx_done(n)
             }
             Event::NewFlow(w) => {
                 self.scheduler = order::WORKLOADS;
+                if !self.here() {
+                    return;
+                }
                 self.on_new_flow(w)
             }
             Event::Signal(i) => {
                 self.scheduler = self.signal_scheduler(i);
+                if !self.here() {
+                    return;
+                }
                 self.on_signal(i)
             }
             Event::Eligible(p) => {
                 self.scheduler = self.port_scheduler(p);
+                if !self.here() {
+                    return;
+                }
                 self.try_transmit(p)
             }
             Event::DcbxTimer(p) => {
                 self.scheduler = self.port_scheduler(p);
+                if !self.here() {
+                    return;
+                }
                 self.hook_dcbx_timer(p)
             }
             Event::Pathology(x) => {
                 self.scheduler = self.pathology_scheduler(x);
+                if !self.here() {
+                    return;
+                }
                 self.hook_pathology_timer(x)
             }
             Event::QpTimer(f) => {
                 self.scheduler = self.flow_scheduler(f);
+                if !self.here() {
+                    return;
+                }
                 self.hook_qp_timer(f)
             }
         }

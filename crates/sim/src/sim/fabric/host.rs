@@ -70,6 +70,9 @@ pub(crate) struct Nic {
 pub(in crate::sim) struct FlowState {
     pub(in crate::sim) spec: FlowSpec,
     pub(in crate::sim) remaining: u64,
+    /// Frames a finite flow sends in all (its size in MTU-sized payloads); `u64::MAX` for an
+    /// endless one. The receiver knows the flow complete from its own count against it.
+    pub(in crate::sim) frames: u64,
     pub(in crate::sim) next_at: Instant,
     pub(in crate::sim) scheduled: bool,
     pub(in crate::sim) done_emitting: bool,
@@ -182,9 +185,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         fs.stats.delivered_frames += 1;
         fs.stats.delivered_bytes += frame.len as u64;
         fs.stats.last_delivery = Some(now);
-        // complete when every byte of its size was sent and every frame delivered: a flow
-        // cut by its `stop` (and an endless one) stopped emitting but never completes
-        if fs.remaining == 0 && fs.stats.delivered_frames == fs.stats.sent_frames {
+        // complete when every frame of its size was delivered (the receiver's own count, so
+        // that a partition without the sender knows it): a flow cut by its `stop` (and an
+        // endless one) stopped emitting but never completes
+        if fs.stats.delivered_frames == fs.frames {
             fs.stats.completed = Some(now);
         }
         self.observer.delivered(node, &frame, now);

@@ -197,12 +197,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             let w = WireFrame::Control(tx.frame);
             port.timer_stale = true;
             port.busy = true;
-            port.inflight.push_back(w);
             port.stats.count_control_tx(&tx.frame);
             let arrive = tx.last_bit + port.prop;
-            let peer = port.peer;
             schedule!(self, tx.free_at, Event::TxEnd(p));
-            schedule!(self, arrive, Event::Arrive(peer));
+            self.to_wire(p, w, arrive);
             self.observer.tx_start(p, &w, tx.start, tx.last_bit);
             self.arm_timer(p);
             return;
@@ -299,14 +297,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         port.busy = true;
         port.current = Some(frame);
         let w = WireFrame::Data(frame);
-        port.inflight.push_back(w);
         let st = &mut port.stats.prio[frame.priority as usize];
         st.tx_frames += 1;
         st.tx_bytes += frame.len as u64;
         let arrive = slot.last_bit + port.prop;
-        let peer = port.peer;
         schedule!(self, slot.free_at, Event::TxEnd(p));
-        schedule!(self, arrive, Event::Arrive(peer));
+        self.to_wire(p, w, arrive);
         self.observer.tx_start(p, &w, slot.start, slot.last_bit);
     }
 

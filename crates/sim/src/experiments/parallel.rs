@@ -1,0 +1,133 @@
+//! One fabric on several threads (issue 22): partitions of the automatic tier-and-group
+//! partitioning (`partition_model.rs`) run in conservative windows — each window lasts the
+//! smallest lookahead of the cut links (propagation plus a 64-byte frame's time), so that no
+//! frame sent in a window arrives before it ends — with a barrier between windows where the
+//! frames that crossed a cut link are handed over, each partition's in the order it sent
+//! them. The partitions merge back into one simulator, whose report is the sequential run's,
+//! byte for byte (the order of simultaneous events does not depend on the split: `sim/order.rs`).
+
+use std::sync::{Barrier, Mutex};
+
+use lossless_proto::units::{Duration, Instant};
+
+use crate::config::SimConfig;
+use crate::event::CalendarQueue;
+use crate::experiments::partition_model::Partitioning;
+use crate::sim::Simulator;
+use crate::sim::partition::{Message, PartitionError};
+
+/// How a parallel run went.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct ParallelStats {
+    /// Partitions (threads).
+    pub threads: u16,
+    /// The window, ps (0: no cut link, one window).
+    pub lookahead_ps: u128,
+    /// Windows run.
+    pub windows: u64,
+    /// Frames handed over between partitions.
+    pub messages: u64,
+    /// Events each partition handled (the workloads' arrivals in each).
+    pub events_per_thread: Vec<u64>,
+}
+
+/// The smallest lookahead over the links whose ends `part` puts in different partitions.
+fn lookahead(config: &SimConfig, part: &Partitioning) -> Option<Duration> {
+    config
+        .links
+        .iter()
+        .filter(|l| part.of_node[l.a as usize] != part.of_node[l.b as usize])
+        .map(|l| l.propagation() + l.rate.time_for_bits(64 * 8))
+        .min()
+}
+
+/// Runs `config` on `threads` threads and returns the merged simulator, whose report is the
+/// one-thread run's.
+pub fn run(config: &SimConfig, threads: u16) -> Result<(Simulator, ParallelStats), PartitionError> {
+    let part = Partitioning::by_tier(config, threads.max(1));
+    let n = part.parts as usize;
+    let la = lookahead(config, &part);
+    if la == Some(Duration::ZERO) {
+        return Err(PartitionError::Unsupported(
+            "a cut link without delay (no lookahead)",
+        ));
+    }
+    let sims = (0..part.parts)
+        .map(|me| Simulator::partition(config.clone(), part.of_node.clone(), me, CalendarQueue::default()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let end = sims[0].end();
+    let barrier = Barrier::new(n);
+    let next: Vec<Mutex<Option<Instant>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    // mail[to * n + from]: the frames partition `from` sent to partition `to` in a window
+    let mail: Vec<Mutex<Vec<Message>>> = (0..n * n).map(|_| Mutex::new(Vec::new())).collect();
+    let stats = Mutex::new(ParallelStats {
+        threads: part.parts,
+        lookahead_ps: la.map_or(0, |d| d.as_ps()),
+        events_per_thread: vec![0; n],
+        ..Default::default()
+    });
+    let of_node = &part.of_node;
+    let done: Vec<Simulator> = std::thread::scope(|s| {
+        let handles: Vec<_> = sims
+            .into_iter()
+            .enumerate()
+            .map(|(me, mut sim)| {
+                let (barrier, next, mail, stats) = (&barrier, &next, &mail, &stats);
+                s.spawn(move || {
+                    let mut out: Vec<Message> = Vec::new();
+                    let mut by_dest: Vec<Vec<Message>> = vec![Vec::new(); n];
+                    let (mut windows, mut messages) = (0u64, 0u64);
+                    loop {
+                        *lock(&next[me]) = sim.next_event_at();
+                        barrier.wait();
+                        let start = next.iter().filter_map(|m| *lock(m)).min();
+                        barrier.wait();
+                        let Some(start) = start.filter(|&t| t < end) else {
+                            break;
+                        };
+                        let until = la.map_or(end, |d| (start + d).min(end));
+                        sim.run_until(until);
+                        windows += 1;
+                        sim.take_outbox(&mut out);
+                        messages += out.len() as u64;
+                        for m in out.drain(..) {
+                            let to = of_node[sim.node_of_port(m.to) as usize] as usize;
+                            by_dest[to].push(m);
+                        }
+                        for (to, v) in by_dest.iter_mut().enumerate() {
+                            if !v.is_empty() {
+                                lock(&mail[to * n + me]).append(v);
+                            }
+                        }
+                        barrier.wait();
+                        for from in 0..n {
+                            let v = std::mem::take(&mut *lock(&mail[me * n + from]));
+                            for m in &v {
+                                sim.take_in(m);
+                            }
+                        }
+                    }
+                    sim.run_until(end);
+                    let mut st = lock(stats);
+                    st.windows = windows;
+                    st.messages += messages;
+                    st.events_per_thread[me] = sim.events();
+                    sim
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    let stats = stats
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    Ok((Simulator::merge(done), stats))
+}
+
+/// A lock that a panicked thread did not leave unusable (its panic is re-raised at the join).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
