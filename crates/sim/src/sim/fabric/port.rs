@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 use lossless_proto::flow_control::{FlowControl, TxSlot};
 use lossless_proto::units::{Duration, Instant, Rate};
 
+use crate::config::qos::DscpMap;
 use crate::event::EventQueue;
 use crate::frame::{DropReason, Frame, NodeId, PortId};
 use crate::observer::{Observer, WireFrame};
@@ -74,6 +75,9 @@ pub(crate) struct Port {
     pub(in crate::sim) lldp_queued: bool,
     /// Whose port it is (tested per arrival and departure instead of the node).
     pub(in crate::sim) kind: PortKind,
+    /// The port classifies the RoCEv2 packets it receives by their DSCP (`dscp_map`), tested
+    /// per arrival instead of the map.
+    pub(in crate::sim) trust_dscp: bool,
     /// Link down, pfcwd drops (`sim/features/pathology/topo.rs`, `sim/features/pathology/pfcwd.rs`).
     pub(crate) fault: topo::PortFault,
     pub(in crate::sim) sel: PortSelection,
@@ -89,6 +93,8 @@ pub(crate) struct Port {
     pub(crate) rate: Rate,
     /// The DCBX agent of a DCBX-managed port.
     pub(crate) dcbx: Option<Box<PortDcbx>>,
+    /// The DSCP → priority map of a port that trusts DSCP.
+    pub(in crate::sim) dscp_map: Option<Box<DscpMap>>,
     /// Per priority: the frames, their bytes and the most it held, a cache line each.
     pub(crate) queues: [EgressQueue; 8],
     pub(crate) mac: FlowControl,
