@@ -56,14 +56,12 @@ fn capture() -> Vec<u8> {
         frames.push((std::time::Duration::from_micros(1001 + i), roce(26, i % 2 == 1)));
     }
     frames.push((std::time::Duration::from_micros(1020), roce(48, false)));
-    let mut out = Vec::new();
-    let mut w = pcap_file::pcap::PcapWriter::new(&mut out).unwrap();
+    let mut w = pcap_file::pcap::PcapWriter::new(Vec::new()).unwrap();
     for (t, f) in &frames {
         w.write_packet(&pcap_file::pcap::PcapPacket::new(*t, f.len() as u32, f))
             .unwrap();
     }
-    drop(w);
-    out
+    w.into_writer()
 }
 
 fn run(map: Option<[u8; 64]>) -> Analysis {

@@ -497,7 +497,7 @@ mod tests {
         else {
             panic!("a PFC frame");
         };
-        assert_eq!(u16::from(priority_enable_vector), 1 << 3);
+        assert_eq!(priority_enable_vector, 1 << 3);
         assert_eq!(time, [0, 0, 0, 100, 0, 0, 0, 0]);
         let MacControlRepr::Pfc {
             priority_enable_vector,
@@ -506,7 +506,7 @@ mod tests {
         else {
             panic!("a PFC frame");
         };
-        assert_eq!(u16::from(priority_enable_vector), (1 << 5) | (1 << 6));
+        assert_eq!(priority_enable_vector, (1 << 5) | (1 << 6));
     }
 
     #[test]

@@ -631,7 +631,7 @@ fn watchdogs(
 
 /// Rate text of a speed in Mb/s.
 fn rate(mbps: u64) -> String {
-    if mbps % 1000 == 0 {
+    if mbps.is_multiple_of(1000) {
         format!("{}G", mbps / 1000)
     } else {
         format!("{mbps}M")
@@ -702,7 +702,7 @@ fn write_toml(
             largest.map_or("", |p| &p.name)
         );
     }
-    match first_profile.and_then(|p| p.threshold.clone()) {
+    match first_profile.and_then(|p| p.threshold) {
         Some(Ok(d)) => match alpha(d) {
             Some(a) => {
                 let _ = writeln!(
