@@ -162,7 +162,12 @@ fn build_ports(
             };
             let mut port = build_port(config, li, link, end, max_frame_bytes)?;
             port.dscp_map = trust.dscp_map().map(|m| Box::new(*m));
-            port.trust_dscp = port.dscp_map.is_some();
+            // the sender's side of the wire says whether the receiver classifies by DSCP
+            port.peer_trusts_dscp = if me == pa {
+                link.trust_b.dscp_map().is_some()
+            } else {
+                link.trust_a.dscp_map().is_some()
+            };
             ports.push(port);
         }
     }
@@ -392,7 +397,7 @@ fn build_port(
         NodeKind::Host(_) => (None, (0, 0), 0),
     };
     Ok(Port {
-        trust_dscp: false,
+        peer_trusts_dscp: false,
         dscp_map: None,
         node,
         local,

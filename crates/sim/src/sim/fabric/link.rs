@@ -51,12 +51,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             WireFrame::Lldp { .. } => self.hook_lldp_arrived(p, peer),
             WireFrame::Data(mut frame) => {
                 // (counted received as sent by the peer, see `received`)
+                if self.ports[peer as usize].peer_trusts_dscp {
+                    frame.priority = self.classify_dscp(p, &frame);
+                }
                 let port = &self.ports[p as usize];
                 let node = port.node;
                 frame.ingress = p;
-                if port.trust_dscp {
-                    frame.priority = self.classify_dscp(p, &frame);
-                }
                 if port.at_switch() {
                     self.switch_receive(node, p, frame);
                 } else {

@@ -75,9 +75,6 @@ pub(crate) struct Port {
     pub(in crate::sim) lldp_queued: bool,
     /// Whose port it is (tested per arrival and departure instead of the node).
     pub(in crate::sim) kind: PortKind,
-    /// The port classifies the RoCEv2 packets it receives by their DSCP (`dscp_map`), tested
-    /// per arrival instead of the map.
-    pub(in crate::sim) trust_dscp: bool,
     /// Link down, pfcwd drops (`sim/features/pathology/topo.rs`, `sim/features/pathology/pfcwd.rs`).
     pub(crate) fault: topo::PortFault,
     pub(in crate::sim) sel: PortSelection,
@@ -87,6 +84,10 @@ pub(crate) struct Port {
     pub(in crate::sim) current: Option<Frame>,
     /// Frames on the wire towards `peer`, oldest first (constant delay keeps FIFO order).
     pub(in crate::sim) inflight: VecDeque<WireFrame>,
+    /// The port at the other end of the wire classifies the RoCEv2 packets it receives by
+    /// their DSCP (its `dscp_map`): read per arrival beside `inflight`, which the arrival pops,
+    /// so the receiving port's first cache line keeps its layout.
+    pub(in crate::sim) peer_trusts_dscp: bool,
     /// LLDPDUs waiting for the transmitter.
     pub(in crate::sim) lldp_tx: VecDeque<Vec<u8>>,
     pub(in crate::sim) timer_at: Instant,
