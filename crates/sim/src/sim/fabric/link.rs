@@ -34,9 +34,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if self.hook_lost_on_wire(p, peer) {
             return;
         }
-        let Some(w) = self.ports[peer as usize].inflight.pop_front() else {
+        let wire = &mut self.ports[peer as usize];
+        let Some(w) = wire.inflight.pop_front() else {
             return;
         };
+        let classify = wire.peer_trusts_dscp;
         match w {
             WireFrame::Control(cf) => {
                 let port = &mut self.ports[p as usize];
@@ -51,7 +53,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             WireFrame::Lldp { .. } => self.hook_lldp_arrived(p, peer),
             WireFrame::Data(mut frame) => {
                 // (counted received as sent by the peer, see `received`)
-                if self.ports[peer as usize].peer_trusts_dscp {
+                if classify {
                     frame.priority = self.classify_dscp(p, &frame);
                 }
                 let port = &self.ports[p as usize];
