@@ -58,6 +58,7 @@ fn bench(c: &mut Criterion) {
         detection: Span::from_ms(200),
         restoration: Span::from_ms(200),
         bucket: Span::from_ms(100),
+        dscp_map: None,
     };
     g.bench_function("analyze_pcapng", |b| {
         b.iter(|| analyze(CaptureReader::new(black_box(&bytes[..])), opts).frames)

@@ -41,6 +41,38 @@ pub struct Options {
     pub restoration: Duration,
     /// Width of a timeline bucket.
     pub bucket: Duration,
+    /// `--trust dscp`: data frames with an IPv4/IPv6 header count on the priority this
+    /// DSCP → priority map gives their DSCP (`None`, PCP trust: on their outer tag's PCP,
+    /// untagged 0).
+    pub dscp_map: Option<[u8; 64]>,
+}
+
+/// Data frames per priority as classified under `--trust dscp` (present only then).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct TrustCounts {
+    /// Always `dscp`.
+    pub trust: &'static str,
+    /// Data frames (not MAC Control or LLDP) per priority 0..=7.
+    pub data_frames_by_priority: [u64; 8],
+    /// Their bytes (FCS included) per priority.
+    pub data_bytes_by_priority: [u64; 8],
+    /// Of the data frames, those classified by their DSCP (an IP header).
+    pub classified_by_dscp_frames: u64,
+    /// Of those, the ones without an 802.1Q tag (what PCP trust counts on priority 0).
+    pub untagged_ip_frames: u64,
+    /// Of those, the ones whose outer PCP differs from the DSCP's priority.
+    pub pcp_disagrees_frames: u64,
+}
+
+/// The DSCP of an IPv4 or IPv6 header at the start of `payload` (`ethertype` says which).
+pub fn ip_dscp(ethertype: EtherType, payload: &[u8]) -> Option<u8> {
+    match ethertype {
+        EtherType::IPV4 if payload.len() >= 2 && payload[0] >> 4 == 4 => Some(payload[1] >> 2),
+        EtherType::IPV6 if payload.len() >= 2 && payload[0] >> 4 == 6 => {
+            Some(((payload[0] & 0x0F) << 2) | (payload[1] >> 6))
+        }
+        _ => None,
+    }
 }
 
 /// Paused time per slot in one timeline bucket.
@@ -136,6 +168,9 @@ pub struct Analysis {
     pub headroom: HeadroomNeeds,
     /// RoCEv2 per queue pair: data frames, their ECN CE marks, CNPs and their rate.
     pub roce: RoceTraffic,
+    /// Under `--trust dscp`: data frames per priority as classified by DSCP.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trust: Option<TrustCounts>,
 }
 
 struct Run {
@@ -204,6 +239,10 @@ pub fn analyze<R: Read>(reader: CaptureReader<R>, opts: Options) -> Analysis {
     let mut remotes: BTreeMap<[u8; 6], Remote> = BTreeMap::new();
     let mut needs = Tracker::new(opts.speed);
     let mut roce = traffic::Tracker::default();
+    let mut trust = opts.dscp_map.map(|_| TrustCounts {
+        trust: "dscp",
+        ..TrustCounts::default()
+    });
     // Read to the end as `decode` does: the reader skips a bad block and goes on, and ends
     // by itself after an error that loses the file's framing.
     for f in reader {
@@ -257,8 +296,19 @@ pub fn analyze<R: Read>(reader: CaptureReader<R>, opts: Options) -> Analysis {
             }
         } else {
             // a data frame: its priority from the outer tag (untagged: 0), its length with FCS
-            let prio = eth.tags.outer().map_or(0, |tag| tag.pcp);
+            let pcp = eth.tags.outer().map_or(0, |tag| tag.pcp);
             let bytes = u64::from(f.orig_len) + if fcs { 0 } else { 4 };
+            let mut prio = pcp;
+            if let (Some(map), Some(tc)) = (&opts.dscp_map, trust.as_mut()) {
+                if let Some(d) = ip_dscp(eth.ethertype, &f.data[payload.clone()]) {
+                    prio = map[usize::from(d)];
+                    tc.classified_by_dscp_frames += 1;
+                    tc.untagged_ip_frames += u64::from(eth.tags.outer().is_none());
+                    tc.pcp_disagrees_frames += u64::from(eth.tags.outer().is_some() && pcp != prio);
+                }
+                tc.data_frames_by_priority[usize::from(prio)] += 1;
+                tc.data_bytes_by_priority[usize::from(prio)] += bytes;
+            }
             needs.on_data(t, f.interface, prio, bytes);
             roce.on_frame(t, &f.data, FcsMode::from_present(fcs), bytes);
         }
@@ -322,6 +372,7 @@ pub fn analyze<R: Read>(reader: CaptureReader<R>, opts: Options) -> Analysis {
         lldp_agreement: agreements(&remotes),
         headroom: needs.finish(run.origin.unwrap_or(end), end),
         roce: roce.finish(run.origin.unwrap_or(end), end),
+        trust,
     }
 }
 

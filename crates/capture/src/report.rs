@@ -70,6 +70,24 @@ pub fn text(a: &Analysis) -> String {
         let _ = writeln!(o, "talker {} {} frames", x.source, x.frames);
     }
     roce_text(&mut o, a);
+    if let Some(t) = &a.trust {
+        let per: Vec<String> = (0..8)
+            .filter(|&p| t.data_frames_by_priority[p] > 0)
+            .map(|p| format!("p{p} {}", t.data_frames_by_priority[p]))
+            .collect();
+        let _ = writeln!(
+            o,
+            "trust dscp: data frames by priority: {}; {} classified by DSCP ({} untagged, {} whose PCP says otherwise)",
+            if per.is_empty() {
+                "none".to_string()
+            } else {
+                per.join(", ")
+            },
+            t.classified_by_dscp_frames,
+            t.untagged_ip_frames,
+            t.pcp_disagrees_frames
+        );
+    }
     dcbx_text(&mut o, a);
     if a.read_errors_total > 0 {
         let _ = writeln!(

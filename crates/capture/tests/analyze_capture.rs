@@ -49,6 +49,7 @@ fn run(name: &str, frames: &[(u64, Vec<u8>)]) -> Analysis {
         detection: Duration::from_ms(200),
         restoration: Duration::from_ms(200),
         bucket: Duration::from_ms(100),
+        dscp_map: None,
     };
     analyze(CaptureReader::new(std::fs::File::open(&p).unwrap()), opts)
 }

@@ -24,6 +24,7 @@ fn opts() -> Options {
         detection: Duration::from_ms(200),
         restoration: Duration::from_ms(200),
         bucket: Duration::from_ms(100),
+        dscp_map: None,
     }
 }
 

@@ -19,6 +19,7 @@ fn sample() -> lossless_capture::analyze::Analysis {
         detection: Duration::from_ms(200),
         restoration: Duration::from_ms(200),
         bucket: Duration::from_ms(1),
+        dscp_map: None,
     };
     analyze(CaptureReader::new(Cursor::new(bytes)), opts)
 }

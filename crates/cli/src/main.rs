@@ -72,6 +72,8 @@ enum Command {
     Analyze(cmd::analyze::AnalyzeArgs),
     /// PFC headroom: 802.1Qbb Annex N term by term beside mlx5 and SONiC; --verify simulates it.
     Headroom(cmd::headroom::HeadroomArgs),
+    /// Write a scenario from a SONiC config_db.json or mlnx_qos output (PFC, DSCP map, buffers, ECN).
+    Import(cmd::import::ImportArgs),
 }
 
 fn main() -> ExitCode {
@@ -85,6 +87,7 @@ fn main() -> ExitCode {
         Command::Watch(args) => cmd::watch::run(args),
         Command::Analyze(args) => cmd::analyze::run(args),
         Command::Headroom(args) => cmd::headroom::run(args),
+        Command::Import(args) => cmd::import::run(args),
     };
     // what `out!` left without a newline is still buffered: its error counts too
     let result = result.and_then(|code| {

@@ -68,6 +68,27 @@ pub struct AnalyzeArgs {
     /// Write an HTML report with SVG plots into this directory.
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
+    /// What gives a data frame its priority (for the headroom after each XOFF and the
+    /// per-priority counts): pcp (its outer 802.1Q tag, untagged 0) or dscp (an IP frame's
+    /// DSCP by --dscp2prio, default DSCP / 8 as ConnectX: untagged RoCE with DSCP 26 on 3).
+    #[arg(long, default_value = "pcp", value_parser = ["pcp", "dscp"])]
+    pub trust: String,
+    /// With --trust dscp: DSCP=PRIORITY entries over the default map, e.g. 26=3,48=6.
+    #[arg(long, value_name = "D=P", value_delimiter = ',')]
+    pub dscp2prio: Vec<String>,
+}
+
+/// The DSCP map of `--trust dscp` (and `--dscp2prio`), `None` under `--trust pcp`.
+pub(super) fn trust_map(trust: &str, dscp2prio: &[String]) -> anyhow::Result<Option<[u8; 64]>> {
+    if trust != "dscp" {
+        if !dscp2prio.is_empty() {
+            anyhow::bail!("--dscp2prio given without --trust dscp; under PCP trust it maps nothing");
+        }
+        return Ok(None);
+    }
+    lossless_capture::filter::parse_dscp2prio(dscp2prio.iter().map(String::as_str))
+        .map(Some)
+        .map_err(|e| anyhow::anyhow!("--dscp2prio: {e}"))
 }
 
 /// Runs `lossless analyze`.
@@ -78,8 +99,10 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
         claims.output_dir("--report", dir, REPORT_FILES)?;
         lossless_files::create_output_dir(dir)?;
     }
+    let dscp_map = trust_map(&args.trust, &args.dscp2prio)?;
     let input = lossless_files::open_stream(&args.file, "capture")?;
     let opts = Options {
+        dscp_map,
         speed: args.speed,
         detection: Duration::from_ms(args.detection_ms),
         restoration: Duration::from_ms(args.restoration_ms),

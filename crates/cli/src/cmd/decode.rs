@@ -52,8 +52,17 @@ pub struct DecodeArgs {
     /// CNPs included), cnp (RoCEv2 CNPs), cnm (802.1Qau CNMs), ecn (IP frames marked
     /// Congestion Experienced). Repeat the option or give a comma-separated list; a frame of
     /// any listed kind is shown.
+    /// dscp=D (IP frames with DSCP D) and prio=P (frames of priority P: the outer tag's PCP,
+    /// untagged 0, or under --trust dscp an IP frame's DSCP's priority) select too.
     #[arg(long, value_name = "KIND", value_delimiter = ',', value_parser = parse_kind)]
     pub filter: Vec<FrameKind>,
+    /// What `--filter prio=P` reads a frame's priority from: pcp, or dscp (by --dscp2prio,
+    /// default DSCP / 8 as ConnectX).
+    #[arg(long, default_value = "pcp", value_parser = ["pcp", "dscp"])]
+    pub trust: String,
+    /// With --trust dscp: DSCP=PRIORITY entries over the default map, e.g. 26=3,48=6.
+    #[arg(long, value_name = "D=P", value_delimiter = ',')]
+    pub dscp2prio: Vec<String>,
 }
 
 /// `--filter KIND` (the `String` is `lossless_capture`'s `FrameKind::Err`, its message as is).
@@ -79,7 +88,10 @@ struct Summary {
 pub fn run(args: DecodeArgs) -> anyhow::Result<ExitCode> {
     let name = args.file.display().to_string();
     let input = lossless_files::open_stream(&args.file, "capture")?;
-    let filter = Filter::new(args.filter.iter().copied());
+    let mut filter = Filter::new(args.filter.iter().copied());
+    if let Some(map) = super::analyze::trust_map(&args.trust, &args.dscp2prio)? {
+        filter = filter.trust_dscp(map);
+    }
     let stdout = io::stdout().lock();
     let mut out = BufWriter::new(stdout);
     let stdout_error = |source| OutputError {

@@ -15,6 +15,8 @@ use lossless_wire::mac_control::MacControlRepr;
 Examples:
   lossless gen -i eth1 -p 8 -t 65535 -n 1000
       1000 PFC frames pausing priority 3 (bitmap 0x08) for 65535 quanta (pfc_gen.py -p 8 -t 65535 -n 1000)
+  lossless gen -i eth1 --dscp 26 -n 1000
+      the same for the priority DSCP 26 maps to (3 by the ConnectX default map; --dscp2prio 26=5 for another)
   lossless gen -i eth1 --prio 3=65535 --prio 4=100 --rate 1000 --duration 5
       per-priority times, 1000 frames/s for 5 s
   lossless gen -i eth1 -g -t 0 -n 1
@@ -58,6 +60,14 @@ pub struct GenArgs {
     /// A priority and its own pause time, `P=QUANTA` (repeatable; adds P to the enable vector).
     #[arg(long = "prio", value_name = "P=QUANTA", value_parser = parse_prio)]
     pub prio: Vec<(u8, u16)>,
+    /// Pause the priority DSCP D maps to, with --time (repeatable): where RoCE runs untagged
+    /// and a switch trusts DSCP, the priority its packets are queued on (--dscp2prio, default
+    /// DSCP / 8 as ConnectX: 26 → 3).
+    #[arg(long = "dscp", value_name = "D", value_parser = clap::value_parser!(u8).range(0..=63))]
+    pub dscp: Vec<u8>,
+    /// With --dscp: DSCP=PRIORITY entries over the default map, e.g. 26=5.
+    #[arg(long, value_name = "D=P", value_delimiter = ',', requires = "dscp")]
+    pub dscp2prio: Vec<String>,
     /// Send 802.3 link PAUSE (opcode 0x0001) instead of PFC (pfc_gen.py's -g).
     #[arg(short = 'g', long = "global")]
     pub global: bool,
@@ -272,8 +282,8 @@ pub fn parse_mac(s: &str) -> Result<[u8; 6], ValueError> {
 /// The MAC Control payload the arguments ask for.
 fn control(args: &GenArgs) -> anyhow::Result<MacControlRepr> {
     if args.global {
-        if args.bitmap.is_some() || !args.prio.is_empty() {
-            bail!("--global sends link PAUSE, which has no priorities: drop --priority/--prio");
+        if args.bitmap.is_some() || !args.prio.is_empty() || !args.dscp.is_empty() {
+            bail!("--global sends link PAUSE, which has no priorities: drop --priority/--prio/--dscp");
         }
         return Ok(MacControlRepr::Pause {
             pause_time: args.time,
@@ -286,13 +296,22 @@ fn control(args: &GenArgs) -> anyhow::Result<MacControlRepr> {
             *t = args.time;
         }
     }
+    if !args.dscp.is_empty() {
+        let map = lossless_capture::filter::parse_dscp2prio(args.dscp2prio.iter().map(String::as_str))
+            .map_err(|e| anyhow::anyhow!("--dscp2prio: {e}"))?;
+        for &d in &args.dscp {
+            let p = map[usize::from(d & 63)];
+            vector |= 1 << p;
+            time[usize::from(p)] = args.time;
+        }
+    }
     for &(p, q) in &args.prio {
         vector |= 1 << p;
         time[usize::from(p)] = q;
     }
     if vector == 0 && args.bitmap.is_none() {
         bail!(
-            "say which priorities to pause: --priority BITMAP, --prio P=QUANTA, or --global for link PAUSE"
+            "say which priorities to pause: --priority BITMAP, --prio P=QUANTA, --dscp D, or --global for link PAUSE"
         );
     }
     Ok(MacControlRepr::Pfc {
@@ -449,4 +468,70 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        gen_args: GenArgs,
+    }
+
+    fn control_of(args: &[&str]) -> anyhow::Result<MacControlRepr> {
+        let cli = Cli::try_parse_from(std::iter::once("gen").chain(args.iter().copied()))
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        control(&cli.gen_args)
+    }
+
+    #[test]
+    fn dscp_pauses_the_priority_the_dscp_maps_to() {
+        let MacControlRepr::Pfc {
+            priority_enable_vector,
+            time,
+        } = control_of(&["-i", "x", "--dscp", "26", "-t", "100"]).unwrap()
+        else {
+            panic!("a PFC frame");
+        };
+        assert_eq!(priority_enable_vector, 1 << 3);
+        assert_eq!(time, [0, 0, 0, 100, 0, 0, 0, 0]);
+        let MacControlRepr::Pfc {
+            priority_enable_vector,
+            ..
+        } = control_of(&["-i", "x", "--dscp", "26", "--dscp", "48", "--dscp2prio", "26=5"]).unwrap()
+        else {
+            panic!("a PFC frame");
+        };
+        assert_eq!(priority_enable_vector, (1 << 5) | (1 << 6));
+    }
+
+    #[test]
+    fn bad_dscp_options_are_refused_with_what_is_allowed() {
+        assert!(
+            control_of(&["-i", "x", "--dscp", "64"])
+                .unwrap_err()
+                .to_string()
+                .contains("64")
+        );
+        assert!(
+            control_of(&["-i", "x", "--dscp", "26", "--dscp2prio", "26=9"])
+                .unwrap_err()
+                .to_string()
+                .contains("allowed 0..=7")
+        );
+        assert!(
+            control_of(&["-i", "x", "--dscp2prio", "26=1"]).is_err(),
+            "--dscp2prio needs --dscp"
+        );
+        assert!(
+            control_of(&["-i", "x", "--dscp", "26", "-g"])
+                .unwrap_err()
+                .to_string()
+                .contains("drop --priority/--prio/--dscp")
+        );
+    }
 }

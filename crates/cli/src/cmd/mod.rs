@@ -6,6 +6,7 @@ pub mod dcbx;
 pub mod decode;
 pub mod r#gen;
 pub mod headroom;
+pub mod import;
 pub mod ns3;
 pub mod sim;
 pub mod sweep;

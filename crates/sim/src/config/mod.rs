@@ -4,6 +4,7 @@
 pub mod headroom;
 pub mod model;
 pub mod pathology;
+pub mod qos;
 pub mod traffic;
 pub mod transport;
 
@@ -147,6 +148,10 @@ pub struct LinkConfig {
     /// corrupted, and is discarded by the receiver's FCS check, with probability
     /// `1 − (1 − ber)^n`.
     pub ber: f64,
+    /// What the port at `a` trusts to classify the frames it receives.
+    pub trust_a: qos::Trust,
+    /// What the port at `b` trusts.
+    pub trust_b: qos::Trust,
 }
 
 impl LinkConfig {
@@ -168,6 +173,8 @@ impl LinkConfig {
             dcbx_a: None,
             dcbx_b: None,
             ber: 0.0,
+            trust_a: qos::Trust::Pcp,
+            trust_b: qos::Trust::Pcp,
         }
     }
 

@@ -28,6 +28,9 @@ pub struct QpSpec {
     pub udp_dport: u16,
     /// The limit on bytes in flight, whatever the congestion control.
     pub window: QpWindow,
+    /// IP DSCP of its data packets and ACK/NAK replies (0..=63; a port that trusts DSCP
+    /// classifies them by it).
+    pub dscp: u8,
 }
 
 /// A QP's limit on payload bytes in flight (sent and not acknowledged), as the HPCC ns-3
@@ -104,6 +107,13 @@ impl CcSpec {
     /// Whether the QP's data frames carry an 802.1Qau CN-TAG.
     pub fn cn_tag(&self) -> bool {
         matches!(self, CcSpec::Qcn { .. })
+    }
+    /// The IP DSCP of the CNPs its receiver sends (DCQCN with CNP packets: `np_cnp_dscp`).
+    pub fn cnp_dscp(&self) -> Option<u8> {
+        match self {
+            CcSpec::Dcqcn { np, .. } if np.mode == CnpMode::Packet => Some(np.cnp_dscp),
+            _ => None,
+        }
     }
     /// The priority of the CNPs its receiver sends (DCQCN with CNP packets).
     pub fn cnp_priority(&self) -> Option<u8> {

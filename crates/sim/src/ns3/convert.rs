@@ -205,6 +205,7 @@ impl Run {
                     ack_priority: f.pg,
                     udp_dport: f.dport,
                     window: self.window(&bdps, f.src, f.dst),
+                    dscp: crate::config::qos::ROCE_DSCP,
                 })),
             })
             .collect()
@@ -332,6 +333,7 @@ impl Topology {
                 ack_priority: 3,
                 udp_dport: 100,
                 window: QpWindow::NONE,
+                dscp: crate::config::qos::ROCE_DSCP,
             })),
         });
         sim

@@ -10,7 +10,8 @@ use lossless_proto::units::{Duration, Instant, Rate};
 use toml::Spanned;
 
 use super::link::{
-    MAX_LENGTH_M, MAX_LINK_DELAY, dcbx_config, link_ets, link_fc, link_idle_slopes, link_rate, merge,
+    MAX_LENGTH_M, MAX_LINK_DELAY, dcbx_config, link_ets, link_fc, link_idle_slopes, link_rate, link_trust,
+    merge,
 };
 use super::qp::{ecn_spec, qcn_spec};
 use super::raw::{RawEnd, RawHost, RawLink, RawLinkParams, RawModel, RawScenario, RawSwitch};
@@ -256,6 +257,7 @@ pub(super) fn build(
         duration_overridden: ov.duration.is_some(),
         dir,
         qp: &raw.qp,
+        host_dscp: super::flows::host_dscp_maps(&nodes, &links),
     };
     traffic.unique_names(&raw.flow, &raw.workload)?;
     let flows = traffic.flows(&raw.flow, &mut size)?;
@@ -671,6 +673,12 @@ impl LinkTable {
         let delay = link_propagation(ctx, raw, l, &p)?;
         let fc_a = end_fc(&l.a_end)?;
         let fc_b = end_fc(&l.b_end)?;
+        let end_trust = |end: &Option<RawEnd>| {
+            let q = end.as_ref().map_or_else(|| p.clone(), |e| e.over(&p));
+            link_trust(ctx, &q)
+        };
+        let trust_a = end_trust(&l.a_end)?;
+        let trust_b = end_trust(&l.b_end)?;
         let ets_idle_slope = link_idle_slopes(ctx, &p, rate)?;
         let ets = link_ets(ctx, &p, &ets_idle_slope, l.a.span())?;
         let a = table.names.resolve(ctx, &l.a, "a")?;
@@ -713,6 +721,8 @@ impl LinkTable {
                     dcbx_a,
                     dcbx_b,
                     ber,
+                    trust_a: trust_a.clone(),
+                    trust_b: trust_b.clone(),
                 });
                 self.spans.push(l.a.span());
                 self.mtus

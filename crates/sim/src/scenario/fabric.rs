@@ -453,6 +453,8 @@ impl<'a> Entries<'a> {
             ets_tsa: None,
             ets_idle_slope: None,
             dcbx: None,
+            trust: None,
+            dscp2prio: None,
             a_end: None,
             b_end: None,
         }

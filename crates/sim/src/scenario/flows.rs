@@ -15,9 +15,10 @@ use super::qp::{RawQp, qp_spec};
 use super::raw::{RawFlow, RawSignal, RawWorkload};
 use super::topology::{Size, Topology};
 use crate::config::model::ModelConfig;
+use crate::config::qos::DscpMap;
 use crate::config::traffic::{FlowSpec, Pattern, SizeCdf, Workload, frame_len};
 use crate::config::transport::QpSpec;
-use crate::config::{NodeConfig, Signal};
+use crate::config::{LinkConfig, NodeConfig, NodeKind, Signal};
 use crate::frame::NodeId;
 
 /// Largest `cdf_file` read (a flow-size CDF is a few hundred lines).
@@ -44,9 +45,69 @@ pub(super) struct Traffic<'a> {
     pub(super) mtus: &'a Mtus,
     /// The modelling choices (the framing sizes a QP's frames).
     pub(super) model: &'a ModelConfig,
+    /// Per node: the DSCP map of a host whose port trusts DSCP.
+    pub(super) host_dscp: Vec<Option<&'a DscpMap>>,
+}
+
+/// Per node, the DSCP map of a host whose NIC port trusts DSCP (`None`: trusts PCP, or a
+/// switch).
+pub(super) fn host_dscp_maps<'a>(nodes: &[NodeConfig], links: &'a [LinkConfig]) -> Vec<Option<&'a DscpMap>> {
+    let mut out = vec![None; nodes.len()];
+    for l in links {
+        for (n, t) in [(l.a, &l.trust_a), (l.b, &l.trust_b)] {
+            if matches!(nodes[n as usize].kind, NodeKind::Host(_)) {
+                out[n as usize] = t.dscp_map();
+            }
+        }
+    }
+    out
 }
 
 impl Traffic<'_> {
+    /// A QP's priorities agree with the DSCP maps of the NICs that send its packets: its
+    /// sources' (data, `priority`) and its destinations' (replies and CNPs, `ack_priority` and
+    /// `cnp_priority`), where those ports trust DSCP (their NIC then classifies by the map,
+    /// as mlx5 does, and a priority key that says otherwise would be ignored).
+    fn check_trust(
+        &self,
+        what: &str,
+        span: std::ops::Range<usize>,
+        qp: Option<&QpSpec>,
+        priority: u8,
+        srcs: &[NodeId],
+        dsts: &[NodeId],
+    ) -> Result<(), ScenarioError> {
+        let Some(qp) = qp else { return Ok(()) };
+        let mut wants: Vec<(NodeId, &str, &str, u8, u8)> = Vec::new();
+        for &s in srcs {
+            wants.push((s, "priority", "data packets", qp.dscp, priority));
+        }
+        for &d in dsts {
+            wants.push((d, "ack_priority", "ACK/NAK replies", qp.dscp, qp.ack_priority));
+            if let (Some(cd), Some(cp)) = (qp.cc.cnp_dscp(), qp.cc.cnp_priority()) {
+                wants.push((d, "cnp_priority", "CNPs", cd, cp));
+            }
+        }
+        for (h, key, packets, dscp, found) in wants {
+            if let Some(map) = self.host_dscp[h as usize] {
+                let p = map[usize::from(dscp)];
+                if p != found {
+                    return self.ctx.err(
+                        span,
+                        key,
+                        format!(
+                            "{what}: host {:?} trusts DSCP and its map sends the {packets} (DSCP {dscp}) on \
+                             priority {p}, found {key} {found}; allowed {key} = {p} (or another `dscp` or \
+                             `dscp2prio`)",
+                            self.name(h)
+                        ),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn name(&self, n: NodeId) -> &str {
         &self.nodes[n as usize].name
     }
@@ -248,6 +309,7 @@ impl Traffic<'_> {
                             Some("ack_priority") => keys.ack_priority.is_some(),
                             Some("cnp_priority") => keys.cnp_priority.is_some(),
                             Some("udp_dport") => keys.udp_dport.is_some(),
+                            Some("dscp") => keys.dscp.is_some(),
                             Some("dcqcn") => keys.dcqcn.is_some(),
                             Some("qcn") => keys.qcn.is_some(),
                             Some("dctcp") => keys.dctcp.is_some(),
@@ -346,6 +408,14 @@ impl Traffic<'_> {
                 *f.priority.get_ref(),
                 srcs,
                 f.name.span(),
+            )?;
+            self.check_trust(
+                &what,
+                f.name.span(),
+                qp.as_deref(),
+                *f.priority.get_ref(),
+                srcs,
+                dsts,
             )?;
             let mtu = f.mtu.as_ref().map_or(self.mtu_default, |m| *m.get_ref());
             for ends in [srcs, dsts] {
@@ -497,6 +567,14 @@ impl Traffic<'_> {
                 *w.priority.get_ref(),
                 &src,
                 w.name.span(),
+            )?;
+            self.check_trust(
+                &what,
+                w.name.span(),
+                qp.as_deref(),
+                *w.priority.get_ref(),
+                &src,
+                &dst,
             )?;
             let mtu = w.mtu.as_ref().map_or(self.mtu_default, |m| *m.get_ref());
             for ends in [&src, &dst] {

@@ -14,6 +14,7 @@ use toml::Spanned;
 use super::ScenarioError;
 use super::build::Ctx;
 use super::raw::RawLinkParams;
+use crate::config::qos::{DEFAULT_DSCP_MAP, Trust};
 
 /// Slowest link (and receiver) rate a scenario may use: 10 Mb/s Ethernet.
 pub const MIN_LINK_RATE: Rate = Rate::from_mbps(10);
@@ -176,7 +177,67 @@ pub(super) fn merge(base: &RawLinkParams, over: &RawLinkParams) -> RawLinkParams
         ets_tsa: pick(&over.ets_tsa, &base.ets_tsa),
         ets_idle_slope: pick(&over.ets_idle_slope, &base.ets_idle_slope),
         dcbx: over.dcbx.or(base.dcbx),
+        trust: pick(&over.trust, &base.trust),
+        dscp2prio: pick(&over.dscp2prio, &base.dscp2prio),
     }
+}
+
+/// What a port classifies received frames by (`trust`, `dscp2prio` over the defaults): a
+/// `dscp2prio` without `trust = "dscp"` is refused (it would change nothing).
+pub(super) fn link_trust(ctx: &Ctx<'_>, p: &RawLinkParams) -> Result<Trust, ScenarioError> {
+    let dscp = match &p.trust {
+        None => false,
+        Some(t) => match t.get_ref().as_str() {
+            "pcp" => false,
+            "dscp" => true,
+            other => {
+                return ctx.err(
+                    t.span(),
+                    "trust",
+                    format!(
+                        "found {other:?}, allowed \"pcp\" (the 802.1Q priority, the default) or \"dscp\""
+                    ),
+                );
+            }
+        },
+    };
+    let Some(entries) = &p.dscp2prio else {
+        return Ok(if dscp {
+            Trust::Dscp(Box::new(DEFAULT_DSCP_MAP))
+        } else {
+            Trust::Pcp
+        });
+    };
+    if !dscp {
+        return ctx.err(
+            entries.span(),
+            "dscp2prio",
+            "given without `trust = \"dscp\"`; allowed only on a port that trusts DSCP (under PCP trust it maps nothing)".into(),
+        );
+    }
+    let mut map = DEFAULT_DSCP_MAP;
+    for (k, v) in entries.get_ref() {
+        let d = match k.parse::<u8>() {
+            Ok(d) if d <= 63 => d,
+            _ => {
+                return ctx.err(
+                    entries.span(),
+                    "dscp2prio",
+                    format!("found DSCP {k:?}, allowed 0..=63"),
+                );
+            }
+        };
+        let prio = *v.get_ref();
+        if !(0..=7).contains(&prio) {
+            return ctx.err(
+                v.span(),
+                "dscp2prio",
+                format!("found priority {prio} for DSCP {d}, allowed 0..=7"),
+            );
+        }
+        map[usize::from(d)] = prio as u8;
+    }
+    Ok(Trust::Dscp(Box::new(map)))
 }
 
 /// A DCBX table (`lossless_proto::dcbx::DcbxConfig`'s TOML shape: `mode`, `pfc = { willing,

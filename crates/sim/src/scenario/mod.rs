@@ -17,6 +17,7 @@ mod build;
 mod buildable;
 mod fabric;
 mod flows;
+pub mod import;
 mod link;
 mod mtu;
 mod pathology;

@@ -36,6 +36,8 @@ pub(super) struct RawQp {
     pub(super) cnp_priority: Option<u8>,
     /// UDP destination port of the data packets (default 4791).
     pub(super) udp_dport: Option<u16>,
+    /// IP DSCP of the data packets and replies (default 26).
+    pub(super) dscp: Option<u8>,
     /// DCQCN overrides (reaction and notification point), NVIDIA names.
     pub(super) dcqcn: Option<toml::Table>,
     /// QCN reaction point overrides, 802.1Qau MIB names.
@@ -70,6 +72,7 @@ impl RawQp {
             ack_priority: self.ack_priority.or(base.ack_priority),
             cnp_priority: self.cnp_priority.or(base.cnp_priority),
             udp_dport: self.udp_dport.or(base.udp_dport),
+            dscp: self.dscp.or(base.dscp),
             dcqcn: table(&self.dcqcn, &base.dcqcn),
             qcn: table(&self.qcn, &base.qcn),
             dctcp: table(&self.dctcp, &base.dctcp),
@@ -453,12 +456,17 @@ pub(super) fn qp_spec(
             return Err(err(key, format!("found {p}, allowed 0..=7")));
         }
     }
+    let dscp = q.dscp.unwrap_or(crate::config::qos::ROCE_DSCP);
+    if dscp > 63 {
+        return Err(err("dscp", format!("found {dscp}, allowed 0..=63")));
+    }
     Ok(QpSpec {
         rc,
         cc,
         ack_priority,
         udp_dport: q.udp_dport.unwrap_or(crate::config::transport::ROCE_UDP_PORT),
         window: QpWindow::NONE,
+        dscp,
     })
 }
 

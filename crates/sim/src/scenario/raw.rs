@@ -148,6 +148,10 @@ pub(super) struct RawLinkParams {
     pub(super) ets_idle_slope: Option<BTreeMap<String, Spanned<String>>>,
     /// Run a DCBX agent on both ports: their PFC and ETS come from negotiation.
     pub(super) dcbx: Option<bool>,
+    /// What the port classifies received frames by: "pcp" (default) or "dscp".
+    pub(super) trust: Option<Spanned<String>>,
+    /// DSCP → priority entries over the default map (DSCP / 8), `{ 26 = 3, 48 = 6 }`.
+    pub(super) dscp2prio: Option<Spanned<BTreeMap<String, Spanned<i64>>>>,
 }
 
 #[derive(Deserialize)]
@@ -217,6 +221,8 @@ pub(super) struct RawLink {
     pub(super) ets_tsa: Option<Spanned<Vec<String>>>,
     pub(super) ets_idle_slope: Option<BTreeMap<String, Spanned<String>>>,
     pub(super) dcbx: Option<bool>,
+    pub(super) trust: Option<Spanned<String>>,
+    pub(super) dscp2prio: Option<Spanned<BTreeMap<String, Spanned<i64>>>>,
     /// Flow-control keys for the port at `a` only (e.g. a NIC that ignores PFC).
     pub(super) a_end: Option<RawEnd>,
     /// Flow-control keys for the port at `b` only.
@@ -236,6 +242,10 @@ pub(super) struct RawEnd {
     pub(super) reaction_delay_quanta: Option<Spanned<u64>>,
     /// This port's local DCBX configuration (over its node's `dcbx`).
     pub(super) dcbx: Option<toml::Value>,
+    /// What this port classifies received frames by.
+    pub(super) trust: Option<Spanned<String>>,
+    /// This port's DSCP → priority entries.
+    pub(super) dscp2prio: Option<Spanned<BTreeMap<String, Spanned<i64>>>>,
 }
 
 impl RawEnd {
@@ -261,6 +271,8 @@ impl RawEnd {
                 .reaction_delay_quanta
                 .clone()
                 .or_else(|| base.reaction_delay_quanta.clone()),
+            trust: self.trust.clone().or_else(|| base.trust.clone()),
+            dscp2prio: self.dscp2prio.clone().or_else(|| base.dscp2prio.clone()),
             ..base.clone()
         }
     }
@@ -287,6 +299,8 @@ impl RawLink {
             ets_tsa: self.ets_tsa.clone(),
             ets_idle_slope: self.ets_idle_slope.clone(),
             dcbx: self.dcbx,
+            trust: self.trust.clone(),
+            dscp2prio: self.dscp2prio.clone(),
         }
     }
 }
@@ -314,6 +328,7 @@ pub(super) struct RawFlow {
     pub(super) ack_priority: Option<u8>,
     pub(super) cnp_priority: Option<u8>,
     pub(super) udp_dport: Option<u16>,
+    pub(super) dscp: Option<u8>,
     pub(super) dcqcn: Option<toml::Table>,
     pub(super) qcn: Option<toml::Table>,
     pub(super) dctcp: Option<toml::Table>,
@@ -347,6 +362,7 @@ pub(super) struct RawWorkload {
     pub(super) ack_priority: Option<u8>,
     pub(super) cnp_priority: Option<u8>,
     pub(super) udp_dport: Option<u16>,
+    pub(super) dscp: Option<u8>,
     pub(super) dcqcn: Option<toml::Table>,
     pub(super) qcn: Option<toml::Table>,
     pub(super) dctcp: Option<toml::Table>,
@@ -373,6 +389,7 @@ macro_rules! qp_keys {
                     ack_priority: self.ack_priority,
                     cnp_priority: self.cnp_priority,
                     udp_dport: self.udp_dport,
+                    dscp: self.dscp,
                     dcqcn: self.dcqcn.clone(),
                     qcn: self.qcn.clone(),
                     dctcp: self.dctcp.clone(),
@@ -387,6 +404,7 @@ macro_rules! qp_keys {
                     ("ack_priority", self.ack_priority.is_some()),
                     ("cnp_priority", self.cnp_priority.is_some()),
                     ("udp_dport", self.udp_dport.is_some()),
+                    ("dscp", self.dscp.is_some()),
                     ("dcqcn", self.dcqcn.is_some()),
                     ("qcn", self.qcn.is_some()),
                     ("dctcp", self.dctcp.is_some()),

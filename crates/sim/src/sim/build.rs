@@ -158,10 +158,10 @@ fn build_ports(
         let pa = ports.len() as PortId;
         let pb = pa + 1;
         let ends = [
-            (link.a, pb, link.fc_a, pa, &link.dcbx_a),
-            (link.b, pa, link.fc_b, pb, &link.dcbx_b),
+            (link.a, pb, link.fc_a, pa, &link.dcbx_a, &link.trust_a),
+            (link.b, pa, link.fc_b, pb, &link.dcbx_b, &link.trust_b),
         ];
-        for (node, peer, fc, me, dcbx_cfg) in ends {
+        for (node, peer, fc, me, dcbx_cfg, trust) in ends {
             let local = node_ports[node as usize].len() as u32;
             node_ports[node as usize].push(me);
             let end = PortEnd {
@@ -172,7 +172,15 @@ fn build_ports(
                 local,
                 dcbx: dcbx_cfg.as_ref(),
             };
-            ports.push(build_port(config, li, link, end, max_frame_bytes)?);
+            let mut port = build_port(config, li, link, end, max_frame_bytes)?;
+            port.dscp_map = trust.dscp_map().map(|m| Box::new(*m));
+            // the sender's side of the wire says whether the receiver classifies by DSCP
+            port.peer_trusts_dscp = if me == pa {
+                link.trust_b.dscp_map().is_some()
+            } else {
+                link.trust_a.dscp_map().is_some()
+            };
+            ports.push(port);
         }
     }
     Ok((ports, node_ports))
@@ -401,6 +409,8 @@ fn build_port(
         NodeKind::Host(_) => (None, (0, 0), 0),
     };
     Ok(Port {
+        peer_trusts_dscp: false,
+        dscp_map: None,
         node,
         local,
         peer,

@@ -6,7 +6,7 @@
 //! Data frames of flows without a transport are captured up to 64 bytes (the original length
 //! is kept): their payload is the flow id (4 bytes, big-endian), the frame id (8 bytes) and
 //! zeros. Frames of RoCEv2 QPs are real RoCEv2 packets built by `lossless_wire::roce`: an
-//! 802.1Q tag with the frame's priority, IPv4 from host to host ([`host_ipv4`]), DSCP 26 (data and replies) or 48 (CNPs), the frame's ECN field, UDP from
+//! 802.1Q tag with the frame's priority, IPv4 from host to host ([`host_ipv4`]), the QP's `dscp` (data and replies, default 26) or `dcqcn.cnp_dscp` (CNPs, default 48; a workload's QPs: the defaults), the frame's ECN field, UDP from
 //! the flow's source port to 4791, BTH with the flow's id as destination QP and the packet's
 //! PSN, AckReq and SEND First/Middle/Last/Only opcode, AETH on ACK/NAK (NAK: PSN sequence
 //! error), the CNP's 16 reserved bytes, a zero payload and a computed ICRC; every RoCEv2 frame
@@ -52,10 +52,11 @@ use crate::observer::{Observer, WireFrame};
 pub const DATA_ETHERTYPE: u16 = 0x88B5;
 /// Bytes of each data frame kept in the capture.
 pub const DATA_SNAPLEN: usize = 64;
-/// DSCP of RoCEv2 data packets and replies (ConnectX's usual RoCE DSCP).
-pub const ROCE_DSCP: u8 = 26;
-/// DSCP of CNPs (ConnectX `np_cnp_dscp` default).
-pub const CNP_DSCP: u8 = 48;
+/// DSCP of RoCEv2 data packets and replies of a QP that gives none (ConnectX's usual RoCE
+/// DSCP); a QP's own is its `dscp`.
+pub const ROCE_DSCP: u8 = crate::config::qos::ROCE_DSCP;
+/// DSCP of CNPs of a QP that gives none (ConnectX `np_cnp_dscp` default).
+pub const CNP_DSCP: u8 = crate::config::qos::CNP_DSCP;
 
 /// The IPv4 address of host `node` in captures: `10.` and the low 24 bits of the node id + 1
 /// (node 0 is 10.0.0.1).
@@ -207,6 +208,12 @@ impl PcapSink {
                 FlowInfo {
                     sport,
                     cn_tag: f.transport.as_ref().is_some_and(|t| t.cc.cn_tag()),
+                    dscp: f.transport.as_ref().map_or(ROCE_DSCP, |t| t.dscp),
+                    cnp_dscp: f
+                        .transport
+                        .as_ref()
+                        .and_then(|t| t.cc.cnp_dscp())
+                        .unwrap_or(CNP_DSCP),
                     src: f.src,
                     dst: f.dst,
                 }
@@ -323,6 +330,10 @@ struct FlowInfo {
     cn_tag: bool,
     src: NodeId,
     dst: NodeId,
+    /// DSCP of its data packets and replies.
+    dscp: u8,
+    /// DSCP of its CNPs.
+    cnp_dscp: u8,
 }
 
 impl PcapSink {
@@ -331,6 +342,7 @@ impl PcapSink {
         let wire_len = f.len.saturating_sub(4);
         let info = self.flow_info.get(f.flow as usize).copied();
         let (sport, cn_tag) = info.map_or((10_000, false), |i| (i.sport, i.cn_tag));
+        let (dscp, cnp_dscp) = info.map_or((ROCE_DSCP, CNP_DSCP), |i| (i.dscp, i.cnp_dscp));
         let vlan = Some(VlanTag::from_tci(
             EtherType::VLAN_C_TAG,
             u16::from(f.priority) << 13,
@@ -360,7 +372,7 @@ impl PcapSink {
                 let headers = 14 + 4 + 20 + 8 + 12 + 4 + if cn_tag { 4 } else { 0 };
                 let payload = (wire_len as usize).saturating_sub(headers);
                 let r = RoceFrameRepr::rc_send(
-                    envelope(ROCE_DSCP),
+                    envelope(dscp),
                     qp,
                     f.psn(),
                     f.has(flags::FIRST),
@@ -391,10 +403,9 @@ impl PcapSink {
                     syndrome,
                     msn: f.msn(),
                 };
-                RoceFrameRepr::rc_ack(envelope(ROCE_DSCP), qp, f.psn(), aeth)
-                    .emit(FcsMode::Absent, &mut self.buf)
+                RoceFrameRepr::rc_ack(envelope(dscp), qp, f.psn(), aeth).emit(FcsMode::Absent, &mut self.buf)
             }
-            FrameKind::Cnp => RoceFrameRepr::cnp(envelope(CNP_DSCP), qp).emit(FcsMode::Absent, &mut self.buf),
+            FrameKind::Cnp => RoceFrameRepr::cnp(envelope(cnp_dscp), qp).emit(FcsMode::Absent, &mut self.buf),
             FrameKind::Cnm => {
                 let c = f.cnm_feedback();
                 let cp_port = self

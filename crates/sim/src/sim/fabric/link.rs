@@ -5,11 +5,28 @@
 use lossless_proto::flow_control::ReceivedControl;
 
 use crate::event::EventQueue;
-use crate::frame::PortId;
+use crate::frame::{Frame, FrameKind, PortId};
 use crate::observer::{Observer, WireFrame};
 use crate::sim::{Event, Simulator};
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
+    /// The priority port `p`, which trusts DSCP, gives a received data frame: its RoCEv2
+    /// packets (data and replies with their QP's `dscp`, CNPs with its `cnp_dscp`) by the
+    /// port's map; frames without an IP header (plain frames, CNMs) keep their PCP.
+    #[cold]
+    fn classify_dscp(&self, p: PortId, frame: &Frame) -> u8 {
+        let Some(map) = self.ports[p as usize].dscp_map.as_deref() else {
+            return frame.priority;
+        };
+        let qp = self.flows[frame.flow as usize].spec.transport.as_deref();
+        let dscp = match frame.kind {
+            FrameKind::Plain | FrameKind::Cnm => None,
+            FrameKind::RoceData | FrameKind::Ack | FrameKind::Nak | FrameKind::Sack => qp.map(|q| q.dscp),
+            FrameKind::Cnp => qp.and_then(|q| q.cc.cnp_dscp()),
+        };
+        dscp.map_or(frame.priority, |d| map[usize::from(d & 63)])
+    }
+
     /// The oldest frame on the wire towards `p` arrived whole: hand it to what consumes it.
     pub(in crate::sim) fn on_arrive(&mut self, p: PortId) {
         let now = self.now;
@@ -17,9 +34,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if self.hook_lost_on_wire(p, peer) {
             return;
         }
-        let Some(w) = self.ports[peer as usize].inflight.pop_front() else {
+        let wire = &mut self.ports[peer as usize];
+        let Some(w) = wire.inflight.pop_front() else {
             return;
         };
+        let classify = wire.peer_trusts_dscp;
         match w {
             WireFrame::Control(cf) => {
                 let port = &mut self.ports[p as usize];
@@ -34,6 +53,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             WireFrame::Lldp { .. } => self.hook_lldp_arrived(p, peer),
             WireFrame::Data(mut frame) => {
                 // (counted received as sent by the peer, see `received`)
+                if classify {
+                    frame.priority = self.classify_dscp(p, &frame);
+                }
                 let port = &self.ports[p as usize];
                 let node = port.node;
                 frame.ingress = p;

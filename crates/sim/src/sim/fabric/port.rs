@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 use lossless_proto::flow_control::{FlowControl, TxSlot};
 use lossless_proto::units::{Duration, Instant, Rate};
 
+use crate::config::qos::DscpMap;
 use crate::event::EventQueue;
 use crate::frame::{DropReason, Frame, NodeId, PortId};
 use crate::observer::{Observer, WireFrame};
@@ -84,12 +85,18 @@ pub(crate) struct Port {
     pub(in crate::sim) current: Option<Frame>,
     /// Frames on the wire towards `peer`, oldest first (constant delay keeps FIFO order).
     pub(in crate::sim) inflight: VecDeque<WireFrame>,
+    /// The port at the other end of the wire classifies the RoCEv2 packets it receives by
+    /// their DSCP (its `dscp_map`): read per arrival beside `inflight`, which the arrival pops,
+    /// so the receiving port's first cache line keeps its layout.
+    pub(in crate::sim) peer_trusts_dscp: bool,
     /// LLDPDUs waiting for the transmitter.
     pub(in crate::sim) lldp_tx: VecDeque<Vec<u8>>,
     pub(in crate::sim) timer_at: Instant,
     pub(crate) rate: Rate,
     /// The DCBX agent of a DCBX-managed port.
     pub(crate) dcbx: Option<Box<PortDcbx>>,
+    /// The DSCP → priority map of a port that trusts DSCP.
+    pub(in crate::sim) dscp_map: Option<Box<DscpMap>>,
     /// Per priority: the frames, their bytes and the most it held, a cache line each.
     pub(crate) queues: [EgressQueue; 8],
     pub(crate) mac: FlowControl,
