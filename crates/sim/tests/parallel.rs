@@ -63,3 +63,93 @@ fn features_the_partitioned_engine_lacks_are_refused_by_name() {
     let err = parallel::run(&cfg, 2).err().expect("refused");
     assert!(err.to_string().contains("RoCEv2 QPs"), "{err}");
 }
+
+#[test]
+fn a_fat_tree_under_a_websearch_workload_at_2_3_and_8_threads_reports_what_one_simulator_does() {
+    // k = 4, 100 G, 1 µs links, WebSearch at 50 % for 150 µs: ECMP, three tiers, flows
+    // created by a workload (every partition runs its arrivals, so that flow ids agree)
+    let dir = lossless_testkit::corpus_dir().join("workloads");
+    let text = r#"
+name = "ft4"
+seed = 7
+duration = "150us"
+[defaults]
+rate = "100G"
+flow_control = "pfc"
+pfc_priorities = [3]
+[fabric]
+kind = "fat-tree"
+k = 4
+host_rate = "100G"
+delay = "1us"
+[fabric.switch]
+buffer_bytes = 1000000
+alpha = 0.125
+[[workload]]
+name = "websearch"
+src = ["h*"]
+dst = ["h*"]
+priority = 3
+cdf_file = "WebSearch_distribution.txt"
+load = 0.5
+"#;
+    let cfg = scenario::load_str(text, "ft4.toml", Some(&dir), &Overrides::default()).expect("loads");
+    let seq = sequential(&cfg);
+    for t in [2, 3, 8] {
+        let (sim, stats) = parallel::run(&cfg, t).expect("splits");
+        assert!(stats.messages > 0 && stats.windows > 1, "{stats:?}");
+        let par = json_of(&sim);
+        assert!(
+            par == seq,
+            "fat tree at {t} threads ({stats:?}): {}",
+            first_difference(&seq, &par)
+        );
+    }
+}
+
+mod random_fabrics {
+    use super::*;
+    use lossless_sim::experiments::partition_model::Partitioning;
+    use proptest::prelude::*;
+
+    /// A leaf-spine of `leaves` × `spines` with `per_leaf` hosts at 10 G, small buffers (so
+    /// that PFC fires), and `flows` (source, destination, kilobytes) between its hosts.
+    fn fabric(leaves: u32, spines: u32, per_leaf: u32, delay_ns: u32, flows: &[(u32, u32, u32)]) -> String {
+        let hosts = leaves * per_leaf;
+        let mut t = format!(
+            "name = \"random\"\nseed = 3\nduration = \"300us\"\n[defaults]\nrate = \"10G\"\nflow_control = \"pfc\"\npfc_priorities = [3]\n\
+             [fabric]\nkind = \"leaf-spine\"\nleaves = {leaves}\nspines = {spines}\nhosts_per_leaf = {per_leaf}\nhost_rate = \"10G\"\ndelay = \"{delay_ns}ns\"\n\
+             [fabric.switch]\nbuffer_bytes = 200000\nalpha = 0.125\n"
+        );
+        for (i, &(s, d, kb)) in flows.iter().enumerate() {
+            let (s, d) = (s % hosts + 1, d % hosts + 1);
+            if s == d {
+                continue;
+            }
+            t += &format!(
+                "[[flow]]\nname = \"f{i}\"\nsrc = \"h{s}\"\ndst = \"h{d}\"\npriority = {}\nsize_bytes = {}\n",
+                if i % 3 == 0 { 0 } else { 3 },
+                kb * 1000
+            );
+        }
+        t
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
+        #[test]
+        fn any_split_of_a_random_leaf_spine_reports_what_one_simulator_does(
+            leaves in 2u32..4, spines in 1u32..3, per_leaf in 1u32..4, delay_ns in 100u32..2000,
+            flows in proptest::collection::vec((0u32..64, 0u32..64, 1u32..200), 1..8),
+            map in proptest::collection::vec(0u16..4, 64),
+        ) {
+            let text = fabric(leaves, spines, per_leaf, delay_ns, &flows);
+            let cfg = scenario::load_str(&text, "random.toml", None, &Overrides::default()).expect("loads");
+            let seq = sequential(&cfg);
+            let of_node: Vec<u16> = (0..cfg.nodes.len()).map(|n| map[n % map.len()]).collect();
+            let (sim, stats) = parallel::run_split(&cfg, &Partitioning::from_map(of_node)).expect("splits");
+            let par = json_of(&sim);
+            prop_assert!(par == seq, "{text}\n{stats:?}: {}", first_difference(&seq, &par));
+        }
+    }
+}

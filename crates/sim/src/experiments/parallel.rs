@@ -29,6 +29,10 @@ pub struct ParallelStats {
     pub messages: u64,
     /// Events each partition handled (the workloads' arrivals in each).
     pub events_per_thread: Vec<u64>,
+    /// Seconds each thread spent handling events.
+    pub busy_s_per_thread: Vec<f64>,
+    /// Seconds each thread spent at the barriers and handing frames over.
+    pub wait_s_per_thread: Vec<f64>,
 }
 
 /// The smallest lookahead over the links whose ends `part` puts in different partitions.
@@ -44,9 +48,16 @@ fn lookahead(config: &SimConfig, part: &Partitioning) -> Option<Duration> {
 /// Runs `config` on `threads` threads and returns the merged simulator, whose report is the
 /// one-thread run's.
 pub fn run(config: &SimConfig, threads: u16) -> Result<(Simulator, ParallelStats), PartitionError> {
-    let part = Partitioning::by_tier(config, threads.max(1));
+    run_split(config, &Partitioning::by_tier(config, threads.max(1)))
+}
+
+/// Runs `config` split as `part` says, one thread per partition.
+pub fn run_split(
+    config: &SimConfig,
+    part: &Partitioning,
+) -> Result<(Simulator, ParallelStats), PartitionError> {
     let n = part.parts as usize;
-    let la = lookahead(config, &part);
+    let la = lookahead(config, part);
     if la == Some(Duration::ZERO) {
         return Err(PartitionError::Unsupported(
             "a cut link without delay (no lookahead)",
@@ -64,6 +75,8 @@ pub fn run(config: &SimConfig, threads: u16) -> Result<(Simulator, ParallelStats
         threads: part.parts,
         lookahead_ps: la.map_or(0, |d| d.as_ps()),
         events_per_thread: vec![0; n],
+        busy_s_per_thread: vec![0.0; n],
+        wait_s_per_thread: vec![0.0; n],
         ..Default::default()
     });
     let of_node = &part.of_node;
@@ -77,6 +90,8 @@ pub fn run(config: &SimConfig, threads: u16) -> Result<(Simulator, ParallelStats
                     let mut out: Vec<Message> = Vec::new();
                     let mut by_dest: Vec<Vec<Message>> = vec![Vec::new(); n];
                     let (mut windows, mut messages) = (0u64, 0u64);
+                    let (mut busy, mut wait) = (0.0f64, 0.0f64);
+                    let mut clock = std::time::Instant::now();
                     loop {
                         *lock(&next[me]) = sim.next_event_at();
                         barrier.wait();
@@ -86,7 +101,11 @@ pub fn run(config: &SimConfig, threads: u16) -> Result<(Simulator, ParallelStats
                             break;
                         };
                         let until = la.map_or(end, |d| (start + d).min(end));
+                        wait += clock.elapsed().as_secs_f64();
+                        clock = std::time::Instant::now();
                         sim.run_until(until);
+                        busy += clock.elapsed().as_secs_f64();
+                        clock = std::time::Instant::now();
                         windows += 1;
                         sim.take_outbox(&mut out);
                         messages += out.len() as u64;
@@ -112,6 +131,8 @@ pub fn run(config: &SimConfig, threads: u16) -> Result<(Simulator, ParallelStats
                     st.windows = windows;
                     st.messages += messages;
                     st.events_per_thread[me] = sim.events();
+                    st.busy_s_per_thread[me] = busy;
+                    st.wait_s_per_thread[me] = wait + clock.elapsed().as_secs_f64();
                     sim
                 })
             })

@@ -36,6 +36,18 @@ pub struct Partitioning {
 }
 
 impl Partitioning {
+    /// The partitioning that puts node `n` in partition `of_node[n]` (each node its own group).
+    pub fn from_map(of_node: Vec<u16>) -> Partitioning {
+        let parts = of_node.iter().copied().max().map_or(1, |m| m + 1);
+        let groups = of_node.len() as u32;
+        Partitioning {
+            group_of_node: (0..groups).collect(),
+            groups,
+            of_node,
+            parts,
+        }
+    }
+
     /// The tier-and-group partitioning of `config` into `parts` partitions (at least 1).
     pub fn by_tier(config: &SimConfig, parts: u16) -> Partitioning {
         let parts = parts.max(1);
