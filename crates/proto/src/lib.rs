@@ -8,6 +8,7 @@ pub mod ecn;
 pub mod ets;
 pub mod flow_control;
 pub mod headroom;
+pub mod hpcc;
 pub mod lldp_agent;
 pub mod monitor;
 pub mod qcn;
