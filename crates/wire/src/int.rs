@@ -136,7 +136,13 @@ impl IntHeader {
     /// Reads the field from the first [`INT_LEN`] bytes of `buf`.
     pub fn parse(buf: &[u8]) -> Result<IntHeader> {
         if buf.len() < INT_LEN {
-            return Err(Error::truncated(0, "INT header", "hop records and nhop", INT_LEN, buf.len()));
+            return Err(Error::truncated(
+                0,
+                "INT header",
+                "hop records and nhop",
+                INT_LEN,
+                buf.len(),
+            ));
         }
         let mut h = IntHeader::default();
         for (slot, chunk) in h.hops.iter_mut().zip(buf.chunks_exact(8)) {
@@ -152,7 +158,13 @@ impl IntHeader {
     pub fn emit(&self, buf: &mut [u8]) -> Result<()> {
         let len = buf.len();
         let Some(out) = buf.get_mut(..INT_LEN) else {
-            return Err(Error::truncated(0, "INT header", "hop records and nhop", INT_LEN, len));
+            return Err(Error::truncated(
+                0,
+                "INT header",
+                "hop records and nhop",
+                INT_LEN,
+                len,
+            ));
         };
         for (chunk, hop) in out.chunks_exact_mut(8).zip(self.hops.iter()) {
             chunk.copy_from_slice(&hop.0.to_le_bytes());

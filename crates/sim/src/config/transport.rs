@@ -7,6 +7,7 @@
 use lossless_proto::dcqcn::{CnpMode, NpParams, RpParams};
 use lossless_proto::dctcp::DctcpParams;
 use lossless_proto::ecn::EcnConfig;
+use lossless_proto::hpcc::HpccParams;
 use lossless_proto::qcn::{CpParams, QcnRpParams};
 use lossless_proto::rocev2::RcConfig;
 use lossless_proto::units::Rate;
@@ -89,16 +90,33 @@ pub enum CcSpec {
         /// The sender's parameters.
         params: DctcpParams,
     },
+    /// HPCC as the HPCC ns-3 fork runs it on the NIC (`CC_MODE 3`): switches stamp INT
+    /// records into data packets at dequeue, the receiver echoes them on the ACK, and the
+    /// sender sets its rate from the most loaded hop. Needs a window (W₀ = the window's bytes).
+    Hpcc {
+        /// The sender's parameters.
+        params: HpccParams,
+        /// T, the base round-trip time of the utilisation EWMA, ns (the fork's maxRtt).
+        base_rtt_ns: u64,
+    },
 }
 
 impl CcSpec {
-    /// The name used in reports: `none`, `dcqcn`, `qcn`, `dctcp`.
+    /// The name used in reports: `none`, `dcqcn`, `qcn`, `dctcp`, `hpcc`.
     pub fn name(&self) -> &'static str {
         match self {
             CcSpec::None => "none",
             CcSpec::Dcqcn { .. } => "dcqcn",
             CcSpec::Qcn { .. } => "qcn",
             CcSpec::Dctcp { .. } => "dctcp",
+            CcSpec::Hpcc { .. } => "hpcc",
+        }
+    }
+    /// Bytes of the INT field its data packets and replies carry (HPCC: 42).
+    pub fn int_bytes(&self) -> u64 {
+        match self {
+            CcSpec::Hpcc { .. } => lossless_wire::int::INT_LEN as u64,
+            _ => 0,
         }
     }
     /// Whether the QP's data frames carry an 802.1Qau CN-TAG.

@@ -120,7 +120,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 fn max_frame_bytes(config: &SimConfig) -> Result<u32, BuildError> {
     let frame_of = |mtu: u64, t: &Option<Box<crate::config::transport::QpSpec>>| match t {
         None => frame_len(mtu),
-        Some(q) => config.model.roce_data_len(u64::from(q.rc.mtu), q.cc.cn_tag()),
+        Some(q) => config.model.roce_data_len(u64::from(q.rc.mtu), q.cc.cn_tag()) + q.cc.int_bytes(),
     };
     let largest_frame = config
         .flows
@@ -424,6 +424,14 @@ fn build_port(
         cn_enq: enq_mask | cp_mask,
         cn_deq: deq_mask,
         lldp_queued: false,
+        // switches stamp INT when some QP runs HPCC (its data packets only)
+        int_stamp: matches!(config.nodes[node as usize].kind, NodeKind::Switch(_))
+            && config
+                .flows
+                .iter()
+                .filter_map(|f| f.transport.as_deref())
+                .chain(config.workloads.iter().filter_map(|w| w.transport.as_deref()))
+                .any(|t| t.cc.int_bytes() > 0),
         kind: match (&config.nodes[node as usize].kind, config.model.buffer) {
             (NodeKind::Host(_), _) => PortKind::Host,
             (NodeKind::Switch(_), BufferModel::Shared) => PortKind::Switch,

@@ -72,6 +72,8 @@ pub(crate) struct Port {
     pub(in crate::sim) cn_deq: u8,
     /// `lldp_tx` holds an LLDPDU (tested per transmission instead of the queue's header).
     pub(in crate::sim) lldp_queued: bool,
+    /// Switch ports: data packets of HPCC QPs get an INT record here at dequeue.
+    pub(in crate::sim) int_stamp: bool,
     /// Whose port it is (tested per arrival and departure instead of the node).
     pub(in crate::sim) kind: PortKind,
     /// Link down, pfcwd drops (`sim/features/pathology/topo.rs`, `sim/features/pathology/pfcwd.rs`).

@@ -18,6 +18,7 @@
 
 use lossless_proto::dcqcn::{CnpMode, Np, ParamError, Rp};
 use lossless_proto::dctcp::Dctcp;
+use lossless_proto::hpcc::Hpcc;
 use lossless_proto::qcn::QcnRp;
 use lossless_proto::rocev2::{DataPacket, RcConfigError, Reply, Requester, Responder};
 use lossless_proto::units::{Instant, Rate};
@@ -29,6 +30,7 @@ use crate::event::EventQueue;
 use crate::frame::{Ecn, FlowId, Frame, FrameKind, NodeId, PortId, flags};
 use crate::observer::Observer;
 use crate::series::{RateSeries, SERIES_CAP};
+use crate::sim::features::hpcc::IntRings;
 use crate::sim::{Event, Node, Simulator};
 
 /// When a QP that started a packet of `len` bytes at `at` may start the next one, at `rate`
@@ -46,6 +48,7 @@ pub(crate) enum RpState {
     Dcqcn(Rp),
     Qcn(QcnRp),
     Dctcp(Dctcp),
+    Hpcc(Hpcc),
 }
 
 impl RpState {
@@ -55,25 +58,26 @@ impl RpState {
             RpState::Dcqcn(rp) => rp.rate(),
             RpState::Qcn(rp) => rp.rate(),
             RpState::Dctcp(d) => d.rate(),
+            RpState::Hpcc(h) => h.rate(),
         }
     }
     fn poll_timeout(&self) -> Option<Instant> {
         match self {
-            RpState::None | RpState::Dctcp(_) => None,
+            RpState::None | RpState::Dctcp(_) | RpState::Hpcc(_) => None,
             RpState::Dcqcn(rp) => rp.poll_timeout(),
             RpState::Qcn(rp) => rp.poll_timeout(),
         }
     }
     fn handle_timeout(&mut self, now: Instant) {
         match self {
-            RpState::None | RpState::Dctcp(_) => {}
+            RpState::None | RpState::Dctcp(_) | RpState::Hpcc(_) => {}
             RpState::Dcqcn(rp) => rp.handle_timeout(now),
             RpState::Qcn(rp) => rp.handle_timeout(now),
         }
     }
     fn on_sent(&mut self, now: Instant, bytes: u64) {
         match self {
-            RpState::None | RpState::Dctcp(_) => {}
+            RpState::None | RpState::Dctcp(_) | RpState::Hpcc(_) => {}
             RpState::Dcqcn(rp) => rp.on_sent(now, bytes),
             RpState::Qcn(rp) => rp.on_sent(now, bytes),
         }
@@ -115,6 +119,10 @@ pub(crate) struct Qp {
     pub(crate) echo_ce: bool,
     /// The limit on bytes in flight.
     pub(crate) window: QpWindow,
+    /// HPCC: the INT fields of its packets and replies.
+    pub(crate) int: Option<Box<IntRings>>,
+    /// Bytes of INT field its data packets and replies carry.
+    pub(crate) int_bytes: u64,
     pub(crate) mtu: u64,
     pub(crate) line: Rate,
     /// Earliest start of the next packet (pacing).
@@ -151,6 +159,9 @@ pub enum QpError {
     /// DCTCP's sender.
     #[error("dctcp: {0}")]
     Dctcp(ParamError),
+    /// HPCC's sender.
+    #[error("hpcc: {0}")]
+    Hpcc(ParamError),
 }
 
 impl Qp {
@@ -174,6 +185,19 @@ impl Qp {
                 RpState::Dctcp(Dctcp::new(*params, line).map_err(QpError::Dctcp)?),
                 None,
             ),
+            CcSpec::Hpcc { params, base_rtt_ns } => (
+                RpState::Hpcc(
+                    Hpcc::new(*params, line, *base_rtt_ns, spec.window.bytes).map_err(QpError::Hpcc)?,
+                ),
+                None,
+            ),
+        };
+        let int = match &spec.cc {
+            CcSpec::Hpcc { params, .. } => Some(Box::new(IntRings::new(
+                spec.window.bytes / u64::from(spec.rc.mtu.max(1)) + 1,
+                params.int_multi,
+            ))),
+            _ => None,
         };
         let mut series = RateSeries::with_capacity(SERIES_CAP);
         let first = rp.rate(line);
@@ -189,6 +213,8 @@ impl Qp {
             cn_tag: spec.cc.cn_tag(),
             echo_ce: matches!(spec.cc, CcSpec::Dctcp { .. }),
             window: spec.window,
+            int,
+            int_bytes: spec.cc.int_bytes(),
             mtu: u64::from(spec.rc.mtu),
             line,
             next_tx: start,
@@ -224,6 +250,7 @@ impl Qp {
             RpState::Dcqcn(rp) => rp.counters().rate_decreases,
             RpState::Qcn(rp) => rp.counters().rate_decreases,
             RpState::Dctcp(d) => d.counters().rate_decreases,
+            RpState::Hpcc(h) => h.counters().rate_decreases,
             RpState::None => 0,
         }
     }
@@ -376,6 +403,36 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
     }
 
+    /// HPCC set a new rate (the fork's `ChangeRate`): the QP's next packet may start the new
+    /// rate's gap after its last one, earlier or later than scheduled, even when that instant
+    /// had passed and the QP waits in the ready list (`qp_pull` then defers it).
+    fn qp_change_rate(&mut self, f: FlowId) {
+        let now = self.now;
+        let fs = &mut self.flows[f as usize];
+        let Some(qp) = fs.qp.as_deref_mut() else {
+            return;
+        };
+        let Some((at, len)) = qp.last_tx else {
+            return;
+        };
+        if qp.done {
+            return;
+        }
+        let next = pacing(&self.config.model, &fs.spec, qp.rate(), at, len);
+        qp.next_tx = next;
+        if qp.ready || qp.emit_at == Instant::MAX {
+            return; // `qp_pull` or the caller's `qp_wake` reads the new instant
+        }
+        // the pending `Emit` becomes stale: the caller's `qp_wake` (next passed) or one at the
+        // new instant replaces it
+        if next <= now {
+            qp.emit_at = Instant::MAX;
+        } else if qp.emit_at != next {
+            qp.emit_at = next;
+            self.queue.push(next, Event::Emit(f));
+        }
+    }
+
     /// The pacing instant came: the QP joins its host's ready list.
     pub(in crate::sim::features) fn qp_on_emit(&mut self, f: FlowId) {
         let now = self.now;
@@ -462,7 +519,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 continue; // waits for a reply or a timeout
             };
             let payload = u64::from(pkt.payload);
-            let len = self.config.model.roce_data_len(payload, qp.cn_tag);
+            let len = self.config.model.roce_data_len(payload, qp.cn_tag) + qp.int_bytes;
+            if let Some(int) = qp.int.as_deref_mut() {
+                int.sent(pkt.psn);
+            }
             let mut fl = 0;
             for (set, bit) in [
                 (pkt.first, flags::FIRST),
@@ -543,6 +603,16 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     d.handle_ack(qp.req.acked_bytes(), frame.has(flags::CNP), qp.req.next_byte());
                     repace |= qp.note_rate(now);
                 }
+                // HPCC likewise, with the INT field the reply echoes; a rate it sets moves
+                // the pacing of the packet already scheduled (the fork's `ChangeRate`)
+                let mut change_rate = false;
+                if let (RpState::Hpcc(h), Some(int)) = (&mut qp.rp, qp.int.as_deref()) {
+                    let echoed = int.reply(frame.psn());
+                    change_rate = h
+                        .handle_ack(qp.req.acked_bytes(), qp.req.next_byte(), &echoed)
+                        .is_some();
+                    qp.note_rate(now);
+                }
                 if qp.req.is_complete() && !qp.done {
                     qp.done = true;
                     let fs = &mut self.flows[f as usize];
@@ -552,6 +622,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 self.qp_check_failed(f);
                 if repace {
                     self.qp_repace(f);
+                }
+                if change_rate {
+                    self.qp_change_rate(f);
                 }
                 self.qp_wake(f);
                 self.qp_arm(f);
@@ -605,12 +678,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     fn responder_receive(&mut self, node: NodeId, frame: Frame) {
         let now = self.now;
         let f = frame.flow;
-        let overhead = self.config.model.roce_data_len(0, false);
+        let mut overhead = self.config.model.roce_data_len(0, false);
         let fs = &mut self.flows[f as usize];
         let sender = fs.spec.src;
         let Some(qp) = fs.qp.as_deref_mut() else {
             return;
         };
+        overhead += qp.int_bytes;
         fs.stats.delivered_frames += 1;
         fs.stats.delivered_bytes += u64::from(frame.len);
         fs.stats.last_delivery = Some(now);
@@ -660,7 +734,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             if cnp_flag {
                 qp.counters.cnp_flags_sent += 1;
             }
-            let len = self.config.model.reply_len();
+            let len = self.config.model.reply_len_with_int(qp.int_bytes);
+            if let Some(int) = qp.int.as_deref_mut() {
+                int.echo(frame.psn(), psn);
+            }
             let reply = Frame::reply(
                 kind,
                 f,
