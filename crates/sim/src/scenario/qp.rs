@@ -10,6 +10,7 @@
 use lossless_proto::dcqcn::{NpParams, RpParams};
 use lossless_proto::dctcp::DctcpParams;
 use lossless_proto::ecn::{EcnConfig, MarkPoint};
+use lossless_proto::hpcc::HpccParams;
 use lossless_proto::qcn::{CpParams, QcnRpParams};
 use lossless_proto::rocev2::{RcConfig, RcConfigError};
 use lossless_proto::units::{ParseRateError, Rate};
@@ -26,7 +27,7 @@ use crate::config::transport::{CcSpec, EcnSpec, QcnSpec, QpSpec, QpWindow};
 #[derive(Deserialize, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawQp {
-    /// "dcqcn", "qcn", "dctcp" or "none".
+    /// "dcqcn", "qcn", "dctcp", "hpcc" or "none".
     pub(super) cc: Option<Spanned<String>>,
     /// Preset of the congestion control: DCQCN "connectx", "paper", "hpcc-ns3"; QCN "mib".
     pub(super) preset: Option<Spanned<String>>,
@@ -43,6 +44,10 @@ pub(super) struct RawQp {
     /// DCTCP (`cc = "dctcp"`): `preset` ("hpcc-ns3") and `DctcpParams` overrides (`g`,
     /// `rate_ai`, `min_rate`).
     pub(super) dctcp: Option<toml::Table>,
+    /// HPCC (`cc = "hpcc"`): `preset` ("hpcc-ns3"), `base_rtt`, `bdp` and `HpccParams`
+    /// overrides (`eta`, `rate_ai`, `min_rate`, `max_stage`, `fast_react`, `sample_feedback`,
+    /// `int_multi`).
+    pub(super) hpcc: Option<toml::Table>,
     /// Transport overrides (`preset` "perftest", "hpcc-ns3", "irn-tlt", and `RcConfig` keys).
     pub(super) rocev2: Option<toml::Table>,
 }
@@ -73,6 +78,7 @@ impl RawQp {
             dcqcn: table(&self.dcqcn, &base.dcqcn),
             qcn: table(&self.qcn, &base.qcn),
             dctcp: table(&self.dctcp, &base.dctcp),
+            hpcc: table(&self.hpcc, &base.hpcc),
             rocev2: table(&self.rocev2, &base.rocev2),
         }
     }
@@ -357,6 +363,7 @@ pub(super) fn qp_spec(
     let rc = rc_config(q.rocev2.as_ref()).map_err(|m| err("rocev2", m.to_string()))?;
     // the congestion control
     let preset = q.preset.as_ref().map(|s| s.get_ref().as_str());
+    let mut window = QpWindow::NONE;
     let cc = match cc_name {
         "none" => CcSpec::None,
         "dcqcn" => {
@@ -426,10 +433,19 @@ pub(super) fn qp_spec(
         "dctcp" => CcSpec::Dctcp {
             params: dctcp_params(q, preset, rc.mtu, lines).map_err(|m| err("dctcp", m.to_string()))?,
         },
+        "hpcc" => {
+            let (params, base_rtt_ns, bdp) =
+                hpcc_params(q, preset, lines).map_err(|m| err("hpcc", m.to_string()))?;
+            window = QpWindow {
+                bytes: bdp,
+                variable: true,
+            };
+            CcSpec::Hpcc { params, base_rtt_ns }
+        }
         other => {
             return Err(err(
                 "cc",
-                format!("found {other:?}, allowed \"dcqcn\", \"qcn\", \"dctcp\" or \"none\""),
+                format!("found {other:?}, allowed \"dcqcn\", \"qcn\", \"dctcp\", \"hpcc\" or \"none\""),
             ));
         }
     };
@@ -441,6 +457,9 @@ pub(super) fn qp_spec(
     }
     if cc_name != "dctcp" && q.dctcp.is_some() {
         return Err(err("dctcp", format!("given but cc is {cc_name:?}")));
+    }
+    if cc_name != "hpcc" && q.hpcc.is_some() {
+        return Err(err("hpcc", format!("given but cc is {cc_name:?}")));
     }
     let ack_priority = q.ack_priority.unwrap_or(priority);
     for (key, p) in [
@@ -458,7 +477,7 @@ pub(super) fn qp_spec(
         cc,
         ack_priority,
         udp_dport: q.udp_dport.unwrap_or(crate::config::transport::ROCE_UDP_PORT),
-        window: QpWindow::NONE,
+        window,
     })
 }
 
@@ -532,6 +551,95 @@ fn dctcp_params(
             .map_err(|source| DctcpKeyError::Invalid { source, line })?;
     }
     Ok(p)
+}
+
+/// Why a QP's `hpcc` table was refused ([`hpcc_params`]).
+#[derive(Debug)]
+enum HpccKeyError {
+    /// `preset` is not text.
+    PresetNotText(toml::Value),
+    /// `preset` names no HPCC preset.
+    Preset(String),
+    /// `base_rtt` or `bdp` missing or of the wrong kind.
+    Required(&'static str, String),
+    /// A key's value does not convert.
+    Key(EngineKeyError),
+    /// The preset with the keys laid over it does not read back.
+    Overlay(EngineKeyError),
+    /// A parameter out of range for a sender's line rate.
+    Invalid {
+        /// The engine's reason.
+        source: lossless_proto::dcqcn::ParamError,
+        /// The sender's line rate.
+        line: Rate,
+    },
+}
+
+impl std::fmt::Display for HpccKeyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HpccKeyError::PresetNotText(v) => write!(f, "key `preset`: found {v}, allowed \"hpcc-ns3\""),
+            HpccKeyError::Preset(name) => write!(f, "preset: found {name:?}, allowed \"hpcc-ns3\" (HPCC)"),
+            HpccKeyError::Required(key, found) => write!(
+                f,
+                "key `{key}`: found {found}, allowed {}",
+                if *key == "base_rtt" {
+                    "a duration above 0 (T, the base RTT the utilisation is averaged over, e.g. \"4160ns\")"
+                } else {
+                    "bytes above 0 (W₀, the window at line rate, e.g. 52000: the fork's maxBdp)"
+                }
+            ),
+            HpccKeyError::Key(e) => write!(f, "{e}"),
+            HpccKeyError::Overlay(e) => write!(
+                f,
+                "{e} (keys: preset, base_rtt, bdp, eta, rate_ai, min_rate, max_stage, fast_react, sample_feedback, int_multi)"
+            ),
+            HpccKeyError::Invalid { source, line } => write!(f, "{source} (sender's line rate {line})"),
+        }
+    }
+}
+
+impl std::error::Error for HpccKeyError {}
+
+/// The HPCC parameters of the QP keys `q`, with T (ns) and W₀ (bytes): the table's `preset`
+/// (else the QP's, else "hpcc-ns3") with its other keys laid over it; `base_rtt` and `bdp`
+/// are required. Checked against every sender line rate of `lines`.
+fn hpcc_params(
+    q: &RawQp,
+    preset: Option<&str>,
+    lines: &[Rate],
+) -> Result<(HpccParams, u64, u64), HpccKeyError> {
+    let mut t = q.hpcc.clone().unwrap_or_default();
+    let name = match t.remove("preset") {
+        Some(toml::Value::String(s)) => s,
+        Some(v) => return Err(HpccKeyError::PresetNotText(v)),
+        None => preset.unwrap_or("hpcc-ns3").to_string(),
+    };
+    let base = HpccParams::preset(&name).ok_or(HpccKeyError::Preset(name))?;
+    let rtt = match t.remove("base_rtt") {
+        Some(toml::Value::String(d)) => match parse_duration(&d) {
+            Ok(d) if d.as_ns() > 0 => d.as_ns() as u64,
+            _ => return Err(HpccKeyError::Required("base_rtt", format!("{d:?}"))),
+        },
+        Some(v) => return Err(HpccKeyError::Required("base_rtt", v.to_string())),
+        None => return Err(HpccKeyError::Required("base_rtt", "nothing".into())),
+    };
+    let bdp = match t.remove("bdp") {
+        Some(toml::Value::Integer(b)) if b > 0 => b as u64,
+        Some(v) => return Err(HpccKeyError::Required("bdp", v.to_string())),
+        None => return Err(HpccKeyError::Required("bdp", "nothing".into())),
+    };
+    let over = t
+        .iter()
+        .map(|(k, v)| to_json(k, v).map(|j| (k.clone(), j)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(HpccKeyError::Key)?;
+    let p: HpccParams = overlay(&base, over.into_iter()).map_err(HpccKeyError::Overlay)?;
+    for &line in lines {
+        p.validate(line)
+            .map_err(|source| HpccKeyError::Invalid { source, line })?;
+    }
+    Ok((p, rtt, bdp))
 }
 
 /// The `ecn` table of a switch (or the top-level `[ecn]`).

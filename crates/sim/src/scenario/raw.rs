@@ -317,6 +317,7 @@ pub(super) struct RawFlow {
     pub(super) dcqcn: Option<toml::Table>,
     pub(super) qcn: Option<toml::Table>,
     pub(super) dctcp: Option<toml::Table>,
+    pub(super) hpcc: Option<toml::Table>,
     pub(super) rocev2: Option<toml::Table>,
 }
 
@@ -350,6 +351,7 @@ pub(super) struct RawWorkload {
     pub(super) dcqcn: Option<toml::Table>,
     pub(super) qcn: Option<toml::Table>,
     pub(super) dctcp: Option<toml::Table>,
+    pub(super) hpcc: Option<toml::Table>,
     pub(super) rocev2: Option<toml::Table>,
 }
 
@@ -376,6 +378,7 @@ macro_rules! qp_keys {
                     dcqcn: self.dcqcn.clone(),
                     qcn: self.qcn.clone(),
                     dctcp: self.dctcp.clone(),
+                    hpcc: self.hpcc.clone(),
                     rocev2: self.rocev2.clone(),
                 }
             }
@@ -390,6 +393,7 @@ macro_rules! qp_keys {
                     ("dcqcn", self.dcqcn.is_some()),
                     ("qcn", self.qcn.is_some()),
                     ("dctcp", self.dctcp.is_some()),
+                    ("hpcc", self.hpcc.is_some()),
                     ("rocev2", self.rocev2.is_some()),
                 ]
                 .into_iter()

@@ -163,6 +163,25 @@ fn build_ports(
             ports.push(build_port(config, li, link, end, max_frame_bytes)?);
         }
     }
+    // HPCC's INT record names a port's rate by an index into 25..400 Gb/s (the fork prints
+    // "unknown rate" and reads any other as 25 G): refused rather than misread
+    if let Some(p) = ports
+        .iter()
+        .find(|p| p.int_stamp && !lossless_wire::int::LINE_RATES[..5].contains(&p.rate.bps()))
+    {
+        let flow = config
+            .flows
+            .iter()
+            .find(|f| f.transport.as_deref().is_some_and(|t| t.cc.int_bytes() > 0))
+            .map_or_else(|| "of a workload".to_string(), |f| f.name.clone());
+        return Err(BuildError::Flow {
+            flow,
+            problem: format!(
+                "HPCC's INT records know switch ports of 25, 50, 100, 200 or 400 Gb/s only; a port of switch {} runs at {}",
+                config.nodes[p.node as usize].name, p.rate
+            ),
+        });
+    }
     Ok((ports, node_ports))
 }
 

@@ -72,8 +72,6 @@ pub(crate) struct Port {
     pub(in crate::sim) cn_deq: u8,
     /// `lldp_tx` holds an LLDPDU (tested per transmission instead of the queue's header).
     pub(in crate::sim) lldp_queued: bool,
-    /// Switch ports: data packets of HPCC QPs get an INT record here at dequeue.
-    pub(in crate::sim) int_stamp: bool,
     /// Whose port it is (tested per arrival and departure instead of the node).
     pub(in crate::sim) kind: PortKind,
     /// Link down, pfcwd drops (`sim/features/pathology/topo.rs`, `sim/features/pathology/pfcwd.rs`).
@@ -89,6 +87,8 @@ pub(crate) struct Port {
     pub(in crate::sim) lldp_tx: VecDeque<Vec<u8>>,
     pub(in crate::sim) timer_at: Instant,
     pub(crate) rate: Rate,
+    /// Switch ports: data packets of HPCC QPs get an INT record here at dequeue.
+    pub(in crate::sim) int_stamp: bool,
     /// The DCBX agent of a DCBX-managed port.
     pub(crate) dcbx: Option<Box<PortDcbx>>,
     /// Per priority: the frames, their bytes and the most it held, a cache line each.
