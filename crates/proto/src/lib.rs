@@ -13,5 +13,6 @@ pub mod lldp_agent;
 pub mod monitor;
 pub mod qcn;
 pub mod rocev2;
+pub mod timely;
 pub mod units;
 pub mod watchdog;

@@ -1,5 +1,5 @@
 //! Properties of the HPCC sender: its rate stays within [floor, line] whatever the INT records
-//! say; flows sharing a link converge to fair shares near η of it; no call allocates.
+//! say; flows sharing a link converge to fair shares near η of it; no HPCC or TIMELY call allocates.
 //!
 //! Shown to fail on a broken engine (break made by hand in `src/hpcc.rs`, reverted): dropping
 //! the clamp (`rate_stays_within_the_floor_and_the_line_rate`), and using the flow's own
@@ -155,6 +155,23 @@ fn handle_ack_allocates_nothing() {
             int.push(IntHop::stamp(t + k, tx, (x >> 20) % 300_000, 100_000_000_000, 4));
         }
         std::hint::black_box(h.handle_ack(seq, seq + (x >> 30) % 200_000, &int));
+    }
+    assert_eq!(thread_allocations() - before, 0);
+}
+
+#[test]
+fn timely_handle_ack_allocates_nothing() {
+    use lossless_proto::timely::{Timely, TimelyParams};
+    let mut t = Timely::new(TimelyParams::hpcc_ns3(), LINE).unwrap();
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut seq = 0u64;
+    let before = thread_allocations();
+    for _ in 0..100_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        seq += 1000;
+        std::hint::black_box(t.handle_ack(seq, seq + (x >> 40) % 5000, (x >> 8) % 1_000_000));
     }
     assert_eq!(thread_allocations() - before, 0);
 }
