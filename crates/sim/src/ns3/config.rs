@@ -23,7 +23,7 @@ pub struct IgnoredKey {
 /// The reference's `config.txt`, the keys this simulator uses.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
-    /// `CC_MODE`: 1 = DCQCN, 3 = HPCC, 8 = DCTCP; 7, 10 (TIMELY, PINT) are refused; any other
+    /// `CC_MODE`: 1 = DCQCN, 3 = HPCC, 7 = TIMELY, 8 = DCTCP; 10 (PINT) is refused; any other
     /// value is no congestion control (as in the reference).
     pub cc_mode: u32,
     /// `ENABLE_QCN`: switches ECN-mark.
@@ -302,6 +302,21 @@ impl Config {
                 );
             }
         }
+        if self.cc_mode == 7 {
+            for key in [
+                "ALPHA_RESUME_INTERVAL",
+                "RATE_DECREASE_INTERVAL",
+                "RP_TIMER",
+                "CLAMP_TARGET_RATE",
+                "FAST_RECOVERY_TIMES",
+                "EWMA_GAIN",
+            ] {
+                add(
+                    key,
+                    "DCQCN only (CC_MODE 1); TIMELY (CC_MODE 7) does not read it (MODEL.md §9.2)",
+                );
+            }
+        }
         if self.cc_mode == 8 {
             for key in [
                 "ALPHA_RESUME_INTERVAL",
@@ -370,12 +385,12 @@ impl Config {
         match key {
             "CC_MODE" => {
                 self.cc_mode = t.num(key, "a whole number")?;
-                if matches!(self.cc_mode, 7 | 10) {
+                if self.cc_mode == 10 {
                     return Err(t.err(
                         line,
                         key,
                         format!(
-                            "found {}: TIMELY (7) and PINT (10) are not modelled; allowed 1 (DCQCN), 3 (HPCC), 8 (DCTCP) or a mode the reference does not handle (no congestion control)",
+                            "found {}: PINT (10) is not modelled; allowed 1 (DCQCN), 3 (HPCC), 7 (TIMELY), 8 (DCTCP) or a mode the reference does not handle (no congestion control)",
                             self.cc_mode
                         ),
                     ));
@@ -706,8 +721,10 @@ mod tests {
         let e = Config::parse(&format!("{CONFIG}FOO 1\n"), "c.txt").unwrap_err();
         assert_eq!(e.line, 11);
         assert!(e.to_string().contains("FOO"), "{e}");
-        let e = Config::parse(&format!("{CONFIG}CC_MODE 7\n"), "c.txt").unwrap_err();
-        assert!(e.message.contains("TIMELY"), "{e}");
+        let e = Config::parse(&format!("{CONFIG}CC_MODE 10\n"), "c.txt").unwrap_err();
+        assert!(e.message.contains("PINT"), "{e}");
+        let c = Config::parse(&format!("{CONFIG}CC_MODE 7\n"), "c.txt").unwrap();
+        assert!(c.ignored.iter().any(|k| k.key == "RP_TIMER"), "{:?}", c.ignored);
         let e = Config::parse(&format!("{CONFIG}CC_MODE 3\n"), "c.txt").unwrap_err();
         assert_eq!(e.what, "MULTI_RATE");
         assert!(e.message.contains("default"), "{e}");

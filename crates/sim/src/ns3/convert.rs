@@ -11,6 +11,7 @@ use lossless_proto::ecn::{EcnConfig, MarkPoint};
 use lossless_proto::flow_control::FlowControlConfig;
 use lossless_proto::hpcc::HpccParams;
 use lossless_proto::rocev2::RcConfig;
+use lossless_proto::timely::TimelyParams;
 use lossless_proto::units::{Duration, Instant, Rate};
 
 use super::{Link, Ns3Error, Run, Topology};
@@ -64,6 +65,18 @@ impl Run {
             fast_react: c.fast_react,
             sample_feedback: c.sample_feedback,
             int_multi: c.int_multi,
+        }
+    }
+
+    /// TIMELY's parameters from the config (MODEL.md §9.7): `RATE_AI`, `RATE_HAI`, `MIN_RATE`
+    /// and the fork's constants (α, β, T_low, T_high, minRtt have no key).
+    pub fn timely_params(&self) -> TimelyParams {
+        let c = &self.config;
+        TimelyParams {
+            rate_ai: c.rate_ai,
+            rate_hai: c.rate_hai,
+            min_rate: c.min_rate,
+            ..TimelyParams::hpcc_ns3()
         }
     }
 
@@ -189,6 +202,9 @@ impl Run {
             },
             8 => CcSpec::Dctcp {
                 params: self.dctcp_params(),
+            },
+            7 => CcSpec::Timely {
+                params: self.timely_params(),
             },
             3 => CcSpec::Hpcc {
                 params: self.hpcc_params(),

@@ -172,7 +172,7 @@ fn build_ports(
         let flow = config
             .flows
             .iter()
-            .find(|f| f.transport.as_deref().is_some_and(|t| t.cc.int_bytes() > 0))
+            .find(|f| f.transport.as_deref().is_some_and(|t| t.cc.stamps_int()))
             .map_or_else(|| "of a workload".to_string(), |f| f.name.clone());
         return Err(BuildError::Flow {
             flow,
@@ -450,7 +450,7 @@ fn build_port(
                 .iter()
                 .filter_map(|f| f.transport.as_deref())
                 .chain(config.workloads.iter().filter_map(|w| w.transport.as_deref()))
-                .any(|t| t.cc.int_bytes() > 0),
+                .any(|t| t.cc.stamps_int()),
         kind: match (&config.nodes[node as usize].kind, config.model.buffer) {
             (NodeKind::Host(_), _) => PortKind::Host,
             (NodeKind::Switch(_), BufferModel::Shared) => PortKind::Switch,

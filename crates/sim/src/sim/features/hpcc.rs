@@ -1,52 +1,76 @@
-//! HPCC's in-band telemetry (MODEL.md §9.5): every switch port stamps an INT record into
-//! each data packet of an HPCC QP as it dequeues it, the receiver copies the packet's INT
-//! field onto its reply, and the sender's HPCC engine reads it (`qp.rs`).
+//! What HPCC and TIMELY carry in their packets beside the RoCEv2 headers (MODEL.md §9.4):
+//! HPCC's INT field, which every switch port stamps into each data packet of an HPCC QP as it
+//! dequeues it (§9.5), and TIMELY's send timestamp (§9.7); the receiver copies the packet's
+//! field onto its reply, and the sender's engine reads it (`qp.rs`).
 //!
-//! Frames stay 32-byte handles: the INT fields live beside the QP, in two rings indexed by
-//! PSN — one for data packets (written at the sender, stamped at each switch, read at the
-//! receiver), one for replies (written at the receiver, read at the sender). A QP has at most
-//! its window plus one packet of data (and their replies) outstanding, so rings of twice that
-//! many slots never reuse a slot still in use; both are allocated with the QP, nothing per
-//! event. (A go-back-N retransmission restarts the slot of its PSN while an older copy may
-//! still be in flight; the fork's runs of this mode drop nothing, so none happens there.)
+//! Frames stay 32-byte handles: the fields live beside the QP, in two rings indexed by PSN —
+//! one for data packets (written at the sender, stamped at each switch, read at the
+//! receiver), one for replies (written at the receiver, read at the sender). Live PSNs lie
+//! between the oldest unacknowledged packet and the next one to send, so rings of at least
+//! twice that many slots never reuse a slot still in use: they are allocated with the QP for
+//! its window (HPCC always has one) and doubled, live entries moved over, when the packets
+//! outstanding outgrow them (TIMELY without a window: while the run warms up, then never). (A
+//! go-back-N retransmission restarts the slot of its PSN while an older copy may still be in
+//! flight; the fork's runs of these modes drop nothing, so none happens there.)
 
 use lossless_proto::flow_control::{Framing, NS3_PFC_FRAME_BYTES};
 use lossless_wire::int::{IntHeader, IntHop};
 
 use crate::event::EventQueue;
-use crate::frame::{Frame, PortId};
+use crate::frame::{Frame, PSN_MASK, PortId};
 use crate::observer::Observer;
 use crate::sim::{Event, Simulator};
 
-/// The INT fields of one HPCC QP's packets and replies, by PSN.
-pub(crate) struct IntRings {
-    data: Box<[IntHeader]>,
-    replies: Box<[IntHeader]>,
+/// A per-PSN field of one QP's data packets and replies.
+pub(crate) struct PsnRings<T: Copy + Default> {
+    data: Vec<T>,
+    replies: Vec<T>,
     mask: u32,
-    /// The INT unit multiplier its switches stamp with (`INT_MULTI`).
-    pub(crate) multi: u32,
 }
 
-impl IntRings {
-    /// Rings for a QP with at most `packets` packets outstanding.
-    pub(crate) fn new(packets: u64, multi: u32) -> IntRings {
-        let n = (packets.saturating_add(2).saturating_mul(2))
-            .clamp(8, 1 << 20)
-            .next_power_of_two() as usize;
-        IntRings {
-            data: vec![IntHeader::default(); n].into_boxed_slice(),
-            replies: vec![IntHeader::default(); n].into_boxed_slice(),
+impl<T: Copy + Default> PsnRings<T> {
+    /// Rings for a QP expected to have at most `packets` packets outstanding.
+    pub(crate) fn new(packets: u64) -> Self {
+        let n = Self::slots_for(packets);
+        PsnRings {
+            data: vec![T::default(); n],
+            replies: vec![T::default(); n],
             mask: (n - 1) as u32,
-            multi,
         }
     }
-    /// A packet of `psn` leaves the sender: its field starts empty.
-    pub(crate) fn sent(&mut self, psn: u32) {
-        self.data[(psn & self.mask) as usize] = IntHeader::default();
+    fn slots_for(packets: u64) -> usize {
+        (packets.saturating_add(2).saturating_mul(2))
+            .clamp(8, 1 << 24)
+            .next_power_of_two() as usize
     }
-    /// A switch stamps the packet of `psn`.
-    fn stamp(&mut self, psn: u32, hop: IntHop) {
-        self.data[(psn & self.mask) as usize].push(hop);
+    /// A packet of `psn` leaves the sender with `v`, `outstanding` packets (itself included)
+    /// not yet acknowledged.
+    pub(crate) fn sent(&mut self, psn: u32, v: T, outstanding: u64) {
+        if Self::slots_for(outstanding) > self.data.len() {
+            self.grow(psn, outstanding);
+        }
+        self.data[(psn & self.mask) as usize] = v;
+    }
+    /// Doubles the rings until they hold `outstanding` packets, moving the live PSNs (those up
+    /// to `outstanding` before `psn`).
+    fn grow(&mut self, psn: u32, outstanding: u64) {
+        let n = Self::slots_for(outstanding);
+        let mask = (n - 1) as u32;
+        let mut data = vec![T::default(); n];
+        let mut replies = vec![T::default(); n];
+        let live = outstanding.min(u64::from(self.mask) + 1) as u32;
+        for k in 0..=live {
+            let q = psn.wrapping_sub(k) & PSN_MASK;
+            data[(q & mask) as usize] = self.data[(q & self.mask) as usize];
+            replies[(q & mask) as usize] = self.replies[(q & self.mask) as usize];
+        }
+        self.data = data;
+        self.replies = replies;
+        self.mask = mask;
+    }
+    /// The data packet of `psn`'s field.
+    fn data_mut(&mut self, psn: u32) -> &mut T {
+        &mut self.data[(psn & self.mask) as usize]
     }
     /// The receiver answers the packet of `data_psn` with a reply of `reply_psn`: the reply
     /// carries a copy of the packet's field.
@@ -54,15 +78,47 @@ impl IntRings {
         self.replies[(reply_psn & self.mask) as usize] = self.data[(data_psn & self.mask) as usize];
     }
     /// The field the reply of `psn` carries.
-    pub(crate) fn reply(&self, psn: u32) -> IntHeader {
+    pub(crate) fn reply(&self, psn: u32) -> T {
         self.replies[(psn & self.mask) as usize]
+    }
+}
+
+/// The fields a QP's packets carry: HPCC's INT (with the unit multiplier its switches stamp
+/// with) or TIMELY's send timestamp (ns).
+pub(crate) enum Telemetry {
+    /// HPCC.
+    Int {
+        /// The rings.
+        rings: PsnRings<IntHeader>,
+        /// `INT_MULTI`.
+        multi: u32,
+    },
+    /// TIMELY.
+    Timestamp(PsnRings<u64>),
+}
+
+impl Telemetry {
+    /// A packet of `psn` leaves the sender at `now_ns` with `outstanding` packets unacknowledged.
+    pub(crate) fn sent(&mut self, psn: u32, now_ns: u64, outstanding: u64) {
+        match self {
+            Telemetry::Int { rings, .. } => rings.sent(psn, IntHeader::default(), outstanding),
+            Telemetry::Timestamp(rings) => rings.sent(psn, now_ns, outstanding),
+        }
+    }
+    /// The receiver answers the packet of `data_psn` with a reply of `reply_psn`.
+    pub(crate) fn echo(&mut self, data_psn: u32, reply_psn: u32) {
+        match self {
+            Telemetry::Int { rings, .. } => rings.echo(data_psn, reply_psn),
+            Telemetry::Timestamp(rings) => rings.echo(data_psn, reply_psn),
+        }
     }
 }
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Switch port `p` starts to send `frame`, just dequeued: a data packet of an HPCC QP
     /// gets this port's record (now in ns, the bytes the port sent before it — data, replies
-    /// and PFC frames —, its egress queues' bytes after it left, its rate).
+    /// and PFC frames, a PFC frame counted once per priority it names —, its egress queues'
+    /// bytes after it left, its rate).
     pub(in crate::sim::features) fn int_stamp(&mut self, p: PortId, frame: &Frame) {
         let now_ns = (self.now.as_ps() / 1_000) as u64;
         let port = &self.ports[p as usize];
@@ -81,8 +137,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let Some(qp) = self.flows[frame.flow as usize].qp.as_deref_mut() else {
             return;
         };
-        if let Some(int) = qp.int.as_deref_mut() {
-            int.stamp(frame.psn(), IntHop::stamp(now_ns, tx, qlen, rate, int.multi));
+        if let Some(Telemetry::Int { rings, multi }) = qp.telemetry.as_deref_mut() {
+            let hop = IntHop::stamp(now_ns, tx, qlen, rate, *multi);
+            rings.data_mut(frame.psn()).push(hop);
         }
     }
 }

@@ -21,6 +21,7 @@ use lossless_proto::dctcp::Dctcp;
 use lossless_proto::hpcc::Hpcc;
 use lossless_proto::qcn::QcnRp;
 use lossless_proto::rocev2::{DataPacket, RcConfigError, Reply, Requester, Responder};
+use lossless_proto::timely::Timely;
 use lossless_proto::units::{Instant, Rate};
 
 use crate::config::model::{ModelConfig, Pacing, ReplyQueue};
@@ -30,7 +31,7 @@ use crate::event::EventQueue;
 use crate::frame::{Ecn, FlowId, Frame, FrameKind, NodeId, PortId, flags};
 use crate::observer::Observer;
 use crate::series::{RateSeries, SERIES_CAP};
-use crate::sim::features::hpcc::IntRings;
+use crate::sim::features::hpcc::{PsnRings, Telemetry};
 use crate::sim::{Event, Node, Simulator};
 
 /// When a QP that started a packet of `len` bytes at `at` may start the next one, at `rate`
@@ -49,6 +50,7 @@ pub(crate) enum RpState {
     Qcn(QcnRp),
     Dctcp(Dctcp),
     Hpcc(Hpcc),
+    Timely(Timely),
 }
 
 impl RpState {
@@ -59,25 +61,26 @@ impl RpState {
             RpState::Qcn(rp) => rp.rate(),
             RpState::Dctcp(d) => d.rate(),
             RpState::Hpcc(h) => h.rate(),
+            RpState::Timely(t) => t.rate(),
         }
     }
     fn poll_timeout(&self) -> Option<Instant> {
         match self {
-            RpState::None | RpState::Dctcp(_) | RpState::Hpcc(_) => None,
+            RpState::None | RpState::Dctcp(_) | RpState::Hpcc(_) | RpState::Timely(_) => None,
             RpState::Dcqcn(rp) => rp.poll_timeout(),
             RpState::Qcn(rp) => rp.poll_timeout(),
         }
     }
     fn handle_timeout(&mut self, now: Instant) {
         match self {
-            RpState::None | RpState::Dctcp(_) | RpState::Hpcc(_) => {}
+            RpState::None | RpState::Dctcp(_) | RpState::Hpcc(_) | RpState::Timely(_) => {}
             RpState::Dcqcn(rp) => rp.handle_timeout(now),
             RpState::Qcn(rp) => rp.handle_timeout(now),
         }
     }
     fn on_sent(&mut self, now: Instant, bytes: u64) {
         match self {
-            RpState::None | RpState::Dctcp(_) | RpState::Hpcc(_) => {}
+            RpState::None | RpState::Dctcp(_) | RpState::Hpcc(_) | RpState::Timely(_) => {}
             RpState::Dcqcn(rp) => rp.on_sent(now, bytes),
             RpState::Qcn(rp) => rp.on_sent(now, bytes),
         }
@@ -119,9 +122,9 @@ pub(crate) struct Qp {
     pub(crate) echo_ce: bool,
     /// The limit on bytes in flight.
     pub(crate) window: QpWindow,
-    /// HPCC: the INT fields of its packets and replies.
-    pub(crate) int: Option<Box<IntRings>>,
-    /// Bytes of INT field its data packets and replies carry.
+    /// HPCC's INT fields or TIMELY's timestamps of its packets and replies.
+    pub(crate) telemetry: Option<Box<Telemetry>>,
+    /// Bytes its data packets and replies carry for them.
     pub(crate) int_bytes: u64,
     pub(crate) mtu: u64,
     pub(crate) line: Rate,
@@ -162,6 +165,9 @@ pub enum QpError {
     /// HPCC's sender.
     #[error("hpcc: {0}")]
     Hpcc(ParamError),
+    /// TIMELY's sender.
+    #[error("timely: {0}")]
+    Timely(ParamError),
 }
 
 impl Qp {
@@ -191,12 +197,18 @@ impl Qp {
                 ),
                 None,
             ),
+            CcSpec::Timely { params } => (
+                RpState::Timely(Timely::new(*params, line).map_err(QpError::Timely)?),
+                None,
+            ),
         };
-        let int = match &spec.cc {
-            CcSpec::Hpcc { params, .. } => Some(Box::new(IntRings::new(
-                spec.window.bytes / u64::from(spec.rc.mtu.max(1)) + 1,
-                params.int_multi,
-            ))),
+        let packets = spec.window.bytes / u64::from(spec.rc.mtu.max(1)) + 1;
+        let telemetry = match &spec.cc {
+            CcSpec::Hpcc { params, .. } => Some(Box::new(Telemetry::Int {
+                rings: PsnRings::new(packets),
+                multi: params.int_multi,
+            })),
+            CcSpec::Timely { .. } => Some(Box::new(Telemetry::Timestamp(PsnRings::new(packets)))),
             _ => None,
         };
         let mut series = RateSeries::with_capacity(SERIES_CAP);
@@ -213,7 +225,7 @@ impl Qp {
             cn_tag: spec.cc.cn_tag(),
             echo_ce: matches!(spec.cc, CcSpec::Dctcp { .. }),
             window: spec.window,
-            int,
+            telemetry,
             int_bytes: spec.cc.int_bytes(),
             mtu: u64::from(spec.rc.mtu),
             line,
@@ -251,6 +263,7 @@ impl Qp {
             RpState::Qcn(rp) => rp.counters().rate_decreases,
             RpState::Dctcp(d) => d.counters().rate_decreases,
             RpState::Hpcc(h) => h.counters().rate_decreases,
+            RpState::Timely(t) => t.counters().rate_decreases,
             RpState::None => 0,
         }
     }
@@ -520,8 +533,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             };
             let payload = u64::from(pkt.payload);
             let len = self.config.model.roce_data_len(payload, qp.cn_tag) + qp.int_bytes;
-            if let Some(int) = qp.int.as_deref_mut() {
-                int.sent(pkt.psn);
+            if let Some(t) = qp.telemetry.as_deref_mut() {
+                let outstanding = qp.req.next_byte().saturating_sub(qp.req.acked_bytes()) / qp.mtu.max(1) + 1;
+                t.sent(pkt.psn, (now.as_ps() / 1_000) as u64, outstanding);
             }
             let mut fl = 0;
             for (set, bit) in [
@@ -606,12 +620,22 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 // HPCC likewise, with the INT field the reply echoes; a rate it sets moves
                 // the pacing of the packet already scheduled (the fork's `ChangeRate`)
                 let mut change_rate = false;
-                if let (RpState::Hpcc(h), Some(int)) = (&mut qp.rp, qp.int.as_deref()) {
-                    let echoed = int.reply(frame.psn());
-                    change_rate = h
-                        .handle_ack(qp.req.acked_bytes(), qp.req.next_byte(), &echoed)
-                        .is_some();
-                    qp.note_rate(now);
+                match (&mut qp.rp, qp.telemetry.as_deref()) {
+                    (RpState::Hpcc(h), Some(Telemetry::Int { rings, .. })) => {
+                        let echoed = rings.reply(frame.psn());
+                        change_rate = h
+                            .handle_ack(qp.req.acked_bytes(), qp.req.next_byte(), &echoed)
+                            .is_some();
+                        qp.note_rate(now);
+                    }
+                    // TIMELY: the RTT from the echoed send time; the rate is assigned, so it
+                    // takes effect from the next gap (no `ChangeRate`)
+                    (RpState::Timely(t), Some(Telemetry::Timestamp(rings))) => {
+                        let rtt = ((now.as_ps() / 1_000) as u64).saturating_sub(rings.reply(frame.psn()));
+                        t.handle_ack(qp.req.acked_bytes(), qp.req.next_byte(), rtt);
+                        repace |= qp.note_rate(now);
+                    }
+                    _ => {}
                 }
                 if qp.req.is_complete() && !qp.done {
                     qp.done = true;
@@ -735,8 +759,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 qp.counters.cnp_flags_sent += 1;
             }
             let len = self.config.model.reply_len_with_int(qp.int_bytes);
-            if let Some(int) = qp.int.as_deref_mut() {
-                int.echo(frame.psn(), psn);
+            if let Some(t) = qp.telemetry.as_deref_mut() {
+                t.echo(frame.psn(), psn);
             }
             let reply = Frame::reply(
                 kind,
