@@ -450,3 +450,27 @@ fn hpcc_keys_are_checked_and_named_at_their_line() {
         assert!(m.contains("hpcc") && m.contains(want), "{hpcc}: {m}");
     }
 }
+
+#[test]
+fn timely_qps_cut_their_rates_on_the_echoed_timestamps_rtt_and_deliver_every_byte() {
+    // thresholds scaled to this 5 m fabric (base RTT about 1 µs): queueing above 5 µs of
+    // RTT makes the flows back off
+    let r = run(&INCAST_HPCC.replace("cc = \"hpcc\"", "cc = \"timely\"").replace(
+        "HPCC",
+        "timely = { preset = \"hpcc-ns3\", t_low_ns = 5000, t_high_ns = 50000, min_rtt_ns = 2000, min_rate = \"100M\" }",
+    ));
+    for f in &r.flows {
+        let q = f.qp.as_ref().unwrap();
+        assert_eq!(q.cc, "timely", "{}", f.name);
+        assert!(q.rate_decreases_total > 0, "{}: {q:?}", f.name);
+        assert!(f.completion_ps.is_some(), "{} completes", f.name);
+    }
+    let text = INCAST_HPCC
+        .replace("cc = \"hpcc\"", "cc = \"timely\"")
+        .replace("HPCC", "timely = { beta = 2.0 }");
+    let Err(e) = load_str(&text, "inline.toml", None, &Overrides::default()) else {
+        panic!("beta 2 was accepted");
+    };
+    let m = e.to_string();
+    assert!(m.contains("timely") && m.contains("beta"), "{m}");
+}

@@ -13,6 +13,7 @@ use lossless_proto::ecn::{EcnConfig, MarkPoint};
 use lossless_proto::hpcc::HpccParams;
 use lossless_proto::qcn::{CpParams, QcnRpParams};
 use lossless_proto::rocev2::{RcConfig, RcConfigError};
+use lossless_proto::timely::TimelyParams;
 use lossless_proto::units::{ParseRateError, Rate};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -27,7 +28,7 @@ use crate::config::transport::{CcSpec, EcnSpec, QcnSpec, QpSpec, QpWindow};
 #[derive(Deserialize, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawQp {
-    /// "dcqcn", "qcn", "dctcp", "hpcc" or "none".
+    /// "dcqcn", "qcn", "dctcp", "hpcc", "timely" or "none".
     pub(super) cc: Option<Spanned<String>>,
     /// Preset of the congestion control: DCQCN "connectx", "paper", "hpcc-ns3"; QCN "mib".
     pub(super) preset: Option<Spanned<String>>,
@@ -48,6 +49,8 @@ pub(super) struct RawQp {
     /// overrides (`eta`, `rate_ai`, `min_rate`, `max_stage`, `fast_react`, `sample_feedback`,
     /// `int_multi`).
     pub(super) hpcc: Option<toml::Table>,
+    /// TIMELY (`cc = "timely"`): `preset` ("hpcc-ns3") and `TimelyParams` overrides.
+    pub(super) timely: Option<toml::Table>,
     /// Transport overrides (`preset` "perftest", "hpcc-ns3", "irn-tlt", and `RcConfig` keys).
     pub(super) rocev2: Option<toml::Table>,
 }
@@ -79,6 +82,7 @@ impl RawQp {
             qcn: table(&self.qcn, &base.qcn),
             dctcp: table(&self.dctcp, &base.dctcp),
             hpcc: table(&self.hpcc, &base.hpcc),
+            timely: table(&self.timely, &base.timely),
             rocev2: table(&self.rocev2, &base.rocev2),
         }
     }
@@ -442,10 +446,15 @@ pub(super) fn qp_spec(
             };
             CcSpec::Hpcc { params, base_rtt_ns }
         }
+        "timely" => CcSpec::Timely {
+            params: timely_params(q, preset, lines).map_err(|m| err("timely", m))?,
+        },
         other => {
             return Err(err(
                 "cc",
-                format!("found {other:?}, allowed \"dcqcn\", \"qcn\", \"dctcp\", \"hpcc\" or \"none\""),
+                format!(
+                    "found {other:?}, allowed \"dcqcn\", \"qcn\", \"dctcp\", \"hpcc\", \"timely\" or \"none\""
+                ),
             ));
         }
     };
@@ -460,6 +469,9 @@ pub(super) fn qp_spec(
     }
     if cc_name != "hpcc" && q.hpcc.is_some() {
         return Err(err("hpcc", format!("given but cc is {cc_name:?}")));
+    }
+    if cc_name != "timely" && q.timely.is_some() {
+        return Err(err("timely", format!("given but cc is {cc_name:?}")));
     }
     let ack_priority = q.ack_priority.unwrap_or(priority);
     for (key, p) in [
@@ -640,6 +652,32 @@ fn hpcc_params(
             .map_err(|source| HpccKeyError::Invalid { source, line })?;
     }
     Ok((p, rtt, bdp))
+}
+
+/// The TIMELY parameters of the QP keys `q`: the table's `preset` (else the QP's, else
+/// "hpcc-ns3") with its other keys laid over it, checked against every sender line rate of
+/// `lines`; the error says why, with the keys allowed.
+fn timely_params(q: &RawQp, preset: Option<&str>, lines: &[Rate]) -> Result<TimelyParams, String> {
+    const KEYS: &str = "preset, alpha, beta, t_low_ns, t_high_ns, min_rtt_ns, rate_ai, rate_hai, min_rate";
+    let mut t = q.timely.clone().unwrap_or_default();
+    let name = match t.remove("preset") {
+        Some(toml::Value::String(s)) => s,
+        Some(v) => return Err(format!("key `preset`: found {v}, allowed \"hpcc-ns3\"")),
+        None => preset.unwrap_or("hpcc-ns3").to_string(),
+    };
+    let base = TimelyParams::preset(&name)
+        .ok_or_else(|| format!("preset: found {name:?}, allowed \"hpcc-ns3\" (TIMELY)"))?;
+    let over = t
+        .iter()
+        .map(|(k, v)| to_json(k, v).map(|j| (k.clone(), j)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    let p: TimelyParams = overlay(&base, over.into_iter()).map_err(|e| format!("{e} (keys: {KEYS})"))?;
+    for &line in lines {
+        p.validate(line)
+            .map_err(|e| format!("{e} (sender's line rate {line})"))?;
+    }
+    Ok(p)
 }
 
 /// The `ecn` table of a switch (or the top-level `[ecn]`).

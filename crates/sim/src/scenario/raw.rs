@@ -318,6 +318,7 @@ pub(super) struct RawFlow {
     pub(super) qcn: Option<toml::Table>,
     pub(super) dctcp: Option<toml::Table>,
     pub(super) hpcc: Option<toml::Table>,
+    pub(super) timely: Option<toml::Table>,
     pub(super) rocev2: Option<toml::Table>,
 }
 
@@ -352,6 +353,7 @@ pub(super) struct RawWorkload {
     pub(super) qcn: Option<toml::Table>,
     pub(super) dctcp: Option<toml::Table>,
     pub(super) hpcc: Option<toml::Table>,
+    pub(super) timely: Option<toml::Table>,
     pub(super) rocev2: Option<toml::Table>,
 }
 
@@ -379,6 +381,7 @@ macro_rules! qp_keys {
                     qcn: self.qcn.clone(),
                     dctcp: self.dctcp.clone(),
                     hpcc: self.hpcc.clone(),
+                    timely: self.timely.clone(),
                     rocev2: self.rocev2.clone(),
                 }
             }
@@ -394,6 +397,7 @@ macro_rules! qp_keys {
                     ("qcn", self.qcn.is_some()),
                     ("dctcp", self.dctcp.is_some()),
                     ("hpcc", self.hpcc.is_some()),
+                    ("timely", self.timely.is_some()),
                     ("rocev2", self.rocev2.is_some()),
                 ]
                 .into_iter()
