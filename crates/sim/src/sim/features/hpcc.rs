@@ -7,9 +7,11 @@
 //! one for data packets (written at the sender, stamped at each switch, read at the
 //! receiver), one for replies (written at the receiver, read at the sender). Live PSNs lie
 //! between the oldest unacknowledged packet and the next one to send, so rings of at least
-//! twice that many slots never reuse a slot still in use: they are allocated with the QP for
-//! its window (HPCC always has one) and doubled, live entries moved over, when the packets
-//! outstanding outgrow them (TIMELY without a window: while the run warms up, then never). (A
+//! twice that many slots never reuse a slot still in use: they are allocated at the QP's first
+//! packet for its window (HPCC always has one; 49 kB for the k = 4 fat tree's 156 kB window),
+//! doubled, live entries moved over, when the packets outstanding outgrow them (TIMELY without
+//! a window: while the QP warms up, then never), and freed when the QP completes, so only
+//! QPs under way hold them. (A
 //! go-back-N retransmission restarts the slot of its PSN while an older copy may still be in
 //! flight; the fork's runs of these modes drop nothing, so none happens there.)
 
@@ -21,22 +23,32 @@ use crate::frame::{Frame, PSN_MASK, PortId};
 use crate::observer::Observer;
 use crate::sim::{Event, Simulator};
 
-/// A per-PSN field of one QP's data packets and replies.
+/// A per-PSN field of one QP's data packets and replies. Empty until the QP sends its first
+/// packet and again once it completed, so that only QPs under way hold memory.
 pub(crate) struct PsnRings<T: Copy + Default> {
     data: Vec<T>,
     replies: Vec<T>,
     mask: u32,
+    /// Packets outstanding expected at most (the window's), the first allocation's size.
+    expected: u64,
 }
 
 impl<T: Copy + Default> PsnRings<T> {
-    /// Rings for a QP expected to have at most `packets` packets outstanding.
+    /// Rings for a QP expected to have at most `packets` packets outstanding (allocated at
+    /// its first packet).
     pub(crate) fn new(packets: u64) -> Self {
-        let n = Self::slots_for(packets);
         PsnRings {
-            data: vec![T::default(); n],
-            replies: vec![T::default(); n],
-            mask: (n - 1) as u32,
+            data: Vec::new(),
+            replies: Vec::new(),
+            mask: 0,
+            expected: packets,
         }
+    }
+    /// Frees the rings (the QP completed; late copies of its packets find nothing).
+    pub(crate) fn release(&mut self) {
+        self.data = Vec::new();
+        self.replies = Vec::new();
+        self.mask = 0;
     }
     fn slots_for(packets: u64) -> usize {
         (packets.saturating_add(2).saturating_mul(2))
@@ -46,7 +58,12 @@ impl<T: Copy + Default> PsnRings<T> {
     /// A packet of `psn` leaves the sender with `v`, `outstanding` packets (itself included)
     /// not yet acknowledged.
     pub(crate) fn sent(&mut self, psn: u32, v: T, outstanding: u64) {
-        if Self::slots_for(outstanding) > self.data.len() {
+        if self.data.is_empty() {
+            let n = Self::slots_for(self.expected.max(outstanding));
+            self.data = vec![T::default(); n];
+            self.replies = vec![T::default(); n];
+            self.mask = (n - 1) as u32;
+        } else if Self::slots_for(outstanding) > self.data.len() {
             self.grow(psn, outstanding);
         }
         self.data[(psn & self.mask) as usize] = v;
@@ -68,18 +85,25 @@ impl<T: Copy + Default> PsnRings<T> {
         self.replies = replies;
         self.mask = mask;
     }
-    /// The data packet of `psn`'s field.
-    fn data_mut(&mut self, psn: u32) -> &mut T {
-        &mut self.data[(psn & self.mask) as usize]
+    /// The data packet of `psn`'s field (`None` once released).
+    fn data_mut(&mut self, psn: u32) -> Option<&mut T> {
+        self.data.get_mut((psn & self.mask) as usize)
     }
     /// The receiver answers the packet of `data_psn` with a reply of `reply_psn`: the reply
     /// carries a copy of the packet's field.
     pub(crate) fn echo(&mut self, data_psn: u32, reply_psn: u32) {
-        self.replies[(reply_psn & self.mask) as usize] = self.data[(data_psn & self.mask) as usize];
+        if let Some(&v) = self.data.get((data_psn & self.mask) as usize)
+            && let Some(r) = self.replies.get_mut((reply_psn & self.mask) as usize)
+        {
+            *r = v;
+        }
     }
-    /// The field the reply of `psn` carries.
+    /// The field the reply of `psn` carries (the default once released).
     pub(crate) fn reply(&self, psn: u32) -> T {
-        self.replies[(psn & self.mask) as usize]
+        self.replies
+            .get((psn & self.mask) as usize)
+            .copied()
+            .unwrap_or_default()
     }
 }
 
@@ -112,6 +136,13 @@ impl Telemetry {
             Telemetry::Timestamp(rings) => rings.echo(data_psn, reply_psn),
         }
     }
+    /// The QP completed: its rings are freed.
+    pub(crate) fn release(&mut self) {
+        match self {
+            Telemetry::Int { rings, .. } => rings.release(),
+            Telemetry::Timestamp(rings) => rings.release(),
+        }
+    }
 }
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
@@ -138,8 +169,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             return;
         };
         if let Some(Telemetry::Int { rings, multi }) = qp.telemetry.as_deref_mut() {
-            let hop = IntHop::stamp(now_ns, tx, qlen, rate, *multi);
-            rings.data_mut(frame.psn()).push(hop);
+            if let Some(int) = rings.data_mut(frame.psn()) {
+                int.push(IntHop::stamp(now_ns, tx, qlen, rate, *multi));
+            }
         }
     }
 }

@@ -639,6 +639,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 }
                 if qp.req.is_complete() && !qp.done {
                     qp.done = true;
+                    if let Some(t) = qp.telemetry.as_deref_mut() {
+                        t.release();
+                    }
                     let fs = &mut self.flows[f as usize];
                     fs.stats.completed = Some(now);
                     return;
