@@ -168,10 +168,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let Some(qp) = self.flows[frame.flow as usize].qp.as_deref_mut() else {
             return;
         };
-        if let Some(Telemetry::Int { rings, multi }) = qp.telemetry.as_deref_mut() {
-            if let Some(int) = rings.data_mut(frame.psn()) {
-                int.push(IntHop::stamp(now_ns, tx, qlen, rate, *multi));
-            }
+        if let Some(Telemetry::Int { rings, multi }) = qp.telemetry.as_deref_mut()
+            && let Some(int) = rings.data_mut(frame.psn())
+        {
+            int.push(IntHop::stamp(now_ns, tx, qlen, rate, *multi));
         }
     }
 }
