@@ -17,8 +17,8 @@
 //! - the runs whose PFC depends on nothing random (no ECN) give the reference's fct.txt and
 //!   pfc.txt byte for byte.
 //!
-//! DCQCN (`CC_MODE 1`) and DCTCP (8) runs are compared; a run whose `CC_MODE` is not modelled
-//! (HPCC 3, TIMELY 7, PINT 10) must be refused with the key named (exit 2), not run as
+//! DCQCN (`CC_MODE 1`), HPCC (3), TIMELY (7) and DCTCP (8) runs are compared; a run whose
+//! `CC_MODE` is not modelled (PINT 10) must be refused with the key named (exit 2), not run as
 //! something else. The comparison of each run is
 //! printed (`cargo test -p lossless-cli --test ns3_corpus -- --nocapture`): per-flow FCT error
 //! distribution and the PFC figures side by side. Skips loudly without the corpus.
@@ -35,7 +35,7 @@ use lossless_testkit::{corpus_dir, skip_missing_corpus, temp_dir};
 use support::*;
 
 /// `CC_MODE` values the fork has and this simulator does not model yet.
-const NOT_MODELLED: [u32; 3] = [3, 7, 10];
+const NOT_MODELLED: [u32; 1] = [10];
 
 fn runs() -> Option<Vec<PathBuf>> {
     let root = corpus_dir().join("hpcc-ns3");
@@ -181,6 +181,81 @@ fn a_lone_1000_byte_flow_across_one_switch_takes_4174_ns_under_dctcp() {
     // the DCQCN-only keys are listed as without effect, not refused
     let err = stderr(&o);
     assert!(err.contains("RP_TIMER ignored: DCQCN only"), "{err}");
+}
+
+/// The `hp` profile of the fork's run.py at `--bw 100` (MODEL.md §9.2) for one flow.
+fn hpcc_config() -> String {
+    DCTCP_CONFIG
+        .replace("CC_MODE 8", "CC_MODE 3")
+        .replace("FAST_REACT 0", "FAST_REACT 1")
+        .replace("INT_MULTI 1", "INT_MULTI 4")
+        .replace("RATE_AI 10Mb/s", "RATE_AI 40Mb/s")
+        .replace("RATE_HAI 10Mb/s", "RATE_HAI 40Mb/s")
+        .replace("EWMA_GAIN 0.0625", "EWMA_GAIN 0.00390625")
+        .replace("DCTCP_RATE_AI 615Mb/s", "DCTCP_RATE_AI 1000Mb/s")
+        .replace("KMAX_MAP 1 100000000000 300", "KMAX_MAP 1 100000000000 1600")
+        .replace("KMIN_MAP 1 100000000000 300", "KMIN_MAP 1 100000000000 400")
+        .replace("PMAX_MAP 1 100000000000 1.00", "PMAX_MAP 1 100000000000 0.20")
+}
+
+#[test]
+fn a_lone_1000_byte_flow_across_one_switch_takes_4188_ns_under_hpcc() {
+    // MODEL.md §9.4 "Checked": 2 × 2 µs of links + 2 × 87 ns (1090-B packet: 42 B of INT) +
+    // 2 × 7 ns (88-B ACK with the echoed INT field)
+    let dir = temp_dir("ns3_hpcc_lone");
+    std::fs::write(dir.join("config.txt"), hpcc_config()).unwrap();
+    std::fs::write(
+        dir.join("topology.txt"),
+        "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("flow.txt"), "1\n0 1 3 100 1000 0\n").unwrap();
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let o = run_ns3(&dir, &out);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let fct = parse_fct(&std::fs::read_to_string(out.join("fct.txt")).unwrap(), "ours").unwrap();
+    assert_eq!(fct.len(), 1);
+    assert_eq!(fct[0].fct_ns, 4_188, "{fct:?}");
+    // the ideal does not count the INT bytes (MODEL.md §9.10)
+    assert_eq!(fct[0].standalone_ns, 4_243, "{fct:?}");
+    let err = stderr(&o);
+    assert!(err.contains("RP_TIMER ignored: DCQCN only"), "{err}");
+    assert!(!err.contains("INT_MULTI ignored"), "{err}");
+}
+
+#[test]
+fn a_lone_1000_byte_flow_across_one_switch_takes_4176_ns_under_timely() {
+    // MODEL.md §9.4 "Checked": 2 × 2 µs of links + 2 × 84 ns (1056-B packet: an 8-B
+    // timestamp) + 2 × 4 ns (54-B ACK padded to 60)
+    let dir = temp_dir("ns3_timely_lone");
+    let config = hpcc_config()
+        .replace("CC_MODE 3", "CC_MODE 7")
+        .replace("RATE_AI 40Mb/s", "RATE_AI 100Mb/s")
+        .replace("RATE_HAI 40Mb/s", "RATE_HAI 500Mb/s")
+        .replace("HAS_WIN 1", "HAS_WIN 0")
+        .replace("VAR_WIN 1", "VAR_WIN 0")
+        .replace("FAST_REACT 1", "FAST_REACT 0")
+        .replace("INT_MULTI 4", "INT_MULTI 1")
+        .replace("ACK_HIGH_PRIO 0", "ACK_HIGH_PRIO 1");
+    std::fs::write(dir.join("config.txt"), config).unwrap();
+    std::fs::write(
+        dir.join("topology.txt"),
+        "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("flow.txt"), "1\n0 1 3 100 1000 0\n").unwrap();
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let o = run_ns3(&dir, &out);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let fct = parse_fct(&std::fs::read_to_string(out.join("fct.txt")).unwrap(), "ours").unwrap();
+    assert_eq!(fct.len(), 1);
+    assert_eq!(fct[0].fct_ns, 4_176, "{fct:?}");
+    assert_eq!(fct[0].standalone_ns, 4_243, "{fct:?}");
+    let err = stderr(&o);
+    assert!(err.contains("RP_TIMER ignored: DCQCN only"), "{err}");
+    assert!(err.contains("U_TARGET ignored: HPCC only"), "{err}");
 }
 
 #[test]

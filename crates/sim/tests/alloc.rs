@@ -106,7 +106,7 @@ transport = "rocev2"
 "#;
 
 #[test]
-fn qcn_dctcp_and_lossy_go_back_n_runs_allocate_nothing_once_warm() {
+fn qcn_dctcp_hpcc_and_lossy_go_back_n_runs_allocate_nothing_once_warm() {
     for (name, fc, cc) in [
         (
             "qcn",
@@ -123,14 +123,32 @@ fn qcn_dctcp_and_lossy_go_back_n_runs_allocate_nothing_once_warm() {
             "flow_control = \"pfc\"\npfc_priorities = [3]",
             "cc = \"dctcp\"\ndctcp = { rate_ai = \"20M\", min_rate = \"100M\" }\n[ecn]\nkmin_bytes = 20_000\nkmax_bytes = 20_000\npmax = 1.0",
         ),
+        (
+            // INT stamping at the switch, echo and the per-QP PSN rings (ports at 25 G: a
+            // rate the INT record can name)
+            "hpcc",
+            "flow_control = \"pfc\"\npfc_priorities = [3]",
+            "cc = \"hpcc\"\nhpcc = { base_rtt = \"2us\", bdp = 6250, rate_ai = \"500M\", min_rate = \"100M\" }",
+        ),
     ] {
-        let text = INCAST_QP.replace("FC", fc).replace("CC", cc);
+        let mut text = INCAST_QP.replace("FC", fc).replace("CC", cc);
+        if name == "hpcc" {
+            text = text.replace("rate = \"10G\"", "rate = \"25G\"");
+        }
         let c = load_str(&text, "inline.toml", None, &Overrides::default()).unwrap_or_else(|e| panic!("{e}"));
         let (events, allocs, warm, end) = steady_config(c, Duration::from_ms(2));
         // the counted span exercises what the run is named for
         let (before, after) = if name == "qcn" {
             let cnms = |r: &Report| r.cn.as_ref().unwrap().cnms_sent_total;
             (cnms(&warm), cnms(&end))
+        } else if name == "hpcc" {
+            let cuts = |r: &Report| -> u64 {
+                r.flows
+                    .iter()
+                    .map(|f| f.qp.as_ref().unwrap().rate_decreases_total)
+                    .sum()
+            };
+            (cuts(&warm), cuts(&end))
         } else if name == "dctcp" {
             let echoes = |r: &Report| -> u64 {
                 r.flows

@@ -344,3 +344,133 @@ fn dctcp_keys_are_checked_and_named_at_their_line() {
         .unwrap();
     assert!(e.to_string().contains("given but cc is \"dcqcn\""), "{e}");
 }
+
+/// Four HPCC QPs at 25 Gb/s into one port (no ECN: HPCC reads the INT records switches
+/// stamp, not marks): `HPCC` replaced by the test.
+const INCAST_HPCC: &str = r#"
+name = "incast-hpcc"
+duration = "20ms"
+seed = 1
+[defaults]
+rate = "25G"
+length_m = 5
+flow_control = "pfc"
+pfc_priorities = [3]
+[qp]
+cc = "hpcc"
+HPCC
+[[host]]
+name = "s"
+count = 4
+[[host]]
+name = "r"
+[[switch]]
+name = "tor"
+buffer_bytes = 2_000_000
+alpha = 0.125
+[[link]]
+a = "s*"
+b = "tor"
+[[link]]
+a = "tor"
+b = "r"
+[[flow]]
+name = "f"
+src = "s*"
+dst = "r"
+priority = 3
+size_bytes = 2_000_000
+transport = "rocev2"
+"#;
+
+#[test]
+fn hpcc_qps_share_the_port_from_its_int_records_without_pfc_and_deliver_every_byte() {
+    // T = 2 µs, W₀ = 6,250 B (25 Gb/s × 2 µs): four flows into one 25 G port. HPCC's
+    // multiplicative step keeps the ratio of two rates; only the additive step evens them
+    // out (by N·AI/ηC a round trip), so a 500 Mb/s step makes them fair within the run
+    let r = run(&INCAST_HPCC.replace(
+        "HPCC",
+        "hpcc = { preset = \"hpcc-ns3\", base_rtt = \"2us\", bdp = 6250, rate_ai = \"500M\", min_rate = \"100M\" }",
+    ));
+    let mut fcts = Vec::new();
+    for f in &r.flows {
+        let q = f.qp.as_ref().unwrap();
+        assert_eq!(q.cc, "hpcc", "{}", f.name);
+        assert!(q.rate_decreases_total > 0, "{}: {q:?}", f.name);
+        fcts.push(f.completion_ps.unwrap_or_else(|| panic!("{} completes", f.name)));
+    }
+    // the window and the rate hold the queue below PFC's threshold: no pause at all
+    let pauses: u64 = r
+        .ports
+        .iter()
+        .flat_map(|p| p.priorities.iter())
+        .map(|p| p.pfc_xoff_sent_frames)
+        .sum();
+    assert_eq!(pauses, 0);
+    // fair shares: the four 2 MB flows end within 10 % of each other
+    let (lo, hi) = (*fcts.iter().min().unwrap(), *fcts.iter().max().unwrap());
+    assert!((hi - lo) as f64 / hi as f64 <= 0.10, "{fcts:?}");
+}
+
+#[test]
+fn hpcc_on_a_switch_port_whose_rate_int_cannot_name_is_refused() {
+    let text = INCAST_HPCC
+        .replace("rate = \"25G\"", "rate = \"10G\"")
+        .replace("HPCC", "hpcc = { base_rtt = \"2us\", bdp = 2500 }");
+    let c = load_str(&text, "inline.toml", None, &Overrides::default()).unwrap();
+    let Err(e) = Simulator::new(c) else {
+        panic!("a 10 G switch port under HPCC was accepted");
+    };
+    let m = e.to_string();
+    assert!(
+        m.contains("25, 50, 100, 200 or 400 Gb/s") && m.contains("tor"),
+        "{m}"
+    );
+}
+
+#[test]
+fn hpcc_keys_are_checked_and_named_at_their_line() {
+    for (hpcc, want) in [
+        ("hpcc = { bdp = 2500 }", "base_rtt"),
+        ("hpcc = { base_rtt = \"2us\" }", "bdp"),
+        ("hpcc = { base_rtt = \"2us\", bdp = 2500, eta = 1.5 }", "eta"),
+        (
+            "hpcc = { base_rtt = \"2us\", bdp = 2500, preset = \"paper\" }",
+            "allowed \"hpcc-ns3\"",
+        ),
+        ("hpcc = { base_rtt = \"2us\", bdp = 2500, beta = 1 }", "beta"),
+    ] {
+        let text = INCAST_HPCC.replace("HPCC", hpcc);
+        let Err(e) = load_str(&text, "inline.toml", None, &Overrides::default()) else {
+            panic!("{hpcc} was accepted");
+        };
+        let m = e.to_string();
+        let line = text.lines().position(|l| l == "[qp]").unwrap() + 1;
+        assert!(m.contains(&format!("inline.toml:{line}")), "{m}");
+        assert!(m.contains("hpcc") && m.contains(want), "{hpcc}: {m}");
+    }
+}
+
+#[test]
+fn timely_qps_cut_their_rates_on_the_echoed_timestamps_rtt_and_deliver_every_byte() {
+    // thresholds scaled to this 5 m fabric (base RTT about 1 µs): queueing above 5 µs of
+    // RTT makes the flows back off
+    let r = run(&INCAST_HPCC.replace("cc = \"hpcc\"", "cc = \"timely\"").replace(
+        "HPCC",
+        "timely = { preset = \"hpcc-ns3\", t_low_ns = 5000, t_high_ns = 50000, min_rtt_ns = 2000, min_rate = \"100M\" }",
+    ));
+    for f in &r.flows {
+        let q = f.qp.as_ref().unwrap();
+        assert_eq!(q.cc, "timely", "{}", f.name);
+        assert!(q.rate_decreases_total > 0, "{}: {q:?}", f.name);
+        assert!(f.completion_ps.is_some(), "{} completes", f.name);
+    }
+    let text = INCAST_HPCC
+        .replace("cc = \"hpcc\"", "cc = \"timely\"")
+        .replace("HPCC", "timely = { beta = 2.0 }");
+    let Err(e) = load_str(&text, "inline.toml", None, &Overrides::default()) else {
+        panic!("beta 2 was accepted");
+    };
+    let m = e.to_string();
+    assert!(m.contains("timely") && m.contains("beta"), "{m}");
+}

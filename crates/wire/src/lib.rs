@@ -18,6 +18,7 @@ pub mod error;
 pub use error::{Error, ErrorKind, Result};
 pub mod ethernet;
 pub mod fcs;
+pub mod int;
 pub mod ip;
 pub mod lldp;
 pub mod mac_control;

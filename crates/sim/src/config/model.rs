@@ -92,6 +92,15 @@ impl ModelConfig {
         }
     }
 
+    /// Bytes of a reply carrying an INT field of `int` bytes (HPCC's 42; 0: [`Self::reply_len`]):
+    /// under the ns-3 framing 14 + 20 + 12 + INT, padded to 60 (88 with HPCC, MODEL.md §9.4).
+    pub fn reply_len_with_int(&self, int: u64) -> u64 {
+        match self.framing {
+            Framing::Ieee8023 => ROCE_ACK_BYTES + int,
+            Framing::Ns3 => (14 + 20 + 12 + int).max(NS3_ACK_BYTES),
+        }
+    }
+
     /// Bytes of a RoCEv2 CNP.
     pub fn cnp_len(&self) -> u64 {
         match self.framing {

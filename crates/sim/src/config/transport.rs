@@ -7,8 +7,10 @@
 use lossless_proto::dcqcn::{CnpMode, NpParams, RpParams};
 use lossless_proto::dctcp::DctcpParams;
 use lossless_proto::ecn::EcnConfig;
+use lossless_proto::hpcc::HpccParams;
 use lossless_proto::qcn::{CpParams, QcnRpParams};
 use lossless_proto::rocev2::RcConfig;
+use lossless_proto::timely::TimelyParams;
 use lossless_proto::units::Rate;
 
 /// UDP destination port of RoCEv2.
@@ -92,17 +94,48 @@ pub enum CcSpec {
         /// The sender's parameters.
         params: DctcpParams,
     },
+    /// HPCC as the HPCC ns-3 fork runs it on the NIC (`CC_MODE 3`): switches stamp INT
+    /// records into data packets at dequeue, the receiver echoes them on the ACK, and the
+    /// sender sets its rate from the most loaded hop. Needs a window (W₀ = the window's bytes).
+    Hpcc {
+        /// The sender's parameters.
+        params: HpccParams,
+        /// T, the base round-trip time of the utilisation EWMA, ns (the fork's maxRtt).
+        base_rtt_ns: u64,
+    },
+    /// TIMELY as the HPCC ns-3 fork runs it on the NIC (`CC_MODE 7`): data packets carry
+    /// their send time (8 bytes), the receiver echoes it on the ACK, and the sender sets its
+    /// rate from the RTT and its gradient once per round trip.
+    Timely {
+        /// The sender's parameters.
+        params: TimelyParams,
+    },
 }
 
 impl CcSpec {
-    /// The name used in reports: `none`, `dcqcn`, `qcn`, `dctcp`.
+    /// The name used in reports: `none`, `dcqcn`, `qcn`, `dctcp`, `hpcc`, `timely`.
     pub fn name(&self) -> &'static str {
         match self {
             CcSpec::None => "none",
             CcSpec::Dcqcn { .. } => "dcqcn",
             CcSpec::Qcn { .. } => "qcn",
             CcSpec::Dctcp { .. } => "dctcp",
+            CcSpec::Hpcc { .. } => "hpcc",
+            CcSpec::Timely { .. } => "timely",
         }
+    }
+    /// Bytes its data packets and replies carry for the congestion control: HPCC's INT field
+    /// (42), TIMELY's send timestamp (8).
+    pub fn int_bytes(&self) -> u64 {
+        match self {
+            CcSpec::Hpcc { .. } => lossless_wire::int::INT_LEN as u64,
+            CcSpec::Timely { .. } => 8,
+            _ => 0,
+        }
+    }
+    /// Whether switches stamp INT records into its data packets (HPCC).
+    pub fn stamps_int(&self) -> bool {
+        matches!(self, CcSpec::Hpcc { .. })
     }
     /// Whether the QP's data frames carry an 802.1Qau CN-TAG.
     pub fn cn_tag(&self) -> bool {

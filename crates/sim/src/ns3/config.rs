@@ -23,7 +23,7 @@ pub struct IgnoredKey {
 /// The reference's `config.txt`, the keys this simulator uses.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
-    /// `CC_MODE`: 1 = DCQCN, 8 = DCTCP; 3, 7, 10 (HPCC, TIMELY, PINT) are refused; any other
+    /// `CC_MODE`: 1 = DCQCN, 3 = HPCC, 7 = TIMELY, 8 = DCTCP; 10 (PINT) is refused; any other
     /// value is no congestion control (as in the reference).
     pub cc_mode: u32,
     /// `ENABLE_QCN`: switches ECN-mark.
@@ -60,6 +60,18 @@ pub struct Config {
     pub global_t: bool,
     /// `FAST_RECOVERY_TIMES`.
     pub fast_recovery_times: u32,
+    /// `FAST_REACT`: HPCC reacts on every ACK between full updates.
+    pub fast_react: bool,
+    /// `U_TARGET`: HPCC's η.
+    pub u_target: f64,
+    /// `MI_THRESH`: HPCC's additive stages before a multiplicative update.
+    pub mi_thresh: u32,
+    /// `INT_MULTI`: HPCC's INT unit multiplier.
+    pub int_multi: u32,
+    /// `MULTI_RATE`: HPCC's per-hop rates (only 0 is modelled).
+    pub multi_rate: bool,
+    /// `SAMPLE_FEEDBACK`: HPCC's fast reactions skip hops with an empty queue.
+    pub sample_feedback: bool,
     /// `RATE_AI`.
     pub rate_ai: Rate,
     /// `RATE_HAI`.
@@ -100,16 +112,10 @@ pub const MAX_ECN_KB: u64 = (u32::MAX / 1000) as u64;
 pub const MAX_BUFFER_MIB: u64 = 4095;
 
 /// Keys accepted and not used, and why.
-const IGNORED: [(&str, &str); 10] = [
+const IGNORED: [(&str, &str); 4] = [
     ("TRACE_FILE", "packet traces are not written (use --pcap)"),
     ("TRACE_OUTPUT_FILE", "packet traces are not written (use --pcap)"),
     ("ENABLE_TRACE", "packet traces are not written"),
-    ("FAST_REACT", "HPCC only"),
-    ("U_TARGET", "HPCC only"),
-    ("MI_THRESH", "HPCC only"),
-    ("INT_MULTI", "HPCC/PINT only"),
-    ("MULTI_RATE", "HPCC only"),
-    ("SAMPLE_FEEDBACK", "HPCC only"),
     (
         "L2_CHUNK_SIZE",
         "adds ACKs at chunk boundaries, which changes nothing when every packet is ACKed (L2_ACK_INTERVAL, MODEL.md §2)",
@@ -165,6 +171,7 @@ impl Config {
                     // (with its reason) or refused
                     let read = c.read_run_key(&mut t, key, line)?
                         || c.read_dcqcn_key(&mut t, key, line)?
+                        || c.read_hpcc_key(&mut t, key, line)?
                         || c.read_ecn_map(&mut t, key)?
                         || refuse_unmodelled(&mut t, key, line)?;
                     if !read {
@@ -188,8 +195,42 @@ impl Config {
         }
         c.check_thresholds_in_order()?;
         c.check_ewma_gain()?;
+        c.check_hpcc()?;
         c.list_keys_without_effect();
         Ok(c)
+    }
+
+    /// HPCC (`CC_MODE 3`) is modelled with one rate per QP (`MULTI_RATE 0`) and needs a
+    /// window (`HAS_WIN 1`: it divides by it).
+    fn check_hpcc(&self) -> Result<(), Ns3Error> {
+        if self.cc_mode != 3 {
+            return Ok(());
+        }
+        if self.multi_rate {
+            let line = self.lines.get("MULTI_RATE").copied().unwrap_or(0);
+            return Err(Ns3Error {
+                file: self.file.clone(),
+                line,
+                what: "MULTI_RATE".into(),
+                message: format!(
+                    "found 1{}: HPCC's per-hop rates are not modelled; allowed 0 (one rate per QP, run.py's `hp` profile)",
+                    if line == 0 {
+                        " (the fork's default when the key is missing)"
+                    } else {
+                        ""
+                    }
+                ),
+            });
+        }
+        if !self.has_win {
+            return Err(Ns3Error {
+                file: self.file.clone(),
+                line: self.line_of("HAS_WIN"),
+                what: "HAS_WIN".into(),
+                message: "found 0 with CC_MODE 3: HPCC divides by the window (the fork's u is infinite then); allowed 1".into(),
+            });
+        }
+        Ok(())
     }
 
     /// DCQCN keeps its gain in 1/1024: refuses a gain that is not a multiple (`CC_MODE 1`).
@@ -233,6 +274,49 @@ impl Config {
             add("GLOBAL_T", "window-based CC only (HAS_WIN 1)");
             add("VAR_WIN", "window-based CC only (HAS_WIN 1)");
         }
+        if self.cc_mode != 3 {
+            for key in [
+                "FAST_REACT",
+                "U_TARGET",
+                "MI_THRESH",
+                "INT_MULTI",
+                "MULTI_RATE",
+                "SAMPLE_FEEDBACK",
+            ] {
+                add(key, "HPCC only (CC_MODE 3)");
+            }
+        }
+        if self.cc_mode == 3 {
+            for key in [
+                "ALPHA_RESUME_INTERVAL",
+                "RATE_DECREASE_INTERVAL",
+                "RP_TIMER",
+                "CLAMP_TARGET_RATE",
+                "FAST_RECOVERY_TIMES",
+                "RATE_HAI",
+                "EWMA_GAIN",
+            ] {
+                add(
+                    key,
+                    "DCQCN only (CC_MODE 1); HPCC (CC_MODE 3) does not read it (MODEL.md §9.2)",
+                );
+            }
+        }
+        if self.cc_mode == 7 {
+            for key in [
+                "ALPHA_RESUME_INTERVAL",
+                "RATE_DECREASE_INTERVAL",
+                "RP_TIMER",
+                "CLAMP_TARGET_RATE",
+                "FAST_RECOVERY_TIMES",
+                "EWMA_GAIN",
+            ] {
+                add(
+                    key,
+                    "DCQCN only (CC_MODE 1); TIMELY (CC_MODE 7) does not read it (MODEL.md §9.2)",
+                );
+            }
+        }
         if self.cc_mode == 8 {
             for key in [
                 "ALPHA_RESUME_INTERVAL",
@@ -273,6 +357,12 @@ impl Config {
             var_win: false,
             global_t: true,
             fast_recovery_times: 5,
+            fast_react: true,
+            u_target: 0.95,
+            mi_thresh: 5,
+            int_multi: 1,
+            multi_rate: true,
+            sample_feedback: false,
             rate_ai: Rate::from_mbps(5),
             rate_hai: Rate::from_mbps(50),
             min_rate: Rate::from_mbps(100),
@@ -295,12 +385,12 @@ impl Config {
         match key {
             "CC_MODE" => {
                 self.cc_mode = t.num(key, "a whole number")?;
-                if matches!(self.cc_mode, 3 | 7 | 10) {
+                if self.cc_mode == 10 {
                     return Err(t.err(
                         line,
                         key,
                         format!(
-                            "found {}: HPCC (3), TIMELY (7) and PINT (10) are not modelled; allowed 1 (DCQCN), 8 (DCTCP) or a mode the reference does not handle (no congestion control)",
+                            "found {}: PINT (10) is not modelled; allowed 1 (DCQCN), 3 (HPCC), 7 (TIMELY), 8 (DCTCP) or a mode the reference does not handle (no congestion control)",
                             self.cc_mode
                         ),
                     ));
@@ -383,6 +473,38 @@ impl Config {
             "RATE_AI" => self.rate_ai = t.rate(key)?,
             "RATE_HAI" => self.rate_hai = t.rate(key)?,
             "MIN_RATE" => self.min_rate = t.rate(key)?,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// The value of `key` (given on `line`) if it is one of HPCC's keys. `false`: not one.
+    fn read_hpcc_key(&mut self, t: &mut Tokens<'_>, key: &str, line: usize) -> Result<bool, Ns3Error> {
+        match key {
+            "FAST_REACT" => self.fast_react = flag(t, key)?,
+            "U_TARGET" => {
+                let u: f64 = t.num(key, "a fraction")?;
+                if !(u > 0.0 && u <= 1.0) {
+                    return Err(t.err(line, key, format!("found {u}, allowed above 0, at most 1")));
+                }
+                self.u_target = u;
+            }
+            "MI_THRESH" => self.mi_thresh = t.num(key, "a count")?,
+            "INT_MULTI" => {
+                self.int_multi = t.num(key, "a whole number")?;
+                if !(1..=400).contains(&self.int_multi) {
+                    return Err(t.err(
+                        line,
+                        key,
+                        format!(
+                            "found {}, allowed 1..=400 (the INT queue field's unit, 80 × INT_MULTI bytes, is kept in 32 bits)",
+                            self.int_multi
+                        ),
+                    ));
+                }
+            }
+            "MULTI_RATE" => self.multi_rate = flag(t, key)?,
+            "SAMPLE_FEEDBACK" => self.sample_feedback = flag(t, key)?,
             _ => return Ok(false),
         }
         Ok(true)
@@ -599,8 +721,23 @@ mod tests {
         let e = Config::parse(&format!("{CONFIG}FOO 1\n"), "c.txt").unwrap_err();
         assert_eq!(e.line, 11);
         assert!(e.to_string().contains("FOO"), "{e}");
+        let e = Config::parse(&format!("{CONFIG}CC_MODE 10\n"), "c.txt").unwrap_err();
+        assert!(e.message.contains("PINT"), "{e}");
+        let c = Config::parse(&format!("{CONFIG}CC_MODE 7\n"), "c.txt").unwrap();
+        assert!(c.ignored.iter().any(|k| k.key == "RP_TIMER"), "{:?}", c.ignored);
         let e = Config::parse(&format!("{CONFIG}CC_MODE 3\n"), "c.txt").unwrap_err();
-        assert!(e.message.contains("HPCC"), "{e}");
+        assert_eq!(e.what, "MULTI_RATE");
+        assert!(e.message.contains("default"), "{e}");
+        let e = Config::parse(&format!("{CONFIG}CC_MODE 3\nMULTI_RATE 0\nHAS_WIN 0\n"), "c.txt").unwrap_err();
+        assert_eq!((e.what.as_str(), e.line), ("HAS_WIN", 13));
+        let c = Config::parse(
+            &format!("{CONFIG}CC_MODE 3\nMULTI_RATE 0\nINT_MULTI 4\n"),
+            "c.txt",
+        )
+        .unwrap();
+        assert_eq!((c.cc_mode, c.int_multi, c.mi_thresh), (3, 4, 5));
+        assert!(c.ignored.iter().any(|k| k.key == "RP_TIMER"), "{:?}", c.ignored);
+        assert!(!c.ignored.iter().any(|k| k.key == "INT_MULTI"), "{:?}", c.ignored);
         let e = Config::parse(&format!("{CONFIG}EWMA_GAIN 0.3\n"), "c.txt").unwrap_err();
         assert!(e.message.contains("1/1024"), "{e}");
         let e = Config::parse(&format!("{CONFIG}KMIN_MAP 2 100000000000\n"), "c.txt").unwrap_err();

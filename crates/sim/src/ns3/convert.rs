@@ -9,7 +9,9 @@ use lossless_proto::dcqcn::{NpParams, RpParams};
 use lossless_proto::dctcp::DctcpParams;
 use lossless_proto::ecn::{EcnConfig, MarkPoint};
 use lossless_proto::flow_control::FlowControlConfig;
+use lossless_proto::hpcc::HpccParams;
 use lossless_proto::rocev2::RcConfig;
+use lossless_proto::timely::TimelyParams;
 use lossless_proto::units::{Duration, Instant, Rate};
 
 use super::{Link, Ns3Error, Run, Topology};
@@ -48,6 +50,33 @@ impl Run {
             rate_ai: c.dctcp_rate_ai,
             min_rate: c.min_rate,
             mtu: c.packet_payload_size,
+        }
+    }
+
+    /// HPCC's parameters from the config (MODEL.md §9.5): `U_TARGET`, `RATE_AI`, `MIN_RATE`,
+    /// `MI_THRESH`, `FAST_REACT`, `SAMPLE_FEEDBACK`, `INT_MULTI`.
+    pub fn hpcc_params(&self) -> HpccParams {
+        let c = &self.config;
+        HpccParams {
+            eta: c.u_target,
+            rate_ai: c.rate_ai,
+            min_rate: c.min_rate,
+            max_stage: c.mi_thresh,
+            fast_react: c.fast_react,
+            sample_feedback: c.sample_feedback,
+            int_multi: c.int_multi,
+        }
+    }
+
+    /// TIMELY's parameters from the config (MODEL.md §9.7): `RATE_AI`, `RATE_HAI`, `MIN_RATE`
+    /// and the fork's constants (α, β, T_low, T_high, minRtt have no key).
+    pub fn timely_params(&self) -> TimelyParams {
+        let c = &self.config;
+        TimelyParams {
+            rate_ai: c.rate_ai,
+            rate_hai: c.rate_hai,
+            min_rate: c.min_rate,
+            ..TimelyParams::hpcc_ns3()
         }
     }
 
@@ -174,7 +203,26 @@ impl Run {
             8 => CcSpec::Dctcp {
                 params: self.dctcp_params(),
             },
+            7 => CcSpec::Timely {
+                params: self.timely_params(),
+            },
+            3 => CcSpec::Hpcc {
+                params: self.hpcc_params(),
+                base_rtt_ns: 0, // per flow below
+            },
             _ => CcSpec::None,
+        };
+        // HPCC's T: the largest base RTT (`GLOBAL_T 1`) or the pair's own
+        let cc_of = |bdps: &PairBdps, src: u32, dst: u32| match &cc {
+            CcSpec::Hpcc { params, .. } => CcSpec::Hpcc {
+                params: *params,
+                base_rtt_ns: if c.global_t {
+                    bdps.max_rtt_ns
+                } else {
+                    bdps.rtt_of(src, dst)
+                },
+            },
+            other => other.clone(),
         };
         let bdps = if c.has_win {
             let pairs: Vec<(u32, u32)> = if c.global_t {
@@ -201,7 +249,7 @@ impl Run {
                 size: Some(f.size),
                 transport: Some(Box::new(QpSpec {
                     rc,
-                    cc: cc.clone(),
+                    cc: cc_of(&bdps, f.src, f.dst),
                     ack_priority: f.pg,
                     udp_dport: f.dport,
                     window: self.window(&bdps, f.src, f.dst),
@@ -350,12 +398,18 @@ pub struct PairBdps {
     pub max: u64,
     /// The largest base RTT over all pairs (`maxRtt`), ns.
     pub max_rtt_ns: u64,
+    /// The base RTTs of the pairs asked for, ns.
+    rtt: std::collections::HashMap<(u32, u32), u64>,
 }
 
 impl PairBdps {
     /// The BDP of the path from `src` to `dst` (0: none).
     pub fn of(&self, src: u32, dst: u32) -> u64 {
         self.bdp.get(&(src, dst)).copied().unwrap_or(0)
+    }
+    /// The base RTT of the path from `src` to `dst`, ns (0: none).
+    pub fn rtt_of(&self, src: u32, dst: u32) -> u64 {
+        self.rtt.get(&(src, dst)).copied().unwrap_or(0)
     }
 }
 
@@ -383,6 +437,7 @@ impl Topology {
             bdp: std::collections::HashMap::new(),
             max: 0,
             max_rtt_ns: 0,
+            rtt: std::collections::HashMap::new(),
         };
         // per node: (delay ns, tx ns, slowest rate b/s), None: not reached
         let mut seen: Vec<Option<(u128, u128, u128)>> = vec![None; n];
@@ -422,6 +477,8 @@ impl Topology {
                 let bdp = (rtt * bw / 1_000_000_000 / 8).min(u128::from(u64::MAX)) as u64;
                 if wanted.contains(&(other, host)) {
                     out.bdp.insert((other, host), bdp);
+                    out.rtt
+                        .insert((other, host), rtt.min(u128::from(u64::MAX)) as u64);
                 }
                 out.max = out.max.max(bdp);
                 out.max_rtt_ns = out.max_rtt_ns.max(rtt.min(u128::from(u64::MAX)) as u64);

@@ -128,6 +128,12 @@ impl Run {
         if self.config.cc_mode == 8 {
             self.check_dctcp(topology_name)?;
         }
+        if self.config.cc_mode == 3 {
+            self.check_hpcc(topology_name)?;
+        }
+        if self.config.cc_mode == 7 {
+            self.check_timely(topology_name)?;
+        }
         self.check_headroom(topology_name)
     }
 
@@ -279,6 +285,66 @@ impl Run {
                         ),
                     ),
                 };
+                return Err(self.config_error(key, message));
+            }
+        }
+        Ok(())
+    }
+
+    /// HPCC accepts the config's values at every sender's line rate.
+    fn check_hpcc(&self, topology_name: &str) -> Result<(), Ns3Error> {
+        let t = &self.topology;
+        let p = self.hpcc_params();
+        let mut link_of: Vec<Option<&Link>> = vec![None; t.nodes as usize];
+        for l in &t.links {
+            link_of[l.a as usize].get_or_insert(l);
+            link_of[l.b as usize].get_or_insert(l);
+        }
+        for f in &self.flows {
+            let Some(l) = link_of[f.src as usize] else {
+                continue;
+            };
+            if let Err(e) = p.validate(l.rate) {
+                let key = match e.field {
+                    "min_rate" => "MIN_RATE",
+                    "rate_ai" => "RATE_AI",
+                    "eta" => "U_TARGET",
+                    "int_multi" => "INT_MULTI",
+                    _ => "CC_MODE",
+                };
+                let message = format!(
+                    "HPCC (CC_MODE 3) at host {}'s line rate {} (its link at {topology_name}:{}): found {}, allowed {}",
+                    f.src, l.rate, l.line, e.found, e.allowed
+                );
+                return Err(self.config_error(key, message));
+            }
+        }
+        Ok(())
+    }
+
+    /// TIMELY accepts the config's values at every sender's line rate.
+    fn check_timely(&self, topology_name: &str) -> Result<(), Ns3Error> {
+        let t = &self.topology;
+        let p = self.timely_params();
+        let mut link_of: Vec<Option<&Link>> = vec![None; t.nodes as usize];
+        for l in &t.links {
+            link_of[l.a as usize].get_or_insert(l);
+            link_of[l.b as usize].get_or_insert(l);
+        }
+        for f in &self.flows {
+            let Some(l) = link_of[f.src as usize] else {
+                continue;
+            };
+            if let Err(e) = p.validate(l.rate) {
+                let key = if e.field == "min_rate" {
+                    "MIN_RATE"
+                } else {
+                    "CC_MODE"
+                };
+                let message = format!(
+                    "TIMELY (CC_MODE 7) at host {}'s line rate {} (its link at {topology_name}:{}): found {}, allowed {}",
+                    f.src, l.rate, l.line, e.found, e.allowed
+                );
                 return Err(self.config_error(key, message));
             }
         }

@@ -10,8 +10,10 @@
 use lossless_proto::dcqcn::{NpParams, RpParams};
 use lossless_proto::dctcp::DctcpParams;
 use lossless_proto::ecn::{EcnConfig, MarkPoint};
+use lossless_proto::hpcc::HpccParams;
 use lossless_proto::qcn::{CpParams, QcnRpParams};
 use lossless_proto::rocev2::{RcConfig, RcConfigError};
+use lossless_proto::timely::TimelyParams;
 use lossless_proto::units::{ParseRateError, Rate};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -26,7 +28,7 @@ use crate::config::transport::{CcSpec, EcnSpec, QcnSpec, QpSpec, QpWindow};
 #[derive(Deserialize, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawQp {
-    /// "dcqcn", "qcn", "dctcp" or "none".
+    /// "dcqcn", "qcn", "dctcp", "hpcc", "timely" or "none".
     pub(super) cc: Option<Spanned<String>>,
     /// Preset of the congestion control: DCQCN "connectx", "paper", "hpcc-ns3"; QCN "mib".
     pub(super) preset: Option<Spanned<String>>,
@@ -45,6 +47,12 @@ pub(super) struct RawQp {
     /// DCTCP (`cc = "dctcp"`): `preset` ("hpcc-ns3") and `DctcpParams` overrides (`g`,
     /// `rate_ai`, `min_rate`).
     pub(super) dctcp: Option<toml::Table>,
+    /// HPCC (`cc = "hpcc"`): `preset` ("hpcc-ns3"), `base_rtt`, `bdp` and `HpccParams`
+    /// overrides (`eta`, `rate_ai`, `min_rate`, `max_stage`, `fast_react`, `sample_feedback`,
+    /// `int_multi`).
+    pub(super) hpcc: Option<toml::Table>,
+    /// TIMELY (`cc = "timely"`): `preset` ("hpcc-ns3") and `TimelyParams` overrides.
+    pub(super) timely: Option<toml::Table>,
     /// Transport overrides (`preset` "perftest", "hpcc-ns3", "irn-tlt", and `RcConfig` keys).
     pub(super) rocev2: Option<toml::Table>,
 }
@@ -76,6 +84,8 @@ impl RawQp {
             dcqcn: table(&self.dcqcn, &base.dcqcn),
             qcn: table(&self.qcn, &base.qcn),
             dctcp: table(&self.dctcp, &base.dctcp),
+            hpcc: table(&self.hpcc, &base.hpcc),
+            timely: table(&self.timely, &base.timely),
             rocev2: table(&self.rocev2, &base.rocev2),
         }
     }
@@ -360,6 +370,7 @@ pub(super) fn qp_spec(
     let rc = rc_config(q.rocev2.as_ref()).map_err(|m| err("rocev2", m.to_string()))?;
     // the congestion control
     let preset = q.preset.as_ref().map(|s| s.get_ref().as_str());
+    let mut window = QpWindow::NONE;
     let cc = match cc_name {
         "none" => CcSpec::None,
         "dcqcn" => {
@@ -429,10 +440,24 @@ pub(super) fn qp_spec(
         "dctcp" => CcSpec::Dctcp {
             params: dctcp_params(q, preset, rc.mtu, lines).map_err(|m| err("dctcp", m.to_string()))?,
         },
+        "hpcc" => {
+            let (params, base_rtt_ns, bdp) =
+                hpcc_params(q, preset, lines).map_err(|m| err("hpcc", m.to_string()))?;
+            window = QpWindow {
+                bytes: bdp,
+                variable: true,
+            };
+            CcSpec::Hpcc { params, base_rtt_ns }
+        }
+        "timely" => CcSpec::Timely {
+            params: timely_params(q, preset, lines).map_err(|m| err("timely", m))?,
+        },
         other => {
             return Err(err(
                 "cc",
-                format!("found {other:?}, allowed \"dcqcn\", \"qcn\", \"dctcp\" or \"none\""),
+                format!(
+                    "found {other:?}, allowed \"dcqcn\", \"qcn\", \"dctcp\", \"hpcc\", \"timely\" or \"none\""
+                ),
             ));
         }
     };
@@ -444,6 +469,12 @@ pub(super) fn qp_spec(
     }
     if cc_name != "dctcp" && q.dctcp.is_some() {
         return Err(err("dctcp", format!("given but cc is {cc_name:?}")));
+    }
+    if cc_name != "hpcc" && q.hpcc.is_some() {
+        return Err(err("hpcc", format!("given but cc is {cc_name:?}")));
+    }
+    if cc_name != "timely" && q.timely.is_some() {
+        return Err(err("timely", format!("given but cc is {cc_name:?}")));
     }
     let ack_priority = q.ack_priority.unwrap_or(priority);
     for (key, p) in [
@@ -465,7 +496,7 @@ pub(super) fn qp_spec(
         cc,
         ack_priority,
         udp_dport: q.udp_dport.unwrap_or(crate::config::transport::ROCE_UDP_PORT),
-        window: QpWindow::NONE,
+        window,
         dscp,
     })
 }
@@ -538,6 +569,121 @@ fn dctcp_params(
     for &line in lines {
         p.validate(line)
             .map_err(|source| DctcpKeyError::Invalid { source, line })?;
+    }
+    Ok(p)
+}
+
+/// Why a QP's `hpcc` table was refused ([`hpcc_params`]).
+#[derive(Debug)]
+enum HpccKeyError {
+    /// `preset` is not text.
+    PresetNotText(toml::Value),
+    /// `preset` names no HPCC preset.
+    Preset(String),
+    /// `base_rtt` or `bdp` missing or of the wrong kind.
+    Required(&'static str, String),
+    /// A key's value does not convert.
+    Key(EngineKeyError),
+    /// The preset with the keys laid over it does not read back.
+    Overlay(EngineKeyError),
+    /// A parameter out of range for a sender's line rate.
+    Invalid {
+        /// The engine's reason.
+        source: lossless_proto::dcqcn::ParamError,
+        /// The sender's line rate.
+        line: Rate,
+    },
+}
+
+impl std::fmt::Display for HpccKeyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HpccKeyError::PresetNotText(v) => write!(f, "key `preset`: found {v}, allowed \"hpcc-ns3\""),
+            HpccKeyError::Preset(name) => write!(f, "preset: found {name:?}, allowed \"hpcc-ns3\" (HPCC)"),
+            HpccKeyError::Required(key, found) => write!(
+                f,
+                "key `{key}`: found {found}, allowed {}",
+                if *key == "base_rtt" {
+                    "a duration above 0 (T, the base RTT the utilisation is averaged over, e.g. \"4160ns\")"
+                } else {
+                    "bytes above 0 (W₀, the window at line rate, e.g. 52000: the fork's maxBdp)"
+                }
+            ),
+            HpccKeyError::Key(e) => write!(f, "{e}"),
+            HpccKeyError::Overlay(e) => write!(
+                f,
+                "{e} (keys: preset, base_rtt, bdp, eta, rate_ai, min_rate, max_stage, fast_react, sample_feedback, int_multi)"
+            ),
+            HpccKeyError::Invalid { source, line } => write!(f, "{source} (sender's line rate {line})"),
+        }
+    }
+}
+
+impl std::error::Error for HpccKeyError {}
+
+/// The HPCC parameters of the QP keys `q`, with T (ns) and W₀ (bytes): the table's `preset`
+/// (else the QP's, else "hpcc-ns3") with its other keys laid over it; `base_rtt` and `bdp`
+/// are required. Checked against every sender line rate of `lines`.
+fn hpcc_params(
+    q: &RawQp,
+    preset: Option<&str>,
+    lines: &[Rate],
+) -> Result<(HpccParams, u64, u64), HpccKeyError> {
+    let mut t = q.hpcc.clone().unwrap_or_default();
+    let name = match t.remove("preset") {
+        Some(toml::Value::String(s)) => s,
+        Some(v) => return Err(HpccKeyError::PresetNotText(v)),
+        None => preset.unwrap_or("hpcc-ns3").to_string(),
+    };
+    let base = HpccParams::preset(&name).ok_or(HpccKeyError::Preset(name))?;
+    let rtt = match t.remove("base_rtt") {
+        Some(toml::Value::String(d)) => match parse_duration(&d) {
+            Ok(d) if d.as_ns() > 0 => d.as_ns() as u64,
+            _ => return Err(HpccKeyError::Required("base_rtt", format!("{d:?}"))),
+        },
+        Some(v) => return Err(HpccKeyError::Required("base_rtt", v.to_string())),
+        None => return Err(HpccKeyError::Required("base_rtt", "nothing".into())),
+    };
+    let bdp = match t.remove("bdp") {
+        Some(toml::Value::Integer(b)) if b > 0 => b as u64,
+        Some(v) => return Err(HpccKeyError::Required("bdp", v.to_string())),
+        None => return Err(HpccKeyError::Required("bdp", "nothing".into())),
+    };
+    let over = t
+        .iter()
+        .map(|(k, v)| to_json(k, v).map(|j| (k.clone(), j)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(HpccKeyError::Key)?;
+    let p: HpccParams = overlay(&base, over.into_iter()).map_err(HpccKeyError::Overlay)?;
+    for &line in lines {
+        p.validate(line)
+            .map_err(|source| HpccKeyError::Invalid { source, line })?;
+    }
+    Ok((p, rtt, bdp))
+}
+
+/// The TIMELY parameters of the QP keys `q`: the table's `preset` (else the QP's, else
+/// "hpcc-ns3") with its other keys laid over it, checked against every sender line rate of
+/// `lines`; the error says why, with the keys allowed.
+fn timely_params(q: &RawQp, preset: Option<&str>, lines: &[Rate]) -> Result<TimelyParams, String> {
+    const KEYS: &str = "preset, alpha, beta, t_low_ns, t_high_ns, min_rtt_ns, rate_ai, rate_hai, min_rate";
+    let mut t = q.timely.clone().unwrap_or_default();
+    let name = match t.remove("preset") {
+        Some(toml::Value::String(s)) => s,
+        Some(v) => return Err(format!("key `preset`: found {v}, allowed \"hpcc-ns3\"")),
+        None => preset.unwrap_or("hpcc-ns3").to_string(),
+    };
+    let base = TimelyParams::preset(&name)
+        .ok_or_else(|| format!("preset: found {name:?}, allowed \"hpcc-ns3\" (TIMELY)"))?;
+    let over = t
+        .iter()
+        .map(|(k, v)| to_json(k, v).map(|j| (k.clone(), j)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    let p: TimelyParams = overlay(&base, over.into_iter()).map_err(|e| format!("{e} (keys: {KEYS})"))?;
+    for &line in lines {
+        p.validate(line)
+            .map_err(|e| format!("{e} (sender's line rate {line})"))?;
     }
     Ok(p)
 }

@@ -332,6 +332,8 @@ pub(super) struct RawFlow {
     pub(super) dcqcn: Option<toml::Table>,
     pub(super) qcn: Option<toml::Table>,
     pub(super) dctcp: Option<toml::Table>,
+    pub(super) hpcc: Option<toml::Table>,
+    pub(super) timely: Option<toml::Table>,
     pub(super) rocev2: Option<toml::Table>,
 }
 
@@ -366,6 +368,8 @@ pub(super) struct RawWorkload {
     pub(super) dcqcn: Option<toml::Table>,
     pub(super) qcn: Option<toml::Table>,
     pub(super) dctcp: Option<toml::Table>,
+    pub(super) hpcc: Option<toml::Table>,
+    pub(super) timely: Option<toml::Table>,
     pub(super) rocev2: Option<toml::Table>,
 }
 
@@ -393,6 +397,8 @@ macro_rules! qp_keys {
                     dcqcn: self.dcqcn.clone(),
                     qcn: self.qcn.clone(),
                     dctcp: self.dctcp.clone(),
+                    hpcc: self.hpcc.clone(),
+                    timely: self.timely.clone(),
                     rocev2: self.rocev2.clone(),
                 }
             }
@@ -408,6 +414,8 @@ macro_rules! qp_keys {
                     ("dcqcn", self.dcqcn.is_some()),
                     ("qcn", self.qcn.is_some()),
                     ("dctcp", self.dctcp.is_some()),
+                    ("hpcc", self.hpcc.is_some()),
+                    ("timely", self.timely.is_some()),
                     ("rocev2", self.rocev2.is_some()),
                 ]
                 .into_iter()

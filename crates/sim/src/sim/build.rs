@@ -132,7 +132,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 fn max_frame_bytes(config: &SimConfig) -> Result<u32, BuildError> {
     let frame_of = |mtu: u64, t: &Option<Box<crate::config::transport::QpSpec>>| match t {
         None => frame_len(mtu),
-        Some(q) => config.model.roce_data_len(u64::from(q.rc.mtu), q.cc.cn_tag()),
+        Some(q) => config.model.roce_data_len(u64::from(q.rc.mtu), q.cc.cn_tag()) + q.cc.int_bytes(),
     };
     let largest_frame = config
         .flows
@@ -182,6 +182,25 @@ fn build_ports(
             };
             ports.push(port);
         }
+    }
+    // HPCC's INT record names a port's rate by an index into 25..400 Gb/s (the fork prints
+    // "unknown rate" and reads any other as 25 G): refused rather than misread
+    if let Some(p) = ports
+        .iter()
+        .find(|p| p.int_stamp && !lossless_wire::int::LINE_RATES[..5].contains(&p.rate.bps()))
+    {
+        let flow = config
+            .flows
+            .iter()
+            .find(|f| f.transport.as_deref().is_some_and(|t| t.cc.stamps_int()))
+            .map_or_else(|| "of a workload".to_string(), |f| f.name.clone());
+        return Err(BuildError::Flow {
+            flow,
+            problem: format!(
+                "HPCC's INT records know switch ports of 25, 50, 100, 200 or 400 Gb/s only; a port of switch {} runs at {}",
+                config.nodes[p.node as usize].name, p.rate
+            ),
+        });
     }
     Ok((ports, node_ports))
 }
@@ -446,6 +465,14 @@ fn build_port(
         cn_enq: enq_mask | cp_mask,
         cn_deq: deq_mask,
         lldp_queued: false,
+        // switches stamp INT when some QP runs HPCC (its data packets only)
+        int_stamp: matches!(config.nodes[node as usize].kind, NodeKind::Switch(_))
+            && config
+                .flows
+                .iter()
+                .filter_map(|f| f.transport.as_deref())
+                .chain(config.workloads.iter().filter_map(|w| w.transport.as_deref()))
+                .any(|t| t.cc.stamps_int()),
         kind: match (&config.nodes[node as usize].kind, config.model.buffer) {
             (NodeKind::Host(_), _) => PortKind::Host,
             (NodeKind::Switch(_), BufferModel::Shared) => PortKind::Switch,

@@ -93,6 +93,8 @@ pub(crate) struct Port {
     pub(in crate::sim) lldp_tx: VecDeque<Vec<u8>>,
     pub(in crate::sim) timer_at: Instant,
     pub(crate) rate: Rate,
+    /// Switch ports: data packets of HPCC QPs get an INT record here at dequeue.
+    pub(in crate::sim) int_stamp: bool,
     /// The DCBX agent of a DCBX-managed port.
     pub(crate) dcbx: Option<Box<PortDcbx>>,
     /// The DSCP → priority map of a port that trusts DSCP.

@@ -6,6 +6,7 @@
 pub(in crate::sim) mod cn;
 pub(in crate::sim) mod dcbx;
 pub(in crate::sim) mod hooks;
+pub(in crate::sim) mod hpcc;
 pub(in crate::sim) mod link_errors;
 pub(in crate::sim) mod pathology;
 pub(in crate::sim) mod qp;

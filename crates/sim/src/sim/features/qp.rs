@@ -18,8 +18,10 @@
 
 use lossless_proto::dcqcn::{CnpMode, Np, ParamError, Rp};
 use lossless_proto::dctcp::Dctcp;
+use lossless_proto::hpcc::Hpcc;
 use lossless_proto::qcn::QcnRp;
 use lossless_proto::rocev2::{DataPacket, RcConfigError, Reply, Requester, Responder};
+use lossless_proto::timely::Timely;
 use lossless_proto::units::{Instant, Rate};
 
 use crate::config::model::{ModelConfig, Pacing, ReplyQueue};
@@ -30,6 +32,7 @@ use crate::frame::{Ecn, FlowId, Frame, FrameKind, NodeId, PortId, flags};
 use crate::observer::Observer;
 use crate::series::{RateSeries, SERIES_CAP};
 use crate::sim::order::schedule;
+use crate::sim::features::hpcc::{PsnRings, Telemetry};
 use crate::sim::{Event, Node, Simulator};
 
 /// When a QP that started a packet of `len` bytes at `at` may start the next one, at `rate`
@@ -47,6 +50,8 @@ pub(crate) enum RpState {
     Dcqcn(Rp),
     Qcn(QcnRp),
     Dctcp(Dctcp),
+    Hpcc(Hpcc),
+    Timely(Timely),
 }
 
 impl RpState {
@@ -56,25 +61,27 @@ impl RpState {
             RpState::Dcqcn(rp) => rp.rate(),
             RpState::Qcn(rp) => rp.rate(),
             RpState::Dctcp(d) => d.rate(),
+            RpState::Hpcc(h) => h.rate(),
+            RpState::Timely(t) => t.rate(),
         }
     }
     fn poll_timeout(&self) -> Option<Instant> {
         match self {
-            RpState::None | RpState::Dctcp(_) => None,
+            RpState::None | RpState::Dctcp(_) | RpState::Hpcc(_) | RpState::Timely(_) => None,
             RpState::Dcqcn(rp) => rp.poll_timeout(),
             RpState::Qcn(rp) => rp.poll_timeout(),
         }
     }
     fn handle_timeout(&mut self, now: Instant) {
         match self {
-            RpState::None | RpState::Dctcp(_) => {}
+            RpState::None | RpState::Dctcp(_) | RpState::Hpcc(_) | RpState::Timely(_) => {}
             RpState::Dcqcn(rp) => rp.handle_timeout(now),
             RpState::Qcn(rp) => rp.handle_timeout(now),
         }
     }
     fn on_sent(&mut self, now: Instant, bytes: u64) {
         match self {
-            RpState::None | RpState::Dctcp(_) => {}
+            RpState::None | RpState::Dctcp(_) | RpState::Hpcc(_) | RpState::Timely(_) => {}
             RpState::Dcqcn(rp) => rp.on_sent(now, bytes),
             RpState::Qcn(rp) => rp.on_sent(now, bytes),
         }
@@ -116,6 +123,10 @@ pub(crate) struct Qp {
     pub(crate) echo_ce: bool,
     /// The limit on bytes in flight.
     pub(crate) window: QpWindow,
+    /// HPCC's INT fields or TIMELY's timestamps of its packets and replies.
+    pub(crate) telemetry: Option<Box<Telemetry>>,
+    /// Bytes its data packets and replies carry for them.
+    pub(crate) int_bytes: u64,
     pub(crate) mtu: u64,
     pub(crate) line: Rate,
     /// Earliest start of the next packet (pacing).
@@ -152,6 +163,12 @@ pub enum QpError {
     /// DCTCP's sender.
     #[error("dctcp: {0}")]
     Dctcp(ParamError),
+    /// HPCC's sender.
+    #[error("hpcc: {0}")]
+    Hpcc(ParamError),
+    /// TIMELY's sender.
+    #[error("timely: {0}")]
+    Timely(ParamError),
 }
 
 impl Qp {
@@ -175,6 +192,25 @@ impl Qp {
                 RpState::Dctcp(Dctcp::new(*params, line).map_err(QpError::Dctcp)?),
                 None,
             ),
+            CcSpec::Hpcc { params, base_rtt_ns } => (
+                RpState::Hpcc(
+                    Hpcc::new(*params, line, *base_rtt_ns, spec.window.bytes).map_err(QpError::Hpcc)?,
+                ),
+                None,
+            ),
+            CcSpec::Timely { params } => (
+                RpState::Timely(Timely::new(*params, line).map_err(QpError::Timely)?),
+                None,
+            ),
+        };
+        let packets = spec.window.bytes / u64::from(spec.rc.mtu.max(1)) + 1;
+        let telemetry = match &spec.cc {
+            CcSpec::Hpcc { params, .. } => Some(Box::new(Telemetry::Int {
+                rings: PsnRings::new(packets),
+                multi: params.int_multi,
+            })),
+            CcSpec::Timely { .. } => Some(Box::new(Telemetry::Timestamp(PsnRings::new(packets)))),
+            _ => None,
         };
         let mut series = RateSeries::with_capacity(SERIES_CAP);
         let first = rp.rate(line);
@@ -190,6 +226,8 @@ impl Qp {
             cn_tag: spec.cc.cn_tag(),
             echo_ce: matches!(spec.cc, CcSpec::Dctcp { .. }),
             window: spec.window,
+            telemetry,
+            int_bytes: spec.cc.int_bytes(),
             mtu: u64::from(spec.rc.mtu),
             line,
             next_tx: start,
@@ -225,6 +263,8 @@ impl Qp {
             RpState::Dcqcn(rp) => rp.counters().rate_decreases,
             RpState::Qcn(rp) => rp.counters().rate_decreases,
             RpState::Dctcp(d) => d.counters().rate_decreases,
+            RpState::Hpcc(h) => h.counters().rate_decreases,
+            RpState::Timely(t) => t.counters().rate_decreases,
             RpState::None => 0,
         }
     }
@@ -377,6 +417,36 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
     }
 
+    /// HPCC set a new rate (the fork's `ChangeRate`): the QP's next packet may start the new
+    /// rate's gap after its last one, earlier or later than scheduled, even when that instant
+    /// had passed and the QP waits in the ready list (`qp_pull` then defers it).
+    fn qp_change_rate(&mut self, f: FlowId) {
+        let now = self.now;
+        let fs = &mut self.flows[f as usize];
+        let Some(qp) = fs.qp.as_deref_mut() else {
+            return;
+        };
+        let Some((at, len)) = qp.last_tx else {
+            return;
+        };
+        if qp.done {
+            return;
+        }
+        let next = pacing(&self.config.model, &fs.spec, qp.rate(), at, len);
+        qp.next_tx = next;
+        if qp.ready || qp.emit_at == Instant::MAX {
+            return; // `qp_pull` or the caller's `qp_wake` reads the new instant
+        }
+        // the pending `Emit` becomes stale: the caller's `qp_wake` (next passed) or one at the
+        // new instant replaces it
+        if next <= now {
+            qp.emit_at = Instant::MAX;
+        } else if qp.emit_at != next {
+            qp.emit_at = next;
+            self.queue.push(next, Event::Emit(f));
+        }
+    }
+
     /// The pacing instant came: the QP joins its host's ready list.
     pub(in crate::sim::features) fn qp_on_emit(&mut self, f: FlowId) {
         let now = self.now;
@@ -463,7 +533,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 continue; // waits for a reply or a timeout
             };
             let payload = u64::from(pkt.payload);
-            let len = self.config.model.roce_data_len(payload, qp.cn_tag);
+            let len = self.config.model.roce_data_len(payload, qp.cn_tag) + qp.int_bytes;
+            if let Some(t) = qp.telemetry.as_deref_mut() {
+                let outstanding = qp.req.next_byte().saturating_sub(qp.req.acked_bytes()) / qp.mtu.max(1) + 1;
+                t.sent(pkt.psn, (now.as_ps() / 1_000) as u64, outstanding);
+            }
             let mut fl = 0;
             for (set, bit) in [
                 (pkt.first, flags::FIRST),
@@ -544,8 +618,31 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     d.handle_ack(qp.req.acked_bytes(), frame.has(flags::CNP), qp.req.next_byte());
                     repace |= qp.note_rate(now);
                 }
+                // HPCC likewise, with the INT field the reply echoes; a rate it sets moves
+                // the pacing of the packet already scheduled (the fork's `ChangeRate`)
+                let mut change_rate = false;
+                match (&mut qp.rp, qp.telemetry.as_deref()) {
+                    (RpState::Hpcc(h), Some(Telemetry::Int { rings, .. })) => {
+                        let echoed = rings.reply(frame.psn());
+                        change_rate = h
+                            .handle_ack(qp.req.acked_bytes(), qp.req.next_byte(), &echoed)
+                            .is_some();
+                        qp.note_rate(now);
+                    }
+                    // TIMELY: the RTT from the echoed send time; the rate is assigned, so it
+                    // takes effect from the next gap (no `ChangeRate`)
+                    (RpState::Timely(t), Some(Telemetry::Timestamp(rings))) => {
+                        let rtt = ((now.as_ps() / 1_000) as u64).saturating_sub(rings.reply(frame.psn()));
+                        t.handle_ack(qp.req.acked_bytes(), qp.req.next_byte(), rtt);
+                        repace |= qp.note_rate(now);
+                    }
+                    _ => {}
+                }
                 if qp.req.is_complete() && !qp.done {
                     qp.done = true;
+                    if let Some(t) = qp.telemetry.as_deref_mut() {
+                        t.release();
+                    }
                     let fs = &mut self.flows[f as usize];
                     fs.stats.completed = Some(now);
                     return;
@@ -553,6 +650,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 self.qp_check_failed(f);
                 if repace {
                     self.qp_repace(f);
+                }
+                if change_rate {
+                    self.qp_change_rate(f);
                 }
                 self.qp_wake(f);
                 self.qp_arm(f);
@@ -606,12 +706,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     fn responder_receive(&mut self, node: NodeId, frame: Frame) {
         let now = self.now;
         let f = frame.flow;
-        let overhead = self.config.model.roce_data_len(0, false);
+        let mut overhead = self.config.model.roce_data_len(0, false);
         let fs = &mut self.flows[f as usize];
         let sender = fs.spec.src;
         let Some(qp) = fs.qp.as_deref_mut() else {
             return;
         };
+        overhead += qp.int_bytes;
         fs.stats.delivered_frames += 1;
         fs.stats.delivered_bytes += u64::from(frame.len);
         fs.stats.last_delivery = Some(now);
@@ -661,7 +762,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             if cnp_flag {
                 qp.counters.cnp_flags_sent += 1;
             }
-            let len = self.config.model.reply_len();
+            let len = self.config.model.reply_len_with_int(qp.int_bytes);
+            if let Some(t) = qp.telemetry.as_deref_mut() {
+                t.echo(frame.psn(), psn);
+            }
             let reply = Frame::reply(
                 kind,
                 f,

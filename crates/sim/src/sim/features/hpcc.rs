@@ -1,0 +1,177 @@
+//! What HPCC and TIMELY carry in their packets beside the RoCEv2 headers (MODEL.md §9.4):
+//! HPCC's INT field, which every switch port stamps into each data packet of an HPCC QP as it
+//! dequeues it (§9.5), and TIMELY's send timestamp (§9.7); the receiver copies the packet's
+//! field onto its reply, and the sender's engine reads it (`qp.rs`).
+//!
+//! Frames stay 32-byte handles: the fields live beside the QP, in two rings indexed by PSN —
+//! one for data packets (written at the sender, stamped at each switch, read at the
+//! receiver), one for replies (written at the receiver, read at the sender). Live PSNs lie
+//! between the oldest unacknowledged packet and the next one to send, so rings of at least
+//! twice that many slots never reuse a slot still in use: they are allocated at the QP's first
+//! packet for its window (HPCC always has one; 49 kB for the k = 4 fat tree's 156 kB window),
+//! doubled, live entries moved over, when the packets outstanding outgrow them (TIMELY without
+//! a window: while the QP warms up, then never), and freed when the QP completes, so only
+//! QPs under way hold them. (A
+//! go-back-N retransmission restarts the slot of its PSN while an older copy may still be in
+//! flight; the fork's runs of these modes drop nothing, so none happens there.)
+
+use lossless_proto::flow_control::{Framing, NS3_PFC_FRAME_BYTES};
+use lossless_wire::int::{IntHeader, IntHop};
+
+use crate::event::EventQueue;
+use crate::frame::{Frame, PSN_MASK, PortId};
+use crate::observer::Observer;
+use crate::sim::{Event, Simulator};
+
+/// A per-PSN field of one QP's data packets and replies. Empty until the QP sends its first
+/// packet and again once it completed, so that only QPs under way hold memory.
+pub(crate) struct PsnRings<T: Copy + Default> {
+    data: Vec<T>,
+    replies: Vec<T>,
+    mask: u32,
+    /// Packets outstanding expected at most (the window's), the first allocation's size.
+    expected: u64,
+}
+
+impl<T: Copy + Default> PsnRings<T> {
+    /// Rings for a QP expected to have at most `packets` packets outstanding (allocated at
+    /// its first packet).
+    pub(crate) fn new(packets: u64) -> Self {
+        PsnRings {
+            data: Vec::new(),
+            replies: Vec::new(),
+            mask: 0,
+            expected: packets,
+        }
+    }
+    /// Frees the rings (the QP completed; late copies of its packets find nothing).
+    pub(crate) fn release(&mut self) {
+        self.data = Vec::new();
+        self.replies = Vec::new();
+        self.mask = 0;
+    }
+    fn slots_for(packets: u64) -> usize {
+        (packets.saturating_add(2).saturating_mul(2))
+            .clamp(8, 1 << 24)
+            .next_power_of_two() as usize
+    }
+    /// A packet of `psn` leaves the sender with `v`, `outstanding` packets (itself included)
+    /// not yet acknowledged.
+    pub(crate) fn sent(&mut self, psn: u32, v: T, outstanding: u64) {
+        if self.data.is_empty() {
+            let n = Self::slots_for(self.expected.max(outstanding));
+            self.data = vec![T::default(); n];
+            self.replies = vec![T::default(); n];
+            self.mask = (n - 1) as u32;
+        } else if Self::slots_for(outstanding) > self.data.len() {
+            self.grow(psn, outstanding);
+        }
+        self.data[(psn & self.mask) as usize] = v;
+    }
+    /// Doubles the rings until they hold `outstanding` packets, moving the live PSNs (those up
+    /// to `outstanding` before `psn`).
+    fn grow(&mut self, psn: u32, outstanding: u64) {
+        let n = Self::slots_for(outstanding);
+        let mask = (n - 1) as u32;
+        let mut data = vec![T::default(); n];
+        let mut replies = vec![T::default(); n];
+        let live = outstanding.min(u64::from(self.mask) + 1) as u32;
+        for k in 0..=live {
+            let q = psn.wrapping_sub(k) & PSN_MASK;
+            data[(q & mask) as usize] = self.data[(q & self.mask) as usize];
+            replies[(q & mask) as usize] = self.replies[(q & self.mask) as usize];
+        }
+        self.data = data;
+        self.replies = replies;
+        self.mask = mask;
+    }
+    /// The data packet of `psn`'s field (`None` once released).
+    fn data_mut(&mut self, psn: u32) -> Option<&mut T> {
+        self.data.get_mut((psn & self.mask) as usize)
+    }
+    /// The receiver answers the packet of `data_psn` with a reply of `reply_psn`: the reply
+    /// carries a copy of the packet's field.
+    pub(crate) fn echo(&mut self, data_psn: u32, reply_psn: u32) {
+        if let Some(&v) = self.data.get((data_psn & self.mask) as usize)
+            && let Some(r) = self.replies.get_mut((reply_psn & self.mask) as usize)
+        {
+            *r = v;
+        }
+    }
+    /// The field the reply of `psn` carries (the default once released).
+    pub(crate) fn reply(&self, psn: u32) -> T {
+        self.replies
+            .get((psn & self.mask) as usize)
+            .copied()
+            .unwrap_or_default()
+    }
+}
+
+/// The fields a QP's packets carry: HPCC's INT (with the unit multiplier its switches stamp
+/// with) or TIMELY's send timestamp (ns).
+pub(crate) enum Telemetry {
+    /// HPCC.
+    Int {
+        /// The rings.
+        rings: PsnRings<IntHeader>,
+        /// `INT_MULTI`.
+        multi: u32,
+    },
+    /// TIMELY.
+    Timestamp(PsnRings<u64>),
+}
+
+impl Telemetry {
+    /// A packet of `psn` leaves the sender at `now_ns` with `outstanding` packets unacknowledged.
+    pub(crate) fn sent(&mut self, psn: u32, now_ns: u64, outstanding: u64) {
+        match self {
+            Telemetry::Int { rings, .. } => rings.sent(psn, IntHeader::default(), outstanding),
+            Telemetry::Timestamp(rings) => rings.sent(psn, now_ns, outstanding),
+        }
+    }
+    /// The receiver answers the packet of `data_psn` with a reply of `reply_psn`.
+    pub(crate) fn echo(&mut self, data_psn: u32, reply_psn: u32) {
+        match self {
+            Telemetry::Int { rings, .. } => rings.echo(data_psn, reply_psn),
+            Telemetry::Timestamp(rings) => rings.echo(data_psn, reply_psn),
+        }
+    }
+    /// The QP completed: its rings are freed.
+    pub(crate) fn release(&mut self) {
+        match self {
+            Telemetry::Int { rings, .. } => rings.release(),
+            Telemetry::Timestamp(rings) => rings.release(),
+        }
+    }
+}
+
+impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
+    /// Switch port `p` starts to send `frame`, just dequeued: a data packet of an HPCC QP
+    /// gets this port's record (now in ns, the bytes the port sent before it — data, replies
+    /// and PFC frames, a PFC frame counted once per priority it names —, its egress queues'
+    /// bytes after it left, its rate).
+    pub(in crate::sim::features) fn int_stamp(&mut self, p: PortId, frame: &Frame) {
+        let now_ns = (self.now.as_ps() / 1_000) as u64;
+        let port = &self.ports[p as usize];
+        let pfc_len = match port.mac.config().framing {
+            Framing::Ns3 => NS3_PFC_FRAME_BYTES,
+            Framing::Ieee8023 => lossless_proto::flow_control::CONTROL_FRAME_BYTES,
+        };
+        let st = &port.stats;
+        let mut tx = (st.pause_xoff_tx + st.pause_xon_tx) * pfc_len;
+        let mut qlen = 0;
+        for (s, q) in st.prio.iter().zip(port.queues.iter()) {
+            tx += s.tx_bytes + (s.pfc_xoff_tx + s.pfc_xon_tx) * pfc_len;
+            qlen += q.bytes;
+        }
+        let rate = port.rate.bps();
+        let Some(qp) = self.flows[frame.flow as usize].qp.as_deref_mut() else {
+            return;
+        };
+        if let Some(Telemetry::Int { rings, multi }) = qp.telemetry.as_deref_mut()
+            && let Some(int) = rings.data_mut(frame.psn())
+        {
+            int.push(IntHop::stamp(now_ns, tx, qlen, rate, *multi));
+        }
+    }
+}
