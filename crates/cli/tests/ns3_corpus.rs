@@ -483,6 +483,7 @@ fn the_other_deterministic_incasts_stay_within_a_few_percent_of_the_reference_fl
         ("incast-16-4MB-nocc", 0.01, 0.03),
         ("incast-16-4MB-dctcp", 0.08, 0.0),
         ("incast-16-4MB-dctcp-buf1", 0.12, 0.05),
+        ("incast-16-4MB-timely-buf4", 0.05, 0.03),
     ] {
         let Some(dir) = runs.iter().find(|d| d.ends_with(name)) else {
             panic!("the corpus has {name}");

@@ -31,8 +31,8 @@ use crate::event::EventQueue;
 use crate::frame::{Ecn, FlowId, Frame, FrameKind, NodeId, PortId, flags};
 use crate::observer::Observer;
 use crate::series::{RateSeries, SERIES_CAP};
-use crate::sim::order::schedule;
 use crate::sim::features::hpcc::{PsnRings, Telemetry};
+use crate::sim::order::schedule;
 use crate::sim::{Event, Node, Simulator};
 
 /// When a QP that started a packet of `len` bytes at `at` may start the next one, at `rate`
