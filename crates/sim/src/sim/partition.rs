@@ -159,7 +159,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Puts `w`, which `p` started sending, on the wire: to arrive at the peer at `arrive`, in
     /// this simulator or, across a cut link, as a message.
     #[inline(always)]
-    pub(in crate::sim) fn to_wire(&mut self, p: PortId, w: WireFrame, arrive: Instant) {
+    pub(in crate::sim) fn put_on_wire(&mut self, p: PortId, w: WireFrame, arrive: Instant) {
         let peer = self.ports[p as usize].peer;
         if let Some(ps) = self.part.as_deref_mut()
             && ps.of_node[self.ports[peer as usize].node as usize] != ps.me
@@ -230,9 +230,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             let i = i + 1;
             events += other.events - other.part.as_ref().map_or(0, |p| p.skipped + p.replicated);
             add_totals(&mut merged.totals, &other.totals);
-            for n in 0..merged.nodes.len() {
-                if of_node[n] as usize == i {
-                    std::mem::swap(&mut merged.nodes[n], &mut other.nodes[n]);
+            for ((mine, theirs), &owner) in merged.nodes.iter_mut().zip(&mut other.nodes).zip(&of_node) {
+                if owner as usize == i {
+                    std::mem::swap(mine, theirs);
                 }
             }
             for p in 0..nports {

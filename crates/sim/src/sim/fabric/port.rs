@@ -209,7 +209,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             port.stats.count_control_tx(&tx.frame);
             let arrive = tx.last_bit + port.prop;
             schedule!(self, tx.free_at, Event::TxEnd(p));
-            self.to_wire(p, w, arrive);
+            self.put_on_wire(p, w, arrive);
             self.observer.tx_start(p, &w, tx.start, tx.last_bit);
             self.arm_timer(p);
             return;
@@ -311,7 +311,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         st.tx_bytes += frame.len as u64;
         let arrive = slot.last_bit + port.prop;
         schedule!(self, slot.free_at, Event::TxEnd(p));
-        self.to_wire(p, w, arrive);
+        self.put_on_wire(p, w, arrive);
         self.observer.tx_start(p, &w, slot.start, slot.last_bit);
     }
 
