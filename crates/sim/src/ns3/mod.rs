@@ -293,39 +293,40 @@ impl Run {
 
     /// HPCC accepts the config's values at every sender's line rate.
     fn check_hpcc(&self, topology_name: &str) -> Result<(), Ns3Error> {
-        let t = &self.topology;
         let p = self.hpcc_params();
-        let mut link_of: Vec<Option<&Link>> = vec![None; t.nodes as usize];
-        for l in &t.links {
-            link_of[l.a as usize].get_or_insert(l);
-            link_of[l.b as usize].get_or_insert(l);
-        }
-        for f in &self.flows {
-            let Some(l) = link_of[f.src as usize] else {
-                continue;
-            };
-            if let Err(e) = p.validate(l.rate) {
-                let key = match e.field {
-                    "min_rate" => "MIN_RATE",
-                    "rate_ai" => "RATE_AI",
-                    "eta" => "U_TARGET",
-                    "int_multi" => "INT_MULTI",
-                    _ => "CC_MODE",
-                };
-                let message = format!(
-                    "HPCC (CC_MODE 3) at host {}'s line rate {} (its link at {topology_name}:{}): found {}, allowed {}",
-                    f.src, l.rate, l.line, e.found, e.allowed
-                );
-                return Err(self.config_error(key, message));
-            }
-        }
-        Ok(())
+        let key = |field: &str| match field {
+            "min_rate" => "MIN_RATE",
+            "rate_ai" => "RATE_AI",
+            "eta" => "U_TARGET",
+            "int_multi" => "INT_MULTI",
+            _ => "CC_MODE",
+        };
+        self.check_at_line_rates(topology_name, "HPCC (CC_MODE 3)", &|r| p.validate(r), &key)
     }
 
     /// TIMELY accepts the config's values at every sender's line rate.
     fn check_timely(&self, topology_name: &str) -> Result<(), Ns3Error> {
-        let t = &self.topology;
         let p = self.timely_params();
+        let key = |field: &str| {
+            if field == "min_rate" {
+                "MIN_RATE"
+            } else {
+                "CC_MODE"
+            }
+        };
+        self.check_at_line_rates(topology_name, "TIMELY (CC_MODE 7)", &|r| p.validate(r), &key)
+    }
+
+    /// `validate` accepts every sender's line rate; a refusal names the config key `key` gives
+    /// for the parameter and the sender's link.
+    fn check_at_line_rates(
+        &self,
+        topology_name: &str,
+        cc: &str,
+        validate: &dyn Fn(lossless_proto::units::Rate) -> Result<(), lossless_proto::dcqcn::ParamError>,
+        key: &dyn Fn(&str) -> &'static str,
+    ) -> Result<(), Ns3Error> {
+        let t = &self.topology;
         let mut link_of: Vec<Option<&Link>> = vec![None; t.nodes as usize];
         for l in &t.links {
             link_of[l.a as usize].get_or_insert(l);
@@ -335,17 +336,12 @@ impl Run {
             let Some(l) = link_of[f.src as usize] else {
                 continue;
             };
-            if let Err(e) = p.validate(l.rate) {
-                let key = if e.field == "min_rate" {
-                    "MIN_RATE"
-                } else {
-                    "CC_MODE"
-                };
+            if let Err(e) = validate(l.rate) {
                 let message = format!(
-                    "TIMELY (CC_MODE 7) at host {}'s line rate {} (its link at {topology_name}:{}): found {}, allowed {}",
+                    "{cc} at host {}'s line rate {} (its link at {topology_name}:{}): found {}, allowed {}",
                     f.src, l.rate, l.line, e.found, e.allowed
                 );
-                return Err(self.config_error(key, message));
+                return Err(self.config_error(key(e.field), message));
             }
         }
         Ok(())
