@@ -482,9 +482,16 @@ fn simulate(
         finish_extras(args, sim.observer_mut(), end, &ran.report, wrote, all)?;
         Ok(Ok(ran))
     } else if let Some(threads) = args.threads.filter(|&t| t > 1) {
+        use lossless_sim::experiments::parallel;
+        if let Some(w) = parallel::window(&config, threads).filter(|&w| w < parallel::SHORT_WINDOW) {
+            errln!(
+                "note: --threads {threads}: the shortest link between partitions makes windows of {:.1} ns, each a barrier for every thread; expect this run to be slower than on one thread (docs/parallel.md)",
+                w.as_ps() as f64 / 1e3
+            );
+        }
         let wall = WallClock::now();
-        let (sim, st) = lossless_sim::experiments::parallel::run(&config, threads)
-            .with_context(|| format!("{name}: --threads {threads}"))?;
+        let (sim, st) =
+            parallel::run(&config, threads).with_context(|| format!("{name}: --threads {threads}"))?;
         if !args.quiet {
             let w = st.windows.max(1) as f64;
             let per = |v: &[f64]| v.iter().map(|x| format!("{x:.3}")).collect::<Vec<_>>().join(" ");

@@ -1,9 +1,9 @@
 //! One fabric on several threads (issue 22): partitions of the automatic tier-and-group
 //! partitioning (`partition_model.rs`) run in conservative windows — each window lasts the
 //! smallest lookahead of the cut links (propagation plus a 64-byte frame's time), so that no
-//! frame sent in a window arrives before it ends — with a barrier between windows where the
-//! frames that crossed a cut link are handed over, each partition's in the order it sent
-//! them. The partitions merge back into one simulator, whose report is the sequential run's,
+//! frame sent in a window arrives before it ends — with two barriers a window: one to agree
+//! on where the window starts (the earliest pending event of all), one before the frames that
+//! crossed a cut link are taken in, each partition's in the order it sent them. The partitions merge back into one simulator, whose report is the sequential run's,
 //! byte for byte (the order of simultaneous events does not depend on the split: `sim/order.rs`).
 
 use std::sync::{Barrier, Mutex};
@@ -45,6 +45,14 @@ fn lookahead(config: &SimConfig, part: &Partitioning) -> Option<Duration> {
         .min()
 }
 
+/// The window `config` runs in on `threads` threads (`None`: nothing is cut, one window).
+pub fn window(config: &SimConfig, threads: u16) -> Option<Duration> {
+    lookahead(config, &Partitioning::by_tier(config, threads.max(1)))
+}
+
+/// The shortest window worth a barrier: below it, threads wait more than they work.
+pub const SHORT_WINDOW: Duration = Duration::from_ns(200);
+
 /// Runs `config` on `threads` threads and returns the merged simulator, whose report is the
 /// one-thread run's.
 pub fn run(config: &SimConfig, threads: u16) -> Result<(Simulator, ParallelStats), PartitionError> {
@@ -68,7 +76,10 @@ pub fn run_split(
         .collect::<Result<Vec<_>, _>>()?;
     let end = sims[0].end();
     let barrier = Barrier::new(n);
-    let next: Vec<Mutex<Option<Instant>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    // each partition's next event, in two slots by window parity: a partition that starts the
+    // next window writes the other slot while the slowest still reads this one
+    let next: Vec<[Mutex<Option<Instant>>; 2]> =
+        (0..n).map(|_| [Mutex::new(None), Mutex::new(None)]).collect();
     // mail[to * n + from]: the frames partition `from` sent to partition `to` in a window
     let mail: Vec<Mutex<Vec<Message>>> = (0..n * n).map(|_| Mutex::new(Vec::new())).collect();
     let stats = Mutex::new(ParallelStats {
@@ -92,11 +103,10 @@ pub fn run_split(
                     let (mut windows, mut messages) = (0u64, 0u64);
                     let (mut busy, mut wait) = (0.0f64, 0.0f64);
                     let mut clock = std::time::Instant::now();
-                    loop {
-                        *lock(&next[me]) = sim.next_event_at();
+                    for parity in (0..2).cycle() {
+                        *lock(&next[me][parity]) = sim.next_event_at();
                         barrier.wait();
-                        let start = next.iter().filter_map(|m| *lock(m)).min();
-                        barrier.wait();
+                        let start = next.iter().filter_map(|m| *lock(&m[parity])).min();
                         let Some(start) = start.filter(|&t| t < end) else {
                             break;
                         };
