@@ -147,7 +147,7 @@ mod random_fabrics {
             let cfg = scenario::load_str(&text, "random.toml", None, &Overrides::default()).expect("loads");
             let seq = sequential(&cfg);
             let of_node: Vec<u16> = (0..cfg.nodes.len()).map(|n| map[n % map.len()]).collect();
-            let (sim, stats) = parallel::run_split(&cfg, &Partitioning::from_map(of_node)).expect("splits");
+            let (sim, stats) = parallel::run_split(&cfg, &Partitioning::from_map(of_node), &|_, _| false).expect("splits");
             let par = json_of(&sim);
             prop_assert!(par == seq, "{text}\n{stats:?}: {}", first_difference(&seq, &par));
         }

@@ -187,8 +187,8 @@ pub struct SimArgs {
     /// with their hosts and they run in windows of the cut links' smallest delay; the report
     /// is the one-thread run's, byte for byte (docs/parallel.md). For now: flows and
     /// workloads without a transport, PAUSE/PFC, ECN, ETS — QPs, DCBX, QCN, bit errors,
-    /// pathology parts, --ns3 and the trace outputs (--pcap, --vcd, --report) are refused;
-    /// no progress bar and no interruption by signal.
+    /// pathology parts, --ns3 and the trace outputs (--pcap, --vcd, --report) are refused.
+    /// Links shorter than ~40 m (windows under 200 ns) make it slower than one thread.
     #[arg(long, value_name = "N", conflicts_with = "sweep",
           value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
@@ -482,33 +482,9 @@ fn simulate(
         finish_extras(args, sim.observer_mut(), end, &ran.report, wrote, all)?;
         Ok(Ok(ran))
     } else if let Some(threads) = args.threads.filter(|&t| t > 1) {
-        use lossless_sim::experiments::parallel;
-        if let Some(w) = parallel::window(&config, threads).filter(|&w| w < parallel::SHORT_WINDOW) {
-            errln!(
-                "note: --threads {threads}: the shortest link between partitions makes windows of {:.1} ns, each a barrier for every thread; expect this run to be slower than on one thread (docs/parallel.md)",
-                w.as_ps() as f64 / 1e3
-            );
-        }
-        let wall = WallClock::now();
-        let (sim, st) =
-            parallel::run(&config, threads).with_context(|| format!("{name}: --threads {threads}"))?;
-        if !args.quiet {
-            let w = st.windows.max(1) as f64;
-            let per = |v: &[f64]| v.iter().map(|x| format!("{x:.3}")).collect::<Vec<_>>().join(" ");
-            errln!(
-                "{threads} threads: {} windows of {:.1} ns, {:.1} frames handed over per window; seconds busy per thread {}, at barriers {}",
-                st.windows,
-                st.lookahead_ps as f64 / 1e3,
-                st.messages as f64 / w,
-                per(&st.busy_s_per_thread),
-                per(&st.wait_s_per_thread)
-            );
-        }
-        let mut ran = Ran {
-            report: Report::collect(&sim),
-            wall_s: wall.elapsed().as_secs_f64(),
-            simulated_s: sim.now().since_epoch().as_secs_f64(),
-            interrupted: false,
+        let mut ran = match simulate_threads(args, name, &config, threads)? {
+            Ok(ran) => ran,
+            Err(status) => return Ok(Err(status)),
         };
         if let Some(twin) = twin {
             twin.compare_into(&mut ran.report);
@@ -525,6 +501,72 @@ fn simulate(
         }
         Ok(Ok(ran))
     }
+}
+
+/// [`simulate`] on `threads` threads (`experiments::parallel`): a note first when the windows
+/// are too short to pay, a progress bar after one second, a stop at the next window on
+/// SIGINT/SIGTERM (nothing written), the windows and each thread's time on stderr.
+fn simulate_threads(
+    args: &SimArgs,
+    name: &str,
+    config: &SimConfig,
+    threads: u16,
+) -> anyhow::Result<Result<Ran, ExitCode>> {
+    use lossless_sim::experiments::parallel;
+    use lossless_sim::experiments::partition_model::Partitioning;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    if let Some(w) = parallel::window(config, threads).filter(|&w| w < parallel::SHORT_WINDOW) {
+        errln!(
+            "note: --threads {threads}: the shortest link between partitions makes windows of {:.1} ns, each a barrier for every thread; expect this run to be slower than on one thread (docs/parallel.md)",
+            w.as_ps() as f64 / 1e3
+        );
+    }
+    let wall = WallClock::now();
+    let end = (lossless_proto::units::Instant::ZERO + config.duration)
+        .as_ps()
+        .max(1);
+    let bar = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::hidden());
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} simulating [{bar:40}] {percent}% {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    let shown = AtomicBool::new(false);
+    let window_done = |at: lossless_proto::units::Instant, events: u64| {
+        if !shown.load(Ordering::Relaxed) && wall.elapsed().as_secs_f64() > 1.0 {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+            shown.store(true, Ordering::Relaxed);
+        }
+        if shown.load(Ordering::Relaxed) {
+            bar.set_position((at.as_ps() * 1000 / end) as u64);
+            bar.set_message(format!("{events} events on the first thread"));
+        }
+        signals::stop_requested()
+    };
+    let (sim, st) = parallel::run_split(config, &Partitioning::by_tier(config, threads), &window_done)
+        .with_context(|| format!("{name}: --threads {threads}"))?;
+    bar.finish_and_clear();
+    if signals::stop_requested() && sim.now() < sim.end() {
+        return Ok(Err(interrupted(&sim)));
+    }
+    if !args.quiet {
+        let w = st.windows.max(1) as f64;
+        let per = |v: &[f64]| v.iter().map(|x| format!("{x:.3}")).collect::<Vec<_>>().join(" ");
+        errln!(
+            "{threads} threads: {} windows of {:.1} ns, {:.1} frames handed over per window; seconds busy per thread {}, at barriers {}",
+            st.windows,
+            st.lookahead_ps as f64 / 1e3,
+            st.messages as f64 / w,
+            per(&st.busy_s_per_thread),
+            per(&st.wait_s_per_thread)
+        );
+    }
+    Ok(Ok(Ran {
+        report: Report::collect(&sim),
+        wall_s: wall.elapsed().as_secs_f64(),
+        simulated_s: sim.now().since_epoch().as_secs_f64(),
+        interrupted: false,
+    }))
 }
 
 /// The exit status of a finished run: 1 when it must not be trusted (an engine fault or a

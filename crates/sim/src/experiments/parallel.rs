@@ -56,13 +56,19 @@ pub const SHORT_WINDOW: Duration = Duration::from_ns(200);
 /// Runs `config` on `threads` threads and returns the merged simulator, whose report is the
 /// one-thread run's.
 pub fn run(config: &SimConfig, threads: u16) -> Result<(Simulator, ParallelStats), PartitionError> {
-    run_split(config, &Partitioning::by_tier(config, threads.max(1)))
+    run_split(config, &Partitioning::by_tier(config, threads.max(1)), &|_, _| {
+        false
+    })
 }
 
-/// Runs `config` split as `part` says, one thread per partition.
+/// Runs `config` split as `part` says, one thread per partition. After each window the first
+/// partition's thread calls `window_done` with the window's end and its events so far; when it
+/// returns true the run stops there, every partition after the same window (the merged
+/// simulator's `now` says where).
 pub fn run_split(
     config: &SimConfig,
     part: &Partitioning,
+    window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
 ) -> Result<(Simulator, ParallelStats), PartitionError> {
     let n = part.parts as usize;
     let la = lookahead(config, part);
@@ -91,6 +97,8 @@ pub fn run_split(
         ..Default::default()
     });
     let of_node = &part.of_node;
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let stop = &stop;
     let done: Vec<Simulator> = std::thread::scope(|s| {
         let handles: Vec<_> = sims
             .into_iter()
@@ -119,6 +127,9 @@ pub fn run_split(
                         windows += 1;
                         sim.take_outbox(&mut out);
                         messages += out.len() as u64;
+                        if me == 0 && window_done(until, sim.events()) {
+                            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                        }
                         for m in out.drain(..) {
                             let to = of_node[sim.node_of_port(m.to) as usize] as usize;
                             by_dest[to].push(m);
@@ -135,8 +146,14 @@ pub fn run_split(
                                 sim.take_in(m);
                             }
                         }
+                        // (set before the barrier above by the first thread: all see it here)
+                        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                            break;
+                        }
                     }
-                    sim.run_until(end);
+                    if !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        sim.run_until(end);
+                    }
                     let mut st = lock(stats);
                     st.windows = windows;
                     st.messages += messages;
