@@ -178,3 +178,18 @@ fn no_import_cycle_between_top_level_modules() {
         "import cycles: {found:?} (every module uses: {u:?})"
     );
 }
+
+#[test]
+fn the_engine_schedules_only_through_the_order_of_simultaneous_events() {
+    // every event the engine schedules carries the tie of `sim/order.rs` (`schedule!`); a
+    // plain `push` (tie 0) would order it by the queue's insertion counter, which depends on
+    // what else shares the queue — not the same in a partitioned run
+    let mut bad = Vec::new();
+    for path in &modules()["sim"] {
+        let squeezed: String = code(path).split_whitespace().collect();
+        if squeezed.contains("queue.push(") {
+            bad.push(path.display().to_string());
+        }
+    }
+    assert!(bad.is_empty(), "plain pushes in {bad:?}");
+}

@@ -112,8 +112,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             && let Some(rate) = h.rx_rate
         {
             h.rx_busy = true;
-            self.queue
-                .push(now + rate.time_for_bytes(frame.len as u64), Event::RxDone(node));
+            schedule!(
+                self,
+                now + rate.time_for_bytes(frame.len as u64),
+                Event::RxDone(node)
+            );
         }
         if !h.rx_xoff_on && h.rx_backlog >= h.rx_xoff {
             h.rx_xoff_on = true;
@@ -153,8 +156,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         self.observer
             .buffer_changed(node, 0, frame.priority, h.rx_backlog, now);
         if let (Some(next), Some(rate)) = (h.rx_queue.front(), h.rx_rate) {
-            self.queue
-                .push(now + rate.time_for_bytes(next.len as u64), Event::RxDone(node));
+            schedule!(
+                self,
+                now + rate.time_for_bytes(next.len as u64),
+                Event::RxDone(node)
+            );
         } else {
             h.rx_busy = false;
         }

@@ -443,7 +443,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             qp.emit_at = Instant::MAX;
         } else if qp.emit_at != next {
             qp.emit_at = next;
-            self.queue.push(next, Event::Emit(f));
+            schedule!(self, next, Event::Emit(f));
         }
     }
 

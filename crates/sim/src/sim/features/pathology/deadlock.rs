@@ -30,6 +30,7 @@ use crate::event::EventQueue;
 use crate::frame::{FlowId, NodeId, PortId};
 use crate::observer::Observer;
 use crate::sim::features::pathology::Timer;
+use crate::sim::order::schedule;
 use crate::sim::{Event, Node, Simulator};
 
 /// What a finding is.
@@ -316,8 +317,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
         d.last_scan = Some(now);
         let stop = d.cfg.stop && d.findings.iter().any(|f| f.kind == Kind::Deadlock);
-        self.queue
-            .push(now + d.cfg.interval, Timer::DeadlockScan.event(0));
+        schedule!(self, now + d.cfg.interval, Timer::DeadlockScan.event(0));
         self.patho.detector = Some(d);
         if stop && self.patho.stopped_by_deadlock.is_none() {
             self.patho.stopped_by_deadlock = Some(now);

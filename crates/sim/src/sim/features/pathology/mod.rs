@@ -219,8 +219,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             schedule!(self, e.at, Timer::Topology.event(i as u32));
         }
         if let Some(d) = &self.patho.detector {
-            self.queue
-                .push(Instant::ZERO + d.cfg.interval, Timer::DeadlockScan.event(0));
+            schedule!(self, Instant::ZERO + d.cfg.interval, Timer::DeadlockScan.event(0));
         }
     }
 }

@@ -126,8 +126,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 && let Some(f) = h.rx_queue.front()
             {
                 h.rx_busy = true;
-                self.queue
-                    .push(now + rate.time_for_bytes(f.len as u64), Event::RxDone(node));
+                schedule!(self, now + rate.time_for_bytes(f.len as u64), Event::RxDone(node));
             }
             return;
         }
