@@ -24,6 +24,17 @@ fn a_bad_priority_is_refused_with_the_range_and_exit_2() {
 }
 
 #[test]
+fn an_apptrust_order_naming_a_selector_twice_is_refused_with_exit_2() {
+    let out = lossless(&["dcb", "apptrust", "set", "dev", "eth0", "order", "pcp", "pcp"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("apptrust set: order: pcp given twice: each selector once"),
+        "{err}"
+    );
+}
+
+#[test]
 fn help_teaches_the_dcb_vocabulary() {
     let out = lossless(&["dcb", "--help"]);
     assert!(out.status.success());
@@ -32,6 +43,8 @@ fn help_teaches_the_dcb_vocabulary() {
         "prio-pfc PRIO:on|off",
         "tc-tsa TC:TSA",
         "dscp-prio DSCP:PRIO",
+        "apptrust set dev IF order [SELECTOR ...]",
+        "ethtype, stream-port, dgram-port, port, dscp, pcp",
         "no DCB",
     ] {
         assert!(t.contains(s), "{s} missing from:\n{t}");
@@ -76,6 +89,10 @@ fn a_veth_is_said_to_have_no_dcb_support_for_show_and_set() {
         vec!["dcb", "--json", "ets", "show", "dev", &v.0],
         vec!["dcb", "pfc", "set", "dev", &v.0, "prio-pfc", "3:on"],
         vec!["dcb", "app", "add", "dev", &v.0, "dscp-prio", "26:3"],
+        vec!["dcb", "apptrust", "show", "dev", &v.0],
+        vec![
+            "dcb", "--json", "apptrust", "set", "dev", &v.0, "order", "dscp", "pcp",
+        ],
     ] {
         let out = lossless(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");

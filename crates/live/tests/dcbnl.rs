@@ -8,11 +8,18 @@
 //! read the current state (which a veth refuses), so their SET bytes follow iproute2's
 //! `dcb/dcb.c` `dcb_set_attribute` (`mnl_attr_nest_start(nlh, DCB_ATTR_IEEE)`,
 //! `mnl_attr_put(nlh, DCB_ATTR_IEEE_ETS, sizeof(struct ieee_ets), &ets)`).
+//!
+//! `dcb apptrust` (iproute2 6.2+) is not in this machine's `dcb` 6.1, so its bytes follow
+//! iproute2's `dcb/dcb_apptrust.c` (commit 21f88a07 of github.com/iproute2/iproute2):
+//! `show` is `dcb_get_attribute_va`, the same DCB_CMD_IEEE_GET as `dcb ets show`; `set` is
+//! `dcb_set_attribute_va(DCB_CMD_IEEE_SET)` with `dcb_apptrust_set_cb`:
+//! `mnl_attr_nest_start(nlh, DCB_ATTR_DCB_APP_TRUST_TABLE)` inside DCB_ATTR_IEEE, then
+//! `mnl_attr_put_u8(nlh, dcb_app_attr_type_get(sel), sel)` per selector in order.
 
 use std::process::Command;
 
 use lossless_live::netlink::dcbnl::{
-    self, DcbApp, DcbError, DcbSet, IEEE_ETS_LEN, IEEE_PFC_LEN, IeeeEts, IeeePfc,
+    self, DCB_APP_SEL_PCP, DcbApp, DcbError, DcbSet, IEEE_ETS_LEN, IEEE_PFC_LEN, IeeeEts, IeeePfc,
 };
 use lossless_live::netlink::{MessageBuilder, NetlinkError};
 
@@ -210,6 +217,83 @@ fn an_ieee_get_reply_is_decoded_field_for_field() {
 }
 
 #[test]
+fn an_apptrust_set_is_what_dcb_apptrust_set_order_dscp_pcp_sends() {
+    // dcb apptrust set dev vcap0 order dscp pcp:
+    // IEEE nest {nla_len=24, 0x8000|13}, TRUST_TABLE nest {nla_len=20, 0x8000|11},
+    // u8 DCB_ATTR_IEEE_APP (1) = 5 (dscp), u8 DCB_ATTR_DCB_APP (2) = 255 (pcp), each padded to 8
+    let mut want = hdr(56, 79, 0x14);
+    want.extend_from_slice(&[24, 0, 0x0d, 0x80, 20, 0, 0x0b, 0x80]);
+    want.extend_from_slice(&[5, 0, 1, 0, 5, 0, 0, 0]);
+    want.extend_from_slice(&[5, 0, 2, 0, 0xff, 0, 0, 0]);
+    let set = DcbSet {
+        apptrust: Some(vec![5, DCB_APP_SEL_PCP]),
+        ..Default::default()
+    };
+    assert_eq!(dcbnl::set_request("vcap0", SEQ, &set).unwrap(), want);
+    // `order` with nothing after it: an empty table, trust nothing
+    let mut want = hdr(40, 79, 0x14);
+    want.extend_from_slice(&[8, 0, 0x0d, 0x80, 4, 0, 0x0b, 0x80]);
+    let set = DcbSet {
+        apptrust: Some(vec![]),
+        ..Default::default()
+    };
+    assert_eq!(dcbnl::set_request("vcap0", SEQ, &set).unwrap(), want);
+}
+
+#[test]
+fn a_set_without_apptrust_sends_no_trust_table() {
+    let set = DcbSet {
+        apps: vec![DcbApp {
+            selector: 5,
+            priority: 3,
+            protocol: 26,
+        }],
+        ..Default::default()
+    };
+    let m = dcbnl::set_request("vcap0", SEQ, &set).unwrap();
+    assert!(!m.windows(2).any(|w| w == [0x0b, 0x80]), "{m:02x?}");
+}
+
+/// A reply whose DCB_ATTR_IEEE holds a trust table as `dcbnl_ieee_fill` (6.2) builds it.
+fn trust_reply(entries: &[(u16, &[u8])]) -> Vec<u8> {
+    let mut b = MessageBuilder::new(78, 0, 1);
+    b.raw(&[0, 21, 0, 0]);
+    b.attr_str(1, "eth0");
+    b.nest(13);
+    b.nest(11);
+    for (kind, payload) in entries {
+        b.attr(*kind, payload);
+    }
+    b.end_nest();
+    b.end_nest();
+    b.finish()
+}
+
+#[test]
+fn an_ieee_get_reply_with_a_trust_table_gives_the_order_most_trusted_first() {
+    let m = trust_reply(&[(2, &[255]), (1, &[5]), (1, &[1])]);
+    let st = dcbnl::parse_get_reply(&m[16..]).unwrap();
+    assert_eq!(st.apptrust, Some(vec![255, 5, 1]));
+    // an empty table (the driver trusts nothing) is not "no table"
+    let st = dcbnl::parse_get_reply(&trust_reply(&[])[16..]).unwrap();
+    assert_eq!(st.apptrust, Some(vec![]));
+    // a reply without the table (kernel before 6.2, driver without getapptrust)
+    let m = ieee_reply(&IeeeEts::default(), &IeeePfc::default(), &[]);
+    assert_eq!(dcbnl::parse_get_reply(&m[16..]).unwrap().apptrust, None);
+}
+
+#[test]
+fn a_trusted_selector_in_the_wrong_attribute_type_or_empty_is_an_error() {
+    // pcp (255) must come as DCB_ATTR_DCB_APP, dscp (5) as DCB_ATTR_IEEE_APP
+    let e = dcbnl::parse_get_reply(&trust_reply(&[(1, &[255])])[16..]).unwrap_err();
+    assert!(e.to_string().contains("selector 255"), "{e}");
+    let e = dcbnl::parse_get_reply(&trust_reply(&[(2, &[5])])[16..]).unwrap_err();
+    assert!(e.to_string().contains("selector 5"), "{e}");
+    let e = dcbnl::parse_get_reply(&trust_reply(&[(1, &[])])[16..]).unwrap_err();
+    assert!(matches!(e, NetlinkError::Short { found: 0, .. }), "{e}");
+}
+
+#[test]
 fn a_truncated_ets_in_a_reply_is_an_error_that_says_so() {
     let mut b = MessageBuilder::new(78, 0, 1);
     b.raw(&[0, 21, 0, 0]);
@@ -312,6 +396,16 @@ fn a_veth_has_no_dcb_and_the_error_says_so_plainly() {
                 pfc_en: 8,
                 ..Default::default()
             }),
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(matches!(e, DcbError::NotSupported { .. }), "{e:?}");
+    // dcb apptrust set dev VETH order dscp pcp: refused by dcbnl before any driver call
+    let e = dcbnl::set(
+        &v.0,
+        &DcbSet {
+            apptrust: Some(vec![5, DCB_APP_SEL_PCP]),
             ..Default::default()
         },
     )

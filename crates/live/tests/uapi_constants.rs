@@ -119,6 +119,36 @@ fn dcbnl_constants_match_the_kernels_dcbnl_h() {
 }
 
 #[test]
+fn the_apptrust_constants_follow_dcb_buffer_as_in_linux_6_2s_dcbnl_h() {
+    let Some(h) = header("dcbnl.h") else {
+        eprintln!(
+            "SKIPPED the_apptrust_constants_follow_dcb_buffer_as_in_linux_6_2s_dcbnl_h: /usr/include/linux/dcbnl.h missing (install linux-libc-dev)"
+        );
+        return;
+    };
+    // every header since 4.17 has DCB_ATTR_DCB_BUFFER; 6.2 put the trust table right after it
+    assert_eq!(
+        enum_value(&h, "DCB_ATTR_DCB_BUFFER"),
+        Some(u32::from(DCB_ATTR_DCB_APP_TRUST_TABLE) - 1)
+    );
+    if !h.contains("DCB_ATTR_DCB_APP_TRUST_TABLE") {
+        eprintln!(
+            "SKIPPED (partly) the_apptrust_constants_follow_dcb_buffer_as_in_linux_6_2s_dcbnl_h: this dcbnl.h predates Linux 6.2 (no DCB_ATTR_DCB_APP_TRUST_TABLE); only its position after DCB_ATTR_DCB_BUFFER was checked"
+        );
+        return;
+    }
+    assert_eq!(
+        enum_value(&h, "DCB_ATTR_DCB_APP_TRUST_TABLE"),
+        Some(u32::from(DCB_ATTR_DCB_APP_TRUST_TABLE))
+    );
+    assert_eq!(
+        enum_value(&h, "DCB_ATTR_DCB_APP"),
+        Some(u32::from(DCB_ATTR_DCB_APP))
+    );
+    assert!(h.contains("#define DCB_APP_SEL_PCP 255") || h.contains("DCB_APP_SEL_PCP\t255"));
+}
+
+#[test]
 fn ethtool_netlink_constants_match_the_kernels_ethtool_netlink_h() {
     let Some(h) = header("ethtool_netlink.h") else {
         eprintln!(

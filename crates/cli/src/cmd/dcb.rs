@@ -1,6 +1,7 @@
 //! `lossless dcb`: an interface's IEEE DCB state (ETS, PFC, Application Priority) read and
 //! written through dcbnl, in iproute2 `dcb`'s vocabulary (`dcb ets show dev X`, `dcb pfc set
-//! dev X prio-pfc 3:on`, `dcb app add dev X ethtype-prio 0x8906:3`).
+//! dev X prio-pfc 3:on`, `dcb app add dev X ethtype-prio 0x8906:3`, `dcb apptrust set dev X
+//! order dscp pcp`).
 
 use std::process::ExitCode;
 
@@ -22,12 +23,18 @@ Objects and commands, as iproute2's dcb(8) names them:
   dcb app add|del dev IF [default-prio PRIO] [ethtype-prio ET:PRIO ...] [port-prio PORT:PRIO ...]
                          [stream-port-prio PORT:PRIO ...] [dgram-port-prio PORT:PRIO ...]
                          [dscp-prio DSCP:PRIO ...]
+  dcb apptrust show dev IF [order]
+  dcb apptrust set dev IF order [SELECTOR ...]
+        SELECTOR: ethtype, stream-port, dgram-port, port, dscp, pcp; most trusted first,
+        each once; `order` alone trusts none. The order replaces the whole table. Needs
+        Linux 6.2 or later and a driver with apptrust (sparx5, lan966x, DSA switch ports).
 A set reads the interface's state first and changes only what is given (as dcb does).
 
 Examples:
   lossless dcb pfc set dev eth1 prio-pfc 3:on 4:on
   lossless dcb ets set dev eth1 tc-tsa 0:ets 1:ets tc-bw 0:60 1:40 prio-tc 3:1 4:1
   lossless dcb app add dev eth1 dscp-prio 26:3
+  lossless dcb apptrust set dev eth1 order dscp pcp
   lossless dcb --json show dev eth1
 
 What the kernel needs: a driver with dcbnl operations (mlx5_core, bnxt_en, ice, i40e, ixgbe,
@@ -77,6 +84,13 @@ pub enum Request {
         /// The edits.
         edits: Vec<PfcEdit>,
     },
+    /// Replace the APP selector trust order.
+    AppTrustSet {
+        /// The interface.
+        dev: String,
+        /// The selectors, most trusted first.
+        order: Vec<u8>,
+    },
     /// Add or delete application entries.
     App {
         /// The interface.
@@ -97,6 +111,44 @@ pub enum Object {
     Pfc,
     /// `app`.
     App,
+    /// `apptrust`.
+    AppTrust,
+}
+
+/// The selectors `dcb apptrust` names, with their `struct dcb_app` selector values
+/// (IEEE_8021QAZ_APP_SEL_*, DCB_APP_SEL_PCP).
+pub const TRUST_SELECTORS: [(&str, u8); 6] = [
+    ("ethtype", 1),
+    ("stream-port", 2),
+    ("dgram-port", 3),
+    ("port", 4),
+    ("dscp", 5),
+    ("pcp", dcbnl::DCB_APP_SEL_PCP),
+];
+
+fn trust_name(v: u8) -> String {
+    TRUST_SELECTORS
+        .iter()
+        .find(|(_, n)| *n == v)
+        .map(|(s, _)| (*s).to_owned())
+        .unwrap_or_else(|| format!("selector-{v}"))
+}
+
+fn trust_order(args: &[String]) -> anyhow::Result<Vec<u8>> {
+    let mut order: Vec<u8> = Vec::new();
+    for a in args {
+        let Some(&(_, v)) = TRUST_SELECTORS.iter().find(|(n, _)| n == a) else {
+            bail!(
+                "apptrust set: order: {a:?} is not a selector: allowed {}",
+                TRUST_SELECTORS.map(|t| t.0).join(", ")
+            );
+        };
+        if order.contains(&v) {
+            bail!("apptrust set: order: {a} given twice: each selector once");
+        }
+        order.push(v);
+    }
+    Ok(order)
 }
 
 /// One change to `struct ieee_ets`.
@@ -201,7 +253,7 @@ fn groups<'a>(obj: &str, keys: &[&str], args: &'a [String]) -> anyhow::Result<Ve
 /// Parses `OBJECT COMMAND dev IF ARGS…` as dcb(8) does.
 pub fn parse(args: &[String]) -> anyhow::Result<Request> {
     let Some((obj, rest)) = args.split_first() else {
-        bail!("nothing to do: give an object (ets, pfc, app) or show");
+        bail!("nothing to do: give an object (ets, pfc, app, apptrust) or show");
     };
     if obj == "show" {
         let (dev, tail) = match rest {
@@ -217,8 +269,9 @@ pub fn parse(args: &[String]) -> anyhow::Result<Request> {
         "ets" => Object::Ets,
         "pfc" => Object::Pfc,
         "app" => Object::App,
+        "apptrust" => Object::AppTrust,
         o => bail!(
-            "{o:?} is not an object: allowed ets, pfc, app, show (buffer, maxrate, rewr and apptrust are iproute2's, not ours)"
+            "{o:?} is not an object: allowed ets, pfc, app, apptrust, show (buffer, maxrate and rewr are iproute2's, not ours)"
         ),
     };
     let Some((cmd, rest)) = rest.split_first() else {
@@ -229,6 +282,23 @@ pub fn parse(args: &[String]) -> anyhow::Result<Request> {
     };
     let (dev, tail) = dev_and_rest(obj, cmd, rest)?;
     match (object, cmd.as_str()) {
+        (Object::AppTrust, "show") => {
+            if !(tail.is_empty() || tail == ["order"]) {
+                bail!("apptrust show: unexpected {:?}: allowed order", tail.join(" "));
+            }
+            Ok(Request::Show {
+                dev,
+                what: Some(object),
+            })
+        }
+        (Object::AppTrust, "set") => match tail.split_first() {
+            Some((k, sels)) if k == "order" => Ok(Request::AppTrustSet {
+                dev,
+                order: trust_order(sels)?,
+            }),
+            Some((k, _)) => bail!("apptrust set: {k:?} is not a parameter: allowed order"),
+            None => bail!("apptrust set: nothing to set: give order SELECTOR ..."),
+        },
         (_, "show") => {
             if !tail.is_empty() {
                 bail!("{obj} show: unexpected {:?}", tail.join(" "));
@@ -482,6 +552,14 @@ pub fn app_text(apps: &[DcbApp]) -> String {
     out
 }
 
+const NO_APPTRUST: &str = "apptrust: the driver reports no trust order (no DCB_ATTR_DCB_APP_TRUST_TABLE: a kernel before 6.2, or a driver without apptrust)\n";
+
+/// The trust order as `dcb apptrust show` prints it (`order: dscp pcp`).
+pub fn apptrust_text(order: &[u8]) -> String {
+    let names: Vec<String> = order.iter().map(|&v| trust_name(v)).collect();
+    format!("order: {}\n", names.join(" ")).replace(": \n", ":\n")
+}
+
 fn show(st: &DcbState, what: Option<Object>, json: bool) -> anyhow::Result<()> {
     if json {
         let v = match what {
@@ -489,6 +567,11 @@ fn show(st: &DcbState, what: Option<Object>, json: bool) -> anyhow::Result<()> {
             Some(Object::Ets) => serde_json::json!({ "ifname": st.ifname, "ets": st.ets }),
             Some(Object::Pfc) => serde_json::json!({ "ifname": st.ifname, "pfc": st.pfc }),
             Some(Object::App) => serde_json::json!({ "ifname": st.ifname, "apps": st.apps }),
+            Some(Object::AppTrust) => serde_json::json!({
+                "ifname": st.ifname,
+                "apptrust": st.apptrust,
+                "order": st.apptrust.as_ref().map(|o| o.iter().map(|&v| trust_name(v)).collect::<Vec<_>>()),
+            }),
         };
         outln!("{v}")?;
         return Ok(());
@@ -503,6 +586,11 @@ fn show(st: &DcbState, what: Option<Object>, json: bool) -> anyhow::Result<()> {
     }
     if matches!(what, None | Some(Object::App)) {
         text += &app_text(&st.apps);
+    }
+    match (what, &st.apptrust) {
+        (None | Some(Object::AppTrust), Some(order)) => text += &apptrust_text(order),
+        (Some(Object::AppTrust), None) => text += NO_APPTRUST,
+        _ => {}
     }
     out!("{text}")?;
     Ok(())
@@ -542,6 +630,31 @@ pub fn run(args: DcbArgs) -> anyhow::Result<ExitCode> {
             )?;
             if args.json {
                 show(&dcbnl::get(&dev)?, Some(Object::Pfc), true)?;
+            }
+        }
+        Request::AppTrustSet { dev, order } => {
+            dcbnl::set(
+                &dev,
+                &DcbSet {
+                    apptrust: Some(order.clone()),
+                    ..Default::default()
+                },
+            )?;
+            // a kernel before 6.2 ignores the attribute it does not know and acknowledges
+            let st = dcbnl::get(&dev)?;
+            if st.apptrust.as_ref() != Some(&order) {
+                let got = st
+                    .apptrust
+                    .as_deref()
+                    .map(apptrust_text)
+                    .unwrap_or_else(|| NO_APPTRUST.to_owned());
+                bail!(
+                    "apptrust set: {dev} acknowledged the trust order but now reports {}; the kernel may predate Linux 6.2 (which ignores DCB_ATTR_DCB_APP_TRUST_TABLE)",
+                    got.trim_end()
+                );
+            }
+            if args.json {
+                show(&st, Some(Object::AppTrust), true)?;
             }
         }
         Request::App { dev, add, apps } => {
@@ -677,6 +790,60 @@ mod tests {
             let e = p(cmd).unwrap_err().to_string();
             assert!(e.contains(says), "{cmd}: {e}");
         }
+    }
+
+    #[test]
+    fn apptrust_takes_dcbs_selector_names_in_order_and_refuses_repeats() {
+        assert_eq!(
+            p("apptrust set dev eth1 order dscp pcp").unwrap(),
+            Request::AppTrustSet {
+                dev: "eth1".into(),
+                order: vec![5, 255]
+            }
+        );
+        assert_eq!(
+            p("apptrust set dev eth1 order pcp ethtype stream-port dgram-port port").unwrap(),
+            Request::AppTrustSet {
+                dev: "eth1".into(),
+                order: vec![255, 1, 2, 3, 4]
+            }
+        );
+        // `order` alone: trust none
+        assert_eq!(
+            p("apptrust set dev eth1 order").unwrap(),
+            Request::AppTrustSet {
+                dev: "eth1".into(),
+                order: vec![]
+            }
+        );
+        for (line, want) in [
+            ("apptrust set dev eth1 order dscp dscp", "dscp given twice"),
+            (
+                "apptrust set dev eth1 order dscp vlan",
+                "\"vlan\" is not a selector: allowed ethtype, stream-port, dgram-port, port, dscp, pcp",
+            ),
+            ("apptrust set dev eth1", "nothing to set: give order"),
+            (
+                "apptrust set dev eth1 trust dscp",
+                "\"trust\" is not a parameter: allowed order",
+            ),
+            ("apptrust show dev eth1 dscp", "allowed order"),
+        ] {
+            let e = p(line).unwrap_err().to_string();
+            assert!(e.contains(want), "{line}: {e}");
+        }
+        for line in ["apptrust show dev eth1", "apptrust show dev eth1 order"] {
+            assert_eq!(
+                p(line).unwrap(),
+                Request::Show {
+                    dev: "eth1".into(),
+                    what: Some(Object::AppTrust)
+                }
+            );
+        }
+        assert_eq!(apptrust_text(&[5, 255]), "order: dscp pcp\n");
+        assert_eq!(apptrust_text(&[]), "order:\n");
+        assert_eq!(apptrust_text(&[9]), "order: selector-9\n");
     }
 
     #[test]

@@ -42,6 +42,7 @@ pub fn operational_set(op: &Operational) -> DcbSet {
                 protocol: a.protocol,
             })
             .collect(),
+        apptrust: None,
     }
 }
 

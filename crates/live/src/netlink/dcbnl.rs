@@ -13,6 +13,14 @@
 //! RTM_SETDCB = 79 from `include/uapi/linux/rtnetlink.h`. The request shapes are those of
 //! iproute2's `dcb/dcb.c` (`dcb_get_attribute`, `dcb_set_attribute`, `dcb_set_attribute_va`
 //! with libmnl nests), checked byte for byte in the tests against what `dcb` 6.1 sent.
+//!
+//! The APP selector trust order (iproute2 `dcb apptrust`, Linux 6.2 and later) from the same
+//! header as of 6.2: `enum ieee_attrs` DCB_ATTR_DCB_BUFFER = 10, DCB_ATTR_DCB_APP_TRUST_TABLE
+//! = 11 (a nest inside DCB_ATTR_IEEE, read by DCB_CMD_IEEE_GET and written by
+//! DCB_CMD_IEEE_SET); `enum ieee_attrs_app` DCB_ATTR_DCB_APP = 2; `DCB_APP_SEL_PCP` = 255.
+//! Each trusted selector is a u8 attribute, DCB_ATTR_IEEE_APP for the IEEE selectors 1..=5 and
+//! DCB_ATTR_DCB_APP for the others (`dcbnl_app_attr_type_get` in `net/dcb/dcbnl.c`), in order
+//! of trust, as iproute2's `dcb/dcb_apptrust.c` (`dcb_apptrust_set_cb`) writes them.
 
 use serde::Serialize;
 
@@ -49,6 +57,14 @@ pub const DCB_ATTR_IEEE_PEER_PFC: u16 = 5;
 pub const DCB_ATTR_IEEE_PEER_APP: u16 = 6;
 /// `DCB_ATTR_IEEE_APP`.
 pub const DCB_ATTR_IEEE_APP: u16 = 1;
+/// `DCB_ATTR_DCB_APP_TRUST_TABLE` (Linux 6.2): the APP selector trust order.
+pub const DCB_ATTR_DCB_APP_TRUST_TABLE: u16 = 11;
+/// `DCB_ATTR_DCB_APP` (Linux 6.2): an entry whose selector is not one of IEEE 802.1Q's.
+pub const DCB_ATTR_DCB_APP: u16 = 2;
+/// `DCB_APP_SEL_PCP`: the non-standard selector of PCP (and DEI) prioritization.
+pub const DCB_APP_SEL_PCP: u8 = 255;
+/// Most selectors a trust order can hold (`IEEE_8021QAZ_APP_SEL_MAX` + 1).
+pub const MAX_TRUST: usize = 256;
 /// Bytes of `struct ieee_ets`.
 pub const IEEE_ETS_LEN: usize = 59;
 /// Bytes of `struct ieee_pfc`.
@@ -232,6 +248,10 @@ pub struct DcbState {
     pub peer_ets: Option<IeeeEts>,
     /// The peer's PFC, likewise.
     pub peer_pfc: Option<IeeePfc>,
+    /// The APP selector trust order, most trusted first (`None`: the reply had no
+    /// DCB_ATTR_DCB_APP_TRUST_TABLE — a kernel before 6.2 or a driver without
+    /// `dcbnl_getapptrust`).
+    pub apptrust: Option<Vec<u8>>,
     /// The DCBX mode bits (`DCB_ATTR_DCBX`: DCB_CAP_DCBX_HOST 0x1, LLD_MANAGED 0x2,
     /// VER_CEE 0x4, VER_IEEE 0x8, STATIC 0x10).
     pub dcbx: Option<u8>,
@@ -246,6 +266,20 @@ pub struct DcbSet {
     pub pfc: Option<IeeePfc>,
     /// Application entries to add.
     pub apps: Vec<DcbApp>,
+    /// The APP selector trust order to program, most trusted first (`Some(vec![])`: trust
+    /// none).
+    pub apptrust: Option<Vec<u8>>,
+}
+
+/// The attribute type a selector is carried in, in an application or trust table: the IEEE
+/// selectors 1..=5 in DCB_ATTR_IEEE_APP, the others (PCP) in DCB_ATTR_DCB_APP
+/// (`dcbnl_app_attr_type_get`).
+pub fn app_attr_type(selector: u8) -> u16 {
+    if (1..=5).contains(&selector) {
+        DCB_ATTR_IEEE_APP
+    } else {
+        DCB_ATTR_DCB_APP
+    }
 }
 
 /// Why an interface name cannot be put in a request.
@@ -301,6 +335,13 @@ pub fn set_request(ifname: &str, seq: u32, set: &DcbSet) -> Result<Vec<u8>, BadI
     if !set.apps.is_empty() {
         put_apps(&mut b, &set.apps);
     }
+    if let Some(order) = &set.apptrust {
+        b.nest(DCB_ATTR_DCB_APP_TRUST_TABLE);
+        for &sel in order {
+            b.attr(app_attr_type(sel), &[sel]);
+        }
+        b.end_nest();
+    }
     b.end_nest();
     Ok(b.finish())
 }
@@ -340,6 +381,36 @@ fn parse_app_table(a: &Attribute<'_>, into: &mut Vec<DcbApp>) -> Result<(), Netl
     Ok(())
 }
 
+fn parse_trust_table(a: &Attribute<'_>) -> Result<Vec<u8>, NetlinkError> {
+    let mut order = Vec::new();
+    for e in a.children()? {
+        if e.kind != DCB_ATTR_IEEE_APP && e.kind != DCB_ATTR_DCB_APP {
+            continue;
+        }
+        let Some(&sel) = e.payload.first() else {
+            return Err(NetlinkError::Short {
+                what: "trusted selector (u8)",
+                found: 0,
+                needed: 1,
+            });
+        };
+        if app_attr_type(sel) != e.kind {
+            return Err(NetlinkError::Unexpected(format!(
+                "trusted selector {sel} in attribute type {}, {} expected",
+                e.kind,
+                app_attr_type(sel)
+            )));
+        }
+        if order.len() >= MAX_TRUST {
+            return Err(NetlinkError::Unexpected(format!(
+                "more than {MAX_TRUST} trusted selectors"
+            )));
+        }
+        order.push(sel);
+    }
+    Ok(order)
+}
+
 /// Reads the payload of the kernel's RTM_GETDCB reply to DCB_CMD_IEEE_GET (after the
 /// netlink header: `struct dcbmsg` then attributes).
 pub fn parse_get_reply(payload: &[u8]) -> Result<DcbState, NetlinkError> {
@@ -369,6 +440,7 @@ pub fn parse_get_reply(payload: &[u8]) -> Result<DcbState, NetlinkError> {
                         DCB_ATTR_IEEE_APP_TABLE => parse_app_table(&i, &mut st.apps)?,
                         DCB_ATTR_IEEE_PEER_ETS => st.peer_ets = Some(IeeeEts::parse(i.payload)?),
                         DCB_ATTR_IEEE_PEER_PFC => st.peer_pfc = Some(IeeePfc::parse(i.payload)?),
+                        DCB_ATTR_DCB_APP_TRUST_TABLE => st.apptrust = Some(parse_trust_table(&i)?),
                         _ => {}
                     }
                 }
