@@ -41,7 +41,7 @@ fn lookahead(config: &SimConfig, part: &Partitioning) -> Option<Duration> {
         .links
         .iter()
         .filter(|l| part.of_node[l.a as usize] != part.of_node[l.b as usize])
-        .map(|l| l.propagation() + l.rate.time_for_bits(64 * 8))
+        .map(crate::experiments::partition_model::cut_lookahead)
         .min()
 }
 

@@ -14,10 +14,10 @@
 
 use std::collections::VecDeque;
 
-use lossless_proto::units::{Instant, Rate};
+use lossless_proto::units::{Duration, Instant};
 
-use crate::config::{NodeKind, SimConfig};
-use crate::frame::{NodeId, PortId};
+use crate::config::{LinkConfig, NodeKind, SimConfig};
+use crate::frame::PortId;
 use crate::observer::{Observer, WireFrame};
 use crate::sim::order;
 
@@ -196,8 +196,7 @@ impl Tracker {
             port_part.push((pb, pa));
             if pa != pb {
                 cut_links += 1;
-                let min_frame = frame_ps(64, l.rate);
-                lookahead = lookahead.min(l.propagation().as_ps() + min_frame);
+                lookahead = lookahead.min(cut_lookahead(l).as_ps());
             }
         }
         let parts = part.parts as usize;
@@ -283,10 +282,10 @@ impl Tracker {
     }
 }
 
-/// Picoseconds that `bytes` take at `rate`.
-fn frame_ps(bytes: u64, rate: Rate) -> u128 {
-    let bps = u128::from(rate.bps().max(1));
-    (u128::from(bytes) * 8 * 1_000_000_000_000).div_ceil(bps)
+/// How far ahead a partition may run of a frame that crosses link `l`: its propagation plus the
+/// shortest frame's (64 bytes) time on the wire.
+pub fn cut_lookahead(l: &LinkConfig) -> Duration {
+    l.propagation() + l.rate.time_for_bits(64 * 8)
 }
 
 /// An observer that measures the model for several partitionings in one run.
@@ -356,17 +355,17 @@ pub fn barrier_ns(threads: usize, rounds: u32) -> f64 {
     start.elapsed().as_nanos() as f64 / f64::from(rounds.max(1))
 }
 
-/// The nodes partition `p` holds.
-pub fn nodes_of(part: &Partitioning, p: u16) -> Vec<NodeId> {
-    (0..part.of_node.len() as NodeId)
-        .filter(|&n| part.of_node[n as usize] == p)
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::scenario;
+
+    /// The nodes partition `p` holds.
+    fn nodes_of(part: &Partitioning, p: u16) -> Vec<crate::frame::NodeId> {
+        (0..part.of_node.len() as crate::frame::NodeId)
+            .filter(|&n| part.of_node[n as usize] == p)
+            .collect()
+    }
 
     #[test]
     fn a_leaf_spine_splits_between_switches_never_between_a_host_and_its_leaf() {
