@@ -158,11 +158,11 @@ PMAX_MAP 1 100000000000 1.00
 BUFFER_SIZE 32
 ";
 
-#[test]
-fn a_lone_1000_byte_flow_across_one_switch_takes_4174_ns_under_dctcp() {
-    // MODEL.md §9.4 "Checked": 2 × 2 µs of links + 2 × 83 ns (1048-B packet) + 2 × 4 ns (ACK)
-    let dir = temp_dir("ns3_dctcp_lone");
-    std::fs::write(dir.join("config.txt"), DCTCP_CONFIG).unwrap();
+/// One 1000-B flow from host 0 to host 1 across one 100 G switch (1 µs links) under `config`:
+/// its fct.txt line and the run's standard error.
+fn lone_flow(name: &str, config: &str) -> (Vec<FctLine>, String) {
+    let dir = temp_dir(name);
+    std::fs::write(dir.join("config.txt"), config).unwrap();
     std::fs::write(
         dir.join("topology.txt"),
         "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n",
@@ -175,11 +175,17 @@ fn a_lone_1000_byte_flow_across_one_switch_takes_4174_ns_under_dctcp() {
     assert!(o.status.success(), "{}", stderr(&o));
     let fct = parse_fct(&std::fs::read_to_string(out.join("fct.txt")).unwrap(), "ours").unwrap();
     assert_eq!(fct.len(), 1);
+    (fct, stderr(&o))
+}
+
+#[test]
+fn a_lone_1000_byte_flow_across_one_switch_takes_4174_ns_under_dctcp() {
+    // MODEL.md §9.4 "Checked": 2 × 2 µs of links + 2 × 83 ns (1048-B packet) + 2 × 4 ns (ACK)
+    let (fct, err) = lone_flow("ns3_dctcp_lone", DCTCP_CONFIG);
     assert_eq!(fct[0].fct_ns, 4_174, "{fct:?}");
     // the ideal does not depend on the mode (MODEL.md §9.10): 4 160 + 1048 × 8 / 100
     assert_eq!(fct[0].standalone_ns, 4_243, "{fct:?}");
     // the DCQCN-only keys are listed as without effect, not refused
-    let err = stderr(&o);
     assert!(err.contains("RP_TIMER ignored: DCQCN only"), "{err}");
 }
 
@@ -202,24 +208,10 @@ fn hpcc_config() -> String {
 fn a_lone_1000_byte_flow_across_one_switch_takes_4188_ns_under_hpcc() {
     // MODEL.md §9.4 "Checked": 2 × 2 µs of links + 2 × 87 ns (1090-B packet: 42 B of INT) +
     // 2 × 7 ns (88-B ACK with the echoed INT field)
-    let dir = temp_dir("ns3_hpcc_lone");
-    std::fs::write(dir.join("config.txt"), hpcc_config()).unwrap();
-    std::fs::write(
-        dir.join("topology.txt"),
-        "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n",
-    )
-    .unwrap();
-    std::fs::write(dir.join("flow.txt"), "1\n0 1 3 100 1000 0\n").unwrap();
-    let out = dir.join("out");
-    std::fs::create_dir_all(&out).unwrap();
-    let o = run_ns3(&dir, &out);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let fct = parse_fct(&std::fs::read_to_string(out.join("fct.txt")).unwrap(), "ours").unwrap();
-    assert_eq!(fct.len(), 1);
+    let (fct, err) = lone_flow("ns3_hpcc_lone", &hpcc_config());
     assert_eq!(fct[0].fct_ns, 4_188, "{fct:?}");
     // the ideal does not count the INT bytes (MODEL.md §9.10)
     assert_eq!(fct[0].standalone_ns, 4_243, "{fct:?}");
-    let err = stderr(&o);
     assert!(err.contains("RP_TIMER ignored: DCQCN only"), "{err}");
     assert!(!err.contains("INT_MULTI ignored"), "{err}");
 }
@@ -228,7 +220,6 @@ fn a_lone_1000_byte_flow_across_one_switch_takes_4188_ns_under_hpcc() {
 fn a_lone_1000_byte_flow_across_one_switch_takes_4176_ns_under_timely() {
     // MODEL.md §9.4 "Checked": 2 × 2 µs of links + 2 × 84 ns (1056-B packet: an 8-B
     // timestamp) + 2 × 4 ns (54-B ACK padded to 60)
-    let dir = temp_dir("ns3_timely_lone");
     let config = hpcc_config()
         .replace("CC_MODE 3", "CC_MODE 7")
         .replace("RATE_AI 40Mb/s", "RATE_AI 100Mb/s")
@@ -238,22 +229,9 @@ fn a_lone_1000_byte_flow_across_one_switch_takes_4176_ns_under_timely() {
         .replace("FAST_REACT 1", "FAST_REACT 0")
         .replace("INT_MULTI 4", "INT_MULTI 1")
         .replace("ACK_HIGH_PRIO 0", "ACK_HIGH_PRIO 1");
-    std::fs::write(dir.join("config.txt"), config).unwrap();
-    std::fs::write(
-        dir.join("topology.txt"),
-        "3 1 2\n2\n0 2 100Gbps 1000ns 0\n1 2 100Gbps 1000ns 0\n",
-    )
-    .unwrap();
-    std::fs::write(dir.join("flow.txt"), "1\n0 1 3 100 1000 0\n").unwrap();
-    let out = dir.join("out");
-    std::fs::create_dir_all(&out).unwrap();
-    let o = run_ns3(&dir, &out);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let fct = parse_fct(&std::fs::read_to_string(out.join("fct.txt")).unwrap(), "ours").unwrap();
-    assert_eq!(fct.len(), 1);
+    let (fct, err) = lone_flow("ns3_timely_lone", &config);
     assert_eq!(fct[0].fct_ns, 4_176, "{fct:?}");
     assert_eq!(fct[0].standalone_ns, 4_243, "{fct:?}");
-    let err = stderr(&o);
     assert!(err.contains("RP_TIMER ignored: DCQCN only"), "{err}");
     assert!(err.contains("U_TARGET ignored: HPCC only"), "{err}");
 }
@@ -458,14 +436,12 @@ fn mixed_rate_incast_gives_the_references_files_byte_for_byte() {
     }
 }
 
-/// Each flow's FCT (fct.txt's 7th field) by (source, destination, source port).
-fn fcts(text: &str) -> std::collections::HashMap<(String, String, String), u64> {
-    text.lines()
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            let fct = f.get(6)?.parse().ok()?;
-            Some(((f[0].into(), f[1].into(), f[2].into()), fct))
-        })
+/// Each flow's FCT by (source, destination, source port), from fct.txt's `text`.
+fn fcts(text: &str, file: &str) -> std::collections::HashMap<(u32, u32, u16), u64> {
+    let lines = parse_fct(text, file).unwrap_or_else(|e| panic!("{file}: {e}"));
+    lines
+        .iter()
+        .map(|l| ((l.src, l.dst, l.sport), l.fct_ns))
         .collect()
 }
 
@@ -493,7 +469,10 @@ fn the_other_deterministic_incasts_stay_within_a_few_percent_of_the_reference_fl
         let o = run_ns3(dir, &out);
         assert!(o.status.success(), "{name}: {}", stderr(&o));
         let read = |d: &Path, f: &str| std::fs::read_to_string(d.join(f)).unwrap();
-        let (ours, theirs) = (fcts(&read(&out, "fct.txt")), fcts(&read(dir, "fct.txt")));
+        let (ours, theirs) = (
+            fcts(&read(&out, "fct.txt"), "ours"),
+            fcts(&read(dir, "fct.txt"), "reference"),
+        );
         assert_eq!(ours.len(), theirs.len(), "{name}: every flow finishes");
         for (k, &t) in &theirs {
             let o = ours[k];
