@@ -384,6 +384,11 @@ impl HpccPint {
         })
     }
 
+    /// Restarts its random stream from `seed` (the driver's per-flow seed).
+    pub fn reseed(&mut self, seed: u64) {
+        self.rng = Pcg32::seed_from_u64(seed);
+    }
+
     /// Its parameters.
     pub fn params(&self) -> &PintParams {
         &self.p
