@@ -539,3 +539,71 @@ fn timely_qps_cut_their_rates_on_the_echoed_timestamps_rtt_and_deliver_every_byt
     let m = e.to_string();
     assert!(m.contains("timely") && m.contains("beta"), "{m}");
 }
+
+#[test]
+fn hpcc_and_hpcc_pint_qps_in_one_fabric_each_get_their_own_field() {
+    // two HPCC QPs and two PINT QPs into one 25 G port: the switch raises PINT's code in the
+    // PINT packets and stamps INT records into the HPCC ones, so both kinds cut their rates
+    let text = r#"
+name = "mixed"
+duration = "20ms"
+seed = 1
+[defaults]
+rate = "25G"
+length_m = 5
+flow_control = "pfc"
+pfc_priorities = [3]
+[[host]]
+name = "h"
+count = 2
+[[host]]
+name = "p"
+count = 2
+[[host]]
+name = "r"
+[[switch]]
+name = "tor"
+buffer_bytes = 2_000_000
+alpha = 0.125
+[[link]]
+a = "h*"
+b = "tor"
+[[link]]
+a = "p*"
+b = "tor"
+[[link]]
+a = "tor"
+b = "r"
+[[flow]]
+name = "hpcc"
+src = "h*"
+dst = "r"
+priority = 3
+size_bytes = 2_000_000
+transport = "rocev2"
+cc = "hpcc"
+hpcc = { preset = "hpcc-ns3", base_rtt = "2us", bdp = 6250, rate_ai = "500M", min_rate = "100M" }
+[[flow]]
+name = "pint"
+src = "p*"
+dst = "r"
+priority = 3
+size_bytes = 2_000_000
+transport = "rocev2"
+cc = "hpcc-pint"
+hpcc_pint = { preset = "hpcc-ns3", base_rtt = "2us", bdp = 6250, rate_ai = "500M", min_rate = "100M" }
+"#;
+    let r = run(text);
+    assert_eq!(r.flows.len(), 4);
+    for f in &r.flows {
+        let q = f.qp.as_ref().unwrap();
+        let want = if f.name.starts_with("hpcc:") {
+            "hpcc"
+        } else {
+            "hpcc-pint"
+        };
+        assert_eq!(q.cc, want, "{}", f.name);
+        assert!(q.rate_decreases_total > 0, "{}: {q:?}", f.name);
+        assert!(f.completion_ps.is_some(), "{} completes", f.name);
+    }
+}

@@ -188,9 +188,16 @@ fn build_ports(
     }
     // HPCC's INT record names a port's rate by an index into 25..400 Gb/s (the fork prints
     // "unknown rate" and reads any other as 25 G): refused rather than misread
-    if let Some(p) = ports.iter().find(|p| {
-        p.int_stamp && p.pint.is_none() && !lossless_wire::int::LINE_RATES[..5].contains(&p.rate.bps())
-    }) {
+    let hpcc = config
+        .flows
+        .iter()
+        .filter_map(|f| f.transport.as_deref())
+        .chain(config.workloads.iter().filter_map(|w| w.transport.as_deref()))
+        .any(|t| t.cc.stamps_int());
+    if let Some(p) = ports
+        .iter()
+        .find(|p| hpcc && p.int_stamp && !lossless_wire::int::LINE_RATES[..5].contains(&p.rate.bps()))
+    {
         let flow = config
             .flows
             .iter()

@@ -186,9 +186,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Switch port `p` (one that stamps) starts to send `frame`, just dequeued: HPCC's INT
     /// record or PINT's code for a data packet; PINT's estimate also notes every other frame.
     pub(in crate::sim::features) fn telemetry_transmitting(&mut self, p: PortId, frame: &Frame) {
-        if self.ports[p as usize].pint.is_some() {
-            self.pint_stamp(p, frame);
-        } else if frame.kind == FrameKind::RoceData {
+        // a data packet of a QP that is not PINT's (HPCC's, in a scenario that mixes them)
+        // gets its INT record all the same
+        let pint_packet = self.ports[p as usize].pint.is_some() && self.pint_stamp(p, frame);
+        if !pint_packet && frame.kind == FrameKind::RoceData {
             self.int_stamp(p, frame);
         }
     }
@@ -206,17 +207,18 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// PINT switch port `p` starts to send `frame`: a data packet (of any QP: the fork's
     /// switches stamp every UDP packet) updates the port's estimate, and a PINT QP's packet
-    /// gets its code raised; any frame becomes the estimate's previous one.
-    fn pint_stamp(&mut self, p: PortId, frame: &Frame) {
+    /// gets its code raised; any frame becomes the estimate's previous one. Whether `frame`
+    /// was a PINT QP's data packet.
+    fn pint_stamp(&mut self, p: PortId, frame: &Frame) -> bool {
         if frame.kind != FrameKind::RoceData {
             self.pint_other_frame(p, u64::from(frame.len));
-            return;
+            return false;
         }
         let now_ns = (self.now.as_ps() / 1_000) as u64;
         let port = &mut self.ports[p as usize];
         let qlen = port.queues.iter().map(|q| q.bytes).sum();
         let Some(pint) = port.pint.as_deref_mut() else {
-            return;
+            return false;
         };
         let len = u64::from(frame.len);
         let field = self.flows[frame.flow as usize].qp.as_deref_mut().and_then(|qp| {
@@ -226,9 +228,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             }
         });
         match field {
-            Some(f) => pint.stamp(f, now_ns, qlen, len),
+            Some(f) => {
+                pint.stamp(f, now_ns, qlen, len);
+                true
+            }
             None => {
                 pint.on_dequeue(now_ns, qlen, len, true);
+                false
             }
         }
     }
