@@ -281,3 +281,78 @@ proptest! {
         prop_assert!(FrameKind::Dcbx.matches(&rec));
     }
 }
+
+/// A RoCEv2 RC SEND Only frame whose payload starts with `field`, `payload` bytes in all.
+fn roce_send_with(field: &[u8], payload: usize) -> Vec<u8> {
+    use lossless_wire::ip::{IpRepr, Ipv4Repr};
+    use lossless_wire::roce::{Envelope, RoceFrameRepr};
+    let env = Envelope::new(
+        EthernetAddress([2, 0, 0, 0, 0, 1]),
+        EthernetAddress([2, 0, 0, 0, 0, 2]),
+        None,
+        IpRepr::V4(Ipv4Repr::udp([10, 0, 0, 1], [10, 0, 0, 2])),
+        10_000,
+    );
+    let r = RoceFrameRepr::rc_send(env, 7, 3, true, true, false, payload);
+    let mut buf = vec![0u8; 2048];
+    let n = r.emit_with_payload(field, FcsMode::Absent, &mut buf).unwrap();
+    buf.truncate(n);
+    buf
+}
+
+#[test]
+fn cc_fields_open_the_payload_as_the_fork_writes_them() {
+    use lossless_capture::cn::decode::{CcFieldKind, decode_cc_field};
+    use lossless_capture::cn::model::{CcFieldRecord, IntHopRecord};
+    use lossless_wire::int::{INT_LEN, IntHeader, IntHop};
+    // HPCC's INT: one hop of a 100 G port
+    let mut h = IntHeader::default();
+    h.push(IntHop::stamp(5_000, 1_280, 800, 100_000_000_000, 1));
+    let mut b = [0u8; INT_LEN];
+    h.emit(&mut b).unwrap();
+    let data = roce_send_with(&b, 1000);
+    let mut rec = decode_frame(&frame(data.clone(), 1));
+    decode_cc_field(&data, &mut rec, CcFieldKind::Int);
+    let want = CcFieldRecord::Int {
+        nhop: 1,
+        hops: vec![IntHopRecord {
+            line_rate_bps: 100_000_000_000,
+            time_ns: 5_000,
+            bytes_units: 10,
+            qlen_units: 10,
+        }],
+    };
+    assert_eq!(rec.roce.as_ref().unwrap().cc_field, Some(want));
+    assert!(text::render(&rec).contains("INT: 1 hops\n        hop 0: rate 100 Gb/s, time 5000 ns"));
+    // TIMELY's send time, little-endian
+    let data = roce_send_with(&123_456_789u64.to_le_bytes(), 1000);
+    let mut rec = decode_frame(&frame(data.clone(), 1));
+    decode_cc_field(&data, &mut rec, CcFieldKind::Timestamp);
+    assert_eq!(
+        rec.roce.as_ref().unwrap().cc_field,
+        Some(CcFieldRecord::Timestamp {
+            send_time_ns: 123_456_789
+        })
+    );
+    // PINT at base 1.05: one byte
+    let codec = lossless_proto::hpcc_pint::PintCodec::new(1.05).unwrap();
+    let data = roce_send_with(&[128, 0xEE], 1000);
+    let mut rec = decode_frame(&frame(data.clone(), 1));
+    decode_cc_field(&data, &mut rec, CcFieldKind::Pint(codec));
+    let Some(CcFieldRecord::Pint { code, bytes, .. }) = rec.roce.as_ref().unwrap().cc_field else {
+        panic!("{rec:?}");
+    };
+    assert_eq!((code, bytes), (128, 1));
+    // a payload too short for the field: a warning at its byte, no field
+    let data = roce_send_with(&[1, 2, 3, 4], 4);
+    let mut rec = decode_frame(&frame(data.clone(), 1));
+    decode_cc_field(&data, &mut rec, CcFieldKind::Int);
+    assert_eq!(rec.roce.as_ref().unwrap().cc_field, None);
+    assert!(
+        rec.warnings
+            .iter()
+            .any(|w| w.contains("--cc-field") && w.contains("at byte 54")),
+        "{:?}",
+        rec.warnings
+    );
+}

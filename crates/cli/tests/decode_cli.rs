@@ -301,3 +301,107 @@ fn frames_of_other_link_types_are_listed_as_skipped_without_failing() {
         "{out}"
     );
 }
+
+#[test]
+fn cc_field_pint_shows_the_code_each_switch_sent_data_packet_carries_in_sim_pcaps() {
+    // four 25 G senders into one 25 G port under HPCC-PINT, captured by `sim --pcap`
+    let scenario = r#"
+name = "pint"
+duration = "2ms"
+seed = 1
+[defaults]
+rate = "25G"
+length_m = 5
+flow_control = "pfc"
+pfc_priorities = [3]
+[qp]
+cc = "hpcc-pint"
+hpcc_pint = { preset = "hpcc-ns3", base_rtt = "2us", bdp = 6250, rate_ai = "500M", min_rate = "100M" }
+[[host]]
+name = "s"
+count = 4
+[[host]]
+name = "r"
+[[switch]]
+name = "tor"
+buffer_bytes = 2_000_000
+[[link]]
+a = "s*"
+b = "tor"
+[[link]]
+a = "tor"
+b = "r"
+[[flow]]
+name = "f"
+src = "s*"
+dst = "r"
+priority = 3
+size_bytes = 300_000
+transport = "rocev2"
+"#;
+    let dir = temp_dir("decode_cc_field_pint");
+    let toml = dir.join("pint.toml");
+    std::fs::write(&toml, scenario).unwrap();
+    let pcap = dir.join("pcap");
+    let o = Command::new(env!("CARGO_BIN_EXE_lossless"))
+        .args(["sim", "--quiet", "--pcap"])
+        .arg(&pcap)
+        .arg(&toml)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let to_r = pcap.join("tor.4-to-r.pcapng");
+    let to_r = to_r.to_str().unwrap();
+    let o = decode(&["--json", "--filter", "roce", "--cc-field", "pint", to_r]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut codes = Vec::new();
+    for line in String::from_utf8(o.stdout).unwrap().lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let roce = &v["roce"];
+        if roce["bth"]["opcode"].as_u64().unwrap() > 4 {
+            assert!(roce.get("cc_field").is_none(), "an ACK has no payload: {line}");
+            continue;
+        }
+        let p = &roce["cc_field"]["pint"];
+        let code = p["code"].as_u64().unwrap_or_else(|| panic!("{line}"));
+        assert_eq!(p["bytes"], 2, "base 1.01: 11-bit codes");
+        // b^code / 512 in millionths
+        let u = (1.01f64.powi(code as i32) / 512.0 * 1e6).round() as u64;
+        assert_eq!(p["utilisation_ppm"].as_u64(), Some(u), "{line}");
+        codes.push(code);
+    }
+    // 4 × ⌈300,000 / 1024⌉ data packets; the port's first follows nothing (U = 0, code 0),
+    // the rest a loaded port (U about 1: code about 627)
+    assert_eq!(codes.len(), 4 * 293);
+    assert_eq!(codes[0], 0);
+    let mut sorted = codes[1..].to_vec();
+    sorted.sort_unstable();
+    let median = sorted[sorted.len() / 2];
+    assert!((600..=700).contains(&median), "median code {median}");
+    // the text form says it too; a base whose codes need more than 16 bits is refused
+    let o = decode(&["--filter", "roce", "--cc-field", "pint", to_r]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.contains("      PINT: code 0 (2 bytes), utilisation 0.002\n"),
+        "{}",
+        &text[..600]
+    );
+    let o = decode(&["--cc-field", "pint", "--pint-log-base", "1.0001", to_r]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--pint-log-base"));
+    // the senders' own links carry the code the packet starts with: 0
+    let o = decode(&[
+        "--json",
+        "--filter",
+        "roce",
+        "--cc-field",
+        "pint",
+        pcap.join("s1.0-to-tor.pcapng").to_str().unwrap(),
+    ]);
+    let s = String::from_utf8(o.stdout).unwrap();
+    assert!(s.lines().any(|l| l.contains("\"pint\":{\"code\":0,")));
+    assert!(
+        !s.lines()
+            .any(|l| l.contains("\"pint\":{\"code\":") && !l.contains("\"pint\":{\"code\":0,"))
+    );
+}

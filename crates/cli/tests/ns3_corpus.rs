@@ -3,7 +3,11 @@
 //! experiments, where the fork's switch MMU and PFC decide the result. Per run:
 //! - every flow completes (fct.txt has the reference's flow count);
 //! - slowdown p50, p95 and p99 within 10 % of the reference's (rank round(p·(n − 1)), as the
-//!   corpus README computes them);
+//!   corpus README computes them) — except where the congestion control draws at random
+//!   (HPCC-PINT's codes, from the fork's one `rand()` stream, which this simulator does not
+//!   reproduce): there each of seeds 1..=20 gives p50 and p95 within 10 %, and the
+//!   reference's p50, p95 and p99 lie within what those seeds give (its p99 is decided by
+//!   four flows whose shares the random codes set);
 //! - PFC lines that pause within 10 % of the reference's (none where it has none), and the
 //!   first pause within 5 % of the reference's, counted from the first flow's start — except
 //!   where the reference's PFC depends on its random ECN marks (ECN on with Kmin < Kmax, and
@@ -17,11 +21,11 @@
 //! - the runs whose PFC depends on nothing random (no ECN) give the reference's fct.txt and
 //!   pfc.txt byte for byte.
 //!
-//! DCQCN (`CC_MODE 1`), HPCC (3), TIMELY (7) and DCTCP (8) runs are compared; a run whose
-//! `CC_MODE` is not modelled (PINT 10) must be refused with the key named (exit 2), not run as
-//! something else. The comparison of each run is
-//! printed (`cargo test -p lossless-cli --test ns3_corpus -- --nocapture`): per-flow FCT error
-//! distribution and the PFC figures side by side. Skips loudly without the corpus.
+//! DCQCN (`CC_MODE 1`), HPCC (3), TIMELY (7), DCTCP (8) and HPCC-PINT (10) runs are compared;
+//! a run whose `CC_MODE` is not modelled must be refused with the key named (exit 2), not run
+//! as something else. The comparison of each run is printed (`cargo test -p lossless-cli
+//! --test ns3_corpus -- --nocapture`): per-flow FCT error distribution and the PFC figures
+//! side by side. Skips loudly without the corpus.
 
 #[path = "cli_support/mod.rs"]
 mod support;
@@ -34,8 +38,14 @@ use lossless_sim::ns3::{FctLine, parse_fct};
 use lossless_testkit::{corpus_dir, skip_missing_corpus, temp_dir};
 use support::*;
 
-/// `CC_MODE` values the fork has and this simulator does not model yet.
-const NOT_MODELLED: [u32; 1] = [10];
+/// `CC_MODE` values the fork has and this simulator does not model yet (none left).
+const NOT_MODELLED: [u32; 0] = [];
+
+/// `CC_MODE` values whose congestion control draws at random (HPCC-PINT's codes, 10).
+const RANDOM_CC: [u32; 1] = [10];
+
+/// Seeds a run of [`RANDOM_CC`] is compared over.
+const PINT_SEEDS: u64 = 20;
 
 fn runs() -> Option<Vec<PathBuf>> {
     let root = corpus_dir().join("hpcc-ns3");
@@ -214,6 +224,7 @@ fn a_lone_1000_byte_flow_across_one_switch_takes_4188_ns_under_hpcc() {
     assert_eq!(fct[0].standalone_ns, 4_243, "{fct:?}");
     assert!(err.contains("RP_TIMER ignored: DCQCN only"), "{err}");
     assert!(!err.contains("INT_MULTI ignored"), "{err}");
+    assert!(!err.contains("HPCC-PINT's random rounding"), "{err}");
 }
 
 #[test]
@@ -234,6 +245,31 @@ fn a_lone_1000_byte_flow_across_one_switch_takes_4176_ns_under_timely() {
     assert_eq!(fct[0].standalone_ns, 4_243, "{fct:?}");
     assert!(err.contains("RP_TIMER ignored: DCQCN only"), "{err}");
     assert!(err.contains("U_TARGET ignored: HPCC only"), "{err}");
+}
+
+#[test]
+fn a_lone_1000_byte_flow_across_one_switch_takes_4174_ns_under_hpcc_pint() {
+    // MODEL.md §9.4 "Checked": 2 × 2 µs of links + 2 × 83 ns (1050-B packet: a 2-B code, whose
+    // 84 ns exactly is one ns less in ns-3) + 2 × 4 ns (48-B ACK padded to 60)
+    let config = hpcc_config()
+        .replace("CC_MODE 3", "CC_MODE 10")
+        .replace("FAST_REACT 1", "FAST_REACT 1\nPINT_LOG_BASE 1.01\nPINT_PROB 1.0");
+    let (fct, err) = lone_flow("ns3_pint_lone", &config);
+    assert_eq!(fct[0].fct_ns, 4_174, "{fct:?}");
+    assert_eq!(fct[0].standalone_ns, 4_243, "{fct:?}");
+    // the keys PINT does not read are listed as such, the ones it reads are not
+    assert!(err.contains("RP_TIMER ignored: DCQCN only"), "{err}");
+    assert!(err.contains("INT_MULTI ignored: HPCC only"), "{err}");
+    assert!(err.contains("FAST_REACT ignored: HPCC only"), "{err}");
+    assert!(
+        !err.contains("PINT_LOG_BASE ignored") && !err.contains("U_TARGET ignored"),
+        "{err}"
+    );
+    // and the one thing it draws otherwise than the fork is said (on PINT runs only)
+    assert!(
+        err.contains("not modelled as in the fork: HPCC-PINT's random rounding"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -298,11 +334,59 @@ fn every_reference_run_is_reproduced_or_refused_by_name() {
         };
         let (so, st) = (slow(&ours), slow(&theirs));
         let mut line = format!("{name}: {} flows;", ours.len());
+        // PINT's codes are rounded up or down at random from the fork's one unseeded `rand()`
+        // stream, which this simulator does not reproduce (per-port streams instead): one of
+        // our seeds is one sample, so the percentiles are compared over seeds 1..=PINT_SEEDS
+        let seeded: Vec<Vec<f64>> = if RANDOM_CC.contains(&cc) {
+            let mut v = vec![so.clone()];
+            for seed in 2..=PINT_SEEDS {
+                let o = scratch.join(format!("{name}-seed{seed}"));
+                std::fs::create_dir_all(&o).unwrap();
+                let r = run_ns3_seeded(dir, &o, seed);
+                assert!(r.status.success(), "{name} seed {seed}: {}", stderr(&r));
+                let l = parse_fct(&std::fs::read_to_string(o.join("fct.txt")).unwrap(), "ours").unwrap();
+                if l.len() != theirs.len() {
+                    fail(format!(
+                        "seed {seed}: {} of the reference's {} flows completed",
+                        l.len(),
+                        theirs.len()
+                    ));
+                }
+                v.push(slow(&l));
+            }
+            v
+        } else {
+            Vec::new()
+        };
         for p in [0.5, 0.95, 0.99] {
             let (a, b) = (pct(&so, p), pct(&st, p));
             line += &format!(" p{} {a:.3}/{b:.3} ({:+.1} %)", p * 100.0, 100.0 * (a / b - 1.0));
-            if (a / b - 1.0).abs() > 0.10 {
-                fail(format!("slowdown p{} {a:.3}, the reference's {b:.3}", p * 100.0));
+            if seeded.is_empty() {
+                if (a / b - 1.0).abs() > 0.10 {
+                    fail(format!("slowdown p{} {a:.3}, the reference's {b:.3}", p * 100.0));
+                }
+                continue;
+            }
+            let mut each: Vec<f64> = seeded.iter().map(|s| pct(s, p)).collect();
+            each.sort_by(f64::total_cmp);
+            let (lo, med, hi) = (each[0], each[each.len() / 2], each[each.len() - 1]);
+            line += &format!(
+                " [seeds 1..={PINT_SEEDS}: {lo:.3}..{hi:.3}, median {med:.3} ({:+.1} %)]",
+                100.0 * (med / b - 1.0)
+            );
+            // the reference's sample lies among ours; p50 and p95, which a handful of flows
+            // do not decide, within 10 % for every seed
+            if b < lo || b > hi {
+                fail(format!(
+                    "slowdown p{}: the reference's {b:.3} is outside our seeds' {lo:.3}..{hi:.3}",
+                    p * 100.0
+                ));
+            }
+            if p < 0.99 && ((lo / b - 1.0).abs() > 0.10 || (hi / b - 1.0).abs() > 0.10) {
+                fail(format!(
+                    "slowdown p{} over seeds {lo:.3}..{hi:.3}, the reference's {b:.3}",
+                    p * 100.0
+                ));
             }
         }
         // per-flow FCT error, ours / reference − 1
@@ -400,7 +484,7 @@ fn every_reference_run_is_reproduced_or_refused_by_name() {
         }
         println!("{line}");
     }
-    assert!(compared >= 10, "{compared} runs compared");
+    assert!(compared >= 11, "{compared} runs compared");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

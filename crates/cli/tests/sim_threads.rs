@@ -95,10 +95,14 @@ fn ns3_incasts_where_pfc_fires_under_dctcp_and_timely_write_the_one_thread_outpu
 }
 
 #[test]
-fn ns3_fat_trees_under_hpcc_and_timely_write_the_one_thread_outputs_at_3_threads() {
-    // INT records and send timestamps cross cut links with their packets, along paths that
+fn ns3_fat_trees_under_hpcc_pint_and_timely_write_the_one_thread_outputs_at_3_threads() {
+    // INT records, PINT codes and send timestamps cross cut links with their packets, along paths that
     // leave and re-enter the sender's partition
-    for run in ["ft-k4-websearch-hpcc", "ft-k4-websearch-timely"] {
+    for run in [
+        "ft-k4-websearch-hpcc",
+        "ft-k4-websearch-hpccpint",
+        "ft-k4-websearch-timely",
+    ] {
         ns3_threads_agree(run, &[3]);
     }
 }

@@ -9,6 +9,7 @@ pub mod ets;
 pub mod flow_control;
 pub mod headroom;
 pub mod hpcc;
+pub mod hpcc_pint;
 pub mod lldp_agent;
 pub mod monitor;
 pub mod qcn;

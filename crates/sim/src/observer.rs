@@ -37,8 +37,23 @@ impl WireFrame {
     }
 }
 
+/// A congestion-control field a RoCEv2 data packet carries after its BTH (MODEL.md §9.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CcField {
+    /// HPCC's INT field (42 bytes).
+    Int(lossless_wire::int::IntHeader),
+    /// HPCC-PINT's code, 1 or 2 bytes.
+    Pint(lossless_wire::pint::PintField, lossless_wire::pint::PintWidth),
+    /// TIMELY's send timestamp, ns (8 bytes, little-endian as ns-3 writes it).
+    Timestamp(u64),
+}
+
 /// Receives the simulator's trace events. Every method has an empty default.
 pub trait Observer {
+    /// Whether [`Observer::cc_field`] is wanted (the simulator then looks up the field of
+    /// every RoCEv2 data packet of a QP that has one as it starts; off by default, so it
+    /// costs nothing).
+    const CC_FIELDS: bool = false;
     /// Whether [`Observer::pause_changed`] is wanted (the simulator then polls each engine's
     /// paused mask after it changes state; off by default, so it costs nothing).
     const PAUSE_STATE: bool = false;
@@ -53,6 +68,11 @@ pub trait Observer {
     /// `port` started sending `frame` at `start`; its last bit leaves at `last_bit`.
     #[inline(always)]
     fn tx_start(&mut self, _port: PortId, _frame: &WireFrame, _start: Instant, _last_bit: Instant) {}
+    /// The data packet `port` starts next (reported by the [`Observer::tx_start`] that follows
+    /// at once) carries `field` as it leaves `port` (a switch's INT record or PINT code
+    /// included); only with [`Observer::CC_FIELDS`].
+    #[inline(always)]
+    fn cc_field(&mut self, _port: PortId, _field: &CcField) {}
     /// `port` received the control frame `frame` (its last bit arrived at `at`).
     #[inline(always)]
     fn control_received(&mut self, _port: PortId, _frame: &ControlFrame, _at: Instant) {}
@@ -97,6 +117,11 @@ impl Observer for NoObserver {
 impl<A: Observer, B: Observer> Observer for (A, B) {
     const PAUSE_STATE: bool = A::PAUSE_STATE || B::PAUSE_STATE;
     const BUFFER_STATE: bool = A::BUFFER_STATE || B::BUFFER_STATE;
+    const CC_FIELDS: bool = A::CC_FIELDS || B::CC_FIELDS;
+    fn cc_field(&mut self, port: PortId, field: &CcField) {
+        self.0.cc_field(port, field);
+        self.1.cc_field(port, field);
+    }
     fn pause_changed(&mut self, port: PortId, mask: u8, at: Instant) {
         self.0.pause_changed(port, mask, at);
         self.1.pause_changed(port, mask, at);
@@ -142,6 +167,12 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
 impl<T: Observer> Observer for Option<T> {
     const PAUSE_STATE: bool = T::PAUSE_STATE;
     const BUFFER_STATE: bool = T::BUFFER_STATE;
+    const CC_FIELDS: bool = T::CC_FIELDS;
+    fn cc_field(&mut self, port: PortId, field: &CcField) {
+        if let Some(o) = self {
+            o.cc_field(port, field);
+        }
+    }
     fn pause_changed(&mut self, port: PortId, mask: u8, at: Instant) {
         if let Some(o) = self {
             o.pause_changed(port, mask, at);

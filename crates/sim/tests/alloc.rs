@@ -106,7 +106,7 @@ transport = "rocev2"
 "#;
 
 #[test]
-fn qcn_dctcp_hpcc_and_lossy_go_back_n_runs_allocate_nothing_once_warm() {
+fn qcn_dctcp_hpcc_pint_and_lossy_go_back_n_runs_allocate_nothing_once_warm() {
     for (name, fc, cc) in [
         (
             "qcn",
@@ -130,9 +130,15 @@ fn qcn_dctcp_hpcc_and_lossy_go_back_n_runs_allocate_nothing_once_warm() {
             "flow_control = \"pfc\"\npfc_priorities = [3]",
             "cc = \"hpcc\"\nhpcc = { base_rtt = \"2us\", bdp = 6250, rate_ai = \"500M\", min_rate = \"100M\" }",
         ),
+        (
+            // PINT's per-port estimate at the switch, its code in the per-QP rings
+            "hpcc-pint",
+            "flow_control = \"pfc\"\npfc_priorities = [3]",
+            "cc = \"hpcc-pint\"\nhpcc_pint = { base_rtt = \"2us\", bdp = 6250, rate_ai = \"500M\", min_rate = \"100M\" }",
+        ),
     ] {
         let mut text = INCAST_QP.replace("FC", fc).replace("CC", cc);
-        if name == "hpcc" {
+        if name.starts_with("hpcc") {
             text = text.replace("rate = \"10G\"", "rate = \"25G\"");
         }
         let c = load_str(&text, "inline.toml", None, &Overrides::default()).unwrap_or_else(|e| panic!("{e}"));
@@ -141,7 +147,7 @@ fn qcn_dctcp_hpcc_and_lossy_go_back_n_runs_allocate_nothing_once_warm() {
         let (before, after) = if name == "qcn" {
             let cnms = |r: &Report| r.cn.as_ref().unwrap().cnms_sent_total;
             (cnms(&warm), cnms(&end))
-        } else if name == "hpcc" {
+        } else if name.starts_with("hpcc") {
             let cuts = |r: &Report| -> u64 {
                 r.flows
                     .iter()

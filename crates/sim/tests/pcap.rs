@@ -412,3 +412,105 @@ transport = "rocev2"
         assert_eq!(&bytes[20..22], &[0x08, 0x00], "then IPv4");
     }
 }
+
+#[test]
+fn hpcc_pint_data_frames_carry_the_code_their_switch_port_wrote() {
+    use lossless_proto::hpcc_pint::PintCodec;
+    use lossless_wire::fcs::FcsMode;
+    use lossless_wire::pint::{PintField, PintWidth};
+    use pcap_file::pcapng::{Block, PcapNgReader};
+    // four 25 G senders into one 25 G port: the tor's port to r is loaded (U about 1 or
+    // more), so the 2-byte codes it writes decode to about 1; the senders' own links carry
+    // the code a data packet starts with (0: hosts write none)
+    let text = r#"
+name = "pint"
+duration = "2ms"
+seed = 1
+[defaults]
+rate = "25G"
+length_m = 5
+flow_control = "pfc"
+pfc_priorities = [3]
+[qp]
+cc = "hpcc-pint"
+hpcc_pint = { preset = "hpcc-ns3", base_rtt = "2us", bdp = 6250, rate_ai = "500M", min_rate = "100M" }
+[[host]]
+name = "s"
+count = 4
+[[host]]
+name = "r"
+[[switch]]
+name = "tor"
+buffer_bytes = 2_000_000
+[[link]]
+a = "s*"
+b = "tor"
+[[link]]
+a = "tor"
+b = "r"
+[[flow]]
+name = "f"
+src = "s*"
+dst = "r"
+priority = 3
+size_bytes = 300_000
+transport = "rocev2"
+"#;
+    let c = lossless_sim::scenario::load_str(text, "pint.toml", None, &Default::default()).unwrap();
+    let dir = temp_dir("sim-pcap-pint");
+    let sink = PcapSink::create(&dir, &c).unwrap();
+    let mut sim = Simulator::with_observer(c, sink).unwrap();
+    sim.run();
+    sim.observer_mut().finish().unwrap();
+    let r = Report::collect(&sim);
+    assert!(
+        r.flows.iter().all(|f| f.completion_ps.is_some()),
+        "the flows complete"
+    );
+    // the code of every RoCEv2 data frame of a file, read from the first 2 payload bytes
+    let codes = |file: &str| -> Vec<u16> {
+        let f = std::fs::File::open(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let mut rd = PcapNgReader::new(f).unwrap();
+        let mut out = Vec::new();
+        while let Some(b) = rd.next_block() {
+            let Block::EnhancedPacket(p) = b.unwrap() else {
+                continue;
+            };
+            let Ok(roce) = lossless_wire::roce::parse(&p.data, FcsMode::Absent) else {
+                continue;
+            };
+            if roce.repr.bth.opcode.0 > 0x04 {
+                continue; // an ACK
+            }
+            assert!(
+                roce.is_canonical(),
+                "{file}: ICRC and checksums right, code included"
+            );
+            out.push(PintField::parse(roce.payload, PintWidth::Two).unwrap().0);
+        }
+        out
+    };
+    let to_r = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .find(|n| n.starts_with("tor.") && n.ends_with("-to-r.pcapng"))
+        .expect("the tor's port to r has a capture");
+    let at_r = codes(&to_r);
+    // 4 × ⌈300,000 / 1024⌉ packets (the perftest MTU), retransmissions aside
+    assert!(at_r.len() >= 4 * 293, "{} data frames to r", at_r.len());
+    let codec = PintCodec::new(1.01).unwrap();
+    let mut u: Vec<f64> = at_r.iter().map(|&c| codec.decode_u(c)).collect();
+    u.sort_by(f64::total_cmp);
+    let median = u[u.len() / 2];
+    assert!((0.8..=3.0).contains(&median), "median U {median}");
+    // the port's first packet follows no frame over an empty queue with U′ = 0: U = 0, code 0
+    // (n = 1); every later one follows the previous packet
+    let zeros: Vec<usize> = (0..at_r.len()).filter(|&i| at_r[i] == 0).collect();
+    assert_eq!(zeros, [0], "codes {:?}", &at_r[..8]);
+    for s in 1..=4 {
+        let from_s = codes(&format!("s{s}.0-to-tor.pcapng"));
+        assert!(!from_s.is_empty());
+        assert!(from_s.iter().all(|&c| c == 0), "s{s}: hosts write no code");
+    }
+}

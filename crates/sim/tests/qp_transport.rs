@@ -452,6 +452,71 @@ fn hpcc_keys_are_checked_and_named_at_their_line() {
 }
 
 #[test]
+fn hpcc_pint_qps_cut_their_rates_on_the_switch_codes_without_pfc_and_deliver_every_byte() {
+    // the same incast: the port's estimate (T = 2 µs) raised into each data packet as a
+    // 2-byte code, echoed on the ACK
+    let text = INCAST_HPCC.replace("cc = \"hpcc\"", "cc = \"hpcc-pint\"").replace(
+        "HPCC",
+        "hpcc_pint = { preset = \"hpcc-ns3\", base_rtt = \"2us\", bdp = 6250, rate_ai = \"500M\", min_rate = \"100M\" }",
+    );
+    let r = run(&text);
+    let mut fcts = Vec::new();
+    for f in &r.flows {
+        let q = f.qp.as_ref().unwrap();
+        assert_eq!(q.cc, "hpcc-pint", "{}", f.name);
+        assert!(q.rate_decreases_total > 0, "{}: {q:?}", f.name);
+        fcts.push(f.completion_ps.unwrap_or_else(|| panic!("{} completes", f.name)));
+    }
+    let pauses: u64 = r
+        .ports
+        .iter()
+        .flat_map(|p| p.priorities.iter())
+        .map(|p| p.pfc_xoff_sent_frames)
+        .sum();
+    assert_eq!(pauses, 0);
+    let (lo, hi) = (*fcts.iter().min().unwrap(), *fcts.iter().max().unwrap());
+    assert!((hi - lo) as f64 / hi as f64 <= 0.15, "{fcts:?}");
+    // the same seed gives the same codes and the same run; another seed other codes
+    assert_eq!(run(&text).flows[0].completion_ps, r.flows[0].completion_ps);
+    let other = run(&text.replace("seed = 1", "seed = 2"));
+    assert_ne!(
+        other.flows.iter().map(|f| f.completion_ps).collect::<Vec<_>>(),
+        r.flows.iter().map(|f| f.completion_ps).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn hpcc_pint_keys_are_checked_and_named_at_their_line() {
+    for (pint, want) in [
+        ("hpcc_pint = { bdp = 2500 }", "base_rtt"),
+        ("hpcc_pint = { base_rtt = \"2us\" }", "bdp"),
+        (
+            "hpcc_pint = { base_rtt = \"2us\", bdp = 2500, log_base = 1.00001 }",
+            "log_base",
+        ),
+        (
+            "hpcc_pint = { base_rtt = \"2us\", bdp = 2500, prob = 2.0 }",
+            "prob",
+        ),
+        (
+            "hpcc_pint = { base_rtt = \"2us\", bdp = 2500, int_multi = 4 }",
+            "int_multi",
+        ),
+    ] {
+        let text = INCAST_HPCC
+            .replace("cc = \"hpcc\"", "cc = \"hpcc-pint\"")
+            .replace("HPCC", pint);
+        let Err(e) = load_str(&text, "inline.toml", None, &Overrides::default()) else {
+            panic!("{pint} was accepted");
+        };
+        let m = e.to_string();
+        let line = text.lines().position(|l| l == "[qp]").unwrap() + 1;
+        assert!(m.contains(&format!("inline.toml:{line}")), "{m}");
+        assert!(m.contains("hpcc_pint") && m.contains(want), "{pint}: {m}");
+    }
+}
+
+#[test]
 fn timely_qps_cut_their_rates_on_the_echoed_timestamps_rtt_and_deliver_every_byte() {
     // thresholds scaled to this 5 m fabric (base RTT about 1 µs): queueing above 5 µs of
     // RTT makes the flows back off
@@ -473,4 +538,72 @@ fn timely_qps_cut_their_rates_on_the_echoed_timestamps_rtt_and_deliver_every_byt
     };
     let m = e.to_string();
     assert!(m.contains("timely") && m.contains("beta"), "{m}");
+}
+
+#[test]
+fn hpcc_and_hpcc_pint_qps_in_one_fabric_each_get_their_own_field() {
+    // two HPCC QPs and two PINT QPs into one 25 G port: the switch raises PINT's code in the
+    // PINT packets and stamps INT records into the HPCC ones, so both kinds cut their rates
+    let text = r#"
+name = "mixed"
+duration = "20ms"
+seed = 1
+[defaults]
+rate = "25G"
+length_m = 5
+flow_control = "pfc"
+pfc_priorities = [3]
+[[host]]
+name = "h"
+count = 2
+[[host]]
+name = "p"
+count = 2
+[[host]]
+name = "r"
+[[switch]]
+name = "tor"
+buffer_bytes = 2_000_000
+alpha = 0.125
+[[link]]
+a = "h*"
+b = "tor"
+[[link]]
+a = "p*"
+b = "tor"
+[[link]]
+a = "tor"
+b = "r"
+[[flow]]
+name = "hpcc"
+src = "h*"
+dst = "r"
+priority = 3
+size_bytes = 2_000_000
+transport = "rocev2"
+cc = "hpcc"
+hpcc = { preset = "hpcc-ns3", base_rtt = "2us", bdp = 6250, rate_ai = "500M", min_rate = "100M" }
+[[flow]]
+name = "pint"
+src = "p*"
+dst = "r"
+priority = 3
+size_bytes = 2_000_000
+transport = "rocev2"
+cc = "hpcc-pint"
+hpcc_pint = { preset = "hpcc-ns3", base_rtt = "2us", bdp = 6250, rate_ai = "500M", min_rate = "100M" }
+"#;
+    let r = run(text);
+    assert_eq!(r.flows.len(), 4);
+    for f in &r.flows {
+        let q = f.qp.as_ref().unwrap();
+        let want = if f.name.starts_with("hpcc:") {
+            "hpcc"
+        } else {
+            "hpcc-pint"
+        };
+        assert_eq!(q.cc, want, "{}", f.name);
+        assert!(q.rate_decreases_total > 0, "{}: {q:?}", f.name);
+        assert!(f.completion_ps.is_some(), "{} completes", f.name);
+    }
 }

@@ -22,6 +22,7 @@ pub mod int;
 pub mod ip;
 pub mod lldp;
 pub mod mac_control;
+pub mod pint;
 pub mod qcn;
 pub mod roce;
 pub mod udp;

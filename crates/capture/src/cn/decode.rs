@@ -15,6 +15,67 @@ use crate::cn::model::{
 };
 use crate::model::{FrameRecord, Protocol, hex, mac_text};
 
+/// Which congestion-control field opens the payload of a capture's RoCEv2 data packets
+/// (nothing in a packet says it: the capture's maker knows).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CcFieldKind {
+    /// HPCC's 42-byte INT field.
+    Int,
+    /// HPCC-PINT's code, of the width its log base gives (1 or 2 bytes).
+    Pint(lossless_proto::hpcc_pint::PintCodec),
+    /// TIMELY's 8-byte send timestamp.
+    Timestamp,
+}
+
+/// Reads the field `kind` from the start of the payload of `rec`'s RoCEv2 packet (one whose
+/// opcode carries a payload; `data` is the frame `rec` was decoded from) into its
+/// `cc_field`; a payload too short for it is a warning.
+pub fn decode_cc_field(data: &[u8], rec: &mut FrameRecord, kind: CcFieldKind) {
+    use crate::cn::model::{CcFieldRecord, IntHopRecord};
+    let Some(r) = rec.roce.as_mut() else { return };
+    let (Some(at), Some(n)) = (r.payload_at, r.payload_bytes) else {
+        return;
+    };
+    let payload = data.get(at..(at + n).min(data.len())).unwrap_or(&[]);
+    let field = match kind {
+        CcFieldKind::Int => lossless_wire::int::IntHeader::parse(payload).map(|h| CcFieldRecord::Int {
+            nhop: h.nhop,
+            hops: h.hops[..usize::from(h.nhop).min(h.hops.len())]
+                .iter()
+                .map(|hop| IntHopRecord {
+                    line_rate_bps: hop.line_rate(),
+                    time_ns: hop.time(),
+                    bytes_units: hop.bytes_units(),
+                    qlen_units: hop.qlen_units(),
+                })
+                .collect(),
+        }),
+        CcFieldKind::Pint(codec) => {
+            lossless_wire::pint::PintField::parse(payload, codec.width()).map(|f| CcFieldRecord::Pint {
+                code: f.0,
+                bytes: codec.width().bytes() as u8,
+                utilisation_ppm: (codec.decode_u(f.0) * 1e6).round() as u64,
+            })
+        }
+        CcFieldKind::Timestamp => match payload.get(..8) {
+            Some(b) => Ok(CcFieldRecord::Timestamp {
+                send_time_ns: u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
+            }),
+            None => Err(Error::truncated(
+                0,
+                "TIMELY timestamp",
+                "send time",
+                8,
+                payload.len(),
+            )),
+        },
+    };
+    match field {
+        Ok(f) => r.cc_field = Some(f),
+        Err(e) => rec.warnings.push(format!("--cc-field: {}", e.at(at))),
+    }
+}
+
 /// Decodes the payload at `body[at..]` (the frame without FCS) of EtherType `ethertype`:
 /// a CN-TAG and what it carries, a CNM, IPv4 or IPv6. `truncated`: the capture kept only
 /// part of the frame. Other EtherTypes leave `rec` as it is.
@@ -233,6 +294,8 @@ fn decode_roce(body: &[u8], ip_at: usize, bth_at: usize, end: usize, truncated: 
         icrc: None,
         icrc_computed: None,
         icrc_ok: None,
+        payload_at: None,
+        cc_field: None,
     };
     let whole = end <= body.len();
     roce_rest(body, ip_at, bth_at, end, &bth, whole, &mut r, rec);
@@ -282,6 +345,9 @@ fn roce_rest(
     }
     let payload = packet_len - fixed;
     r.payload_bytes = Some(payload);
+    if layout.payload && payload > 0 {
+        r.payload_at = Some(ext_at + layout.ext_len());
+    }
     if !layout.payload && payload != 0 {
         rec.errors.push(format!(
             "RoCEv2 packet: payload at byte {}: {payload} bytes, allowed 0 for opcode {}",

@@ -117,6 +117,55 @@ pub struct RoceRecord {
     /// Whether the ICRC found is the one computed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub icrc_ok: Option<bool>,
+    /// Where the payload starts in the frame (a packet whose opcode carries one), for
+    /// [`crate::cn::decode::decode_cc_field`]; not part of the record's output.
+    #[serde(skip)]
+    pub payload_at: Option<usize>,
+    /// The congestion-control field the payload opens with, where `lossless decode
+    /// --cc-field` says which one the capture carries (nothing in the packet says it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cc_field: Option<CcFieldRecord>,
+}
+
+/// A congestion-control field at the start of a RoCEv2 data payload, as the HPCC ns-3 fork's
+/// packets carry it after their headers and `lossless sim --pcap` writes it (MODEL.md §9.4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CcFieldRecord {
+    /// HPCC's 42-byte INT field (`lossless_wire::int`).
+    Int {
+        /// Switches that stamped the packet (records in slots `nhop` mod 5).
+        nhop: u16,
+        /// The records, in slot order (at most 5).
+        hops: Vec<IntHopRecord>,
+    },
+    /// HPCC-PINT's code (`lossless_wire::pint`).
+    Pint {
+        /// The code: the path's largest utilisation, log base `log_base`.
+        code: u16,
+        /// Its width on the wire, bytes.
+        bytes: u8,
+        /// The utilisation it stands for, b^code / 512, in millionths.
+        utilisation_ppm: u64,
+    },
+    /// TIMELY's send timestamp (little-endian, as ns-3 writes it).
+    Timestamp {
+        /// When the sender's NIC started the packet, ns.
+        send_time_ns: u64,
+    },
+}
+
+/// One HPCC INT record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct IntHopRecord {
+    /// The port's line rate, b/s.
+    pub line_rate_bps: u64,
+    /// When the port started the packet, ns modulo 2^24.
+    pub time_ns: u64,
+    /// Bytes the port had sent, in 128·`INT_MULTI`-byte units (modulo 2^20).
+    pub bytes_units: u64,
+    /// The port's egress queue, in 80·`INT_MULTI`-byte units.
+    pub qlen_units: u64,
 }
 
 /// The BTH.

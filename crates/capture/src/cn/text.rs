@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::cn::model::{CnmRecord, IpRecord, RoceRecord, UdpRecord};
+use crate::cn::model::{CcFieldRecord, CnmRecord, IpRecord, RoceRecord, UdpRecord};
 use crate::model::FrameRecord;
 use crate::text::ethertype_name;
 
@@ -179,6 +179,36 @@ fn roce(r: &RoceRecord, s: &mut String) {
             "      CNP: 16 reserved bytes{}",
             if z { ", zero" } else { ", NOT zero" }
         );
+    }
+    match &r.cc_field {
+        Some(CcFieldRecord::Int { nhop, hops }) => {
+            let _ = writeln!(s, "      INT: {nhop} hops");
+            for (i, h) in hops.iter().enumerate() {
+                let _ = writeln!(
+                    s,
+                    "        hop {i}: rate {} Gb/s, time {} ns (mod 2^24), bytes {} units, qlen {} units",
+                    h.line_rate_bps / 1_000_000_000,
+                    h.time_ns,
+                    h.bytes_units,
+                    h.qlen_units
+                );
+            }
+        }
+        Some(CcFieldRecord::Pint {
+            code,
+            bytes,
+            utilisation_ppm,
+        }) => {
+            let _ = writeln!(
+                s,
+                "      PINT: code {code} ({bytes} bytes), utilisation {:.3}",
+                *utilisation_ppm as f64 / 1e6
+            );
+        }
+        Some(CcFieldRecord::Timestamp { send_time_ns }) => {
+            let _ = writeln!(s, "      TIMELY: sent at {send_time_ns} ns");
+        }
+        None => {}
     }
     if let Some(n) = r.payload_bytes {
         let _ = write!(s, "      payload {n} bytes");

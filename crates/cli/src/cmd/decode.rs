@@ -5,6 +5,7 @@ use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use lossless_capture::cn::decode::{CcFieldKind, decode_cc_field};
 use lossless_capture::reader::ReadErrorKind;
 use lossless_capture::{CaptureReader, Filter, FrameKind, decode_frame, text};
 use lossless_files::OutputError;
@@ -23,6 +24,9 @@ Examples:
       RoCEv2 CNPs and the packets switches marked CE: who told whom to slow down, and why
   lossless decode --json --filter roce roce.pcap | jq -c '[.roce.bth.opcode_name, .roce.bth.psn, .roce.aeth.nak]'
       the RoCEv2 conversation: data PSNs, ACKs and NAKs (e.g. \"PSN sequence error\")
+
+  lossless decode --cc-field pint --filter roce out/pcap/tor.4-to-r.pcapng
+      HPCC-PINT's code in each data packet that a switch port of `lossless sim --pcap` sent
 
 RoCEv2 is recognised by UDP destination port 4791; its ICRC is checked (\"ICRC … (good)\"),
 unless the capture cut the packet short. 802.1Qau frames: CN-TAG 0x22E9 after the VLAN tags,
@@ -63,6 +67,16 @@ pub struct DecodeArgs {
     /// With --trust dscp: DSCP=PRIORITY entries over the default map, e.g. 26=3,48=6.
     #[arg(long, value_name = "D=P", value_delimiter = ',')]
     pub dscp2prio: Vec<String>,
+    /// The congestion-control field that opens the payload of the RoCEv2 data packets (the
+    /// HPCC ns-3 fork's field, which `lossless sim --pcap` writes there): int (HPCC's 42-byte INT
+    /// records), pint (HPCC-PINT's code, 2 bytes at --pint-log-base 1.01, 1 byte from 1.05),
+    /// timely (the 8-byte send time). Nothing in a packet says which.
+    #[arg(long, value_name = "FIELD", value_parser = ["int", "pint", "timely"])]
+    pub cc_field: Option<String>,
+    /// With --cc-field pint: the code's log base (the run's `PINT_LOG_BASE`); it sets the
+    /// width and the utilisation b^code / 512 shown.
+    #[arg(long, value_name = "B", default_value_t = 1.01)]
+    pub pint_log_base: f64,
 }
 
 /// `--filter KIND` (the `String` is `lossless_capture`'s `FrameKind::Err`, its message as is).
@@ -86,6 +100,15 @@ struct Summary {
 /// not a capture, or the output cannot be written) are errors, exit status 2; a reader of the
 /// output that goes away (`| head`) ends it quietly (both in `main`, as for every command).
 pub fn run(args: DecodeArgs) -> anyhow::Result<ExitCode> {
+    let cc_field = match args.cc_field.as_deref() {
+        None => None,
+        Some("int") => Some(CcFieldKind::Int),
+        Some("timely") => Some(CcFieldKind::Timestamp),
+        _ => match lossless_proto::hpcc_pint::PintCodec::new(args.pint_log_base) {
+            Ok(codec) => Some(CcFieldKind::Pint(codec)),
+            Err(e) => anyhow::bail!("--pint-log-base: {e}"),
+        },
+    };
     let name = args.file.display().to_string();
     let input = lossless_files::open_stream(&args.file, "capture")?;
     let mut filter = Filter::new(args.filter.iter().copied());
@@ -98,7 +121,14 @@ pub fn run(args: DecodeArgs) -> anyhow::Result<ExitCode> {
         path: "-".into(),
         source,
     };
-    let summary = match decode_stream(BufReader::new(input), &name, &filter, args.json, &mut out) {
+    let summary = match decode_stream(
+        BufReader::new(input),
+        &name,
+        &filter,
+        cc_field,
+        args.json,
+        &mut out,
+    ) {
         Ok(s) => s,
         Err(DecodeError::Output(e)) => return Err(stdout_error(e).into()),
         Err(DecodeError::Unusable(msg)) => {
@@ -148,6 +178,7 @@ fn decode_stream(
     input: impl Read,
     name: &str,
     filter: &Filter,
+    cc_field: Option<CcFieldKind>,
     json: bool,
     out: &mut impl Write,
 ) -> Result<Summary, DecodeError> {
@@ -157,7 +188,10 @@ fn decode_stream(
         match item {
             Ok(frame) => {
                 summary.frames += 1;
-                let rec = decode_frame(&frame);
+                let mut rec = decode_frame(&frame);
+                if let Some(kind) = cc_field {
+                    decode_cc_field(&frame.data, &mut rec, kind);
+                }
                 if !filter.accepts(&rec) {
                     continue;
                 }

@@ -8,6 +8,7 @@ use lossless_proto::dcqcn::{CnpMode, NpParams, RpParams};
 use lossless_proto::dctcp::DctcpParams;
 use lossless_proto::ecn::EcnConfig;
 use lossless_proto::hpcc::HpccParams;
+use lossless_proto::hpcc_pint::{PintCodec, PintParams};
 use lossless_proto::qcn::{CpParams, QcnRpParams};
 use lossless_proto::rocev2::RcConfig;
 use lossless_proto::timely::TimelyParams;
@@ -103,6 +104,16 @@ pub enum CcSpec {
         /// T, the base round-trip time of the utilisation EWMA, ns (the fork's maxRtt).
         base_rtt_ns: u64,
     },
+    /// HPCC-PINT as the HPCC ns-3 fork runs it (`CC_MODE 10`): every switch port keeps a
+    /// utilisation estimate and raises the 1- or 2-byte code of the data packets it sends to
+    /// it, the receiver echoes the code on the ACK, and the sender sets its rate from it.
+    HpccPint {
+        /// The sender's parameters (the log base is also the switches' code).
+        params: PintParams,
+        /// T of the switch ports' estimate, ns (the fork's `MaxRtt`: the largest base RTT of
+        /// the network).
+        max_rtt_ns: u64,
+    },
     /// TIMELY as the HPCC ns-3 fork runs it on the NIC (`CC_MODE 7`): data packets carry
     /// their send time (8 bytes), the receiver echoes it on the ACK, and the sender sets its
     /// rate from the RTT and its gradient once per round trip.
@@ -113,7 +124,7 @@ pub enum CcSpec {
 }
 
 impl CcSpec {
-    /// The name used in reports: `none`, `dcqcn`, `qcn`, `dctcp`, `hpcc`, `timely`.
+    /// The name used in reports: `none`, `dcqcn`, `qcn`, `dctcp`, `hpcc`, `hpcc-pint`, `timely`.
     pub fn name(&self) -> &'static str {
         match self {
             CcSpec::None => "none",
@@ -121,14 +132,19 @@ impl CcSpec {
             CcSpec::Qcn { .. } => "qcn",
             CcSpec::Dctcp { .. } => "dctcp",
             CcSpec::Hpcc { .. } => "hpcc",
+            CcSpec::HpccPint { .. } => "hpcc-pint",
             CcSpec::Timely { .. } => "timely",
         }
     }
     /// Bytes its data packets and replies carry for the congestion control: HPCC's INT field
-    /// (42), TIMELY's send timestamp (8).
+    /// (42), PINT's code (2 at log base 1.01, 1 where 8 bits hold it), TIMELY's send
+    /// timestamp (8).
     pub fn int_bytes(&self) -> u64 {
         match self {
             CcSpec::Hpcc { .. } => lossless_wire::int::INT_LEN as u64,
+            CcSpec::HpccPint { params, .. } => {
+                PintCodec::new(params.log_base).map_or(2, |c| c.width().bytes() as u64)
+            }
             CcSpec::Timely { .. } => 8,
             _ => 0,
         }
@@ -136,6 +152,10 @@ impl CcSpec {
     /// Whether switches stamp INT records into its data packets (HPCC).
     pub fn stamps_int(&self) -> bool {
         matches!(self, CcSpec::Hpcc { .. })
+    }
+    /// Whether switches raise a PINT code in its data packets (HPCC-PINT).
+    pub fn stamps_pint(&self) -> bool {
+        matches!(self, CcSpec::HpccPint { .. })
     }
     /// Whether the QP's data frames carry an 802.1Qau CN-TAG.
     pub fn cn_tag(&self) -> bool {

@@ -23,8 +23,8 @@ pub struct IgnoredKey {
 /// The reference's `config.txt`, the keys this simulator uses.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
-    /// `CC_MODE`: 1 = DCQCN, 3 = HPCC, 7 = TIMELY, 8 = DCTCP; 10 (PINT) is refused; any other
-    /// value is no congestion control (as in the reference).
+    /// `CC_MODE`: 1 = DCQCN, 3 = HPCC, 7 = TIMELY, 8 = DCTCP, 10 = HPCC-PINT; any other value
+    /// is no congestion control (as in the reference).
     pub cc_mode: u32,
     /// `ENABLE_QCN`: switches ECN-mark.
     pub enable_qcn: bool,
@@ -72,6 +72,10 @@ pub struct Config {
     pub multi_rate: bool,
     /// `SAMPLE_FEEDBACK`: HPCC's fast reactions skip hops with an empty queue.
     pub sample_feedback: bool,
+    /// `PINT_LOG_BASE`: the base of HPCC-PINT's code (the fork's default 1.05).
+    pub pint_log_base: f64,
+    /// `PINT_PROB`: the fraction of ACKs an HPCC-PINT sender reacts to.
+    pub pint_prob: f64,
     /// `RATE_AI`.
     pub rate_ai: Rate,
     /// `RATE_HAI`.
@@ -122,8 +126,7 @@ const IGNORED: [(&str, &str); 4] = [
     ),
 ];
 /// More ignored keys (split to keep the table readable).
-const IGNORED_2: [(&str, &str); 7] = [
-    ("PINT_LOG_BASE", "PINT only"),
+const IGNORED_2: [(&str, &str); 5] = [
     (
         "DATA_RATE",
         "read and unused by the fork (link rates come from the topology file)",
@@ -132,7 +135,6 @@ const IGNORED_2: [(&str, &str); 7] = [
         "LINK_DELAY",
         "read and unused by the fork (link delays come from the topology file)",
     ),
-    ("PINT_PROB", "PINT only"),
     (
         "USE_DYNAMIC_PFC_THRESHOLD",
         "no effect in the reference: its PFC threshold is always dynamic",
@@ -196,6 +198,7 @@ impl Config {
         c.check_thresholds_in_order()?;
         c.check_ewma_gain()?;
         c.check_hpcc()?;
+        c.check_pint()?;
         c.list_keys_without_effect();
         Ok(c)
     }
@@ -229,6 +232,32 @@ impl Config {
                 what: "HAS_WIN".into(),
                 message: "found 0 with CC_MODE 3: HPCC divides by the window (the fork's u is infinite then); allowed 1".into(),
             });
+        }
+        Ok(())
+    }
+
+    /// HPCC-PINT (`CC_MODE 10`): a log base whose codes fit the fork's 2-byte field, a
+    /// sampling probability.
+    fn check_pint(&self) -> Result<(), Ns3Error> {
+        if self.cc_mode != 10 {
+            return Ok(());
+        }
+        let err = |key: &str, message: String| Ns3Error {
+            file: self.file.clone(),
+            line: self.line_of(key),
+            what: key.into(),
+            message,
+        };
+        let b = self.pint_log_base;
+        if let Err(e) = lossless_proto::hpcc_pint::PintCodec::new(b) {
+            return Err(err("PINT_LOG_BASE", format!("found {b}, allowed {}", e.allowed)));
+        }
+        let p = self.pint_prob;
+        if !(0.0..=1.0).contains(&p) {
+            return Err(err(
+                "PINT_PROB",
+                format!("found {p}, allowed a probability 0..=1"),
+            ));
         }
         Ok(())
     }
@@ -274,16 +303,40 @@ impl Config {
             add("GLOBAL_T", "window-based CC only (HAS_WIN 1)");
             add("VAR_WIN", "window-based CC only (HAS_WIN 1)");
         }
+        if self.cc_mode != 3 && self.cc_mode != 10 {
+            add("U_TARGET", "HPCC only (CC_MODE 3) and HPCC-PINT (CC_MODE 10)");
+            add("MI_THRESH", "HPCC only (CC_MODE 3) and HPCC-PINT (CC_MODE 10)");
+        }
         if self.cc_mode != 3 {
+            for key in ["FAST_REACT", "INT_MULTI", "MULTI_RATE", "SAMPLE_FEEDBACK"] {
+                add(
+                    key,
+                    if self.cc_mode == 10 {
+                        "HPCC only (CC_MODE 3); HPCC-PINT (CC_MODE 10) does not read it (MODEL.md §9.6)"
+                    } else {
+                        "HPCC only (CC_MODE 3)"
+                    },
+                );
+            }
+        }
+        if self.cc_mode != 10 {
+            add("PINT_LOG_BASE", "PINT only");
+            add("PINT_PROB", "PINT only");
+        }
+        if self.cc_mode == 10 {
             for key in [
-                "FAST_REACT",
-                "U_TARGET",
-                "MI_THRESH",
-                "INT_MULTI",
-                "MULTI_RATE",
-                "SAMPLE_FEEDBACK",
+                "ALPHA_RESUME_INTERVAL",
+                "RATE_DECREASE_INTERVAL",
+                "RP_TIMER",
+                "CLAMP_TARGET_RATE",
+                "FAST_RECOVERY_TIMES",
+                "RATE_HAI",
+                "EWMA_GAIN",
             ] {
-                add(key, "HPCC only (CC_MODE 3)");
+                add(
+                    key,
+                    "DCQCN only (CC_MODE 1); HPCC-PINT (CC_MODE 10) does not read it (MODEL.md §9.2)",
+                );
             }
         }
         if self.cc_mode == 3 {
@@ -363,6 +416,8 @@ impl Config {
             int_multi: 1,
             multi_rate: true,
             sample_feedback: false,
+            pint_log_base: 1.05,
+            pint_prob: 1.0,
             rate_ai: Rate::from_mbps(5),
             rate_hai: Rate::from_mbps(50),
             min_rate: Rate::from_mbps(100),
@@ -383,19 +438,7 @@ impl Config {
     /// control, packet size, stop time, buffer, ACK priority, output files. `false`: not one.
     fn read_run_key(&mut self, t: &mut Tokens<'_>, key: &str, line: usize) -> Result<bool, Ns3Error> {
         match key {
-            "CC_MODE" => {
-                self.cc_mode = t.num(key, "a whole number")?;
-                if self.cc_mode == 10 {
-                    return Err(t.err(
-                        line,
-                        key,
-                        format!(
-                            "found {}: PINT (10) is not modelled; allowed 1 (DCQCN), 3 (HPCC), 7 (TIMELY), 8 (DCTCP) or a mode the reference does not handle (no congestion control)",
-                            self.cc_mode
-                        ),
-                    ));
-                }
-            }
+            "CC_MODE" => self.cc_mode = t.num(key, "a whole number")?,
             "ENABLE_QCN" => self.enable_qcn = flag(t, key)?,
             "PACKET_PAYLOAD_SIZE" => {
                 self.packet_payload_size = t.num(key, "a number of bytes")?;
@@ -503,6 +546,9 @@ impl Config {
                     ));
                 }
             }
+            // checked once CC_MODE is known (`check_pint`): other modes do not read them
+            "PINT_LOG_BASE" => self.pint_log_base = t.num(key, "a number above 1")?,
+            "PINT_PROB" => self.pint_prob = t.num(key, "a probability")?,
             "MULTI_RATE" => self.multi_rate = flag(t, key)?,
             "SAMPLE_FEEDBACK" => self.sample_feedback = flag(t, key)?,
             _ => return Ok(false),
@@ -721,8 +767,30 @@ mod tests {
         let e = Config::parse(&format!("{CONFIG}FOO 1\n"), "c.txt").unwrap_err();
         assert_eq!(e.line, 11);
         assert!(e.to_string().contains("FOO"), "{e}");
-        let e = Config::parse(&format!("{CONFIG}CC_MODE 10\n"), "c.txt").unwrap_err();
-        assert!(e.message.contains("PINT"), "{e}");
+        let c = Config::parse(
+            &format!("{CONFIG}CC_MODE 10\nPINT_LOG_BASE 1.01\nPINT_PROB 0.5\n"),
+            "c.txt",
+        )
+        .unwrap();
+        assert_eq!((c.cc_mode, c.pint_log_base, c.pint_prob), (10, 1.01, 0.5));
+        assert!(c.ignored.iter().any(|k| k.key == "RP_TIMER"), "{:?}", c.ignored);
+        assert!(
+            !c.ignored.iter().any(|k| k.key.starts_with("PINT")),
+            "{:?}",
+            c.ignored
+        );
+        let e = Config::parse(&format!("{CONFIG}CC_MODE 10\nPINT_LOG_BASE 1.0001\n"), "c.txt").unwrap_err();
+        assert_eq!((e.what.as_str(), e.line), ("PINT_LOG_BASE", 12));
+        assert!(e.message.contains("16 bits"), "{e}");
+        let e = Config::parse(&format!("{CONFIG}CC_MODE 10\nPINT_PROB 2\n"), "c.txt").unwrap_err();
+        assert_eq!(e.what, "PINT_PROB");
+        // other modes do not read them: listed, not checked
+        let c = Config::parse(&format!("{CONFIG}PINT_LOG_BASE 1.0001\n"), "c.txt").unwrap();
+        assert!(
+            c.ignored.iter().any(|k| k.key == "PINT_LOG_BASE"),
+            "{:?}",
+            c.ignored
+        );
         let c = Config::parse(&format!("{CONFIG}CC_MODE 7\n"), "c.txt").unwrap();
         assert!(c.ignored.iter().any(|k| k.key == "RP_TIMER"), "{:?}", c.ignored);
         let e = Config::parse(&format!("{CONFIG}CC_MODE 3\n"), "c.txt").unwrap_err();

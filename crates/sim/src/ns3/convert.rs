@@ -10,6 +10,7 @@ use lossless_proto::dctcp::DctcpParams;
 use lossless_proto::ecn::{EcnConfig, MarkPoint};
 use lossless_proto::flow_control::FlowControlConfig;
 use lossless_proto::hpcc::HpccParams;
+use lossless_proto::hpcc_pint::PintParams;
 use lossless_proto::rocev2::RcConfig;
 use lossless_proto::timely::TimelyParams;
 use lossless_proto::units::{Duration, Instant, Rate};
@@ -65,6 +66,20 @@ impl Run {
             fast_react: c.fast_react,
             sample_feedback: c.sample_feedback,
             int_multi: c.int_multi,
+        }
+    }
+
+    /// HPCC-PINT's parameters from the config (MODEL.md §9.6): `U_TARGET`, `RATE_AI`,
+    /// `MIN_RATE`, `MI_THRESH`, `PINT_LOG_BASE`, `PINT_PROB`.
+    pub fn pint_params(&self) -> PintParams {
+        let c = &self.config;
+        PintParams {
+            eta: c.u_target,
+            rate_ai: c.rate_ai,
+            min_rate: c.min_rate,
+            max_stage: c.mi_thresh,
+            log_base: c.pint_log_base,
+            prob: c.pint_prob,
         }
     }
 
@@ -188,7 +203,7 @@ impl Run {
     }
 
     /// The flows as RoCEv2 QPs `flow<i>` with the reference's transport, window and, with
-    /// `CC_MODE` 1, DCQCN, with 8, DCTCP.
+    /// `CC_MODE` 1, DCQCN, with 3 HPCC, 7 TIMELY, 8 DCTCP, 10 HPCC-PINT.
     fn flow_specs(&self) -> Vec<FlowSpec> {
         let c = &self.config;
         let rc = RcConfig {
@@ -210,6 +225,10 @@ impl Run {
                 params: self.hpcc_params(),
                 base_rtt_ns: 0, // per flow below
             },
+            10 => CcSpec::HpccPint {
+                params: self.pint_params(),
+                max_rtt_ns: 0, // below
+            },
             _ => CcSpec::None,
         };
         // HPCC's T: the largest base RTT (`GLOBAL_T 1`) or the pair's own
@@ -222,10 +241,15 @@ impl Run {
                     bdps.rtt_of(src, dst)
                 },
             },
+            // the switches' T is the network's maxRtt whatever GLOBAL_T says (`MaxRtt`)
+            CcSpec::HpccPint { params, .. } => CcSpec::HpccPint {
+                params: *params,
+                max_rtt_ns: bdps.max_rtt_ns,
+            },
             other => other.clone(),
         };
-        let bdps = if c.has_win {
-            let pairs: Vec<(u32, u32)> = if c.global_t {
+        let bdps = if c.has_win || c.cc_mode == 10 {
+            let pairs: Vec<(u32, u32)> = if c.global_t || !c.has_win {
                 Vec::new()
             } else {
                 self.flows.iter().map(|f| (f.src, f.dst)).collect()

@@ -134,6 +134,9 @@ impl Run {
         if self.config.cc_mode == 7 {
             self.check_timely(topology_name)?;
         }
+        if self.config.cc_mode == 10 {
+            self.check_pint(topology_name)?;
+        }
         self.check_headroom(topology_name)
     }
 
@@ -302,6 +305,20 @@ impl Run {
             _ => "CC_MODE",
         };
         self.check_at_line_rates(topology_name, "HPCC (CC_MODE 3)", &|r| p.validate(r), &key)
+    }
+
+    /// HPCC-PINT accepts the config's values at every sender's line rate.
+    fn check_pint(&self, topology_name: &str) -> Result<(), Ns3Error> {
+        let p = self.pint_params();
+        let key = |field: &str| match field {
+            "min_rate" => "MIN_RATE",
+            "rate_ai" => "RATE_AI",
+            "eta" => "U_TARGET",
+            "log_base" => "PINT_LOG_BASE",
+            "prob" => "PINT_PROB",
+            _ => "CC_MODE",
+        };
+        self.check_at_line_rates(topology_name, "HPCC-PINT (CC_MODE 10)", &|r| p.validate(r), &key)
     }
 
     /// TIMELY accepts the config's values at every sender's line rate.

@@ -38,6 +38,10 @@ pub const NOT_HONOURED: [&str; 3] = [
     "events at the same nanosecond: run in the order this simulator schedules them, which is not always the fork's (ns-3 orders them by when each was scheduled)",
 ];
 
+/// What the fork's HPCC-PINT (`CC_MODE 10`) does and this simulator does otherwise, said on
+/// its runs.
+pub const PINT_NOT_HONOURED: &str = "HPCC-PINT's random rounding: drawn from seeded per-port and per-flow streams, not the fork's one unseeded C rand() stream, so the codes differ packet by packet (not in distribution; docs/ns3.md)";
+
 /// What an experiment is run from.
 #[derive(Debug, Clone, Copy)]
 pub struct Ns3Options<'a> {
@@ -164,6 +168,9 @@ impl Experiment {
         }
         for n in NOT_HONOURED {
             note(format_args!("not modelled as in the fork: {n}"));
+        }
+        if run.config.cc_mode == 10 {
+            note(format_args!("not modelled as in the fork: {PINT_NOT_HONOURED}"));
         }
         let mut sim_config = run.to_sim_config(&name)?;
         if let Some(s) = opts.seed {

@@ -314,6 +314,7 @@ impl Traffic<'_> {
                             Some("qcn") => keys.qcn.is_some(),
                             Some("dctcp") => keys.dctcp.is_some(),
                             Some("hpcc") => keys.hpcc.is_some(),
+                            Some("hpcc_pint") => keys.hpcc_pint.is_some(),
                             Some("timely") => keys.timely.is_some(),
                             Some("rocev2") => keys.rocev2.is_some(),
                             _ => true,

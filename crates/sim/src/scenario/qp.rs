@@ -11,6 +11,7 @@ use lossless_proto::dcqcn::{NpParams, RpParams};
 use lossless_proto::dctcp::DctcpParams;
 use lossless_proto::ecn::{EcnConfig, MarkPoint};
 use lossless_proto::hpcc::HpccParams;
+use lossless_proto::hpcc_pint::PintParams;
 use lossless_proto::qcn::{CpParams, QcnRpParams};
 use lossless_proto::rocev2::{RcConfig, RcConfigError};
 use lossless_proto::timely::TimelyParams;
@@ -28,7 +29,7 @@ use crate::config::transport::{CcSpec, EcnSpec, QcnSpec, QpSpec, QpWindow};
 #[derive(Deserialize, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawQp {
-    /// "dcqcn", "qcn", "dctcp", "hpcc", "timely" or "none".
+    /// "dcqcn", "qcn", "dctcp", "hpcc", "hpcc-pint", "timely" or "none".
     pub(super) cc: Option<Spanned<String>>,
     /// Preset of the congestion control: DCQCN "connectx", "paper", "hpcc-ns3"; QCN "mib".
     pub(super) preset: Option<Spanned<String>>,
@@ -51,6 +52,10 @@ pub(super) struct RawQp {
     /// overrides (`eta`, `rate_ai`, `min_rate`, `max_stage`, `fast_react`, `sample_feedback`,
     /// `int_multi`).
     pub(super) hpcc: Option<toml::Table>,
+    /// HPCC-PINT (`cc = "hpcc-pint"`): `preset` ("hpcc-ns3"), `base_rtt` (T of the switches'
+    /// estimate), `bdp` (the window at line rate) and `PintParams` overrides (`eta`,
+    /// `rate_ai`, `min_rate`, `max_stage`, `log_base`, `prob`).
+    pub(super) hpcc_pint: Option<toml::Table>,
     /// TIMELY (`cc = "timely"`): `preset` ("hpcc-ns3") and `TimelyParams` overrides.
     pub(super) timely: Option<toml::Table>,
     /// Transport overrides (`preset` "perftest", "hpcc-ns3", "irn-tlt", and `RcConfig` keys).
@@ -85,6 +90,7 @@ impl RawQp {
             qcn: table(&self.qcn, &base.qcn),
             dctcp: table(&self.dctcp, &base.dctcp),
             hpcc: table(&self.hpcc, &base.hpcc),
+            hpcc_pint: table(&self.hpcc_pint, &base.hpcc_pint),
             timely: table(&self.timely, &base.timely),
             rocev2: table(&self.rocev2, &base.rocev2),
         }
@@ -449,6 +455,15 @@ pub(super) fn qp_spec(
             };
             CcSpec::Hpcc { params, base_rtt_ns }
         }
+        "hpcc-pint" => {
+            let (params, max_rtt_ns, bdp) =
+                pint_params(q, preset, lines).map_err(|m| err("hpcc_pint", m.to_string()))?;
+            window = QpWindow {
+                bytes: bdp,
+                variable: true,
+            };
+            CcSpec::HpccPint { params, max_rtt_ns }
+        }
         "timely" => CcSpec::Timely {
             params: timely_params(q, preset, lines).map_err(|m| err("timely", m))?,
         },
@@ -456,7 +471,7 @@ pub(super) fn qp_spec(
             return Err(err(
                 "cc",
                 format!(
-                    "found {other:?}, allowed \"dcqcn\", \"qcn\", \"dctcp\", \"hpcc\", \"timely\" or \"none\""
+                    "found {other:?}, allowed \"dcqcn\", \"qcn\", \"dctcp\", \"hpcc\", \"hpcc-pint\", \"timely\" or \"none\""
                 ),
             ));
         }
@@ -472,6 +487,9 @@ pub(super) fn qp_spec(
     }
     if cc_name != "hpcc" && q.hpcc.is_some() {
         return Err(err("hpcc", format!("given but cc is {cc_name:?}")));
+    }
+    if cc_name != "hpcc-pint" && q.hpcc_pint.is_some() {
+        return Err(err("hpcc_pint", format!("given but cc is {cc_name:?}")));
     }
     if cc_name != "timely" && q.timely.is_some() {
         return Err(err("timely", format!("given but cc is {cc_name:?}")));
@@ -658,6 +676,55 @@ fn hpcc_params(
     for &line in lines {
         p.validate(line)
             .map_err(|source| HpccKeyError::Invalid { source, line })?;
+    }
+    Ok((p, rtt, bdp))
+}
+
+/// The HPCC-PINT parameters of the QP keys `q`, with T (ns) and W₀ (bytes): the table's
+/// `preset` (else the QP's, else "hpcc-ns3") with its other keys laid over it; `base_rtt` and
+/// `bdp` are required, as for HPCC. Checked against every sender line rate of `lines`.
+fn pint_params(q: &RawQp, preset: Option<&str>, lines: &[Rate]) -> Result<(PintParams, u64, u64), String> {
+    const KEYS: &str = "preset, base_rtt, bdp, eta, rate_ai, min_rate, max_stage, log_base, prob";
+    let mut t = q.hpcc_pint.clone().unwrap_or_default();
+    let name = match t.remove("preset") {
+        Some(toml::Value::String(s)) => s,
+        Some(v) => return Err(format!("key `preset`: found {v}, allowed \"hpcc-ns3\"")),
+        None => preset.unwrap_or("hpcc-ns3").to_string(),
+    };
+    let base = PintParams::preset(&name)
+        .ok_or_else(|| format!("preset: found {name:?}, allowed \"hpcc-ns3\" (HPCC-PINT)"))?;
+    let required = |key: &str, found: String| {
+        format!(
+            "key `{key}`: found {found}, required: {} (the switches' T: the largest base RTT; the window at line rate: the largest BDP)",
+            if key == "base_rtt" {
+                "a duration above 0 such as \"12480ns\""
+            } else {
+                "a number of bytes above 0"
+            }
+        )
+    };
+    let rtt = match t.remove("base_rtt") {
+        Some(toml::Value::String(d)) => match parse_duration(&d) {
+            Ok(d) if d.as_ns() > 0 && d.as_ns() <= i32::MAX as u128 => d.as_ns() as u64,
+            _ => return Err(required("base_rtt", format!("{d:?}"))),
+        },
+        Some(v) => return Err(required("base_rtt", v.to_string())),
+        None => return Err(required("base_rtt", "nothing".into())),
+    };
+    let bdp = match t.remove("bdp") {
+        Some(toml::Value::Integer(b)) if b > 0 => b as u64,
+        Some(v) => return Err(required("bdp", v.to_string())),
+        None => return Err(required("bdp", "nothing".into())),
+    };
+    let over = t
+        .iter()
+        .map(|(k, v)| to_json(k, v).map(|j| (k.clone(), j)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    let p: PintParams = overlay(&base, over.into_iter()).map_err(|e| format!("{e} (keys: {KEYS})"))?;
+    for &line in lines {
+        p.validate(line)
+            .map_err(|e| format!("{e} (sender's line rate {line})"))?;
     }
     Ok((p, rtt, bdp))
 }

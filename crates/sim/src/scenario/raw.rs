@@ -333,6 +333,7 @@ pub(super) struct RawFlow {
     pub(super) qcn: Option<toml::Table>,
     pub(super) dctcp: Option<toml::Table>,
     pub(super) hpcc: Option<toml::Table>,
+    pub(super) hpcc_pint: Option<toml::Table>,
     pub(super) timely: Option<toml::Table>,
     pub(super) rocev2: Option<toml::Table>,
 }
@@ -369,6 +370,7 @@ pub(super) struct RawWorkload {
     pub(super) qcn: Option<toml::Table>,
     pub(super) dctcp: Option<toml::Table>,
     pub(super) hpcc: Option<toml::Table>,
+    pub(super) hpcc_pint: Option<toml::Table>,
     pub(super) timely: Option<toml::Table>,
     pub(super) rocev2: Option<toml::Table>,
 }
@@ -398,6 +400,7 @@ macro_rules! qp_keys {
                     qcn: self.qcn.clone(),
                     dctcp: self.dctcp.clone(),
                     hpcc: self.hpcc.clone(),
+                    hpcc_pint: self.hpcc_pint.clone(),
                     timely: self.timely.clone(),
                     rocev2: self.rocev2.clone(),
                 }
@@ -415,6 +418,7 @@ macro_rules! qp_keys {
                     ("qcn", self.qcn.is_some()),
                     ("dctcp", self.dctcp.is_some()),
                     ("hpcc", self.hpcc.is_some()),
+                    ("hpcc_pint", self.hpcc_pint.is_some()),
                     ("timely", self.timely.is_some()),
                     ("rocev2", self.rocev2.is_some()),
                 ]

@@ -8,6 +8,7 @@ use lossless_proto::dcbx::{Agent, DcbxConfig};
 use lossless_proto::ecn::{EcnMarker, MarkPoint};
 use lossless_proto::ets::{PortParams, Scheduler};
 use lossless_proto::flow_control::{FlowControl, FlowControlConfig, Mode, Signalling};
+use lossless_proto::hpcc_pint::{PintCodec, PintPort};
 use lossless_proto::lldp_agent::AgentConfig;
 use lossless_proto::qcn::Cp;
 use lossless_proto::units::{Duration, Instant, Rate};
@@ -18,7 +19,7 @@ use crate::buffer::{NS3_RESUME_OFFSET_BYTES, Ns3Mmu, Ns3Port, SharedBuffer, Swit
 use crate::config::headroom;
 use crate::config::model::{BufferModel, Ecmp};
 use crate::config::traffic::{FlowSpec, MIN_FRAME, frame_len};
-use crate::config::transport::ROCE_UDP_PORT;
+use crate::config::transport::{CcSpec, ROCE_UDP_PORT};
 use crate::config::{HostConfig, LinkConfig, NodeKind, Signal, SimConfig, SwitchConfig};
 use crate::event::EventQueue;
 use crate::frame::{FlowId, NodeId, PortId};
@@ -55,9 +56,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         for f in &config.flows {
             check_flow(f, &is_host)?;
             let line = ports[node_ports[f.src as usize][0] as usize].rate;
-            let fs = FlowState::new(f.clone(), &mut pair_flows, line).map_err(|source| BuildError::Qp {
-                flow: f.name.clone(),
-                source,
+            let fs = FlowState::new(f.clone(), &mut pair_flows, line, config.seed).map_err(|source| {
+                BuildError::Qp {
+                    flow: f.name.clone(),
+                    source,
+                }
             })?;
             flows.push(fs);
         }
@@ -185,9 +188,15 @@ fn build_ports(
     }
     // HPCC's INT record names a port's rate by an index into 25..400 Gb/s (the fork prints
     // "unknown rate" and reads any other as 25 G): refused rather than misread
+    let hpcc = config
+        .flows
+        .iter()
+        .filter_map(|f| f.transport.as_deref())
+        .chain(config.workloads.iter().filter_map(|w| w.transport.as_deref()))
+        .any(|t| t.cc.stamps_int());
     if let Some(p) = ports
         .iter()
-        .find(|p| p.int_stamp && !lossless_wire::int::LINE_RATES[..5].contains(&p.rate.bps()))
+        .find(|p| hpcc && p.int_stamp && !lossless_wire::int::LINE_RATES[..5].contains(&p.rate.bps()))
     {
         let flow = config
             .flows
@@ -465,14 +474,19 @@ fn build_port(
         cn_enq: enq_mask | cp_mask,
         cn_deq: deq_mask,
         lldp_queued: false,
-        // switches stamp INT when some QP runs HPCC (its data packets only)
+        // switches stamp INT when some QP runs HPCC (its data packets only), PINT codes when
+        // some QP runs HPCC-PINT (the estimate sees every frame)
         int_stamp: matches!(config.nodes[node as usize].kind, NodeKind::Switch(_))
             && config
                 .flows
                 .iter()
                 .filter_map(|f| f.transport.as_deref())
                 .chain(config.workloads.iter().filter_map(|w| w.transport.as_deref()))
-                .any(|t| t.cc.stamps_int()),
+                .any(|t| t.cc.stamps_int() || t.cc.stamps_pint()),
+        pint: match &config.nodes[node as usize].kind {
+            NodeKind::Switch(_) => pint_port(config, me, link.rate)?,
+            NodeKind::Host(_) => None,
+        },
         kind: match (&config.nodes[node as usize].kind, config.model.buffer) {
             (NodeKind::Host(_), _) => PortKind::Host,
             (NodeKind::Switch(_), BufferModel::Shared) => PortKind::Switch,
@@ -484,11 +498,13 @@ fn build_port(
 
 impl FlowState {
     /// A flow's state; `pair_flows` counts the flows of each (source, destination) pair so
-    /// far (the flow's UDP source port is 10000 + that count, as the ns-3 reference does).
+    /// far (the flow's UDP source port is 10000 + that count, as the ns-3 reference does);
+    /// `seed` is the scenario's (a QP's engine that draws gets a stream of its own from it).
     pub(super) fn new(
         spec: FlowSpec,
         pair_flows: &mut HashMap<(NodeId, NodeId), u16>,
         line: Rate,
+        seed: u64,
     ) -> Result<Self, QpError> {
         let n = pair_flows.entry((spec.src, spec.dst)).or_insert(0);
         let sport = 10_000u16.wrapping_add(*n);
@@ -498,6 +514,13 @@ impl FlowState {
             None => None,
             Some(t) => {
                 let mut qp = Qp::new(t, spec.size, line, first)?;
+                // one stream per flow, named by its endpoints and source port
+                qp.seed_sampling(super::splitmix64(
+                    seed ^ (u64::from(spec.src) << 40)
+                        ^ (u64::from(spec.dst) << 16)
+                        ^ u64::from(sport)
+                        ^ 0x5049_4E54,
+                ));
                 // the first `Emit` (pushed by the caller at `first`) is the QP's
                 qp.emit_at = first;
                 Some(Box::new(qp))
@@ -586,6 +609,52 @@ fn port_cn(
         }
     }
     Ok(Some((Box::new(cn), (enq_mask, deq_mask), cp_mask)))
+}
+
+/// The PINT estimate of switch port `me` of rate `rate`, when some QP runs HPCC-PINT: T is
+/// the largest `max_rtt_ns` of those QPs, the code that of their log base (which must be one:
+/// a switch writes one code).
+fn pint_port(config: &SimConfig, me: PortId, rate: Rate) -> Result<Option<Box<PintPort>>, BuildError> {
+    let mut pint: Option<(String, f64, u64)> = None;
+    let specs = config
+        .flows
+        .iter()
+        .filter_map(|f| f.transport.as_deref().map(|t| (f.name.as_str(), t)))
+        .chain(
+            config
+                .workloads
+                .iter()
+                .filter_map(|w| w.transport.as_deref().map(|t| (w.name.as_str(), t))),
+        );
+    for (name, t) in specs {
+        if let CcSpec::HpccPint { params, max_rtt_ns } = &t.cc {
+            match &mut pint {
+                None => pint = Some((name.to_string(), params.log_base, *max_rtt_ns)),
+                Some((first, base, rtt)) => {
+                    if *base != params.log_base {
+                        return Err(BuildError::Flow {
+                            flow: name.to_string(),
+                            problem: format!(
+                                "HPCC-PINT log base {} differs from {}'s {}: the switches write one code",
+                                params.log_base, first, base
+                            ),
+                        });
+                    }
+                    *rtt = (*rtt).max(*max_rtt_ns);
+                }
+            }
+        }
+    }
+    let Some((name, base, rtt)) = pint else {
+        return Ok(None);
+    };
+    let port = PintCodec::new(base)
+        .and_then(|codec| PintPort::new(codec, rate, rtt, mix(config.seed, me, 0, 0x9127)))
+        .map_err(|e| BuildError::Flow {
+            flow: name,
+            problem: format!("HPCC-PINT: {e}"),
+        })?;
+    Ok(Some(Box::new(port)))
 }
 
 /// The seed of workload `i`'s arrival stream, from the scenario's seed.

@@ -46,7 +46,7 @@ use pcap_file::pcapng::blocks::interface_description::{
 
 use crate::config::SimConfig;
 use crate::frame::{Ecn, Frame, FrameKind, NodeId, PortId, flags};
-use crate::observer::{Observer, WireFrame};
+use crate::observer::{CcField, Observer, WireFrame};
 
 /// EtherType of simulated data frames (IEEE 802 local experimental EtherType 1).
 pub const DATA_ETHERTYPE: u16 = 0x88B5;
@@ -133,6 +133,9 @@ pub struct PcapSink {
     /// destination; flows made at run time by workloads are not here (their frames get port
     /// 10000, no CN-TAG, and CNMs about them the CNM's own addresses).
     flow_info: Vec<FlowInfo>,
+    /// The congestion-control field of the data packet a port starts next
+    /// ([`Observer::cc_field`]), written at the start of its payload.
+    pending_field: Option<(PortId, CcField)>,
 }
 
 impl PcapSink {
@@ -223,6 +226,7 @@ impl PcapSink {
             writers,
             error: None,
             buf: vec![0; 16_384],
+            pending_field: None,
             node_ports,
             flow_info,
         })
@@ -279,7 +283,7 @@ impl PcapSink {
         if let WireFrame::Data(f) = frame
             && f.kind != FrameKind::Plain
         {
-            return self.roce_bytes(f);
+            return self.roce_bytes(port, f);
         }
         let buf = &mut self.buf;
         buf[..128].fill(0);
@@ -338,7 +342,7 @@ struct FlowInfo {
 
 impl PcapSink {
     /// The bytes of a RoCEv2 frame or CNM: (bytes captured, original length without FCS).
-    fn roce_bytes(&mut self, f: &Frame) -> (usize, u32) {
+    fn roce_bytes(&mut self, port: PortId, f: &Frame) -> (usize, u32) {
         let wire_len = f.len.saturating_sub(4);
         let info = self.flow_info.get(f.flow as usize).copied();
         let (sport, cn_tag) = info.map_or((10_000, false), |i| (i.sport, i.cn_tag));
@@ -380,18 +384,26 @@ impl PcapSink {
                     f.has(flags::ACK_REQ),
                     payload,
                 );
-                r.emit(FcsMode::Absent, &mut self.buf).map(|n| {
-                    if cn_tag {
-                        // the CN-TAG (EtherType 0x22E9, flow id) after the 802.1Q tag; the
-                        // ICRC covers IP onwards, so it stays right
-                        self.buf.copy_within(16..n, 20);
-                        self.buf[16..18].copy_from_slice(&ETHERTYPE_CN_TAG.0.to_be_bytes());
-                        self.buf[18..20].copy_from_slice(&(f.flow as u16).to_be_bytes());
-                        n + 4
-                    } else {
-                        n
-                    }
-                })
+                // HPCC's INT, PINT's code or TIMELY's timestamp open the payload (the ICRC
+                // covers them)
+                let mut field = [0u8; lossless_wire::int::INT_LEN];
+                let field_len = match self.pending_field.take() {
+                    Some((p, cc)) if p == port => cc_field_bytes(&cc, &mut field),
+                    _ => 0,
+                };
+                r.emit_with_payload(&field[..field_len.min(payload)], FcsMode::Absent, &mut self.buf)
+                    .map(|n| {
+                        if cn_tag {
+                            // the CN-TAG (EtherType 0x22E9, flow id) after the 802.1Q tag; the
+                            // ICRC covers IP onwards, so it stays right
+                            self.buf.copy_within(16..n, 20);
+                            self.buf[16..18].copy_from_slice(&ETHERTYPE_CN_TAG.0.to_be_bytes());
+                            self.buf[18..20].copy_from_slice(&(f.flow as u16).to_be_bytes());
+                            n + 4
+                        } else {
+                            n
+                        }
+                    })
             }
             FrameKind::Ack | FrameKind::Nak | FrameKind::Sack => {
                 let syndrome = if f.kind == FrameKind::Nak {
@@ -451,6 +463,20 @@ impl PcapSink {
     }
 }
 
+/// Writes `field` as a data packet carries it into `out`; returns its length: HPCC's 42-byte
+/// INT field (`lossless_wire::int`), PINT's 1- or 2-byte code (`lossless_wire::pint`),
+/// TIMELY's 8-byte timestamp (ns, little-endian, as ns-3's `WriteU64` writes it).
+fn cc_field_bytes(field: &CcField, out: &mut [u8; lossless_wire::int::INT_LEN]) -> usize {
+    match field {
+        CcField::Int(h) => h.emit(out).map_or(0, |()| lossless_wire::int::INT_LEN),
+        CcField::Pint(code, width) => code.emit(out, *width).map_or(0, |()| width.bytes()),
+        CcField::Timestamp(ns) => {
+            out[..8].copy_from_slice(&ns.to_le_bytes());
+            8
+        }
+    }
+}
+
 /// An enhanced packet block of interface 0 at `start` (picosecond resolution).
 fn packet(start: Instant, original_len: u32, data: &[u8]) -> EnhancedPacketBlock<'_> {
     let ps = start.as_ps();
@@ -465,6 +491,10 @@ fn packet(start: Instant, original_len: u32, data: &[u8]) -> EnhancedPacketBlock
 }
 
 impl Observer for PcapSink {
+    const CC_FIELDS: bool = true;
+    fn cc_field(&mut self, port: PortId, field: &CcField) {
+        self.pending_field = Some((port, *field));
+    }
     fn tx_start(&mut self, port: PortId, frame: &WireFrame, start: Instant, _last_bit: Instant) {
         if self.error.is_some() || matches!(frame, WireFrame::Lldp { .. }) {
             return; // LLDP frames come whole through `lldp_tx`

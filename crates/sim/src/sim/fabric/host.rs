@@ -333,7 +333,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             };
             let id = self.flows.len() as FlowId;
             let line = self.ports[self.host_port(src) as usize].rate;
-            let mut fs = match FlowState::new(spec, &mut self.pair_flows, line) {
+            let mut fs = match FlowState::new(spec, &mut self.pair_flows, line, self.config.seed) {
                 Ok(fs) => fs,
                 Err(e) => {
                     let p = self.host_port(src);

@@ -10,7 +10,7 @@ use lossless_proto::units::{Duration, Instant, Rate};
 
 use crate::config::qos::DscpMap;
 use crate::event::EventQueue;
-use crate::frame::{DropReason, Frame, NodeId, PortId};
+use crate::frame::{DropReason, Frame, FrameKind, NodeId, PortId};
 use crate::observer::{Observer, WireFrame};
 use crate::selection::{PortSelection, TransmissionSelection};
 use crate::sim::features::hooks;
@@ -93,8 +93,11 @@ pub(crate) struct Port {
     pub(in crate::sim) lldp_tx: VecDeque<Vec<u8>>,
     pub(in crate::sim) timer_at: Instant,
     pub(crate) rate: Rate,
-    /// Switch ports: data packets of HPCC QPs get an INT record here at dequeue.
+    /// Switch ports: data packets of HPCC QPs get an INT record here at dequeue, or (with
+    /// `pint`) every frame goes through the PINT estimate.
     pub(in crate::sim) int_stamp: bool,
+    /// Switch ports under HPCC-PINT: the port's utilisation estimate and its random stream.
+    pub(in crate::sim) pint: Option<Box<lossless_proto::hpcc_pint::PintPort>>,
     /// The DCBX agent of a DCBX-managed port.
     pub(crate) dcbx: Option<Box<PortDcbx>>,
     /// The DSCP → priority map of a port that trusts DSCP.
@@ -217,10 +220,24 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             port.timer_stale = true;
             port.busy = true;
             port.stats.count_control_tx(&tx.frame);
+            let pint_len = port.pint.is_some().then(|| port.mac.config().framing);
             let arrive = tx.last_bit + port.prop;
             schedule!(self, tx.free_at, Event::TxEnd(p));
             self.put_on_wire(p, w, arrive);
             self.observer.tx_start(p, &w, tx.start, tx.last_bit);
+            if let Some(framing) = pint_len {
+                // the PINT estimate's previous frame (the fork's PFC frames go through the
+                // switch's dequeue too)
+                let len = match framing {
+                    lossless_proto::flow_control::Framing::Ns3 => {
+                        lossless_proto::flow_control::NS3_PFC_FRAME_BYTES
+                    }
+                    lossless_proto::flow_control::Framing::Ieee8023 => {
+                        lossless_proto::flow_control::CONTROL_FRAME_BYTES
+                    }
+                };
+                self.pint_other_frame(p, len);
+            }
             self.arm_timer(p);
             return;
         }
@@ -322,6 +339,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let arrive = slot.last_bit + port.prop;
         schedule!(self, slot.free_at, Event::TxEnd(p));
         self.put_on_wire(p, w, arrive);
+        if O::CC_FIELDS && frame.kind == FrameKind::RoceData {
+            self.observe_cc_field(p, &frame);
+        }
         self.observer.tx_start(p, &w, slot.start, slot.last_bit);
     }
 

@@ -9,7 +9,7 @@
 //! hook point is a new method here and one call in `sim/fabric/`).
 
 use crate::event::EventQueue;
-use crate::frame::{FlowId, Frame, FrameKind, NodeId, PortId};
+use crate::frame::{FlowId, Frame, NodeId, PortId};
 use crate::observer::Observer;
 use crate::sim::features::cn::dequeued_cn;
 use crate::sim::{Event, Port, Simulator};
@@ -52,11 +52,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     /// Transmitting: `frame` was dequeued at `p` and is about to start. A switch stamps the
-    /// INT record of an HPCC QP's data packet (`hpcc.rs`); victim accounting.
+    /// INT record of an HPCC QP's data packet or PINT's code (`hpcc.rs`); victim accounting.
     #[inline(always)]
     pub(in crate::sim) fn hook_transmitting(&mut self, p: PortId, frame: &Frame) {
-        if self.ports[p as usize].int_stamp && frame.kind == FrameKind::RoceData {
-            self.int_stamp(p, frame);
+        if self.ports[p as usize].int_stamp {
+            self.telemetry_transmitting(p, frame);
         }
         if self.patho.victims.is_some() {
             self.victims_dequeued(p, frame);

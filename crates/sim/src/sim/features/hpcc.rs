@@ -1,7 +1,9 @@
-//! What HPCC and TIMELY carry in their packets beside the RoCEv2 headers (MODEL.md §9.4):
-//! HPCC's INT field, which every switch port stamps into each data packet of an HPCC QP as it
-//! dequeues it (§9.5), and TIMELY's send timestamp (§9.7); the receiver copies the packet's
-//! field onto its reply, and the sender's engine reads it (`qp.rs`).
+//! What HPCC, HPCC-PINT and TIMELY carry in their packets beside the RoCEv2 headers (MODEL.md
+//! §9.4): HPCC's INT field, which every switch port stamps into each data packet of an HPCC QP
+//! as it dequeues it (§9.5), PINT's code, which every switch port raises to its own
+//! utilisation estimate's (§9.6; the estimate, one per switch port, sees every frame the port
+//! sends), and TIMELY's send timestamp (§9.7); the receiver copies the packet's field onto its
+//! reply, and the sender's engine reads it (`qp.rs`).
 //!
 //! Frames stay 32-byte handles: the fields live beside the QP, in two rings indexed by PSN —
 //! one for data packets (written at the sender, stamped at each switch, read at the
@@ -17,10 +19,11 @@
 
 use lossless_proto::flow_control::{Framing, NS3_PFC_FRAME_BYTES};
 use lossless_wire::int::{IntHeader, IntHop};
+use lossless_wire::pint::{PintField, PintWidth};
 
 use crate::event::EventQueue;
 use crate::frame::{Frame, FrameKind, PSN_MASK, PortId};
-use crate::observer::Observer;
+use crate::observer::{CcField, Observer};
 use crate::sim::{Event, Simulator};
 
 /// A per-PSN field of one QP's data packets and replies. Empty until the QP sends its first
@@ -128,6 +131,13 @@ impl<T: Copy + Default> PsnRings<T> {
         let ring = if reply { &mut self.replies } else { &mut self.data };
         ring[(psn & self.mask) as usize] = v;
     }
+    /// The data packet of `psn`'s field (the default once released).
+    fn data(&self, psn: u32) -> T {
+        self.data
+            .get((psn & self.mask) as usize)
+            .copied()
+            .unwrap_or_default()
+    }
     /// The data packet of `psn`'s field (`None` once released).
     fn data_mut(&mut self, psn: u32) -> Option<&mut T> {
         self.data.get_mut((psn & self.mask) as usize)
@@ -151,7 +161,7 @@ impl<T: Copy + Default> PsnRings<T> {
 }
 
 /// The fields a QP's packets carry: HPCC's INT (with the unit multiplier its switches stamp
-/// with) or TIMELY's send timestamp (ns).
+/// with), PINT's code or TIMELY's send timestamp (ns).
 pub(crate) enum Telemetry {
     /// HPCC.
     Int {
@@ -160,6 +170,8 @@ pub(crate) enum Telemetry {
         /// `INT_MULTI`.
         multi: u32,
     },
+    /// HPCC-PINT.
+    Pint(PsnRings<PintField>),
     /// TIMELY.
     Timestamp(PsnRings<u64>),
 }
@@ -169,6 +181,7 @@ impl Telemetry {
     pub(crate) fn sent(&mut self, psn: u32, now_ns: u64, outstanding: u64) {
         match self {
             Telemetry::Int { rings, .. } => rings.sent(psn, IntHeader::default(), outstanding),
+            Telemetry::Pint(rings) => rings.sent(psn, PintField::default(), outstanding),
             Telemetry::Timestamp(rings) => rings.sent(psn, now_ns, outstanding),
         }
     }
@@ -176,6 +189,7 @@ impl Telemetry {
     pub(crate) fn echo(&mut self, data_psn: u32, reply_psn: u32) {
         match self {
             Telemetry::Int { rings, .. } => rings.echo(data_psn, reply_psn),
+            Telemetry::Pint(rings) => rings.echo(data_psn, reply_psn),
             Telemetry::Timestamp(rings) => rings.echo(data_psn, reply_psn),
         }
     }
@@ -183,12 +197,13 @@ impl Telemetry {
     pub(crate) fn release(&mut self) {
         match self {
             Telemetry::Int { rings, .. } => rings.release(),
+            Telemetry::Pint(rings) => rings.release(),
             Telemetry::Timestamp(rings) => rings.release(),
         }
     }
 }
 
-/// The field a frame of an HPCC or TIMELY QP carries across a cut link of a split run
+/// The field a frame of an HPCC, HPCC-PINT or TIMELY QP carries across a cut link of a split run
 /// (`partition.rs`), with the size of the rings it came from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Carried {
@@ -199,6 +214,13 @@ pub enum Carried {
     Int {
         /// The field.
         header: IntHeader,
+        /// Slots of the sender's rings.
+        slots: u32,
+    },
+    /// HPCC-PINT's code.
+    Pint {
+        /// The field.
+        field: PintField,
         /// Slots of the sender's rings.
         slots: u32,
     },
@@ -221,11 +243,89 @@ fn ring_of(frame: &Frame) -> Option<bool> {
 }
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
+    /// Data packet `frame` starts on `p`: the observer gets the field it carries, if its QP
+    /// has one (only with `Observer::CC_FIELDS`: a trace that writes the field's bytes).
+    pub(in crate::sim) fn observe_cc_field(&mut self, p: PortId, frame: &Frame) {
+        let Some(qp) = self.flows[frame.flow as usize].qp.as_deref() else {
+            return;
+        };
+        let field = match qp.telemetry.as_deref() {
+            Some(Telemetry::Int { rings, .. }) => CcField::Int(rings.data(frame.psn())),
+            Some(Telemetry::Pint(rings)) => CcField::Pint(
+                rings.data(frame.psn()),
+                if qp.int_bytes == 1 {
+                    PintWidth::One
+                } else {
+                    PintWidth::Two
+                },
+            ),
+            Some(Telemetry::Timestamp(rings)) => CcField::Timestamp(rings.data(frame.psn())),
+            None => return,
+        };
+        self.observer.cc_field(p, &field);
+    }
+
+    /// Switch port `p` (one that stamps) starts to send `frame`, just dequeued: HPCC's INT
+    /// record or PINT's code for a data packet; PINT's estimate also notes every other frame.
+    pub(in crate::sim::features) fn telemetry_transmitting(&mut self, p: PortId, frame: &Frame) {
+        // a data packet of a QP that is not PINT's (HPCC's, in a scenario that mixes them)
+        // gets its INT record all the same
+        let pint_packet = self.ports[p as usize].pint.is_some() && self.pint_stamp(p, frame);
+        if !pint_packet && frame.kind == FrameKind::RoceData {
+            self.int_stamp(p, frame);
+        }
+    }
+
+    /// PINT switch port `p` sends a frame of `len` bytes that is not a data packet (a reply,
+    /// a PFC frame): it becomes the estimate's previous frame.
+    pub(in crate::sim) fn pint_other_frame(&mut self, p: PortId, len: u64) {
+        let now_ns = (self.now.as_ps() / 1_000) as u64;
+        let port = &mut self.ports[p as usize];
+        let qlen = port.queues.iter().map(|q| q.bytes).sum();
+        if let Some(pint) = port.pint.as_deref_mut() {
+            pint.on_dequeue(now_ns, qlen, len, false);
+        }
+    }
+
+    /// PINT switch port `p` starts to send `frame`: a data packet (of any QP: the fork's
+    /// switches stamp every UDP packet) updates the port's estimate, and a PINT QP's packet
+    /// gets its code raised; any frame becomes the estimate's previous one. Whether `frame`
+    /// was a PINT QP's data packet.
+    fn pint_stamp(&mut self, p: PortId, frame: &Frame) -> bool {
+        if frame.kind != FrameKind::RoceData {
+            self.pint_other_frame(p, u64::from(frame.len));
+            return false;
+        }
+        let now_ns = (self.now.as_ps() / 1_000) as u64;
+        let port = &mut self.ports[p as usize];
+        let qlen = port.queues.iter().map(|q| q.bytes).sum();
+        let Some(pint) = port.pint.as_deref_mut() else {
+            return false;
+        };
+        let len = u64::from(frame.len);
+        let field = self.flows[frame.flow as usize].qp.as_deref_mut().and_then(|qp| {
+            match qp.telemetry.as_deref_mut() {
+                Some(Telemetry::Pint(rings)) => rings.data_mut(frame.psn()),
+                _ => None,
+            }
+        });
+        match field {
+            Some(f) => {
+                pint.stamp(f, now_ns, qlen, len);
+                true
+            }
+            None => {
+                pint.on_dequeue(now_ns, qlen, len, true);
+                false
+            }
+        }
+    }
+
     /// Switch port `p` starts to send `frame`, just dequeued: a data packet of an HPCC QP
     /// gets this port's record (now in ns, the bytes the port sent before it — data, replies
     /// and PFC frames, a PFC frame counted once per priority it names —, its egress queues'
     /// bytes after it left, its rate).
-    pub(in crate::sim::features) fn int_stamp(&mut self, p: PortId, frame: &Frame) {
+    fn int_stamp(&mut self, p: PortId, frame: &Frame) {
         let now_ns = (self.now.as_ps() / 1_000) as u64;
         let port = &self.ports[p as usize];
         let pfc_len = match port.mac.config().framing {
@@ -262,6 +362,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             Some(Telemetry::Int { rings, .. }) => rings
                 .carried(frame.psn(), reply)
                 .map_or(Carried::None, |(header, slots)| Carried::Int { header, slots }),
+            Some(Telemetry::Pint(rings)) => rings
+                .carried(frame.psn(), reply)
+                .map_or(Carried::None, |(field, slots)| Carried::Pint { field, slots }),
             Some(Telemetry::Timestamp(rings)) => rings
                 .carried(frame.psn(), reply)
                 .map_or(Carried::None, |(ns, slots)| Carried::Stamp { ns, slots }),
@@ -285,6 +388,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 if !(holds_sender && rings.data.is_empty()) =>
             {
                 rings.carry_in(psn, reply, *header, *slots);
+            }
+            (Some(Telemetry::Pint(rings)), Carried::Pint { field, slots })
+                if !(holds_sender && rings.data.is_empty()) =>
+            {
+                rings.carry_in(psn, reply, *field, *slots);
             }
             (Some(Telemetry::Timestamp(rings)), Carried::Stamp { ns, slots })
                 if !(holds_sender && rings.data.is_empty()) =>

@@ -26,6 +26,7 @@
 use lossless_proto::dcqcn::{CnpMode, Np, ParamError, Rp};
 use lossless_proto::dctcp::Dctcp;
 use lossless_proto::hpcc::Hpcc;
+use lossless_proto::hpcc_pint::HpccPint;
 use lossless_proto::qcn::QcnRp;
 use lossless_proto::rocev2::{DataPacket, RcConfigError, Reply, Requester, Responder};
 use lossless_proto::timely::Timely;
@@ -58,6 +59,7 @@ pub(crate) enum RpState {
     Qcn(QcnRp),
     Dctcp(Dctcp),
     Hpcc(Hpcc),
+    HpccPint(HpccPint),
     Timely(Timely),
 }
 
@@ -69,26 +71,39 @@ impl RpState {
             RpState::Qcn(rp) => rp.rate(),
             RpState::Dctcp(d) => d.rate(),
             RpState::Hpcc(h) => h.rate(),
+            RpState::HpccPint(h) => h.rate(),
             RpState::Timely(t) => t.rate(),
         }
     }
     fn poll_timeout(&self) -> Option<Instant> {
         match self {
-            RpState::None | RpState::Dctcp(_) | RpState::Hpcc(_) | RpState::Timely(_) => None,
+            RpState::None
+            | RpState::Dctcp(_)
+            | RpState::Hpcc(_)
+            | RpState::HpccPint(_)
+            | RpState::Timely(_) => None,
             RpState::Dcqcn(rp) => rp.poll_timeout(),
             RpState::Qcn(rp) => rp.poll_timeout(),
         }
     }
     fn handle_timeout(&mut self, now: Instant) {
         match self {
-            RpState::None | RpState::Dctcp(_) | RpState::Hpcc(_) | RpState::Timely(_) => {}
+            RpState::None
+            | RpState::Dctcp(_)
+            | RpState::Hpcc(_)
+            | RpState::HpccPint(_)
+            | RpState::Timely(_) => {}
             RpState::Dcqcn(rp) => rp.handle_timeout(now),
             RpState::Qcn(rp) => rp.handle_timeout(now),
         }
     }
     fn on_sent(&mut self, now: Instant, bytes: u64) {
         match self {
-            RpState::None | RpState::Dctcp(_) | RpState::Hpcc(_) | RpState::Timely(_) => {}
+            RpState::None
+            | RpState::Dctcp(_)
+            | RpState::Hpcc(_)
+            | RpState::HpccPint(_)
+            | RpState::Timely(_) => {}
             RpState::Dcqcn(rp) => rp.on_sent(now, bytes),
             RpState::Qcn(rp) => rp.on_sent(now, bytes),
         }
@@ -186,6 +201,9 @@ pub enum QpError {
     /// HPCC's sender.
     #[error("hpcc: {0}")]
     Hpcc(ParamError),
+    /// HPCC-PINT's sender.
+    #[error("hpcc-pint: {0}")]
+    HpccPint(ParamError),
     /// TIMELY's sender.
     #[error("timely: {0}")]
     Timely(ParamError),
@@ -218,6 +236,11 @@ impl Qp {
                 ),
                 None,
             ),
+            CcSpec::HpccPint { params, .. } => (
+                // reseeded per flow by `seed_sampling`
+                RpState::HpccPint(HpccPint::new(*params, line, 0).map_err(QpError::HpccPint)?),
+                None,
+            ),
             CcSpec::Timely { params } => (
                 RpState::Timely(Timely::new(*params, line).map_err(QpError::Timely)?),
                 None,
@@ -229,6 +252,7 @@ impl Qp {
                 rings: PsnRings::new(packets),
                 multi: params.int_multi,
             })),
+            CcSpec::HpccPint { .. } => Some(Box::new(Telemetry::Pint(PsnRings::new(packets)))),
             CcSpec::Timely { .. } => Some(Box::new(Telemetry::Timestamp(PsnRings::new(packets)))),
             _ => None,
         };
@@ -288,6 +312,14 @@ impl Qp {
         self.counters.replies_sent = r.replies_sent;
     }
 
+    /// Seeds the random stream of its sender's engine, where it has one (HPCC-PINT's ACK
+    /// sampling).
+    pub(crate) fn seed_sampling(&mut self, seed: u64) {
+        if let RpState::HpccPint(h) = &mut self.rp {
+            h.reseed(seed);
+        }
+    }
+
     /// Its requester (the sending side's transport engine), read-only.
     pub(crate) fn requester(&self) -> &Requester {
         &self.req
@@ -310,6 +342,7 @@ impl Qp {
             RpState::Qcn(rp) => rp.counters().rate_decreases,
             RpState::Dctcp(d) => d.counters().rate_decreases,
             RpState::Hpcc(h) => h.counters().rate_decreases,
+            RpState::HpccPint(h) => h.counters().rate_decreases,
             RpState::Timely(t) => t.counters().rate_decreases,
             RpState::None => 0,
         }
@@ -697,6 +730,14 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                         let echoed = rings.reply(frame.psn());
                         change_rate = h
                             .handle_ack(qp.req.acked_bytes(), qp.req.next_byte(), &echoed)
+                            .is_some();
+                        qp.note_rate(now);
+                    }
+                    // HPCC-PINT: the echoed code, a rate set as HPCC sets it
+                    (RpState::HpccPint(h), Some(Telemetry::Pint(rings))) => {
+                        let echoed = rings.reply(frame.psn());
+                        change_rate = h
+                            .handle_ack(qp.req.acked_bytes(), qp.req.next_byte(), echoed)
                             .is_some();
                         qp.note_rate(now);
                     }
