@@ -1,0 +1,346 @@
+//! A fabric split over ranks × threads gives the one-thread run's report byte for byte (issue
+//! 22): the ranks here are threads of one process talking through `ranks::local`, which
+//! exercises everything an MPI run does — the per-window agreement, the messages encoded to
+//! bytes and back, the digests absorbed by rank 0 — except MPI itself (`crates/cli/tests/
+//! sim_mpi.rs` runs `mpirun`).
+
+use lossless_sim::config::SimConfig;
+use lossless_sim::experiments::partition_model::Partitioning;
+use lossless_sim::experiments::ranks::{self, RankError, RankStats, Transport, local};
+use lossless_sim::scenario::{self, Overrides};
+use lossless_sim::sim::exchange::{self, Dec, Digest};
+use lossless_sim::{Report, Simulator};
+
+fn json_of(sim: &Simulator) -> String {
+    serde_json::to_string_pretty(&Report::collect(sim)).expect("serialises")
+}
+
+fn sequential(cfg: &SimConfig) -> String {
+    let mut sim = Simulator::new(cfg.clone()).expect("builds");
+    sim.run();
+    json_of(&sim)
+}
+
+fn first_difference(a: &str, b: &str) -> String {
+    let at = a.lines().zip(b.lines()).position(|(x, y)| x != y).unwrap_or(0);
+    format!(
+        "line {}: {:?} vs {:?}",
+        at + 1,
+        a.lines().nth(at),
+        b.lines().nth(at)
+    )
+}
+
+/// Runs `cfg` over `r` ranks (threads of this process) of `t` threads each, split as `part`
+/// says (default: the automatic partitioning); every rank's result, rank 0 first.
+fn over_ranks_split(
+    cfg: &SimConfig,
+    r: usize,
+    t: u16,
+    part: Option<&Partitioning>,
+) -> Vec<Result<(Option<Simulator>, RankStats), RankError>> {
+    std::thread::scope(|s| {
+        let hs: Vec<_> = local::ranks(r)
+            .into_iter()
+            .map(|mut tr| {
+                s.spawn(move || {
+                    let p = match part {
+                        Some(p) => Ok(p.clone()),
+                        None => ranks::partitioning(cfg, tr.ranks(), t),
+                    };
+                    ranks::run_rank_split(cfg, p, t, &mut tr, &|_, _| false)
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().expect("no panic")).collect()
+    })
+}
+
+/// The JSON of rank 0, checking that the other ranks return nothing.
+fn json_over_ranks(cfg: &SimConfig, r: usize, t: u16, part: Option<&Partitioning>) -> (String, RankStats) {
+    let mut results = over_ranks_split(cfg, r, t, part).into_iter();
+    let (sim, stats) = results.next().expect("rank 0").expect("rank 0 runs");
+    for other in results {
+        let (none, _) = other.expect("every rank runs");
+        assert!(none.is_none(), "only rank 0 gets the merged simulator");
+    }
+    (json_of(&sim.expect("rank 0 gets the merged simulator")), stats)
+}
+
+fn check(cfg: &SimConfig, shapes: &[(usize, u16)]) {
+    let seq = sequential(cfg);
+    for &(r, t) in shapes {
+        let (par, stats) = json_over_ranks(cfg, r, t, None);
+        assert!(
+            par == seq,
+            "{} over {r} ranks × {t} threads ({stats:?}): {}",
+            cfg.name,
+            first_difference(&seq, &par)
+        );
+    }
+}
+
+fn load(name: &str, set: &[&str]) -> SimConfig {
+    let ov = Overrides {
+        set: set.iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
+    };
+    scenario::load(name, &ov).expect("loads")
+}
+
+#[test]
+fn a_pfc_firing_incast_over_2_3_and_4_ranks_of_1_and_2_threads_reports_what_one_simulator_does() {
+    let cfg = load("incast", &["senders=16"]);
+    assert!(
+        sequential(&cfg).contains("\"pfc_xoff_sent_frames\": 2"),
+        "PFC fires"
+    );
+    check(&cfg, &[(2, 1), (3, 1), (4, 1), (2, 2), (4, 2)]);
+}
+
+#[test]
+fn two_chip_and_ets_over_2_ranks_report_what_one_simulator_does() {
+    check(&load("two-chip", &[]), &[(2, 1), (3, 1)]);
+    check(&load("ets-7-13-80", &[]), &[(2, 1), (2, 2)]);
+}
+
+/// A k = 4 fat tree, 100 G, 1 µs links, WebSearch at 50 % for 150 µs, with ECN marking at
+/// every switch when `ecn`.
+fn fat_tree(ecn: bool) -> SimConfig {
+    let dir = lossless_testkit::corpus_dir().join("workloads");
+    let mut text = String::from(
+        r#"
+name = "ft4"
+seed = 7
+duration = "150us"
+[defaults]
+rate = "100G"
+flow_control = "pfc"
+pfc_priorities = [3]
+[fabric]
+kind = "fat-tree"
+k = 4
+host_rate = "100G"
+delay = "1us"
+[fabric.switch]
+buffer_bytes = 1000000
+alpha = 0.125
+[[workload]]
+name = "websearch"
+src = ["h*"]
+dst = ["h*"]
+priority = 3
+cdf_file = "WebSearch_distribution.txt"
+load = 0.5
+"#,
+    );
+    if ecn {
+        text += "[ecn]\nkmin_bytes = 20000\nkmax_bytes = 80000\npmax = 0.2\n";
+    }
+    scenario::load_str(&text, "ft4.toml", Some(&dir), &Overrides::default()).expect("loads")
+}
+
+#[test]
+fn a_fat_tree_under_a_websearch_workload_over_ranks_and_threads_reports_what_one_simulator_does() {
+    let cfg = fat_tree(false);
+    let seq = sequential(&cfg);
+    for (r, t) in [(2, 1), (4, 1), (2, 2), (4, 2), (3, 3)] {
+        let (par, stats) = json_over_ranks(&cfg, r, t, None);
+        assert!(stats.messages_between_ranks > 0 && stats.windows > 1, "{stats:?}");
+        assert!(
+            par == seq,
+            "fat tree over {r} × {t} ({stats:?}): {}",
+            first_difference(&seq, &par)
+        );
+    }
+}
+
+#[test]
+fn switches_with_ecn_markers_over_4_ranks_report_what_one_simulator_does() {
+    // (frames of flows without a transport are not ECN-capable: the markers count nothing
+    // until QPs are split; their counters travel in the digest all the same)
+    let cfg = fat_tree(true);
+    let seq = sequential(&cfg);
+    assert!(seq.contains("\"cn\": {"), "the switch ports report their markers");
+    let (par, stats) = json_over_ranks(&cfg, 4, 1, None);
+    assert!(par == seq, "{stats:?}: {}", first_difference(&seq, &par));
+}
+
+#[test]
+fn features_the_partitioned_engine_lacks_are_refused_on_every_rank() {
+    let cfg = load("incast-dcqcn", &[]);
+    for r in over_ranks_split(&cfg, 2, 1, None) {
+        let err = r.err().expect("refused");
+        assert!(err.to_string().contains("RoCEv2 QPs"), "{err}");
+    }
+}
+
+/// A transport that garbles what rank `victim` receives in its `at`-th exchange.
+struct Garbling {
+    inner: local::LocalRank,
+    victim: usize,
+    at: usize,
+    seen: usize,
+}
+
+impl Transport for Garbling {
+    fn rank(&self) -> usize {
+        self.inner.rank()
+    }
+    fn ranks(&self) -> usize {
+        self.inner.ranks()
+    }
+    fn min_all(&mut self, v: [u64; 3]) -> Result<[u64; 3], RankError> {
+        self.inner.min_all(v)
+    }
+    fn exchange(&mut self, out: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, RankError> {
+        let mut got = self.inner.exchange(out)?;
+        self.seen += 1;
+        if self.inner.rank() == self.victim && self.seen >= self.at {
+            for b in &mut got {
+                if !b.is_empty() {
+                    b.truncate(b.len() - 1);
+                }
+            }
+        }
+        Ok(got)
+    }
+    fn gather(&mut self, bytes: Vec<u8>) -> Result<Option<Vec<Vec<u8>>>, RankError> {
+        self.inner.gather(bytes)
+    }
+}
+
+#[test]
+fn bytes_one_rank_cannot_decode_stop_every_rank_at_the_next_window() {
+    let cfg = fat_tree(false);
+    let results: Vec<_> = std::thread::scope(|s| {
+        let hs: Vec<_> = local::ranks(3)
+            .into_iter()
+            .map(|inner| {
+                let cfg = &cfg;
+                s.spawn(move || {
+                    let mut tr = Garbling {
+                        inner,
+                        victim: 1,
+                        at: 20,
+                        seen: 0,
+                    };
+                    ranks::run_rank(cfg, 1, &mut tr, &|_, _| false).map(|(sim, _)| sim.is_some())
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().expect("no panic")).collect()
+    });
+    for (rank, r) in results.iter().enumerate() {
+        match (rank, r) {
+            (1, Err(RankError::Decode(e))) => assert!(e.to_string().contains("cut short"), "{e}"),
+            (_, Err(RankError::Elsewhere)) if rank != 1 => {}
+            other => panic!("rank {rank}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_stop_asked_on_rank_0_ends_every_rank_after_the_same_window() {
+    let cfg = fat_tree(false);
+    let stop_at = lossless_proto::units::Instant::from_ps(40_000_000);
+    let results: Vec<_> = std::thread::scope(|s| {
+        let hs: Vec<_> = local::ranks(2)
+            .into_iter()
+            .map(|mut tr| {
+                let cfg = &cfg;
+                s.spawn(move || ranks::run_rank(cfg, 1, &mut tr, &|at, _| at >= stop_at))
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().expect("no panic")).collect()
+    });
+    let mut it = results.into_iter();
+    let (sim, _) = it.next().expect("rank 0").expect("runs");
+    let sim = sim.expect("merged");
+    assert!(
+        sim.now() >= stop_at && sim.now() < sim.end(),
+        "stopped at {}",
+        sim.now()
+    );
+    assert!(it.next().expect("rank 1").is_ok());
+}
+
+#[test]
+fn a_digest_and_a_message_decode_to_what_was_encoded_and_every_cut_short_copy_is_refused() {
+    let cfg = fat_tree(true);
+    let part = ranks::partitioning(&cfg, 2, 1).expect("splits");
+    let mut sim: Simulator =
+        Simulator::partition(cfg.clone(), part.of_node.clone(), 1, Default::default()).expect("builds");
+    sim.run_until(lossless_proto::units::Instant::from_ps(30_000_000));
+    let mut out = Vec::new();
+    sim.take_outbox(&mut out);
+    assert!(!out.is_empty(), "frames crossed");
+    let mut bytes = Vec::new();
+    for m in &out {
+        exchange::encode_message(m, &mut bytes);
+    }
+    let mut d = Dec::new(&bytes);
+    for m in &out {
+        let back = exchange::decode_message(&mut d).expect("decodes");
+        assert_eq!(format!("{back:?}"), format!("{m:?}"));
+    }
+    assert!(d.is_empty());
+    let digest = sim.digest();
+    assert!(!digest.ports.is_empty() && !digest.flows.is_empty());
+    let mut bytes = Vec::new();
+    digest.encode(&mut bytes);
+    assert_eq!(Digest::decode(&mut Dec::new(&bytes)).expect("decodes"), digest);
+    for cut in (0..bytes.len()).step_by(97) {
+        assert!(
+            Digest::decode(&mut Dec::new(&bytes[..cut])).is_err(),
+            "cut at {cut}"
+        );
+    }
+}
+
+mod random_fabrics {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A leaf-spine of `leaves` × `spines` with `per_leaf` hosts at 10 G, small buffers (so
+    /// that PFC fires), and `flows` (source, destination, kilobytes) between its hosts.
+    fn fabric(leaves: u32, spines: u32, per_leaf: u32, delay_ns: u32, flows: &[(u32, u32, u32)]) -> String {
+        let hosts = leaves * per_leaf;
+        let mut t = format!(
+            "name = \"random\"\nseed = 3\nduration = \"300us\"\n[defaults]\nrate = \"10G\"\nflow_control = \"pfc\"\npfc_priorities = [3]\n\
+             [fabric]\nkind = \"leaf-spine\"\nleaves = {leaves}\nspines = {spines}\nhosts_per_leaf = {per_leaf}\nhost_rate = \"10G\"\ndelay = \"{delay_ns}ns\"\n\
+             [fabric.switch]\nbuffer_bytes = 200000\nalpha = 0.125\n"
+        );
+        for (i, &(s, d, kb)) in flows.iter().enumerate() {
+            let (s, d) = (s % hosts + 1, d % hosts + 1);
+            if s == d {
+                continue;
+            }
+            t += &format!(
+                "[[flow]]\nname = \"f{i}\"\nsrc = \"h{s}\"\ndst = \"h{d}\"\npriority = {}\nsize_bytes = {}\n",
+                if i % 3 == 0 { 0 } else { 3 },
+                kb * 1000
+            );
+        }
+        t
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 16, failure_persistence: None, ..ProptestConfig::default() })]
+        #[test]
+        fn any_split_of_a_random_leaf_spine_over_2_ranks_of_2_threads_reports_what_one_simulator_does(
+            leaves in 2u32..4, spines in 1u32..3, per_leaf in 1u32..4, delay_ns in 100u32..2000,
+            flows in proptest::collection::vec((0u32..64, 0u32..64, 1u32..200), 1..8),
+            map in proptest::collection::vec(0u16..4, 64),
+        ) {
+            let text = fabric(leaves, spines, per_leaf, delay_ns, &flows);
+            let cfg = scenario::load_str(&text, "random.toml", None, &Overrides::default()).expect("loads");
+            let seq = sequential(&cfg);
+            let of_node: Vec<u16> = (0..cfg.nodes.len()).map(|n| map[n % map.len()]).collect();
+            let mut part = Partitioning::from_map(of_node);
+            part.parts = 4;
+            let (par, stats) = json_over_ranks(&cfg, 2, 2, Some(&part));
+            prop_assert!(par == seq, "{text}\n{stats:?}: {}", first_difference(&seq, &par));
+        }
+    }
+}
