@@ -129,7 +129,7 @@ fn flag(on: bool) -> u64 {
 /// one-thread run's), the others `None`. `window_done` is called on rank 0 after each window
 /// with its end and the first partition's events; when it returns true every rank stops after
 /// that window (the merged simulator's `now` says where).
-pub fn run_rank<T: Transport>(
+pub fn run_rank<T: Transport + ?Sized>(
     config: &SimConfig,
     threads: u16,
     transport: &mut T,
@@ -141,7 +141,7 @@ pub fn run_rank<T: Transport>(
 
 /// [`run_rank`] split as `part` says (`ranks × threads` partitions, partition `p` on rank
 /// `p / threads`), e.g. a partitioning read from a file or drawn by a test.
-pub fn run_rank_split<T: Transport>(
+pub fn run_rank_split<T: Transport + ?Sized>(
     config: &SimConfig,
     part: Result<Partitioning, RankError>,
     threads: u16,
@@ -319,7 +319,7 @@ impl Shared<'_> {
     /// Runs this rank's partition `me` (local) to the end; the one with the transport talks to
     /// the other ranks between the barriers. Returns the simulator and whether the run was
     /// stopped by an error (here or elsewhere).
-    fn worker<T: Transport>(
+    fn worker<T: Transport + ?Sized>(
         &self,
         me: usize,
         mut sim: Simulator,
@@ -427,7 +427,7 @@ impl Shared<'_> {
     /// Sends what this rank's partitions sent to other ranks' and takes in what theirs sent
     /// to this rank's, into the mail. Per destination rank: groups of (from, to, count,
     /// messages), from this rank's partitions in order.
-    fn swap_with_ranks<T: Transport>(&self, tr: &mut T) -> Result<(), RankError> {
+    fn swap_with_ranks<T: Transport + ?Sized>(&self, tr: &mut T) -> Result<(), RankError> {
         let (n, t) = (self.n, self.t);
         let ranks = tr.ranks();
         let mut out: Vec<Vec<u8>> = vec![Vec::new(); ranks];

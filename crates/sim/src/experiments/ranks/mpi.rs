@@ -45,6 +45,13 @@ fn layout(sizes: impl Iterator<Item = usize>) -> Result<(Vec<Count>, Vec<Count>)
     Ok((counts, displs))
 }
 
+/// `v` and one byte more, beyond its counts: an empty send buffer and an empty receive buffer
+/// would share Rust's dangling address, which MPI refuses as the same buffer (`MPI_ERR_ARG`).
+fn padded(mut v: Vec<u8>) -> Vec<u8> {
+    v.push(0);
+    v
+}
+
 impl Transport for MpiRank {
     fn rank(&self) -> usize {
         self.world.rank() as usize
@@ -63,9 +70,9 @@ impl Transport for MpiRank {
         let mut rcounts: Vec<Count> = vec![0; out.len()];
         self.world.all_to_all_into(&scounts[..], &mut rcounts[..]);
         let (rcounts, rdispls) = layout(rcounts.iter().map(|&c| c.max(0) as usize))?;
-        let send: Vec<u8> = out.concat();
+        let send = padded(out.concat());
         let total: usize = rcounts.iter().map(|&c| c as usize).sum();
-        let mut recv = vec![0u8; total];
+        let mut recv = vec![0u8; total + 1];
         {
             let s = Partition::new(&send[..], &scounts[..], &sdispls[..]);
             let mut r = PartitionMut::new(&mut recv[..], &rcounts[..], &rdispls[..]);
@@ -79,6 +86,8 @@ impl Transport for MpiRank {
     }
     fn gather(&mut self, bytes: Vec<u8>) -> Result<Option<Vec<Vec<u8>>>, RankError> {
         let root = self.world.process_at_rank(0);
+        let bytes = padded(bytes);
+        let bytes = &bytes[..bytes.len() - 1];
         let len = Count::try_from(bytes.len()).map_err(|_| {
             RankError::Transport(format!(
                 "a digest of {} bytes, more than MPI's 32-bit counts allow",
@@ -87,17 +96,17 @@ impl Transport for MpiRank {
         })?;
         if self.world.rank() != 0 {
             root.gather_into(&len);
-            root.gather_varcount_into(&bytes[..]);
+            root.gather_varcount_into(bytes);
             return Ok(None);
         }
         let mut counts: Vec<Count> = vec![0; self.ranks()];
         root.gather_into_root(&len, &mut counts[..]);
         let (counts, displs) = layout(counts.iter().map(|&c| c.max(0) as usize))?;
         let total: usize = counts.iter().map(|&c| c as usize).sum();
-        let mut recv = vec![0u8; total];
+        let mut recv = vec![0u8; total + 1];
         {
             let mut r = PartitionMut::new(&mut recv[..], &counts[..], &displs[..]);
-            root.gather_varcount_into_root(&bytes[..], &mut r);
+            root.gather_varcount_into_root(bytes, &mut r);
         }
         Ok(Some(
             counts
