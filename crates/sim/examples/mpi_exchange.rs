@@ -59,9 +59,13 @@ fn main() {
         let mut t_swap = 0.0;
         for w in 0..windows {
             let t0 = std::time::Instant::now();
-            let _ = tr.min_all([w + rank as u64, u64::MAX, u64::MAX]).expect("all-reduce");
+            let _ = tr
+                .min_all([w + rank as u64, u64::MAX, u64::MAX])
+                .expect("all-reduce");
             let t1 = std::time::Instant::now();
-            let out: Vec<Vec<u8>> = (0..ranks).map(|r| if r == rank { Vec::new() } else { one.clone() }).collect();
+            let out: Vec<Vec<u8>> = (0..ranks)
+                .map(|r| if r == rank { Vec::new() } else { one.clone() })
+                .collect();
             let got = tr.exchange(out).expect("all-to-all");
             t_swap += t1.elapsed().as_secs_f64();
             t_reduce += (t1 - t0).as_secs_f64();

@@ -10,8 +10,9 @@
 //! [`Digest`] to rank 0, whose partition 0 absorbs them ([`Simulator::absorb`]): the report
 //! collected there is the one-thread run's, byte for byte.
 //!
-//! The ranks talk through a [`Transport`]: MPI ([`mpi`], feature `mpi`) or, in one process,
-//! [`local`] (threads standing for ranks), which the tests use where no MPI is installed.
+//! The ranks talk through a [`Transport`]: MPI (`ranks::mpi`, with feature `mpi`) or, in one
+//! process, [`local`] (threads standing for ranks), which the tests use where no MPI is
+//! installed.
 
 use std::sync::{Barrier, Mutex};
 
