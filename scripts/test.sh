@@ -14,7 +14,7 @@ fi
 # and libclang are installed (install-peers.sh installs them as root)
 mpi=0
 if command -v mpirun >/dev/null 2>&1 && command -v mpicc >/dev/null 2>&1 \
-   && ls /usr/lib/llvm-*/lib/libclang.so* >/dev/null 2>&1; then
+   && ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1; then
   mpi=1
   export LOSSLESS_MPI_STEP=later
 fi
