@@ -7,8 +7,10 @@
 use lossless_sim::config::SimConfig;
 use lossless_sim::experiments::partition_model::Partitioning;
 use lossless_sim::experiments::ranks::{self, RankError, RankStats, Transport, local};
+use lossless_sim::frame::{Frame, NodeId};
+use lossless_sim::observer::Observer;
 use lossless_sim::scenario::{self, Overrides};
-use lossless_sim::sim::exchange::{self, Dec, Digest};
+use lossless_sim::sim::exchange::{self, Dec, DecodeError, Digest, Shipped};
 use lossless_sim::{Report, Simulator};
 
 fn json_of(sim: &Simulator) -> String {
@@ -343,4 +345,139 @@ mod random_fabrics {
             prop_assert!(par == seq, "{text}\n{stats:?}: {}", first_difference(&seq, &par));
         }
     }
+}
+
+#[test]
+fn a_qps_digest_holds_both_ends_figures_decodes_to_what_was_encoded_and_refuses_every_cut_short_copy() {
+    // one simulator is partition 0 of 1: it owns both ends of every QP
+    let mut sim = Simulator::new(load("incast-dcqcn", &[])).expect("builds");
+    sim.run();
+    let digest = sim.digest();
+    let qps: Vec<_> = digest
+        .flows
+        .iter()
+        .filter_map(|f| f.qp_sender.as_ref().zip(f.qp_receiver.as_ref()))
+        .collect();
+    assert!(!qps.is_empty(), "every flow has a QP with both ends here");
+    assert!(
+        qps.iter().any(|(s, r)| s.data_sent_frames > 0
+            && s.rate_decreases_total > 0
+            && s.rate_series.at_ps.len() > 1
+            && r.transport_delivered_bytes > 0
+            && r.cnps_sent_total > 0),
+        "DCQCN cut a rate: {qps:?}"
+    );
+    let mut bytes = Vec::new();
+    digest.encode(&mut bytes);
+    let mut d = Dec::new(&bytes);
+    assert_eq!(Digest::decode(&mut d).expect("decodes"), digest);
+    assert!(d.is_empty());
+    for cut in (0..bytes.len()).step_by(13) {
+        assert!(
+            Digest::decode(&mut Dec::new(&bytes[..cut])).is_err(),
+            "cut at {cut}"
+        );
+    }
+}
+
+/// Records every frame delivered to a host: (instant in ps, node, frame id), for partition
+/// `part`.
+#[derive(Default)]
+struct Deliveries {
+    part: u16,
+    seen: Vec<(u128, NodeId, u64)>,
+}
+
+impl Observer for Deliveries {
+    fn delivered(&mut self, node: NodeId, frame: &Frame, at: lossless_proto::units::Instant) {
+        self.seen.push((at.as_ps(), node, frame.id));
+    }
+}
+
+impl Shipped for Deliveries {
+    fn ship(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.part.to_le_bytes());
+        out.extend_from_slice(&(self.seen.len() as u64).to_le_bytes());
+        for (at, node, id) in &self.seen {
+            out.extend_from_slice(&at.to_le_bytes());
+            out.extend_from_slice(&node.to_le_bytes());
+            out.extend_from_slice(&id.to_le_bytes());
+        }
+    }
+    fn unship(&mut self, d: &mut Dec<'_>) -> Result<(), DecodeError> {
+        if d.u16()? != self.part {
+            return Err(d.err("another partition's deliveries"));
+        }
+        for _ in 0..d.len(28)? {
+            self.seen.push((d.u128()?, d.u32()?, d.u64()?));
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn every_partitions_observer_reaches_rank_0_in_partition_order_with_what_it_saw_there() {
+    let cfg = fat_tree(false);
+    let mut one = Simulator::with_observer(cfg.clone(), Deliveries::default()).expect("builds");
+    one.run();
+    let seq = json_of(
+        &Simulator::new(cfg.clone())
+            .map(|mut s| {
+                s.run();
+                s
+            })
+            .expect("builds"),
+    );
+    let mut all_seen = one.observer().seen.clone();
+    all_seen.sort_unstable();
+    assert!(all_seen.len() > 100, "frames were delivered");
+    let (r, t) = (2, 2);
+    let part = ranks::partitioning(&cfg, r, t).expect("splits");
+    let make = |p: u16| Deliveries {
+        part: p,
+        seen: Vec::new(),
+    };
+    let results: Vec<_> = std::thread::scope(|s| {
+        let hs: Vec<_> = local::ranks(r)
+            .into_iter()
+            .map(|mut tr| {
+                let (cfg, make) = (&cfg, &make);
+                s.spawn(move || ranks::run_rank_observed(cfg, t, &mut tr, make, &|_, _| false))
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().expect("no panic")).collect()
+    });
+    let mut results = results.into_iter();
+    let (merged, observers) = results
+        .next()
+        .expect("rank 0")
+        .expect("runs")
+        .0
+        .expect("rank 0 gets the merged run");
+    assert!(results.all(|x| x.expect("runs").0.is_none()));
+    let merged_json = serde_json::to_string_pretty(&Report::collect(&merged)).expect("serialises");
+    assert!(merged_json == seq, "{}", first_difference(&seq, &merged_json));
+    assert_eq!(observers.len(), usize::from(part.parts));
+    let mut union = Vec::new();
+    for (i, o) in observers.iter().enumerate() {
+        assert_eq!(usize::from(o.part), i);
+        assert!(
+            o.seen
+                .iter()
+                .all(|&(_, node, _)| usize::from(part.of_node[node as usize]) == i),
+            "partition {i} saw only its own hosts"
+        );
+        union.extend_from_slice(&o.seen);
+    }
+    assert!(
+        observers[usize::from(t)..].iter().any(|o| !o.seen.is_empty()),
+        "rank 1's partitions shipped deliveries"
+    );
+    union.sort_unstable();
+    assert!(
+        union == all_seen,
+        "{} vs {} deliveries",
+        union.len(),
+        all_seen.len()
+    );
 }

@@ -21,8 +21,9 @@ use lossless_proto::units::{Duration, Instant};
 use crate::config::SimConfig;
 use crate::event::CalendarQueue;
 use crate::experiments::partition_model::{Partitioning, cut_lookahead};
+use crate::observer::{NoObserver, Observer};
 use crate::sim::Simulator;
-use crate::sim::exchange::{self, Dec, Digest};
+use crate::sim::exchange::{self, Dec, Digest, Shipped};
 use crate::sim::partition::{Message, PartitionError};
 
 #[cfg(feature = "mpi")]
@@ -140,6 +141,25 @@ pub fn run_rank<T: Transport + ?Sized>(
     run_rank_split(config, part, threads, transport, window_done)
 }
 
+/// What rank 0 gets of an observed run: the merged simulator and every partition's observer,
+/// in partition order.
+pub type Observed<O> = (Simulator<O>, Vec<O>);
+
+/// [`run_rank`] with each partition observed by the observer `observer` makes for it (which
+/// sees only that partition's events): rank 0 also gets every partition's observer, in
+/// partition order — its own as they ran, the others' as their ranks shipped them
+/// ([`Shipped`]) into observers made here.
+pub fn run_rank_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
+    config: &SimConfig,
+    threads: u16,
+    transport: &mut T,
+    observer: &(dyn Fn(u16) -> O + Sync),
+    window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
+) -> Result<(Option<Observed<O>>, RankStats), RankError> {
+    let part = partitioning(config, transport.ranks(), threads);
+    run_observed(config, part, threads, transport, observer, window_done)
+}
+
 /// [`run_rank`] split as `part` says (`ranks × threads` partitions, partition `p` on rank
 /// `p / threads`), e.g. a partitioning read from a file or drawn by a test.
 pub fn run_rank_split<T: Transport + ?Sized>(
@@ -149,10 +169,22 @@ pub fn run_rank_split<T: Transport + ?Sized>(
     transport: &mut T,
     window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
 ) -> Result<(Option<Simulator>, RankStats), RankError> {
+    let (sim, stats) = run_observed(config, part, threads, transport, &|_| NoObserver, window_done)?;
+    Ok((sim.map(|(sim, _)| sim), stats))
+}
+
+fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
+    config: &SimConfig,
+    part: Result<Partitioning, RankError>,
+    threads: u16,
+    transport: &mut T,
+    observer: &(dyn Fn(u16) -> O + Sync),
+    window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
+) -> Result<(Option<Observed<O>>, RankStats), RankError> {
     let (rank, ranks) = (transport.rank(), transport.ranks());
     let t = usize::from(threads.max(1));
     // every rank builds its partitions; one that cannot tells the others before any window
-    let built = part.and_then(|p| build_rank(config, p, ranks, threads, rank));
+    let built = part.and_then(|p| build_rank(config, p, ranks, threads, rank, observer));
     let [_, _, failed] = transport.min_all([0, 0, flag(built.is_err())])?;
     let (part, sims) = match built {
         Err(e) => return Err(e),
@@ -206,7 +238,7 @@ pub fn run_rank_split<T: Transport + ?Sized>(
     let lead_sim = sims
         .next()
         .ok_or(RankError::Merge("no partition on this rank".into()))?;
-    let done: Vec<(Simulator, bool)> = std::thread::scope(|s| {
+    let done: Vec<(Simulator<O>, bool)> = std::thread::scope(|s| {
         let handles: Vec<_> = sims
             .enumerate()
             .map(|(i, sim)| {
@@ -238,40 +270,73 @@ pub fn run_rank_split<T: Transport + ?Sized>(
     if done.iter().any(|(_, error)| *error) {
         return Err(RankError::Elsewhere);
     }
-    // the digests of every partition go to rank 0, whose partition 0 absorbs them
+    // the digests of every partition (each followed by what its observer ships) go to rank
+    // 0, whose partition 0 absorbs them
     let mut bytes = Vec::new();
-    let mut sims: Vec<Simulator> = done.into_iter().map(|(s, _)| s).collect();
+    let mut sims: Vec<Simulator<O>> = done.into_iter().map(|(s, _)| s).collect();
     for (i, sim) in sims.iter().enumerate() {
         if rank == 0 && i == 0 {
             continue;
         }
         sim.digest().encode(&mut bytes);
+        if rank != 0 {
+            sim.observer().ship(&mut bytes);
+        }
     }
     let Some(from_ranks) = transport.gather(bytes)? else {
         return Ok((None, stats));
     };
+    // rank 0's partitions' observers as they ran, then the others' as shipped
+    let mut observers: Vec<O> = sims
+        .iter_mut()
+        .enumerate()
+        .map(|(i, s)| std::mem::replace(s.observer_mut(), observer(i as u16)))
+        .collect();
     let mut digests = Vec::with_capacity(n.saturating_sub(1));
     for b in &from_ranks {
         let mut d = Dec::new(b);
         while !d.is_empty() {
-            digests.push(Digest::decode(&mut d)?);
+            let digest = Digest::decode(&mut d)?;
+            if usize::from(digest.part) != digests.len() + 1 || usize::from(digest.part) >= n {
+                return Err(RankError::Merge(format!(
+                    "the digest of partition {} came where partition {}'s was due",
+                    digest.part,
+                    digests.len() + 1
+                )));
+            }
+            if usize::from(digest.part) >= t {
+                let mut o = observer(digest.part);
+                o.unship(&mut d)?;
+                observers.push(o);
+            }
+            digests.push(digest);
         }
     }
+    if digests.len() + 1 != n {
+        return Err(RankError::Merge(format!(
+            "{} digests for {n} partitions",
+            digests.len() + 1
+        )));
+    }
     let mut merged = sims.swap_remove(0);
+    *merged.observer_mut() = observers.remove(0);
     merged.absorb(&digests).map_err(RankError::Merge)?;
-    Ok((Some(merged), stats))
+    let merged_observer = std::mem::replace(merged.observer_mut(), observer(0));
+    observers.insert(0, merged_observer);
+    Ok((Some((merged, observers)), stats))
 }
 
-type Built = (Partitioning, Vec<Simulator>);
+type Built<O> = (Partitioning, Vec<Simulator<O>>);
 
-/// This rank's partitions of `config`.
-fn build_rank(
+/// This rank's partitions of `config`, each observed by the observer `observer` makes for it.
+fn build_rank<O: Observer>(
     config: &SimConfig,
     part: Partitioning,
     ranks: usize,
     threads: u16,
     rank: usize,
-) -> Result<Built, RankError> {
+    observer: &dyn Fn(u16) -> O,
+) -> Result<Built<O>, RankError> {
     let t = usize::from(threads.max(1));
     if usize::from(part.parts) != ranks * t || part.of_node.iter().any(|&p| usize::from(p) >= ranks * t) {
         return Err(RankError::Split(format!(
@@ -284,10 +349,11 @@ fn build_rank(
     }
     let sims = (rank * t..(rank + 1) * t)
         .map(|me| {
-            Simulator::partition(
+            Simulator::partition_observed(
                 config.clone(),
                 part.of_node.clone(),
                 me as u16,
+                observer(me as u16),
                 CalendarQueue::default(),
             )
         })
@@ -320,13 +386,13 @@ impl Shared<'_> {
     /// Runs this rank's partition `me` (local) to the end; the one with the transport talks to
     /// the other ranks between the barriers. Returns the simulator and whether the run was
     /// stopped by an error (here or elsewhere).
-    fn worker<T: Transport + ?Sized>(
+    fn worker<O: Observer, T: Transport + ?Sized>(
         &self,
         me: usize,
-        mut sim: Simulator,
+        mut sim: Simulator<O>,
         mut transport: Option<&mut T>,
         window_done: &dyn Fn(Instant, u64) -> bool,
-    ) -> (Simulator, bool) {
+    ) -> (Simulator<O>, bool) {
         let (n, t) = (self.n, self.t);
         let global = self.first + me;
         let mut out: Vec<Message> = Vec::new();

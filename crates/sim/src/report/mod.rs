@@ -538,14 +538,14 @@ fn collect_flows<O: Observer, Q: EventQueue<Event>>(sim: &Simulator<O, Q>) -> Co
                 .map(|(c, i)| c.as_ps() as f64 / i.as_ps().max(1) as f64),
             qp: qp.map(|q| {
                 let cc = spec.transport.as_ref().map_or("none", |t| t.cc.name());
-                let r = QpReport::of(q, cc, s.dropped_control_frames);
+                let (r, exactly) = sim.qp_report(fi, q, cc, s.dropped_control_frames);
                 any_cn = true;
                 totals.qps_total += 1;
                 totals.retransmitted_frames += r.retransmitted_frames;
                 totals.timeouts_total += r.timeouts_total;
                 totals.rate_decreases_total += r.rate_decreases_total;
                 totals.cnps_sent_total += r.cnps_sent_total;
-                if s.completed.is_some() && !q.delivered_exactly() {
+                if s.completed.is_some() && !exactly {
                     totals.every_byte_once = false;
                 }
                 r

@@ -23,9 +23,11 @@ use lossless_proto::units::Instant;
 
 use crate::event::EventQueue;
 use crate::frame::{Frame, FrameKind, PortId};
-use crate::observer::{Observer, WireFrame};
+use crate::observer::{NoObserver, Observer, WireFrame};
+use crate::report::qp::QpReport;
+use crate::series::SeriesReport;
 use crate::sim::partition::Message;
-use crate::sim::{Event, Node, Simulator};
+use crate::sim::{Event, Node, Qp, Simulator};
 use crate::stats::{FlowStats, PortStats, PrioStats, Totals};
 
 /// Bytes that do not decode: cut short, or a value out of range.
@@ -40,29 +42,29 @@ pub struct DecodeError {
     pub len: usize,
 }
 
-/// Little-endian writer.
-struct Enc<'a>(&'a mut Vec<u8>);
+/// Little-endian writer (its counterpart is [`Dec`]).
+pub(crate) struct Enc<'a>(pub(crate) &'a mut Vec<u8>);
 
 impl Enc<'_> {
-    fn u8(&mut self, v: u8) {
+    pub(crate) fn u8(&mut self, v: u8) {
         self.0.push(v);
     }
-    fn u16(&mut self, v: u16) {
+    pub(crate) fn u16(&mut self, v: u16) {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
-    fn u32(&mut self, v: u32) {
+    pub(crate) fn u32(&mut self, v: u32) {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
-    fn u64(&mut self, v: u64) {
+    pub(crate) fn u64(&mut self, v: u64) {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
-    fn u128(&mut self, v: u128) {
+    pub(crate) fn u128(&mut self, v: u128) {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
-    fn len(&mut self, n: usize) {
+    pub(crate) fn len(&mut self, n: usize) {
         self.u64(n as u64);
     }
-    fn opt_instant(&mut self, v: Option<Instant>) {
+    pub(crate) fn opt_instant(&mut self, v: Option<Instant>) {
         match v {
             Some(t) => {
                 self.u8(1);
@@ -88,7 +90,8 @@ impl<'a> Dec<'a> {
     pub fn is_empty(&self) -> bool {
         self.at == self.buf.len()
     }
-    fn err(&self, what: &'static str) -> DecodeError {
+    /// An error at the current position.
+    pub fn err(&self, what: &'static str) -> DecodeError {
         DecodeError {
             what,
             at: self.at,
@@ -103,31 +106,37 @@ impl<'a> Dec<'a> {
         self.at += N;
         Ok(b.try_into().unwrap_or([0; N]))
     }
-    fn u8(&mut self) -> Result<u8, DecodeError> {
+    /// The next byte.
+    pub fn u8(&mut self) -> Result<u8, DecodeError> {
         Ok(self.take::<1>()?[0])
     }
-    fn u16(&mut self) -> Result<u16, DecodeError> {
+    /// The next little-endian `u16`.
+    pub fn u16(&mut self) -> Result<u16, DecodeError> {
         Ok(u16::from_le_bytes(self.take()?))
     }
-    fn u32(&mut self) -> Result<u32, DecodeError> {
+    /// The next little-endian `u32`.
+    pub fn u32(&mut self) -> Result<u32, DecodeError> {
         Ok(u32::from_le_bytes(self.take()?))
     }
-    fn u64(&mut self) -> Result<u64, DecodeError> {
+    /// The next little-endian `u64`.
+    pub fn u64(&mut self) -> Result<u64, DecodeError> {
         Ok(u64::from_le_bytes(self.take()?))
     }
-    fn u128(&mut self) -> Result<u128, DecodeError> {
+    /// The next little-endian `u128`.
+    pub fn u128(&mut self) -> Result<u128, DecodeError> {
         Ok(u128::from_le_bytes(self.take()?))
     }
-    fn bool(&mut self) -> Result<bool, DecodeError> {
+    /// The next byte as a flag (0 or 1).
+    pub fn bool(&mut self) -> Result<bool, DecodeError> {
         match self.u8()? {
             0 => Ok(false),
             1 => Ok(true),
             _ => Err(self.err("a flag that is neither 0 nor 1")),
         }
     }
-    /// A count of items of at least `min_bytes` each: never more than the bytes left allow
-    /// (no allocation sized by a corrupt count).
-    fn len(&mut self, min_bytes: usize) -> Result<usize, DecodeError> {
+    /// A count (a little-endian `u64`) of items of at least `min_bytes` each: never more than
+    /// the bytes left allow (no allocation sized by a corrupt count).
+    pub fn len(&mut self, min_bytes: usize) -> Result<usize, DecodeError> {
         let n = self.u64()?;
         let left = (self.buf.len() - self.at) as u64;
         if n.saturating_mul(min_bytes.max(1) as u64) > left {
@@ -135,12 +144,29 @@ impl<'a> Dec<'a> {
         }
         Ok(n as usize)
     }
-    fn opt_instant(&mut self) -> Result<Option<Instant>, DecodeError> {
+    pub(crate) fn opt_instant(&mut self) -> Result<Option<Instant>, DecodeError> {
         Ok(if self.bool()? {
             Some(Instant::from_ps(self.u128()?))
         } else {
             None
         })
+    }
+}
+
+/// An observer of one partition of a run over ranks whose records go to rank 0 at the end,
+/// beside the partition's [`Digest`] (`experiments::ranks`).
+pub trait Shipped {
+    /// Appends what rank 0 needs of this observer's records.
+    fn ship(&self, out: &mut Vec<u8>);
+    /// Takes in what [`Shipped::ship`] wrote, into an observer made for the same partition.
+    fn unship(&mut self, d: &mut Dec<'_>) -> Result<(), DecodeError>;
+}
+
+/// Observes nothing: ships nothing.
+impl Shipped for NoObserver {
+    fn ship(&self, _out: &mut Vec<u8>) {}
+    fn unship(&mut self, _d: &mut Dec<'_>) -> Result<(), DecodeError> {
+        Ok(())
     }
 }
 
@@ -428,6 +454,178 @@ pub struct FlowPart {
     pub sender: bool,
     /// This partition owns the flow's destination (the receiver end: a QP's responder).
     pub receiver: bool,
+    /// Its QP's figures of the sender end, when it has a QP whose sender this partition owns.
+    pub qp_sender: Option<QpSender>,
+    /// Its QP's figures of the receiver end, when it has a QP whose receiver this partition
+    /// owns.
+    pub qp_receiver: Option<QpReceiver>,
+}
+
+/// The figures of a QP's report that its sender end holds (the requester, the reaction point
+/// and pacing: `Qp`'s sender side), as [`QpReport`] names them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QpSender {
+    /// Data packets sent, retransmissions included.
+    pub data_sent_frames: u64,
+    /// Of them, retransmissions.
+    pub retransmitted_frames: u64,
+    /// Retransmission timeouts that fired.
+    pub timeouts_total: u64,
+    /// NAK-sequence-errors the requester acted on.
+    pub naks_received_total: u64,
+    /// Replies that reached the sender.
+    pub replies_received_frames: u64,
+    /// CNPs that reached the sender.
+    pub cnps_received_total: u64,
+    /// CNMs that reached the sender.
+    pub cnms_received_total: u64,
+    /// Rate cuts of the reaction point.
+    pub rate_decreases_total: u64,
+    /// The rate at the end.
+    pub rate_bps: u64,
+    /// The lowest rate.
+    pub min_rate_bps: u64,
+    /// The rate over time.
+    pub rate_series: SeriesReport,
+}
+
+impl QpSender {
+    fn of(r: &QpReport) -> Self {
+        QpSender {
+            data_sent_frames: r.data_sent_frames,
+            retransmitted_frames: r.retransmitted_frames,
+            timeouts_total: r.timeouts_total,
+            naks_received_total: r.naks_received_total,
+            replies_received_frames: r.replies_received_frames,
+            cnps_received_total: r.cnps_received_total,
+            cnms_received_total: r.cnms_received_total,
+            rate_decreases_total: r.rate_decreases_total,
+            rate_bps: r.rate_bps,
+            min_rate_bps: r.min_rate_bps,
+            rate_series: r.rate_series.clone(),
+        }
+    }
+    fn apply(&self, r: &mut QpReport) {
+        r.data_sent_frames = self.data_sent_frames;
+        r.retransmitted_frames = self.retransmitted_frames;
+        r.timeouts_total = self.timeouts_total;
+        r.naks_received_total = self.naks_received_total;
+        r.replies_received_frames = self.replies_received_frames;
+        r.cnps_received_total = self.cnps_received_total;
+        r.cnms_received_total = self.cnms_received_total;
+        r.rate_decreases_total = self.rate_decreases_total;
+        r.rate_bps = self.rate_bps;
+        r.min_rate_bps = self.min_rate_bps;
+        r.rate_series.clone_from(&self.rate_series);
+    }
+    fn encode(&self, e: &mut Enc<'_>) {
+        for v in [
+            self.data_sent_frames,
+            self.retransmitted_frames,
+            self.timeouts_total,
+            self.naks_received_total,
+            self.replies_received_frames,
+            self.cnps_received_total,
+            self.cnms_received_total,
+            self.rate_decreases_total,
+            self.rate_bps,
+            self.min_rate_bps,
+        ] {
+            e.u64(v);
+        }
+        e.len(self.rate_series.at_ps.len());
+        for (at, rate) in self.rate_series.at_ps.iter().zip(&self.rate_series.rate_bps) {
+            e.u64(*at);
+            e.u64(*rate);
+        }
+    }
+    fn decode(d: &mut Dec<'_>) -> Result<Self, DecodeError> {
+        let mut s = QpSender {
+            data_sent_frames: d.u64()?,
+            retransmitted_frames: d.u64()?,
+            timeouts_total: d.u64()?,
+            naks_received_total: d.u64()?,
+            replies_received_frames: d.u64()?,
+            cnps_received_total: d.u64()?,
+            cnms_received_total: d.u64()?,
+            rate_decreases_total: d.u64()?,
+            rate_bps: d.u64()?,
+            min_rate_bps: d.u64()?,
+            rate_series: SeriesReport::default(),
+        };
+        let n = d.len(16)?;
+        for _ in 0..n {
+            s.rate_series.at_ps.push(d.u64()?);
+            s.rate_series.rate_bps.push(d.u64()?);
+        }
+        Ok(s)
+    }
+}
+
+/// The figures of a QP's report that its receiver end holds (the responder, the notification
+/// point and the replies' counters: `Qp`'s receiver side), as [`QpReport`] names them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QpReceiver {
+    /// Payload bytes the responder delivered in order, each once.
+    pub transport_delivered_bytes: u64,
+    /// Data packets the responder dropped as out of sequence.
+    pub out_of_sequence_frames: u64,
+    /// Duplicate data packets at the responder.
+    pub duplicate_frames: u64,
+    /// Replies the receiver sent.
+    pub replies_sent_frames: u64,
+    /// CE-marked data packets that reached the receiver.
+    pub ecn_marked_received_frames: u64,
+    /// CNPs the receiver sent.
+    pub cnps_sent_total: u64,
+    /// Whether the responder has the whole message, each byte once.
+    pub delivered_exactly: bool,
+}
+
+impl QpReceiver {
+    fn of(r: &QpReport, delivered_exactly: bool) -> Self {
+        QpReceiver {
+            transport_delivered_bytes: r.transport_delivered_bytes,
+            out_of_sequence_frames: r.out_of_sequence_frames,
+            duplicate_frames: r.duplicate_frames,
+            replies_sent_frames: r.replies_sent_frames,
+            ecn_marked_received_frames: r.ecn_marked_received_frames,
+            cnps_sent_total: r.cnps_sent_total,
+            delivered_exactly,
+        }
+    }
+    fn apply(&self, r: &mut QpReport) {
+        r.transport_delivered_bytes = self.transport_delivered_bytes;
+        r.out_of_sequence_frames = self.out_of_sequence_frames;
+        r.duplicate_frames = self.duplicate_frames;
+        r.replies_sent_frames = self.replies_sent_frames;
+        r.ecn_marked_received_frames = self.ecn_marked_received_frames;
+        r.cnps_sent_total = self.cnps_sent_total;
+    }
+    fn encode(&self, e: &mut Enc<'_>) {
+        for v in [
+            self.transport_delivered_bytes,
+            self.out_of_sequence_frames,
+            self.duplicate_frames,
+            self.replies_sent_frames,
+            self.ecn_marked_received_frames,
+            self.cnps_sent_total,
+        ] {
+            e.u64(v);
+        }
+        e.u8(u8::from(self.delivered_exactly));
+    }
+    fn decode(d: &mut Dec<'_>) -> Result<Self, DecodeError> {
+        Ok(QpReceiver {
+            transport_delivered_bytes: d.u64()?,
+            out_of_sequence_frames: d.u64()?,
+            duplicate_frames: d.u64()?,
+            replies_sent_frames: d.u64()?,
+            ecn_marked_received_frames: d.u64()?,
+            cnps_sent_total: d.u64()?,
+            delivered_exactly: d.bool()?,
+        })
+    }
 }
 
 /// What the report reads of one partition's own state at the end of a run.
@@ -543,7 +741,16 @@ impl Digest {
         for f in &self.flows {
             e.u32(f.flow);
             flow_stats(&mut e, &f.stats);
-            e.u8(u8::from(f.sender) | u8::from(f.receiver) << 1);
+            e.u8(u8::from(f.sender)
+                | u8::from(f.receiver) << 1
+                | u8::from(f.qp_sender.is_some()) << 2
+                | u8::from(f.qp_receiver.is_some()) << 3);
+            if let Some(q) = &f.qp_sender {
+                q.encode(&mut e);
+            }
+            if let Some(q) = &f.qp_receiver {
+                q.encode(&mut e);
+            }
         }
     }
 
@@ -636,11 +843,18 @@ impl Digest {
             let flow = d.u32()?;
             let stats = read_flow_stats(d)?;
             let ends = d.u8()?;
+            if ends > 15 {
+                return Err(d.err("unknown flags of a flow's ends"));
+            }
+            let qp_sender = (ends & 4 != 0).then(|| QpSender::decode(d)).transpose()?;
+            let qp_receiver = (ends & 8 != 0).then(|| QpReceiver::decode(d)).transpose()?;
             flows.push(FlowPart {
                 flow,
                 stats,
                 sender: ends & 1 != 0,
                 receiver: ends & 2 != 0,
+                qp_sender,
+                qp_receiver,
             });
         }
         Ok(Digest {
@@ -664,6 +878,8 @@ pub(crate) struct Absorbed {
     pause_ps: Vec<Option<[(u128, u128); 8]>>,
     /// Per port (absorbed ones only): the ECN markers' counters.
     ecn: Vec<Option<[Option<EcnCounters>; 8]>>,
+    /// Per flow: its QP's figures of the ends that ran in other processes.
+    qps: Vec<(Option<QpSender>, Option<QpReceiver>)>,
 }
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
@@ -704,6 +920,27 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         self.ports[pi as usize].cn.as_deref()?.markers[q as usize & 7]
             .as_ref()
             .map(|m| m.counters())
+    }
+
+    /// The report of flow `f`'s QP `qp` (congestion control `cc`, `dropped` of its replies,
+    /// CNPs and CNMs dropped on the way) and whether its responder has the whole message,
+    /// each byte once: what the QP here says, or, of an end that ran in another process,
+    /// what that process said.
+    pub(crate) fn qp_report(&self, f: usize, qp: &Qp, cc: &'static str, dropped: u64) -> (QpReport, bool) {
+        let mut r = QpReport::of(qp, cc, dropped);
+        let mut exactly = qp.delivered_exactly();
+        if let Some(a) = self.absorbed.as_deref()
+            && let Some((sender, receiver)) = a.qps.get(f)
+        {
+            if let Some(s) = sender {
+                s.apply(&mut r);
+            }
+            if let Some(x) = receiver {
+                x.apply(&mut r);
+                exactly = x.delivered_exactly;
+            }
+        }
+        (r, exactly)
     }
 
     /// The digest of what this partition owns (see the module's documentation), at the end of
@@ -768,11 +1005,22 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             .filter_map(|(i, f)| {
                 let sender = of_node[f.spec.src as usize] == me;
                 let receiver = of_node[f.spec.dst as usize] == me;
-                (sender || receiver || f.stats != FlowStats::default()).then_some(FlowPart {
+                if !(sender || receiver || f.stats != FlowStats::default()) {
+                    return None;
+                }
+                let (mut qp_sender, mut qp_receiver) = (None, None);
+                if let Some(qp) = f.qp.as_deref() {
+                    let (r, exactly) = self.qp_report(i, qp, "", 0);
+                    qp_sender = sender.then(|| QpSender::of(&r));
+                    qp_receiver = receiver.then(|| QpReceiver::of(&r, exactly));
+                }
+                Some(FlowPart {
                     flow: i as u32,
                     stats: f.stats,
                     sender,
                     receiver,
+                    qp_sender,
+                    qp_receiver,
                 })
             })
             .collect();
@@ -801,6 +1049,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let mut a = Absorbed {
             pause_ps: vec![None; nports],
             ecn: vec![None; nports],
+            qps: vec![(None, None); self.flows.len()],
         };
         let mut events = own_events;
         let mut flows: Vec<FlowStats> = self.flows.iter().map(|f| f.stats).collect();
@@ -867,7 +1116,14 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     .ok_or_else(|| bad("flow", f.flow as usize, d))?;
                 super::partition::add_flow(m, &f.stats);
                 // (the sender and receiver ends of a flow without a transport hold nothing
-                // else the report reads)
+                // else the report reads; a QP's hold what its report reads of that end)
+                let (sender, receiver) = &mut a.qps[f.flow as usize];
+                if f.qp_sender.is_some() {
+                    sender.clone_from(&f.qp_sender);
+                }
+                if f.qp_receiver.is_some() {
+                    receiver.clone_from(&f.qp_receiver);
+                }
             }
             if self.fault.is_none() {
                 self.fault.clone_from(&d.fault);

@@ -111,6 +111,20 @@ impl<Q: EventQueue<Event>> Simulator<NoObserver, Q> {
         me: u16,
         queue: Q,
     ) -> Result<Self, PartitionError> {
+        Simulator::partition_observed(config, of_node, me, NoObserver, queue)
+    }
+}
+
+impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
+    /// Partition `me` of `config` split by `of_node`, on `queue`, observed by `observer`
+    /// (which sees only this partition's events).
+    pub fn partition_observed(
+        config: SimConfig,
+        of_node: Vec<u16>,
+        me: u16,
+        observer: O,
+        queue: Q,
+    ) -> Result<Self, PartitionError> {
         if let Some(what) = unsupported(&config) {
             return Err(PartitionError::Unsupported(what));
         }
@@ -120,7 +134,7 @@ impl<Q: EventQueue<Event>> Simulator<NoObserver, Q> {
                 nodes: config.nodes.len(),
             });
         }
-        let mut sim = Simulator::build(config, NoObserver, queue)?;
+        let mut sim = Simulator::build(config, observer, queue)?;
         sim.part = Some(Box::new(PartState {
             me,
             of_node,
