@@ -318,11 +318,9 @@ fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
             digests.len() + 1
         )));
     }
+    // (its observer is in `observers`, a fresh one in its place)
     let mut merged = sims.swap_remove(0);
-    *merged.observer_mut() = observers.remove(0);
     merged.absorb(&digests).map_err(RankError::Merge)?;
-    let merged_observer = std::mem::replace(merged.observer_mut(), observer(0));
-    observers.insert(0, merged_observer);
     Ok((Some((merged, observers)), stats))
 }
 
