@@ -79,6 +79,11 @@ pub trait Observer {
     /// (`sim/order.rs`: 0 the build, node `n` as `n + 1`, then the workloads and the fabric).
     #[inline(always)]
     fn event_handled(&mut self, _at: Instant, _scheduler: u32) {}
+    /// An event due at `at` with the tie `tie` (`sim/order.rs`) is about to be handled: with
+    /// the instant, the tie orders the events of the parts of a split run as one simulator
+    /// orders them.
+    #[inline(always)]
+    fn event_start(&mut self, _at: Instant, _tie: u64) {}
 }
 
 /// The observer that observes nothing (zero cost).
@@ -128,6 +133,10 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
         self.0.event_handled(at, scheduler);
         self.1.event_handled(at, scheduler);
     }
+    fn event_start(&mut self, at: Instant, tie: u64) {
+        self.0.event_start(at, tie);
+        self.1.event_start(at, tie);
+    }
 }
 
 impl<T: Observer> Observer for Option<T> {
@@ -171,6 +180,11 @@ impl<T: Observer> Observer for Option<T> {
     fn lldp_tx(&mut self, port: PortId, frame: &[u8], start: Instant) {
         if let Some(o) = self {
             o.lldp_tx(port, frame, start);
+        }
+    }
+    fn event_start(&mut self, at: Instant, tie: u64) {
+        if let Some(o) = self {
+            o.event_start(at, tie);
         }
     }
     fn event_handled(&mut self, at: Instant, scheduler: u32) {

@@ -59,9 +59,104 @@ fn two_chip_and_ets_at_2_and_3_threads_report_what_one_simulator_does() {
 
 #[test]
 fn features_the_partitioned_engine_lacks_are_refused_by_name() {
-    let cfg = scenario::load("incast-dcqcn", &Overrides::default()).expect("loads");
+    let cfg = scenario::load("dcbx-adopt", &Overrides::default()).expect("loads");
     let err = parallel::run(&cfg, 2).err().expect("refused");
-    assert!(err.to_string().contains("RoCEv2 QPs"), "{err}");
+    assert!(err.to_string().contains("DCBX"), "{err}");
+}
+
+#[test]
+fn a_dcqcn_incast_where_pfc_fires_at_1_2_3_and_8_threads_reports_what_one_simulator_does() {
+    // 64 QPs at line rate into one port: ECN marks, CNPs cut the rates, and PFC pauses every
+    // sender before DCQCN has caught up (the QPs' senders and their receiver in different
+    // partitions: every data packet, ACK and CNP crosses a cut link)
+    let ov = Overrides {
+        set: vec!["senders=64".into(), "duration=\"400us\"".into()],
+        ..Default::default()
+    };
+    let cfg = scenario::load("incast-dcqcn", &ov).expect("loads");
+    let seq = sequential(&cfg);
+    let counted = |key: &str| {
+        seq.lines()
+            .filter(|l| l.trim().starts_with(&format!("\"{key}\": ")) && !l.trim_end().ends_with(": 0,"))
+            .count()
+    };
+    assert!(counted("pfc_xoff_sent_frames") > 0, "PFC fired");
+    assert!(counted("cnps_sent_total") > 0, "DCQCN acted");
+    for t in [1, 2, 3, 8] {
+        let (sim, stats) = parallel::run(&cfg, t).expect("splits");
+        assert!(t == 1 || stats.messages > 0, "{stats:?}");
+        let par = json_of(&sim);
+        assert!(
+            par == seq,
+            "incast-dcqcn at {t} threads ({stats:?}): {}",
+            first_difference(&seq, &par)
+        );
+    }
+}
+
+/// A k = 4 fat tree of 100 G hosts under WebSearch at 50 % for 150 µs, every flow a RoCEv2 QP
+/// under `cc`, ECN marking on priority 3 where the CC reads it.
+fn qp_fat_tree(cc: &str, duration: &str) -> lossless_sim::config::SimConfig {
+    let dir = lossless_testkit::corpus_dir().join("workloads");
+    let extra = match cc {
+        "dcqcn" | "dctcp" => "[ecn]\npreset = \"hpcc-ns3\"\npriorities = [3]\n",
+        // the base RTT of the longest path (6 hops of 1 µs each way) and its BDP at 100 G
+        "hpcc" => "hpcc = { base_rtt = \"13us\", bdp = 162500 }\n",
+        _ => "",
+    };
+    let text = format!(
+        r#"
+name = "ft4-{cc}"
+seed = 3
+duration = "{duration}"
+[defaults]
+rate = "100G"
+flow_control = "pfc"
+pfc_priorities = [3]
+[qp]
+cc = "{cc}"
+preset = "hpcc-ns3"
+{extra}
+[fabric]
+kind = "fat-tree"
+k = 4
+host_rate = "100G"
+delay = "1us"
+[fabric.switch]
+buffer_bytes = 1000000
+alpha = 0.125
+[[workload]]
+name = "websearch"
+src = ["h*"]
+dst = ["h*"]
+priority = 3
+transport = "rocev2"
+cdf_file = "WebSearch_distribution.txt"
+load = 0.5
+"#
+    );
+    scenario::load_str(&text, "ft4.toml", Some(&dir), &Overrides::default()).expect("loads")
+}
+
+#[test]
+fn qps_under_dcqcn_hpcc_timely_and_dctcp_on_a_fat_tree_at_2_3_and_8_threads_report_what_one_simulator_does() {
+    // HPCC's INT records and TIMELY's timestamps cross cut links with their packets; their
+    // paths re-enter the sender's partition (host → edge → aggregation → core → …), and the
+    // rings that hold them grow while replies are in flight
+    for cc in ["dcqcn", "hpcc", "timely", "dctcp"] {
+        let cfg = qp_fat_tree(cc, "800us");
+        let seq = sequential(&cfg);
+        for t in [2, 3, 8] {
+            let (sim, stats) = parallel::run(&cfg, t).expect("splits");
+            assert!(stats.messages > 0 && stats.windows > 1, "{stats:?}");
+            let par = json_of(&sim);
+            assert!(
+                par == seq,
+                "{cc} fat tree at {t} threads ({stats:?}): {}",
+                first_difference(&seq, &par)
+            );
+        }
+    }
 }
 
 #[test]

@@ -186,10 +186,11 @@ pub struct SimArgs {
     pub jobs: Option<u16>,
     /// Split the fabric over N threads, 1..=1024 (default 1): each owns a group of switches
     /// with their hosts and they run in windows of the cut links' smallest delay; the report
-    /// is the one-thread run's, byte for byte (docs/parallel.md). For now: flows and
-    /// workloads without a transport, PAUSE/PFC, ECN, ETS — QPs, DCBX, QCN, bit errors,
-    /// pathology parts, --ns3 and the trace outputs (--pcap, --vcd, --report) are refused.
-    /// Links shorter than ~40 m (windows under 200 ns) make it slower than one thread.
+    /// is the one-thread run's, byte for byte, and so are --ns3's fct.txt and pfc.txt
+    /// (docs/parallel.md). Splits flows, workloads, RoCEv2 QPs under DCQCN, HPCC, TIMELY and
+    /// DCTCP, PAUSE/PFC, ECN, ETS; refuses DCBX, QCN, bit errors, pathology parts and the
+    /// trace outputs (--pcap, --vcd, --report). Links shorter than ~40 m (windows under
+    /// 200 ns) make it slower than one thread.
     #[arg(long, value_name = "N", conflicts_with = "sweep",
           value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
@@ -355,11 +356,6 @@ pub(super) fn run_on(args: SimArgs, mpi: Option<&mut dyn Transport>) -> anyhow::
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(config) = &args.ns3 {
-        if args.threads.is_some_and(|t| t > 1) {
-            anyhow::bail!(
-                "--threads: --ns3 runs use QPs, which the partitioned engine does not split yet; run them on one thread"
-            );
-        }
         return super::ns3::run(&args, config);
     }
     let name = args.scenario.as_deref().unwrap_or(BUILTINS[0].name);
@@ -508,8 +504,8 @@ fn simulate(
         }
         Ok(Ok(ran))
     } else if let Some(threads) = args.threads.filter(|&t| t > 1) {
-        let mut ran = match simulate_threads(args, name, &config, threads)? {
-            Ok(ran) => ran,
+        let mut ran = match simulate_threads(args, name, &config, threads, &|_| NoObserver)? {
+            Ok((ran, _)) => ran,
             Err(status) => return Ok(Err(status)),
         };
         if let Some(twin) = twin {
@@ -529,15 +525,18 @@ fn simulate(
     }
 }
 
-/// [`simulate`] on `threads` threads (`experiments::parallel`): a note first when the windows
-/// are too short to pay, a progress bar after one second, a stop at the next window on
-/// SIGINT/SIGTERM (nothing written), the windows and each thread's time on stderr.
-fn simulate_threads(
+/// [`simulate`] on `threads` threads (`experiments::parallel`), each part observed by the
+/// observer `observer` makes for it: a note first when the windows are too short to pay, a
+/// progress bar after one second, a stop at the next window on SIGINT/SIGTERM (nothing
+/// written), the windows and each thread's time on stderr. Returns the run and the parts'
+/// observers, in partition order.
+pub(super) fn simulate_threads<O: Observer + Send>(
     args: &SimArgs,
     name: &str,
     config: &SimConfig,
     threads: u16,
-) -> anyhow::Result<Result<Ran, ExitCode>> {
+    observer: &(dyn Fn(u16) -> O + Sync),
+) -> anyhow::Result<Result<(Ran, Vec<O>), ExitCode>> {
     use lossless_sim::experiments::parallel;
     use lossless_sim::experiments::partition_model::Partitioning;
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -569,9 +568,20 @@ fn simulate_threads(
         }
         signals::stop_requested()
     };
-    let (sim, st) = parallel::run_split(config, &Partitioning::by_tier(config, threads), &window_done)
-        .with_context(|| format!("{name}: --threads {threads}"))?;
+    let (mut parts, st) = parallel::run_parts(
+        config,
+        &Partitioning::by_tier(config, threads),
+        observer,
+        &window_done,
+    )
+    .with_context(|| format!("{name}: --threads {threads}"))?;
     bar.finish_and_clear();
+    let observers: Vec<O> = parts
+        .iter_mut()
+        .enumerate()
+        .map(|(i, p)| std::mem::replace(p.observer_mut(), observer(i as u16)))
+        .collect();
+    let sim = Simulator::merge(parts);
     if signals::stop_requested() && sim.now() < sim.end() {
         return Ok(Err(interrupted(&sim)));
     }
@@ -587,12 +597,13 @@ fn simulate_threads(
             per(&st.wait_s_per_thread)
         );
     }
-    Ok(Ok(Ran {
+    let ran = Ran {
         report: Report::collect(&sim),
         wall_s: wall.elapsed().as_secs_f64(),
         simulated_s: sim.now().since_epoch().as_secs_f64(),
         interrupted: false,
-    }))
+    };
+    Ok(Ok((ran, observers)))
 }
 
 /// [`simulate`] as rank 0 of the ranks `tr` reaches, each on `--threads` threads

@@ -386,6 +386,7 @@ impl FlowControl {
 
     /// Records that a data frame of `frame_bytes` (FCS included) and priority `p` starts now;
     /// refused if the wire is busy, `p` is paused, own data is held or a control frame is due.
+    #[inline]
     pub fn on_tx_start(&mut self, now: Instant, frame_bytes: u64, p: u8) -> Result<TxSlot, TxError> {
         self.advance(now);
         if self.now < self.wire_free_at {

@@ -45,23 +45,25 @@ pub struct Ns3Port {
     pub shift: u32,
 }
 
-/// One (port, class)'s bytes.
+/// One (port, class)'s bytes, with its port's settings and its pause state beside them: an
+/// admission or a release reads and writes this one cache line of the port's (besides the
+/// switch's totals), not a class line and a settings line.
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(64))]
 struct Class {
     ingress: u64,
     hdrm: u64,
     peak: u64,
+    /// The port's headroom (the same in each of its classes).
+    headroom: u64,
+    /// The port's threshold shift (the same in each of its classes).
+    shift: u32,
+    /// Whether this class has paused the upstream.
+    paused: bool,
 }
 
-/// One port's classes and its settings, in one or two cache lines.
-#[derive(Clone, Copy, Debug)]
-struct PortState {
-    classes: [Class; 8],
-    headroom: u64,
-    shift: u32,
-    /// Bit c set while class c has paused the upstream.
-    paused: u8,
-}
+/// One port's classes, a cache line each.
+type PortState = [Class; 8];
 
 /// The HPCC ns-3 MMU of one switch (see the module's documentation for the rules).
 #[derive(Clone, Debug)]
@@ -97,11 +99,12 @@ impl Ns3Mmu {
             size,
             ports: ports
                 .iter()
-                .map(|p| PortState {
-                    classes: [Class::default(); 8],
-                    headroom: p.headroom,
-                    shift: p.shift.min(63),
-                    paused: 0,
+                .map(|p| {
+                    [Class {
+                        headroom: p.headroom,
+                        shift: p.shift.min(63),
+                        ..Class::default()
+                    }; 8]
                 })
                 .collect(),
         })
@@ -110,7 +113,7 @@ impl Ns3Mmu {
     /// The PFC threshold of local port `port` now.
     #[inline(always)]
     pub fn threshold(&self, port: usize) -> u64 {
-        (self.free - self.shared_used) >> self.ports[port].shift
+        (self.free - self.shared_used) >> self.ports[port][0].shift
     }
 
     /// The shared-pool bytes of (port, class) now.
@@ -128,10 +131,9 @@ impl Ns3Mmu {
             // the fork's class 0 skips the MMU
             return Admission::Admitted { xoff: false };
         }
-        let mut thr = self.threshold(port);
-        let p = &mut self.ports[port];
-        let c = &mut p.classes[q];
-        if c.hdrm + len > p.headroom && Self::shared_of(c) + len > thr {
+        let c = &mut self.ports[port][q];
+        let mut thr = (self.free - self.shared_used) >> c.shift;
+        if c.hdrm + len > c.headroom && Self::shared_of(c) + len > thr {
             return Admission::Dropped(DropReason::HeadroomOverflow);
         }
         let new = c.ingress + len;
@@ -146,7 +148,7 @@ impl Ns3Mmu {
             c.ingress = new;
             self.shared_used += len.min(new - NS3_RESERVE_BYTES);
             // the pool shrank: the threshold with it
-            thr = (self.free - self.shared_used) >> p.shift;
+            thr = (self.free - self.shared_used) >> c.shift;
         }
         let total = c.ingress + c.hdrm;
         if total > c.peak {
@@ -156,10 +158,9 @@ impl Ns3Mmu {
         if self.used > self.peak_used {
             self.peak_used = self.used;
         }
-        let bit = 1u8 << q;
-        let xoff = lossless && p.paused & bit == 0 && (c.hdrm > 0 || Self::shared_of(c) >= thr);
+        let xoff = lossless && !c.paused && (c.hdrm > 0 || Self::shared_of(c) >= thr);
         if xoff {
-            p.paused |= bit;
+            c.paused = true;
         }
         Admission::Admitted { xoff }
     }
@@ -172,8 +173,7 @@ impl Ns3Mmu {
         if q == 0 {
             return false;
         }
-        let p = &mut self.ports[port];
-        let c = &mut p.classes[q];
+        let c = &mut self.ports[port][q];
         let from_hdrm = c.hdrm.min(len);
         let rest = len - from_hdrm;
         let from_shared = rest.min(Self::shared_of(c));
@@ -181,13 +181,12 @@ impl Ns3Mmu {
         c.ingress -= rest;
         self.shared_used -= from_shared;
         self.used -= len;
-        let bit = 1u8 << q;
-        if p.paused & bit == 0 || c.hdrm != 0 {
+        if !c.paused || c.hdrm != 0 {
             return false;
         }
         let shared = Self::shared_of(c);
-        if shared == 0 || shared + self.resume_offset <= (self.free - self.shared_used) >> p.shift {
-            p.paused &= !bit;
+        if shared == 0 || shared + self.resume_offset <= (self.free - self.shared_used) >> c.shift {
+            c.paused = false;
             return true;
         }
         false
@@ -196,20 +195,20 @@ impl Ns3Mmu {
     /// Bytes charged to (port, class) now.
     #[inline]
     pub fn occupancy(&self, port: usize, class: u8) -> u64 {
-        let c = &self.ports[port].classes[usize::from(class & 7)];
+        let c = &self.ports[port][usize::from(class & 7)];
         c.ingress + c.hdrm
     }
     /// Headroom bytes of (port, class) now.
     pub fn headroom_used(&self, port: usize, class: u8) -> u64 {
-        self.ports[port].classes[usize::from(class & 7)].hdrm
+        self.ports[port][usize::from(class & 7)].hdrm
     }
     /// The headroom of local port `port` (per class).
     pub fn headroom(&self, port: usize) -> u64 {
-        self.ports[port].headroom
+        self.ports[port][0].headroom
     }
     /// The largest number of bytes (port, class) ever held.
     pub fn peak(&self, port: usize, class: u8) -> u64 {
-        self.ports[port].classes[usize::from(class & 7)].peak
+        self.ports[port][usize::from(class & 7)].peak
     }
     /// The largest number of bytes the whole buffer ever held.
     pub fn peak_used(&self) -> u64 {
@@ -233,7 +232,7 @@ impl Ns3Mmu {
     }
     /// Whether (port, class) has paused its upstream.
     pub fn is_xoff(&self, port: usize, class: u8) -> bool {
-        self.ports[port].paused & (1 << (class & 7)) != 0
+        self.ports[port][usize::from(class & 7)].paused
     }
 }
 

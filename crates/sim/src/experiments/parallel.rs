@@ -13,6 +13,7 @@ use lossless_proto::units::{Duration, Instant};
 use crate::config::SimConfig;
 use crate::event::CalendarQueue;
 use crate::experiments::partition_model::Partitioning;
+use crate::observer::{NoObserver, Observer};
 use crate::sim::Simulator;
 use crate::sim::partition::{Message, PartitionError};
 
@@ -41,7 +42,7 @@ fn lookahead(config: &SimConfig, part: &Partitioning) -> Option<Duration> {
         .links
         .iter()
         .filter(|l| part.of_node[l.a as usize] != part.of_node[l.b as usize])
-        .map(crate::experiments::partition_model::cut_lookahead)
+        .map(|l| crate::experiments::partition_model::cut_lookahead(&config.model, l))
         .min()
 }
 
@@ -70,6 +71,19 @@ pub fn run_split(
     part: &Partitioning,
     window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
 ) -> Result<(Simulator, ParallelStats), PartitionError> {
+    let (parts, stats) = run_parts(config, part, &|_| NoObserver, window_done)?;
+    Ok((Simulator::merge(parts), stats))
+}
+
+/// Runs `config` split as `part` says, one thread per partition, each observed by the
+/// observer `observer` makes for it, and returns the partitions unmerged (in partition order:
+/// [`Simulator::merge`] joins them once their observers have been read), as [`run_split`].
+pub fn run_parts<O: Observer + Send>(
+    config: &SimConfig,
+    part: &Partitioning,
+    observer: &(dyn Fn(u16) -> O + Sync),
+    window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
+) -> Result<(Vec<Simulator<O>>, ParallelStats), PartitionError> {
     let n = part.parts as usize;
     let la = lookahead(config, part);
     if la == Some(Duration::ZERO) {
@@ -78,7 +92,15 @@ pub fn run_split(
         ));
     }
     let sims = (0..part.parts)
-        .map(|me| Simulator::partition(config.clone(), part.of_node.clone(), me, CalendarQueue::default()))
+        .map(|me| {
+            Simulator::partition_observed(
+                config.clone(),
+                part.of_node.clone(),
+                me,
+                observer(me),
+                CalendarQueue::default(),
+            )
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let end = sims[0].end();
     let barrier = Barrier::new(n);
@@ -99,7 +121,7 @@ pub fn run_split(
     let of_node = &part.of_node;
     let stop = std::sync::atomic::AtomicBool::new(false);
     let stop = &stop;
-    let done: Vec<Simulator> = std::thread::scope(|s| {
+    let done: Vec<Simulator<O>> = std::thread::scope(|s| {
         let handles: Vec<_> = sims
             .into_iter()
             .enumerate()
@@ -172,7 +194,7 @@ pub fn run_split(
     let stats = stats
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    Ok((Simulator::merge(done), stats))
+    Ok((done, stats))
 }
 
 /// A lock that a panicked thread did not leave unusable (its panic is re-raised at the join).

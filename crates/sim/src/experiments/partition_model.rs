@@ -16,6 +16,7 @@ use std::collections::VecDeque;
 
 use lossless_proto::units::{Duration, Instant};
 
+use crate::config::model::{Framing, ModelConfig};
 use crate::config::{LinkConfig, NodeKind, SimConfig};
 use crate::frame::PortId;
 use crate::observer::{Observer, WireFrame};
@@ -196,7 +197,7 @@ impl Tracker {
             port_part.push((pb, pa));
             if pa != pb {
                 cut_links += 1;
-                lookahead = lookahead.min(cut_lookahead(l).as_ps());
+                lookahead = lookahead.min(cut_lookahead(&config.model, l).as_ps());
             }
         }
         let parts = part.parts as usize;
@@ -283,9 +284,16 @@ impl Tracker {
 }
 
 /// How far ahead a partition may run of a frame that crosses link `l`: its propagation plus the
-/// shortest frame's (64 bytes) time on the wire.
-pub fn cut_lookahead(l: &LinkConfig) -> Duration {
-    l.propagation() + l.rate.time_for_bits(64 * 8)
+/// shortest frame's time on the wire under `model`'s framing.
+///
+/// Under 802.3 framing no frame is shorter than 64 bytes. The ns-3 framing has no minimum (an
+/// ACK is 60 bytes, and a frame takes one nanosecond less than its time rounded up: 4 ns at
+/// 100 Gb/s, where 64 bytes take 5.12), so there only the propagation is certain.
+pub fn cut_lookahead(model: &ModelConfig, l: &LinkConfig) -> Duration {
+    match model.framing {
+        Framing::Ieee8023 => l.propagation() + l.rate.time_for_bits(64 * 8),
+        Framing::Ns3 => l.propagation(),
+    }
 }
 
 /// An observer that measures the model for several partitionings in one run.

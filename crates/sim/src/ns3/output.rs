@@ -173,6 +173,11 @@ pub struct Ns3Observer {
     ports: Vec<(u32, u32, bool)>,
     /// The lines, in time order.
     pub pfc: Vec<PfcLine>,
+    /// In a part of a split run: each line's event (instant in ps, tie) and receiving port,
+    /// by which the parts' lines merge into one run's order ([`merge_pfc`]).
+    keys: Option<Vec<(u128, u64, PortId)>>,
+    /// The event being handled (kept only in a part of a split run).
+    now: (u128, u64),
 }
 
 impl Ns3Observer {
@@ -191,11 +196,56 @@ impl Ns3Observer {
         Ns3Observer {
             ports,
             pfc: Vec::new(),
+            keys: None,
+            now: (0, 0),
+        }
+    }
+
+    /// An observer for one part of a split run of `config`: it also keeps what orders its
+    /// lines among the other parts' ([`merge_pfc`]).
+    pub fn for_part(config: &SimConfig) -> Self {
+        Ns3Observer {
+            keys: Some(Vec::new()),
+            ..Ns3Observer::new(config)
+        }
+    }
+}
+
+/// The `pfc.txt` lines of a split run's parts (each observed by [`Ns3Observer::for_part`])
+/// in the order one simulator gives them: by instant, then the tie of the event that received
+/// the frame (`sim/order.rs`), each part's lines in its own order; two parts' lines of one
+/// instant and tie (frames one node sent at one instant on two links) by receiving port.
+pub fn merge_pfc(parts: Vec<Ns3Observer>) -> Vec<PfcLine> {
+    let mut heads: Vec<_> = parts
+        .into_iter()
+        .map(|o| o.keys.unwrap_or_default().into_iter().zip(o.pfc).peekable())
+        .collect();
+    let mut out = Vec::new();
+    loop {
+        let mut best: Option<(usize, (u128, u64, PortId))> = None;
+        for (i, h) in heads.iter_mut().enumerate() {
+            if let Some(&(k, _)) = h.peek()
+                && best.is_none_or(|(_, b)| k < b)
+            {
+                best = Some((i, k));
+            }
+        }
+        let Some((i, k)) = best else {
+            return out;
+        };
+        // every line of that event (a PFC frame naming several priorities gives several)
+        while let Some((_, line)) = heads[i].next_if(|(kk, _)| *kk == k) {
+            out.push(line);
         }
     }
 }
 
 impl Observer for Ns3Observer {
+    fn event_start(&mut self, at: Instant, tie: u64) {
+        if self.keys.is_some() {
+            self.now = (at.as_ps(), tie);
+        }
+    }
     fn control_received(&mut self, port: PortId, frame: &ControlFrame, at: Instant) {
         let Some(&(node, if_index, switch)) = self.ports.get(port as usize) else {
             return;
@@ -219,6 +269,10 @@ impl Observer for Ns3Observer {
                     }
                 }
             }
+        }
+        if let Some(keys) = &mut self.keys {
+            let (at, tie) = self.now;
+            keys.resize(self.pfc.len(), (at, tie, port));
         }
     }
 }

@@ -304,6 +304,7 @@ impl OutputPaths {
             .as_ref()
             .map(|_| QlenMonitor::new(&experiment.sim_config, keys.qlen_start_ns, keys.qlen_end_ns));
         Ok(ForkOutputs {
+            monitor_samples: monitor.is_some() && keys.qlen_start_ns < experiment.stop_ns(),
             fct,
             pfc,
             qlen,
@@ -319,6 +320,8 @@ pub struct ForkOutputs {
     pfc: Output,
     qlen: Option<Output>,
     monitor: Option<QlenMonitor>,
+    /// Whether the monitor samples before the run ends.
+    monitor_samples: bool,
     /// The first failure to write `qlen.txt`, which stopped the run.
     qlen_error: Option<OutputError>,
 }
@@ -333,6 +336,12 @@ pub struct Written {
 }
 
 impl ForkOutputs {
+    /// Whether the queue monitor samples during the run (`QLEN_MON_FILE` set and
+    /// `QLEN_MON_START` before the end).
+    pub fn monitors(&self) -> bool {
+        self.monitor_samples
+    }
+
     /// Whether any of the outputs is standard output.
     pub fn is_stdout(&self) -> bool {
         [Some(&self.fct), Some(&self.pfc), self.qlen.as_ref()]

@@ -100,9 +100,11 @@ pub enum Event {
     /// A timer of the pathology parts (stalls, storm prevention, pfcwd polls, the deadlock
     /// detector, topology events): kind and index, see `sim/features/pathology/mod.rs`.
     Pathology(u32),
-    /// A QP's engines have a deadline (the earliest of its reaction point's, its
-    /// retransmission timer's and its notification point's).
+    /// A QP's sender has a deadline (the earlier of its reaction point's and its
+    /// retransmission timer's).
     QpTimer(FlowId),
+    /// A QP's receiver has a deadline (its notification point's late CNP).
+    NpTimer(FlowId),
 }
 
 /// A node; each starts a cache line (see [`Switch`]).
@@ -316,6 +318,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             };
             self.now = s.at;
             self.events += 1;
+            self.observer.event_start(s.at, s.tie);
             self.handle(s.event);
             self.observer.event_handled(s.at, self.scheduler);
         }
@@ -407,6 +410,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     return;
                 }
                 self.hook_qp_timer(f)
+            }
+            Event::NpTimer(f) => {
+                self.scheduler = self.flow_receiver_scheduler(f);
+                if !self.here() {
+                    return;
+                }
+                self.hook_np_timer(f)
             }
         }
     }

@@ -94,6 +94,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         node_scheduler(self.flows[f as usize].spec.src)
     }
 
+    /// The scheduler of what the handler of flow `f`'s receiver's event schedules: its
+    /// destination host.
+    #[inline(always)]
+    pub(in crate::sim) fn flow_receiver_scheduler(&self, f: FlowId) -> u32 {
+        node_scheduler(self.flows[f as usize].spec.dst)
+    }
+
     /// The scheduler of what a scripted request change schedules: its host.
     pub(in crate::sim) fn signal_scheduler(&self, i: u32) -> u32 {
         node_scheduler(self.config.signals[i as usize].node)

@@ -9,9 +9,11 @@
 //! the same as in one simulator (`order.rs`): a message carries the tie its arrival was
 //! scheduled with, and one partition's messages are taken in the order it sent them.
 //!
-//! Supported: flows and workloads without a transport, PAUSE and PFC, shared buffers, ETS,
-//! ECN marking. Refused (for now): QPs (their timers serve both ends of a flow), DCBX (its
-//! LLDPDUs' bytes cross the link beside the frame), QCN, link bit errors, the pathology parts.
+//! Supported: flows and workloads, RoCEv2 QPs under every congestion control (each end's
+//! state and timer is its host's; HPCC's INT field and TIMELY's timestamp cross a cut link
+//! in the message beside the frame), PAUSE and PFC, shared buffers, ETS, ECN marking.
+//! Refused (for now): DCBX (its LLDPDUs' bytes cross the link beside the frame), QCN, link
+//! bit errors, the pathology parts.
 
 use lossless_proto::units::Instant;
 
@@ -19,6 +21,7 @@ use crate::config::SimConfig;
 use crate::event::EventQueue;
 use crate::frame::PortId;
 use crate::observer::{NoObserver, Observer, WireFrame};
+pub use crate::sim::features::hpcc::Carried;
 use crate::sim::{BuildError, Event, Simulator, order};
 use crate::stats::{FlowStats, Totals};
 
@@ -35,6 +38,9 @@ pub struct Message {
     pub tie: u64,
     /// The frame.
     pub frame: WireFrame,
+    /// What it carries beside the frame for its QP's congestion control (HPCC's INT field,
+    /// TIMELY's timestamp).
+    pub carried: Carried,
 }
 
 /// What a partition knows of the split.
@@ -75,11 +81,6 @@ pub enum PartitionError {
 /// The first feature of `config` that the partitioned engine does not support, if any.
 pub fn unsupported(config: &SimConfig) -> Option<&'static str> {
     use crate::config::NodeKind;
-    if config.flows.iter().any(|f| f.transport.is_some())
-        || config.workloads.iter().any(|w| w.transport.is_some())
-    {
-        return Some("RoCEv2 QPs");
-    }
     if config.nodes.iter().any(|n| n.dcbx.is_some()) {
         return Some("DCBX");
     }
@@ -179,12 +180,18 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             && ps.of_node[self.ports[peer as usize].node as usize] != ps.me
         {
             let tie = order::tie(self.now, arrive, self.scheduler);
+            let carried = match &w {
+                WireFrame::Data(f) if self.flows[f.flow as usize].qp.is_some() => self.telemetry_out(f),
+                _ => Carried::None,
+            };
+            let ps = self.part.as_deref_mut().expect("checked above");
             ps.outbox.push(Message {
                 to: peer,
                 from: p,
                 at: arrive,
                 tie,
                 frame: w,
+                carried,
             });
             return;
         }
@@ -201,6 +208,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// Takes in a frame that another partition sent on a cut link to one of this one's ports.
     pub fn take_in(&mut self, m: &Message) {
+        if let (WireFrame::Data(f), false) = (&m.frame, m.carried == Carried::None) {
+            let holds_sender = self
+                .part
+                .as_deref()
+                .is_none_or(|ps| ps.of_node[self.flows[f.flow as usize].spec.src as usize] == ps.me);
+            self.telemetry_in(f, &m.carried, holds_sender);
+        }
         self.ports[m.from as usize].inflight.push_back(m.frame);
         self.queue.push_tied(m.at, m.tie, Event::Arrive(m.to));
     }
@@ -237,6 +251,18 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 *slot = Some(std::mem::take(&mut parts[rx].ports[p].inflight));
             }
         }
+        // a QP's receiver side is its destination's partition's
+        let mut receivers: Vec<Option<crate::sim::features::qp::ReceiverSide>> = Vec::new();
+        for (i, part) in parts.iter().enumerate() {
+            receivers.resize_with(part.flows.len(), || None);
+            for (f, fs) in part.flows.iter().enumerate() {
+                if of_node.get(fs.spec.dst as usize).copied().unwrap_or(0) as usize == i
+                    && let Some(qp) = fs.qp.as_deref()
+                {
+                    receivers[f] = Some(qp.receiver_side());
+                }
+            }
+        }
         let mut merged = parts.remove(0);
         let mut events = merged.events - merged.part.as_ref().map_or(0, |p| p.skipped + p.replicated);
         let mut flows: Vec<FlowStats> = merged.flows.iter().map(|f| f.stats).collect();
@@ -267,6 +293,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
         for (f, s) in flows.into_iter().enumerate() {
             merged.flows[f].stats = s;
+        }
+        for (fs, r) in merged.flows.iter_mut().zip(receivers) {
+            if let (Some(qp), Some(r)) = (fs.qp.as_deref_mut(), r) {
+                qp.set_receiver_side(r);
+            }
         }
         for (p, w) in wire.into_iter().enumerate() {
             if let Some(w) = w {

@@ -190,12 +190,22 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Re-arms the engine's timer after a control frame (its refresh deadline moved) and when
     /// nothing could start; starting a data frame moves no deadline, so that path skips it.
     /// Callers that changed the engine (request, received frame, timeout) arm it themselves.
+    // the test of a busy or down transmitter (most calls end there: an arrival queued behind
+    // a frame being sent) inlined at each call site, the rest out of line
+    #[inline(always)]
     pub(in crate::sim) fn try_transmit(&mut self, p: PortId) {
-        let now = self.now;
-        let pi = p as usize;
-        if self.ports[pi].busy || self.ports[pi].fault.down {
+        let port = &self.ports[p as usize];
+        if port.busy || port.fault.down {
             return;
         }
+        self.try_transmit_idle(p);
+    }
+
+    /// [`Self::try_transmit`] on a transmitter that is idle and up.
+    #[inline(never)]
+    fn try_transmit_idle(&mut self, p: PortId) {
+        let now = self.now;
+        let pi = p as usize;
         let port = &mut self.ports[pi];
         if port.ctl_check && !port.mac.has_control_due(now) {
             port.ctl_check = false;

@@ -138,9 +138,15 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         self.on_pathology(x);
     }
 
-    /// Timer: QP `f`'s engines have a deadline (`qp.rs`).
+    /// Timer: the sender's engines of QP `f` have a deadline (`qp.rs`).
     #[inline(always)]
     pub(in crate::sim) fn hook_qp_timer(&mut self, f: FlowId) {
         self.on_qp_timer(f);
+    }
+
+    /// Timer: the receiver's notification point of QP `f` has a deadline (`qp.rs`).
+    #[inline(always)]
+    pub(in crate::sim) fn hook_np_timer(&mut self, f: FlowId) {
+        self.on_np_timer(f);
     }
 }

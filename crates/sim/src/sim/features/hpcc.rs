@@ -19,7 +19,7 @@ use lossless_proto::flow_control::{Framing, NS3_PFC_FRAME_BYTES};
 use lossless_wire::int::{IntHeader, IntHop};
 
 use crate::event::EventQueue;
-use crate::frame::{Frame, PSN_MASK, PortId};
+use crate::frame::{Frame, FrameKind, PSN_MASK, PortId};
 use crate::observer::Observer;
 use crate::sim::{Event, Simulator};
 
@@ -31,6 +31,8 @@ pub(crate) struct PsnRings<T: Copy + Default> {
     mask: u32,
     /// Packets outstanding expected at most (the window's), the first allocation's size.
     expected: u64,
+    /// The newest PSN written: the rings hold the PSNs up to their size before it.
+    newest: u32,
 }
 
 impl<T: Copy + Default> PsnRings<T> {
@@ -42,6 +44,7 @@ impl<T: Copy + Default> PsnRings<T> {
             replies: Vec::new(),
             mask: 0,
             expected: packets,
+            newest: 0,
         }
     }
     /// Frees the rings (the QP completed; late copies of its packets find nothing).
@@ -63,19 +66,31 @@ impl<T: Copy + Default> PsnRings<T> {
             self.data = vec![T::default(); n];
             self.replies = vec![T::default(); n];
             self.mask = (n - 1) as u32;
+            self.newest = psn;
         } else if Self::slots_for(outstanding) > self.data.len() {
             self.grow(psn, outstanding);
         }
         self.data[(psn & self.mask) as usize] = v;
+        self.note_newest(psn);
+    }
+    /// `psn` was written: the newest, if newer in serial order (less than half the PSN space
+    /// ahead; a retransmission is older).
+    fn note_newest(&mut self, psn: u32) {
+        if psn.wrapping_sub(self.newest) & PSN_MASK < PSN_MASK / 2 {
+            self.newest = psn;
+        }
     }
     /// Doubles the rings until they hold `outstanding` packets, moving the live PSNs (those up
     /// to `outstanding` before `psn`).
     fn grow(&mut self, psn: u32, outstanding: u64) {
-        let n = Self::slots_for(outstanding);
+        let live = outstanding.min(u64::from(self.mask) + 1) as u32;
+        self.grow_to_moving(psn, Self::slots_for(outstanding), live);
+    }
+    /// Grows the rings to `n` slots, moving the `live + 1` PSNs up to `psn`.
+    fn grow_to_moving(&mut self, psn: u32, n: usize, live: u32) {
         let mask = (n - 1) as u32;
         let mut data = vec![T::default(); n];
         let mut replies = vec![T::default(); n];
-        let live = outstanding.min(u64::from(self.mask) + 1) as u32;
         for k in 0..=live {
             let q = psn.wrapping_sub(k) & PSN_MASK;
             data[(q & mask) as usize] = self.data[(q & self.mask) as usize];
@@ -84,6 +99,34 @@ impl<T: Copy + Default> PsnRings<T> {
         self.data = data;
         self.replies = replies;
         self.mask = mask;
+    }
+    /// The field of the data packet (`reply`: the reply) of `psn` and the rings' size, if
+    /// they are allocated.
+    fn carried(&self, psn: u32, reply: bool) -> Option<(T, u32)> {
+        let ring = if reply { &self.replies } else { &self.data };
+        ring.get((psn & self.mask) as usize)
+            .map(|&v| (v, ring.len() as u32))
+    }
+    /// Writes `v`, which a frame brought across a cut link, as the field of the data packet
+    /// (`reply`: the reply) of `psn`, the rings allocated or grown to `slots` first (the
+    /// size its sender's rings had).
+    ///
+    /// Growing keeps every PSN the rings hold — those up to their size before the newest
+    /// written, not before `psn`: a reply that grows them is older than the data packets
+    /// already in.
+    fn carry_in(&mut self, psn: u32, reply: bool, v: T, slots: u32) {
+        let slots = (slots as usize).clamp(8, 1 << 24).next_power_of_two();
+        if self.data.is_empty() {
+            self.data = vec![T::default(); slots];
+            self.replies = vec![T::default(); slots];
+            self.mask = (slots - 1) as u32;
+            self.newest = psn;
+        } else if slots > self.data.len() {
+            self.grow_to_moving(self.newest, slots, self.mask);
+        }
+        self.note_newest(psn);
+        let ring = if reply { &mut self.replies } else { &mut self.data };
+        ring[(psn & self.mask) as usize] = v;
     }
     /// The data packet of `psn`'s field (`None` once released).
     fn data_mut(&mut self, psn: u32) -> Option<&mut T> {
@@ -145,6 +188,38 @@ impl Telemetry {
     }
 }
 
+/// The field a frame of an HPCC or TIMELY QP carries across a cut link of a split run
+/// (`partition.rs`), with the size of the rings it came from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Carried {
+    /// No field (another kind of frame or QP, or rings already released).
+    #[default]
+    None,
+    /// HPCC's INT field.
+    Int {
+        /// The field.
+        header: IntHeader,
+        /// Slots of the sender's rings.
+        slots: u32,
+    },
+    /// TIMELY's send timestamp (ns).
+    Stamp {
+        /// The timestamp.
+        ns: u64,
+        /// Slots of the sender's rings.
+        slots: u32,
+    },
+}
+
+/// Whether `frame` carries its QP's field: in the data ring (data) or the replies' (`true`).
+fn ring_of(frame: &Frame) -> Option<bool> {
+    match frame.kind {
+        FrameKind::RoceData => Some(false),
+        FrameKind::Ack | FrameKind::Nak | FrameKind::Sack => Some(true),
+        _ => None,
+    }
+}
+
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Switch port `p` starts to send `frame`, just dequeued: a data packet of an HPCC QP
     /// gets this port's record (now in ns, the bytes the port sent before it — data, replies
@@ -172,6 +247,51 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             && let Some(int) = rings.data_mut(frame.psn())
         {
             int.push(IntHop::stamp(now_ns, tx, qlen, rate, *multi));
+        }
+    }
+
+    /// The field `frame` carries as it leaves on a cut link.
+    pub(in crate::sim) fn telemetry_out(&self, frame: &Frame) -> Carried {
+        let Some(reply) = ring_of(frame) else {
+            return Carried::None;
+        };
+        let Some(qp) = self.flows[frame.flow as usize].qp.as_deref() else {
+            return Carried::None;
+        };
+        match qp.telemetry.as_deref() {
+            Some(Telemetry::Int { rings, .. }) => rings
+                .carried(frame.psn(), reply)
+                .map_or(Carried::None, |(header, slots)| Carried::Int { header, slots }),
+            Some(Telemetry::Timestamp(rings)) => rings
+                .carried(frame.psn(), reply)
+                .map_or(Carried::None, |(ns, slots)| Carried::Stamp { ns, slots }),
+            None => Carried::None,
+        }
+    }
+
+    /// `frame` came in across a cut link with `c`: its field goes into this partition's copy
+    /// of the QP's rings — unless this partition holds the QP's sender and its rings are
+    /// released (the QP completed: as in one simulator, late frames find nothing).
+    pub(in crate::sim) fn telemetry_in(&mut self, frame: &Frame, c: &Carried, holds_sender: bool) {
+        let Some(reply) = ring_of(frame) else {
+            return;
+        };
+        let Some(qp) = self.flows[frame.flow as usize].qp.as_deref_mut() else {
+            return;
+        };
+        let psn = frame.psn();
+        match (qp.telemetry.as_deref_mut(), c) {
+            (Some(Telemetry::Int { rings, .. }), Carried::Int { header, slots })
+                if !(holds_sender && rings.data.is_empty()) =>
+            {
+                rings.carry_in(psn, reply, *header, *slots);
+            }
+            (Some(Telemetry::Timestamp(rings)), Carried::Stamp { ns, slots })
+                if !(holds_sender && rings.data.is_empty()) =>
+            {
+                rings.carry_in(psn, reply, *ns, *slots);
+            }
+            _ => {}
         }
     }
 }

@@ -12,9 +12,16 @@
 //! - Receiving: the responder answers (ACK/NAK/SACK); a CE mark goes to the notification
 //!   point, which asks for a CNP packet (on its priority) or a CNP flag on the reply. Replies
 //!   and CNPs are frames of their own through the fabric, from the receiver's host.
-//! - Timers: one `Event::QpTimer` per QP at the earliest deadline of its reaction point,
-//!   its retransmission timer and its notification point's late CNP (re-armed only when it
-//!   moves earlier, like the flow-control engines' `MacTimer`; a stale one does nothing).
+//! - Timers: one per end, so that each end's events are its own host's (the partitioned
+//!   engine runs the two ends in different partitions): `Event::QpTimer` at the sender, at
+//!   the earliest deadline of its reaction point and its retransmission timer, and
+//!   `Event::NpTimer` at the receiver, at its notification point's late CNP. Each is
+//!   re-armed only when it moves earlier, like the flow-control engines' `MacTimer`; a stale
+//!   one does nothing.
+//! - Each end reads and writes only its own side of the QP (the requester, reaction point,
+//!   pacing and window at the sender; the responder, notification point and the replies'
+//!   counters at the receiver): `Qp::take_receiver`/`put_receiver` move the receiver's side
+//!   when the parts of a split run merge.
 
 use lossless_proto::dcqcn::{CnpMode, Np, ParamError, Rp};
 use lossless_proto::dctcp::Dctcp;
@@ -135,6 +142,8 @@ pub(crate) struct Qp {
     pub(crate) emit_at: Instant,
     /// When a `QpTimer` is pending (`Instant::MAX`: none).
     pub(crate) timer_at: Instant,
+    /// When an `NpTimer` is pending (`Instant::MAX`: none).
+    pub(crate) np_timer_at: Instant,
     /// In its host's ready list.
     pub(crate) ready: bool,
     /// Completed, failed or stopped: sends nothing more.
@@ -146,6 +155,17 @@ pub(crate) struct Qp {
     last_rate: Rate,
     /// Start and length of the last packet sent (pacing is counted from it).
     last_tx: Option<(Instant, u64)>,
+}
+
+/// The state a QP's receiver owns (its host's partition in a split run).
+pub(crate) struct ReceiverSide {
+    resp: Responder,
+    np: Option<Np>,
+    np_timer_at: Instant,
+    cnp_packets_sent: u64,
+    cnp_flags_sent: u64,
+    ce_received: u64,
+    replies_sent: u64,
 }
 
 /// Why a QP could not be created: the engine that refused its configuration, and why.
@@ -233,6 +253,7 @@ impl Qp {
             next_tx: start,
             emit_at: Instant::MAX,
             timer_at: Instant::MAX,
+            np_timer_at: Instant::MAX,
             ready: false,
             done: false,
             counters: QpCounters::default(),
@@ -240,6 +261,31 @@ impl Qp {
             last_rate: first,
             last_tx: None,
         })
+    }
+
+    /// Its receiver's side (responder, notification point, the receiver's counters), to
+    /// carry into the sender's copy when a split run's parts merge.
+    pub(crate) fn receiver_side(&self) -> ReceiverSide {
+        ReceiverSide {
+            resp: self.resp.clone(),
+            np: self.np.clone(),
+            np_timer_at: self.np_timer_at,
+            cnp_packets_sent: self.counters.cnp_packets_sent,
+            cnp_flags_sent: self.counters.cnp_flags_sent,
+            ce_received: self.counters.ce_received,
+            replies_sent: self.counters.replies_sent,
+        }
+    }
+
+    /// Replaces its receiver's side with `r` (from the receiver's partition).
+    pub(crate) fn set_receiver_side(&mut self, r: ReceiverSide) {
+        self.resp = r.resp;
+        self.np = r.np;
+        self.np_timer_at = r.np_timer_at;
+        self.counters.cnp_packets_sent = r.cnp_packets_sent;
+        self.counters.cnp_flags_sent = r.cnp_flags_sent;
+        self.counters.ce_received = r.ce_received;
+        self.counters.replies_sent = r.replies_sent;
     }
 
     /// Its requester (the sending side's transport engine), read-only.
@@ -312,16 +358,12 @@ impl Qp {
         false
     }
 
-    /// The earliest deadline of the QP's engines.
+    /// The earliest deadline of the sender's engines.
     fn deadline(&self) -> Option<Instant> {
-        [
-            self.rp.poll_timeout(),
-            self.req.poll_timeout(),
-            self.np.as_ref().and_then(Np::poll_timeout),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        match (self.rp.poll_timeout(), self.req.poll_timeout()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 }
 
@@ -368,13 +410,6 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             qp.req.handle_timeout(now);
             wake = true;
         }
-        let late_cnp = match &mut qp.np {
-            Some(np) if np.poll_timeout().is_some_and(|d| d <= now) => np.handle_timeout(now),
-            _ => false,
-        };
-        if late_cnp {
-            self.send_cnp(f);
-        }
         if repace {
             self.qp_repace(f);
         }
@@ -383,6 +418,42 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.qp_wake(f);
         }
         self.qp_arm(f);
+    }
+
+    /// Schedules the receiver's timer at its notification point's late CNP when that is
+    /// earlier than the one pending. (The receiver does not know whether its sender has
+    /// finished: a late CNP due after the last reply still goes, as a NIC's would.)
+    fn np_arm(&mut self, f: FlowId) {
+        let now = self.now;
+        let Some(qp) = self.qp_mut(f) else {
+            return;
+        };
+        if let Some(d) = qp.np.as_ref().and_then(Np::poll_timeout) {
+            let d = d.max(now);
+            if d < qp.np_timer_at || qp.np_timer_at < now {
+                qp.np_timer_at = d;
+                schedule!(self, d, Event::NpTimer(f));
+            }
+        }
+    }
+
+    pub(in crate::sim::features) fn on_np_timer(&mut self, f: FlowId) {
+        let now = self.now;
+        let Some(qp) = self.qp_mut(f) else {
+            return;
+        };
+        if qp.np_timer_at != now {
+            return; // superseded
+        }
+        qp.np_timer_at = Instant::MAX;
+        let late_cnp = match &mut qp.np {
+            Some(np) if np.poll_timeout().is_some_and(|d| d <= now) => np.handle_timeout(now),
+            _ => false,
+        };
+        if late_cnp {
+            self.send_cnp(f);
+        }
+        self.np_arm(f);
     }
 
     /// The QP's rate changed while it waits for its pacing instant: with
@@ -784,7 +855,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.send_cnp(f);
         }
         // a late CNP may now be due later
-        self.qp_arm(f);
+        self.np_arm(f);
     }
 
     /// The receiver of flow `f` sends a CNP packet to its sender.
