@@ -16,7 +16,7 @@ use lossless_sim::experiments::ranks::mpi::MpiRank;
 use lossless_sim::frame::{Frame, FrameKind};
 use lossless_sim::observer::WireFrame;
 use lossless_sim::sim::exchange;
-use lossless_sim::sim::partition::Message;
+use lossless_sim::sim::partition::{Carried, Message};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -48,6 +48,7 @@ fn main() {
             flags: 0,
             hops: 1,
         }),
+        carried: Carried::None,
     };
     for &per_pair in &sizes {
         let mut one = Vec::new();

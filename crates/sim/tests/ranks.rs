@@ -170,11 +170,45 @@ fn switches_with_ecn_markers_over_4_ranks_report_what_one_simulator_does() {
 
 #[test]
 fn features_the_partitioned_engine_lacks_are_refused_on_every_rank() {
-    let cfg = load("incast-dcqcn", &[]);
+    let cfg = load("dcbx-adopt", &[]);
     for r in over_ranks_split(&cfg, 2, 1, None) {
         let err = r.err().expect("refused");
-        assert!(err.to_string().contains("RoCEv2 QPs"), "{err}");
+        assert!(err.to_string().contains("DCBX"), "{err}");
     }
+}
+
+#[test]
+fn dcqcn_qps_whose_ends_run_on_other_ranks_report_what_one_simulator_does() {
+    // 300 µs: DCQCN has cut rates (every window is a barrier: the whole 10 ms are slow here)
+    let ov = Overrides {
+        duration: Some(lossless_proto::units::Duration::from_us(300)),
+        ..Default::default()
+    };
+    let cfg = scenario::load("incast-dcqcn", &ov).expect("loads");
+    let seq = sequential(&cfg);
+    let v: serde_json::Value = serde_json::from_str(&seq).expect("JSON");
+    let qps: Vec<&serde_json::Value> = v["flows"]
+        .as_array()
+        .expect("flows")
+        .iter()
+        .map(|f| &f["qp"])
+        .collect();
+    let some = |k: &str| qps.iter().any(|q| q[k].as_u64().is_some_and(|n| n > 0));
+    assert!(
+        some("rate_decreases_total") && some("cnps_sent_total") && some("transport_delivered_bytes"),
+        "the senders cut their rates on the receiver's CNPs: {qps:?}"
+    );
+    // the QPs' senders and their receiver are not all partition 0's: their figures travel
+    for (r, t) in [(2, 1), (4, 1), (2, 2)] {
+        let part = ranks::partitioning(&cfg, r, t).expect("splits");
+        let ends_elsewhere = cfg
+            .flows
+            .iter()
+            .filter(|f| part.of_node[f.src as usize] != 0 || part.of_node[f.dst as usize] != 0)
+            .count();
+        assert!(ends_elsewhere > 0, "{r} × {t}: some QP end is not partition 0's");
+    }
+    check(&cfg, &[(2, 1), (4, 1), (2, 2)]);
 }
 
 /// A transport that garbles what rank `victim` receives in its `at`-th exchange.
@@ -480,4 +514,87 @@ fn every_partitions_observer_reaches_rank_0_in_partition_order_with_what_it_saw_
         union.len(),
         all_seen.len()
     );
+}
+
+#[test]
+fn what_a_frame_carries_for_hpcc_and_timely_is_encoded_byte_for_byte_and_decodes_back() {
+    use lossless_proto::flow_control::ControlFrame;
+    use lossless_sim::observer::WireFrame;
+    use lossless_sim::sim::partition::{Carried, Message};
+    use lossless_wire::int::{IntHeader, IntHop};
+
+    let pause = |carried| Message {
+        to: 0x0102_0304,
+        from: 5,
+        at: lossless_proto::units::Instant::from_ps(6),
+        tie: 7,
+        frame: WireFrame::Control(ControlFrame::Pause { quanta: 0x0809 }),
+        carried,
+    };
+    // to, from, at (16 bytes), tie, the frame (kind 1: PAUSE, its quanta): little-endian
+    let head: Vec<u8> = [
+        &[4u8, 3, 2, 1][..],
+        &[5, 0, 0, 0],
+        &[6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+        &[7, 0, 0, 0, 0, 0, 0, 0],
+        &[1, 9, 8],
+    ]
+    .concat();
+    let mut header = IntHeader::default();
+    for k in 0..3 {
+        header.push(IntHop(0x1100 + k));
+    }
+    let cases: [(Carried, Vec<u8>); 3] = [
+        (Carried::None, vec![0]),
+        (
+            Carried::Stamp {
+                ns: 0x0a0b,
+                slots: 64,
+            },
+            [&[2u8, 0x0b, 0x0a, 0, 0, 0, 0, 0, 0][..], &[64, 0, 0, 0]].concat(),
+        ),
+        (
+            Carried::Int { header, slots: 256 },
+            [
+                &[1u8][..],
+                &[0x00, 0x11, 0, 0, 0, 0, 0, 0],
+                &[0x01, 0x11, 0, 0, 0, 0, 0, 0],
+                &[0x02, 0x11, 0, 0, 0, 0, 0, 0],
+                &[0; 16],
+                &[3, 0],
+                &[0, 1, 0, 0],
+            ]
+            .concat(),
+        ),
+    ];
+    let mut all = Vec::new();
+    for (carried, tail) in &cases {
+        let m = pause(*carried);
+        let mut bytes = Vec::new();
+        exchange::encode_message(&m, &mut bytes);
+        assert_eq!(bytes, [&head[..], &tail[..]].concat(), "{carried:?}");
+        let back = exchange::decode_message(&mut Dec::new(&bytes)).expect("decodes");
+        assert_eq!(back.carried, m.carried);
+        assert_eq!(format!("{back:?}"), format!("{m:?}"));
+        for cut in 0..bytes.len() {
+            assert!(
+                exchange::decode_message(&mut Dec::new(&bytes[..cut])).is_err(),
+                "cut at {cut}"
+            );
+        }
+        all.extend_from_slice(&bytes);
+    }
+    // an unknown kind of field is refused
+    let mut bad = head.clone();
+    bad.push(3);
+    assert!(exchange::decode_message(&mut Dec::new(&bad)).is_err());
+    // one after another, as in an exchange
+    let mut d = Dec::new(&all);
+    for (carried, _) in &cases {
+        assert_eq!(
+            exchange::decode_message(&mut d).expect("decodes").carried,
+            *carried
+        );
+    }
+    assert!(d.is_empty());
 }

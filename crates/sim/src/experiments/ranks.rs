@@ -117,7 +117,7 @@ fn lookahead(config: &SimConfig, part: &Partitioning) -> Option<Duration> {
         .links
         .iter()
         .filter(|l| part.of_node[l.a as usize] != part.of_node[l.b as usize])
-        .map(cut_lookahead)
+        .map(|l| cut_lookahead(&config.model, l))
         .min()
 }
 

@@ -20,13 +20,14 @@
 use lossless_proto::ecn::EcnCounters;
 use lossless_proto::flow_control::{ControlFrame, Mode};
 use lossless_proto::units::Instant;
+use lossless_wire::int::{IntHeader, IntHop};
 
 use crate::event::EventQueue;
 use crate::frame::{Frame, FrameKind, PortId};
 use crate::observer::{NoObserver, Observer, WireFrame};
 use crate::report::qp::QpReport;
 use crate::series::SeriesReport;
-use crate::sim::partition::Message;
+use crate::sim::partition::{Carried, Message};
 use crate::sim::{Event, Node, Qp, Simulator};
 use crate::stats::{FlowStats, PortStats, PrioStats, Totals};
 
@@ -179,6 +180,7 @@ pub fn encode_message(m: &Message, out: &mut Vec<u8>) {
     e.u128(m.at.as_ps());
     e.u64(m.tie);
     wire_frame(&mut e, &m.frame);
+    carried(&mut e, &m.carried);
 }
 
 /// The next message of `d`, as [`encode_message`] wrote it.
@@ -189,6 +191,52 @@ pub fn decode_message(d: &mut Dec<'_>) -> Result<Message, DecodeError> {
         at: Instant::from_ps(d.u128()?),
         tie: d.u64()?,
         frame: read_wire_frame(d)?,
+        carried: read_carried(d)?,
+    })
+}
+
+/// What a frame carries beside it for its QP's congestion control: a tag (0 nothing, 1
+/// HPCC's INT field, 2 TIMELY's timestamp), then the field — the INT field as its five
+/// 64-bit records and its 16-bit hop count, the timestamp as 64-bit nanoseconds — and the
+/// 32-bit size of the sender's rings.
+fn carried(e: &mut Enc<'_>, c: &Carried) {
+    match c {
+        Carried::None => e.u8(0),
+        Carried::Int { header, slots } => {
+            e.u8(1);
+            for h in &header.hops {
+                e.u64(h.0);
+            }
+            e.u16(header.nhop);
+            e.u32(*slots);
+        }
+        Carried::Stamp { ns, slots } => {
+            e.u8(2);
+            e.u64(*ns);
+            e.u32(*slots);
+        }
+    }
+}
+
+fn read_carried(d: &mut Dec<'_>) -> Result<Carried, DecodeError> {
+    Ok(match d.u8()? {
+        0 => Carried::None,
+        1 => {
+            let mut header = IntHeader::default();
+            for h in &mut header.hops {
+                *h = IntHop(d.u64()?);
+            }
+            header.nhop = d.u16()?;
+            Carried::Int {
+                header,
+                slots: d.u32()?,
+            }
+        }
+        2 => Carried::Stamp {
+            ns: d.u64()?,
+            slots: d.u32()?,
+        },
+        _ => return Err(d.err("an unknown kind of field carried beside a frame")),
     })
 }
 
@@ -206,8 +254,8 @@ pub fn decode_group(d: &mut Dec<'_>) -> Result<(u16, u16, usize), DecodeError> {
     Ok((d.u16()?, d.u16()?, d.len(MESSAGE_BYTES)?))
 }
 
-/// Bytes of the shortest encoded message (a PAUSE frame).
-const MESSAGE_BYTES: usize = 4 + 4 + 16 + 8 + 3;
+/// Bytes of the shortest encoded message (a PAUSE frame, carrying nothing beside it).
+const MESSAGE_BYTES: usize = 4 + 4 + 16 + 8 + 3 + 1;
 
 fn frame(e: &mut Enc<'_>, f: &Frame) {
     e.u64(f.id);
