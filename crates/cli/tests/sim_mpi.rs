@@ -78,18 +78,16 @@ mod with_mpi {
         "ft4.toml".into()
     }
 
-    /// The JSON of `scenario` (with `set`) on one thread, then under mpirun with each of
-    /// `shapes` (mpirun's arguments, --threads): the same bytes, and only rank 0's file.
-    fn same_json(test: &str, scenario_of: impl Fn(&Path) -> String, set: &[&str]) {
+    /// The JSON of `scenario` (with `extra` arguments) on one thread, then under mpirun with
+    /// each of `shapes` (mpirun's arguments, --threads): the same bytes, and only rank 0's file.
+    fn same_json(test: &str, scenario_of: impl Fn(&Path) -> String, extra: &[&str]) {
         let Some(mpi) = require_mpirun(test) else {
             return;
         };
         let dir = temp_dir(test);
         let scenario = scenario_of(&dir);
         let mut args = vec!["sim".to_string(), scenario];
-        for s in set {
-            args.extend(["--set".to_string(), s.to_string()]);
-        }
+        args.extend(extra.iter().map(|s| s.to_string()));
         let args_for = |out: &str, more: &[&str]| -> Vec<String> {
             let mut a = args.clone();
             a.extend(["--json", out].iter().map(|s| s.to_string()));
@@ -139,7 +137,7 @@ mod with_mpi {
 
     #[test]
     fn a_pfc_firing_incast_under_mpirun_n_2_and_n_4_writes_the_one_thread_json_byte_for_byte() {
-        same_json("sim_mpi_incast", |_| "incast".into(), &["senders=16"]);
+        same_json("sim_mpi_incast", |_| "incast".into(), &["--set", "senders=16"]);
     }
 
     #[test]
@@ -153,7 +151,112 @@ mod with_mpi {
     }
 
     #[test]
-    fn qps_under_mpirun_are_refused_on_every_rank_without_a_hang() {
+    fn dcqcn_qps_under_mpirun_n_2_and_n_4_write_the_one_thread_json_byte_for_byte() {
+        // (the QPs' ends run on other ranks than the receiver's: their figures travel)
+        same_json("sim_mpi_dcqcn", |_| "incast-dcqcn".into(), &["--duration", "1ms"]);
+    }
+
+    /// `lossless sim --ns3` of the corpus run `name` with `extra` arguments, outputs into
+    /// `out` (relative to `dir`): the arguments after `lossless`.
+    fn ns3_args(name: &str, out: &str, extra: &[&str]) -> Vec<String> {
+        let run = lossless_testkit::corpus_dir().join("hpcc-ns3").join(name);
+        let file = |f: &str| run.join(f).to_string_lossy().into_owned();
+        let mut a: Vec<String> = vec![
+            "sim".into(),
+            "--ns3".into(),
+            file("config.txt"),
+            "--ns3-topology".into(),
+            file("topology.txt"),
+            "--ns3-flows".into(),
+            file("flow.txt"),
+            "--ns3-out".into(),
+            out.into(),
+            "--json".into(),
+            format!("{out}/report.json"),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    }
+
+    /// The frames rank 0 sent to other ranks per window, from its line on stderr.
+    fn to_other_ranks(o: &Output) -> f64 {
+        let err = String::from_utf8_lossy(&o.stderr);
+        err.lines()
+            .find_map(|l| {
+                let (_, rest) = l.split_once(" frames per window (")?;
+                rest.split_once(" to other ranks")?.0.parse().ok()
+            })
+            .unwrap_or_else(|| panic!("no line of rank 0's exchange: {}", text(o)))
+    }
+
+    /// The corpus run `name` on one thread, then under mpirun -n 2 (1 and 2 threads) and
+    /// -n 4: the same fct.txt, pfc.txt and JSON report, byte for byte, with frames between
+    /// ranks; returns the one-thread pfc.txt.
+    fn same_ns3(test: &str, name: &str) -> Option<String> {
+        let mpi = require_mpirun(test)?;
+        let dir = temp_dir(test);
+        let files = ["fct.txt", "pfc.txt", "report.json"];
+        std::fs::create_dir_all(dir.join("one")).unwrap();
+        let a = ns3_args(name, "one", &["--threads", "1", "--quiet"]);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        let o = run_in(&dir, &a);
+        assert!(o.status.success(), "{}", text(&o));
+        let read = |out: &str, f: &str| std::fs::read(dir.join(out).join(f)).unwrap();
+        assert!(!read("one", "fct.txt").is_empty());
+        for (mpi_args, threads) in [
+            (&["-n", "2", "--oversubscribe"][..], "1"),
+            (&["-n", "2", "--oversubscribe"][..], "2"),
+            (&["-n", "4", "--oversubscribe"][..], "1"),
+        ] {
+            let out = format!("mpi-{}-{threads}", mpi_args[1]);
+            std::fs::create_dir_all(dir.join(&out)).unwrap();
+            let a = ns3_args(name, &out, &["--mpi", "--threads", threads]);
+            let a: Vec<&str> = a.iter().map(String::as_str).collect();
+            let o = mpirun(&mpi, &dir, mpi_args, &a);
+            assert!(
+                o.status.success(),
+                "{name} {mpi_args:?} --threads {threads}: {}",
+                text(&o)
+            );
+            assert!(to_other_ranks(&o) > 0.0, "frames cross between ranks");
+            for f in files {
+                assert!(
+                    read(&out, f) == read("one", f),
+                    "{name} {mpi_args:?} --threads {threads}: {f} differs from one thread's"
+                );
+            }
+            // the loading notes and the summary once, from rank 0
+            let (stdout, stderr) = (
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr),
+            );
+            assert_eq!(stdout.matches("M events/s").count(), 1, "{}", text(&o));
+            assert_eq!(stderr.matches("TOPOLOGY_FILE").count(), 1, "{}", text(&o));
+        }
+        Some(String::from_utf8(read("one", "pfc.txt")).unwrap())
+    }
+
+    #[test]
+    fn an_ns3_dcqcn_incast_where_pfc_fires_under_mpirun_writes_the_one_thread_files_byte_for_byte() {
+        if let Some(pfc) = same_ns3("sim_mpi_ns3_buf8", "incast-16-4MB-buf8") {
+            assert!(pfc.lines().count() > 10, "PFC fires: {pfc}");
+        }
+    }
+
+    #[test]
+    fn an_ns3_hpcc_incast_whose_int_records_cross_ranks_writes_the_one_thread_files_byte_for_byte() {
+        same_ns3("sim_mpi_ns3_hpcc", "incast-16-4MB-hpcc");
+    }
+
+    #[test]
+    fn an_ns3_timely_incast_whose_timestamps_cross_ranks_writes_the_one_thread_files_byte_for_byte() {
+        if let Some(pfc) = same_ns3("sim_mpi_ns3_timely", "incast-16-4MB-timely-buf4") {
+            assert!(pfc.lines().count() > 10, "PFC fires: {pfc}");
+        }
+    }
+
+    #[test]
+    fn what_the_partitioned_engine_lacks_is_refused_on_every_rank_without_a_hang() {
         let Some(mpi) = require_mpirun("sim_mpi_refused") else {
             return;
         };
@@ -162,17 +265,31 @@ mod with_mpi {
             &mpi,
             &dir,
             &["-n", "2", "--oversubscribe"],
-            &["sim", "incast-dcqcn", "--mpi", "--json", "out.json", "--quiet"],
+            &["sim", "dcbx-adopt", "--mpi", "--json", "out.json", "--quiet"],
         );
         assert!(!o.status.success(), "{}", text(&o));
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(
-            err.matches("does not support RoCEv2 QPs").count(),
+            err.matches("does not support DCBX").count(),
             1,
             "rank 0 says it once: {}",
             text(&o)
         );
         assert!(!dir.join("out.json").exists());
+        // the fork's queue monitor, refused on rank 0 before the run, ends the other ranks
+        std::fs::create_dir_all(dir.join("qlen")).unwrap();
+        let mut a = ns3_args("incast-16-4MB-buf8", "qlen", &["--mpi", "--quiet"]);
+        let run = lossless_testkit::corpus_dir().join("hpcc-ns3/incast-16-4MB-buf8");
+        a[2] = run.join("config_qlen.txt").to_string_lossy().into_owned();
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        let o = mpirun(&mpi, &dir, &["-n", "2", "--oversubscribe"], &a);
+        assert!(!o.status.success(), "{}", text(&o));
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("--mpi: the queue monitor"),
+            "{}",
+            text(&o)
+        );
+        assert!(!dir.join("qlen/report.json").exists());
     }
 
     #[test]

@@ -15,6 +15,7 @@ use lossless_sim::experiments::cn_twin::CnTwin;
 use lossless_sim::experiments::ranks::{self, Transport};
 use lossless_sim::observer::{NoObserver, Observer};
 use lossless_sim::scenario::{self, BUILTINS, Builtin, Overrides, ScenarioError};
+use lossless_sim::sim::exchange::Shipped;
 use lossless_sim::trace::csv::{SERIES_FILES, SeriesSink, series_bin};
 use lossless_sim::trace::html::HtmlReport;
 use lossless_sim::trace::pcap::PcapSink;
@@ -198,7 +199,7 @@ pub struct SimArgs {
     /// into R × T partitions, T threads on each rank; rank 0 writes the outputs (the report is
     /// the one-thread run's, byte for byte), the others write nothing. Refuses what --threads
     /// refuses. Needs a build with `--features mpi` (docs/parallel.md: choosing R and T, Slurm).
-    #[arg(long, conflicts_with_all = ["sweep", "ns3", "show", "list"])]
+    #[arg(long, conflicts_with_all = ["sweep", "show", "list"])]
     pub mpi: bool,
 }
 
@@ -356,7 +357,7 @@ pub(super) fn run_on(args: SimArgs, mpi: Option<&mut dyn Transport>) -> anyhow::
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(config) = &args.ns3 {
-        return super::ns3::run(&args, config);
+        return super::ns3::run(&args, config, mpi);
     }
     let name = args.scenario.as_deref().unwrap_or(BUILTINS[0].name);
     if args.show {
@@ -495,8 +496,8 @@ fn simulate(
         finish_extras(args, sim.observer_mut(), end, &ran.report, wrote, all)?;
         Ok(Ok(ran))
     } else if let Some(tr) = mpi {
-        let mut ran = match simulate_ranks(args, name, &config, tr)? {
-            Ok(ran) => ran,
+        let mut ran = match simulate_ranks(args, name, &config, tr, &|_| NoObserver)? {
+            Ok((ran, _)) => ran,
             Err(status) => return Ok(Err(status)),
         };
         if let Some(twin) = twin {
@@ -607,14 +608,17 @@ pub(super) fn simulate_threads<O: Observer + Send>(
 }
 
 /// [`simulate`] as rank 0 of the ranks `tr` reaches, each on `--threads` threads
-/// (`experiments::ranks`): as [`simulate_threads`], the progress bar and the stop on
-/// SIGINT/SIGTERM here, the windows and this rank's times on stderr.
-fn simulate_ranks(
+/// (`experiments::ranks`), each partition observed by the observer `observer` makes for it:
+/// as [`simulate_threads`], the progress bar and the stop on SIGINT/SIGTERM here, the windows
+/// and this rank's times on stderr. Returns the run and every partition's observer, in
+/// partition order.
+pub(super) fn simulate_ranks<O: Observer + Shipped + Send>(
     args: &SimArgs,
     name: &str,
     config: &SimConfig,
     tr: &mut dyn Transport,
-) -> anyhow::Result<Result<Ran, ExitCode>> {
+    observer: &(dyn Fn(u16) -> O + Sync),
+) -> anyhow::Result<Result<(Ran, Vec<O>), ExitCode>> {
     use std::sync::atomic::{AtomicBool, Ordering};
     let (r, threads) = (tr.ranks(), args.threads.unwrap_or(1));
     if let Some(w) =
@@ -647,10 +651,10 @@ fn simulate_ranks(
         }
         signals::stop_requested()
     };
-    let (sim, st) = ranks::run_rank(config, threads, tr, &window_done)
+    let (sim, st) = ranks::run_rank_observed(config, threads, tr, observer, &window_done)
         .with_context(|| format!("{name}: --mpi on {r} ranks × {threads} threads"))?;
     bar.finish_and_clear();
-    let sim = sim.context("rank 0 got no merged simulator")?;
+    let (sim, observers) = sim.context("rank 0 got no merged simulator")?;
     if signals::stop_requested() && sim.now() < sim.end() {
         return Ok(Err(interrupted(&sim)));
     }
@@ -668,12 +672,13 @@ fn simulate_ranks(
             st.transport_s
         );
     }
-    Ok(Ok(Ran {
+    let ran = Ran {
         report: Report::collect(&sim),
         wall_s: wall.elapsed().as_secs_f64(),
         simulated_s: sim.now().since_epoch().as_secs_f64(),
         interrupted: false,
-    }))
+    };
+    Ok(Ok((ran, observers)))
 }
 
 /// The exit status of a finished run: 1 when it must not be trusted (an engine fault or a

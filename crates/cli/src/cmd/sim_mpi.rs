@@ -1,7 +1,8 @@
 //! `lossless sim --mpi`: one run over MPI ranks (`mpirun -n R lossless sim --mpi ...`, or
 //! `srun`). Rank 0 runs `lossless sim` as usual — outputs, progress bar, summary — with its
-//! partitions; every other rank loads the same scenario, runs its partitions and writes
-//! nothing (`experiments::ranks`). A rank that fails where the others cannot know (a
+//! partitions; every other rank loads the same scenario (or `--ns3` experiment), runs its
+//! partitions and writes nothing: their digests, and with `--ns3` their `pfc.txt` lines, go
+//! to rank 0 (`experiments::ranks`). A rank that fails where the others cannot know (a
 //! scenario that does not load there, an output that cannot be opened) ends every rank at
 //! once (`MPI_Abort`), so that no rank waits for ever; what fails within the run (a fabric the
 //! partitioned engine refuses, bytes that do not decode) the ranks agree on at the next
@@ -27,6 +28,8 @@ mod with_mpi {
     use anyhow::Context as _;
     use lossless_live::signals;
     use lossless_sim::experiments::ranks::{self, RankError, Transport, mpi::MpiRank};
+    use lossless_sim::ns3::Ns3Observer;
+    use lossless_sim::ns3::run::{Experiment, Ns3Options};
     use lossless_sim::scenario::Overrides;
     use mpi::traits::Communicator;
 
@@ -123,6 +126,9 @@ mod with_mpi {
     /// A rank other than 0: loads the scenario as rank 0 does, runs its partitions, writes
     /// nothing.
     fn follow(args: &SimArgs, tr: &mut dyn Transport) -> anyhow::Result<ExitCode> {
+        if let Some(config_path) = &args.ns3 {
+            return follow_ns3(args, config_path, tr);
+        }
         let name = args
             .scenario
             .as_deref()
@@ -138,10 +144,43 @@ mod with_mpi {
         signals::install_stop_handlers().context("installing the Ctrl-C handler")?;
         let threads = args.threads.unwrap_or(1);
         ranks::run_rank(&config, threads, tr, &|_, _| false)?;
-        Ok(if signals::stop_requested() {
+        Ok(finished())
+    }
+
+    /// [`follow`] for `--ns3 CONFIG`: loads the experiment as rank 0 does (which says what
+    /// the loading notes), runs its partitions, each observed for `pfc.txt` as on rank 0,
+    /// and ships their lines to rank 0; writes nothing.
+    fn follow_ns3(
+        args: &SimArgs,
+        config_path: &std::path::Path,
+        tr: &mut dyn Transport,
+    ) -> anyhow::Result<ExitCode> {
+        let opts = Ns3Options {
+            config: config_path,
+            topology: args.ns3_topology.as_deref(),
+            flows: args.ns3_flows.as_deref(),
+            seed: args.seed,
+        };
+        let experiment = Experiment::load(&opts, &mut |_| {}).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let config = &experiment.sim_config;
+        signals::install_stop_handlers().context("installing the Ctrl-C handler")?;
+        let threads = args.threads.unwrap_or(1);
+        ranks::run_rank_observed(
+            config,
+            threads,
+            tr,
+            &|_| Ns3Observer::for_part(config),
+            &|_, _| false,
+        )?;
+        Ok(finished())
+    }
+
+    /// The exit status of a rank other than 0 whose run ended.
+    fn finished() -> ExitCode {
+        if signals::stop_requested() {
             interrupted_status()
         } else {
             ExitCode::SUCCESS
-        })
+        }
     }
 }
