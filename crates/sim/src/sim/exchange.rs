@@ -11,11 +11,11 @@
 //! cut links towards its ports: the receiver's copy of the wire (the frames not yet arrived);
 //! of its nodes: a switch's buffer peaks, a host's receive queue and peak backlog; of flows:
 //! this partition's share of each flow's counters (summed, as [`Simulator::merge`] sums
-//! them) and whether it owns the flow's sender or receiver end; the totals, the events it
+//! them), whether it owns the flow's sender or receiver end and, for a QP, the figures its
+//! report reads of the end it owns ([`QpSender`], [`QpReceiver`]); the totals, the events it
 //! handled for itself, its engine fault. Features the partitioned engine refuses
-//! (`partition::unsupported`: QPs, DCBX, QCN, bit errors, pathology parts) have no part in
-//! it; a QP's requester state will travel with the sender end, its responder's with the
-//! receiver end.
+//! (`partition::unsupported`: DCBX, QCN, bit errors, pathology parts) have no part in it.
+//! Observers follow their partition's digest ([`Shipped`]).
 
 use lossless_proto::ecn::EcnCounters;
 use lossless_proto::flow_control::{ControlFrame, Mode};
