@@ -195,10 +195,11 @@ pub struct SimArgs {
     #[arg(long, value_name = "N", conflicts_with = "sweep",
           value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
-    /// Run over MPI ranks: `mpirun -n R lossless sim --mpi [--threads T] ...` splits the fabric
-    /// into R × T partitions, T threads on each rank; rank 0 writes the outputs (the report is
-    /// the one-thread run's, byte for byte), the others write nothing. Refuses what --threads
-    /// refuses. Needs a build with `--features mpi` (docs/parallel.md: choosing R and T, Slurm).
+    /// Run over MPI ranks: `mpirun -n R lossless sim --mpi [--threads T] ...` (a scenario or
+    /// --ns3) splits the fabric into R × T partitions, T threads on each rank; rank 0 writes
+    /// the outputs (the report, and --ns3's fct.txt and pfc.txt, are the one-thread run's,
+    /// byte for byte), the others write nothing. Splits and refuses what --threads does. Needs
+    /// a build with `--features mpi` (docs/parallel.md: choosing R and T, Slurm).
     #[arg(long, conflicts_with_all = ["sweep", "show", "list"])]
     pub mpi: bool,
 }

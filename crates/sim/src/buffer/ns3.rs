@@ -219,7 +219,7 @@ impl Ns3Mmu {
         for (class, &p) in self
             .ports
             .iter_mut()
-            .flat_map(|s| s.classes.iter_mut())
+            .flat_map(|s| s.iter_mut())
             .zip(peaks)
         {
             class.peak = p;
