@@ -9,6 +9,7 @@ pub mod headroom;
 pub mod import;
 pub mod ns3;
 pub mod sim;
+pub mod sim_mpi;
 pub mod sweep;
 pub mod watch;
 

@@ -10,6 +10,7 @@ use anyhow::Context as _;
 use lossless_files::{Claims, Commit, Output};
 use lossless_live::signals;
 use lossless_proto::units::Instant;
+use lossless_sim::experiments::ranks::Transport;
 use lossless_sim::ns3::run::{Experiment, ForkOutputs, Ns3Options, Slowdown, stage};
 use lossless_sim::ns3::{Ns3Observer, PfcLine, merge_pfc};
 use lossless_sim::trace::vcd::VcdSink;
@@ -18,13 +19,13 @@ use lossless_sim::{Simulator, SummaryOptions};
 use super::Say;
 use super::sim::{
     Extras, Ran, SimArgs, claim_extras, execute_with, extras_failed, finish_extras, interrupted, open_extras,
-    simulate_threads,
+    simulate_ranks, simulate_threads,
 };
 
 /// Runs `lossless sim --ns3 CONFIG`: the library's steps ([`lossless_sim::ns3::run`]) with
 /// this command's outputs (`--json`, `--pcap`, `--vcd`, `--report`, `--series`), progress and
-/// summary between them.
-pub fn run(args: &SimArgs, config_path: &Path) -> anyhow::Result<ExitCode> {
+/// summary between them; with `mpi`, as rank 0 of the ranks it reaches (`lossless sim --mpi`).
+pub fn run(args: &SimArgs, config_path: &Path, mpi: Option<&mut dyn Transport>) -> anyhow::Result<ExitCode> {
     let opts = Ns3Options {
         config: config_path,
         topology: args.ns3_topology.as_deref(),
@@ -83,8 +84,8 @@ pub fn run(args: &SimArgs, config_path: &Path) -> anyhow::Result<ExitCode> {
         experiment.sim_config,
         &mut fork,
         extras,
-        &mut wrote,
-        &mut all,
+        (&mut wrote, &mut all),
+        mpi,
     )? {
         Ok(done) => done,
         Err(status) => return Ok(status),
@@ -138,22 +139,29 @@ fn simulate(
     config: lossless_sim::config::SimConfig,
     fork: &mut ForkOutputs,
     (pcap, (vcd, html)): Extras,
-    wrote: &mut Vec<String>,
-    all: &mut Commit,
+    (wrote, all): (&mut Vec<String>, &mut Commit),
+    mpi: Option<&mut dyn Transport>,
 ) -> anyhow::Result<Result<Simulated, ExitCode>> {
     let built = || format!("{name}: the experiment loads but cannot be built");
-    if let Some(threads) = args.threads.filter(|&t| t > 1) {
+    let threads = args.threads.filter(|&t| t > 1);
+    if threads.is_some() || mpi.is_some() {
+        let flag = if mpi.is_some() { "--mpi" } else { "--threads" };
         if pcap.is_some() || vcd.is_some() || html.0.is_some() || html.1.is_some() {
             anyhow::bail!(
-                "--threads: the partitioned engine writes no --pcap, --vcd or --report yet; run these on one thread"
+                "{flag}: the partitioned engine writes no --pcap, --vcd or --report yet; run these on one thread"
             );
         }
         if fork.monitors() {
             anyhow::bail!(
-                "--threads: the queue monitor (QLEN_MON_START before SIMULATOR_STOP_TIME) samples every switch at once, which the partitioned engine does not do yet; run it on one thread"
+                "{flag}: the queue monitor (QLEN_MON_START before SIMULATOR_STOP_TIME) samples every switch at once, which the partitioned engine does not do yet; run it on one thread"
             );
         }
-        let ran = match simulate_threads(args, name, &config, threads, &|_| Ns3Observer::for_part(&config))? {
+        let part = |_| Ns3Observer::for_part(&config);
+        let ran = match mpi {
+            Some(tr) => simulate_ranks(args, name, &config, tr, &part)?,
+            None => simulate_threads(args, name, &config, args.threads.unwrap_or(1), &part)?,
+        };
+        let ran = match ran {
             Ok(done) => done,
             Err(status) => return Ok(Err(status)),
         };

@@ -12,8 +12,10 @@ use lossless_live::signals;
 use lossless_proto::units::Duration;
 use lossless_sim::config::SimConfig;
 use lossless_sim::experiments::cn_twin::CnTwin;
+use lossless_sim::experiments::ranks::{self, Transport};
 use lossless_sim::observer::{NoObserver, Observer};
 use lossless_sim::scenario::{self, BUILTINS, Builtin, Overrides, ScenarioError};
+use lossless_sim::sim::exchange::Shipped;
 use lossless_sim::trace::csv::{SERIES_FILES, SeriesSink, series_bin};
 use lossless_sim::trace::html::HtmlReport;
 use lossless_sim::trace::pcap::PcapSink;
@@ -193,6 +195,13 @@ pub struct SimArgs {
     #[arg(long, value_name = "N", conflicts_with = "sweep",
           value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
+    /// Run over MPI ranks: `mpirun -n R lossless sim --mpi [--threads T] ...` (a scenario or
+    /// --ns3) splits the fabric into R × T partitions, T threads on each rank; rank 0 writes
+    /// the outputs (the report, and --ns3's fct.txt and pfc.txt, are the one-thread run's,
+    /// byte for byte), the others write nothing. Splits and refuses what --threads does. Needs
+    /// a build with `--features mpi` (docs/parallel.md: choosing R and T, Slurm).
+    #[arg(long, conflicts_with_all = ["sweep", "show", "list"])]
+    pub mpi: bool,
 }
 
 /// A `--duration` or `--series-bin` that is refused.
@@ -332,6 +341,15 @@ pub fn interrupted_status() -> ExitCode {
 
 /// Runs `lossless sim`.
 pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
+    if args.mpi {
+        return super::sim_mpi::run(args);
+    }
+    run_on(args, None)
+}
+
+/// Runs `lossless sim` here, or as rank 0 of the ranks `mpi` reaches (which then run the
+/// same scenario with [`super::sim_mpi`]).
+pub(super) fn run_on(args: SimArgs, mpi: Option<&mut dyn Transport>) -> anyhow::Result<ExitCode> {
     if args.list {
         let w = BUILTINS.iter().map(|b| b.name.len()).max().unwrap_or(0);
         for b in BUILTINS {
@@ -340,7 +358,7 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(config) = &args.ns3 {
-        return super::ns3::run(&args, config);
+        return super::ns3::run(&args, config, mpi);
     }
     let name = args.scenario.as_deref().unwrap_or(BUILTINS[0].name);
     if args.show {
@@ -411,8 +429,8 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
         config,
         twin,
         (pcap, (vcd, html)),
-        &mut wrote,
-        &mut all,
+        (&mut wrote, &mut all),
+        mpi,
     )? {
         Ok(ran) => ran,
         Err(status) => return Ok(status),
@@ -454,14 +472,15 @@ fn simulate(
     config: SimConfig,
     twin: Option<CnTwin>,
     (pcap, (vcd, html)): Extras,
-    wrote: &mut Vec<String>,
-    all: &mut Commit,
+    (wrote, all): (&mut Vec<String>, &mut Commit),
+    mpi: Option<&mut dyn Transport>,
 ) -> anyhow::Result<Result<Ran, ExitCode>> {
     let built = || format!("{name}: the scenario loads but cannot be built");
     let traced = pcap.is_some() || vcd.is_some() || html.0.is_some() || html.1.is_some();
-    if traced && args.threads.is_some_and(|t| t > 1) {
+    if traced && (args.threads.is_some_and(|t| t > 1) || mpi.is_some()) {
         anyhow::bail!(
-            "--threads: the partitioned engine writes no --pcap, --vcd or --report yet; run these on one thread"
+            "{}: the partitioned engine writes no --pcap, --vcd or --report yet; run these on one thread",
+            if mpi.is_some() { "--mpi" } else { "--threads" }
         );
     }
     if traced {
@@ -476,6 +495,15 @@ fn simulate(
             twin.compare_into(&mut ran.report);
         }
         finish_extras(args, sim.observer_mut(), end, &ran.report, wrote, all)?;
+        Ok(Ok(ran))
+    } else if let Some(tr) = mpi {
+        let mut ran = match simulate_ranks(args, name, &config, tr, &|_| NoObserver)? {
+            Ok((ran, _)) => ran,
+            Err(status) => return Ok(Err(status)),
+        };
+        if let Some(twin) = twin {
+            twin.compare_into(&mut ran.report);
+        }
         Ok(Ok(ran))
     } else if let Some(threads) = args.threads.filter(|&t| t > 1) {
         let mut ran = match simulate_threads(args, name, &config, threads, &|_| NoObserver)? {
@@ -569,6 +597,80 @@ pub(super) fn simulate_threads<O: Observer + Send>(
             st.messages as f64 / w,
             per(&st.busy_s_per_thread),
             per(&st.wait_s_per_thread)
+        );
+    }
+    let ran = Ran {
+        report: Report::collect(&sim),
+        wall_s: wall.elapsed().as_secs_f64(),
+        simulated_s: sim.now().since_epoch().as_secs_f64(),
+        interrupted: false,
+    };
+    Ok(Ok((ran, observers)))
+}
+
+/// [`simulate`] as rank 0 of the ranks `tr` reaches, each on `--threads` threads
+/// (`experiments::ranks`), each partition observed by the observer `observer` makes for it:
+/// as [`simulate_threads`], the progress bar and the stop on SIGINT/SIGTERM here, the windows
+/// and this rank's times on stderr. Returns the run and every partition's observer, in
+/// partition order.
+pub(super) fn simulate_ranks<O: Observer + Shipped + Send>(
+    args: &SimArgs,
+    name: &str,
+    config: &SimConfig,
+    tr: &mut dyn Transport,
+    observer: &(dyn Fn(u16) -> O + Sync),
+) -> anyhow::Result<Result<(Ran, Vec<O>), ExitCode>> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let (r, threads) = (tr.ranks(), args.threads.unwrap_or(1));
+    if let Some(w) =
+        ranks::window(config, r, threads).filter(|&w| w < lossless_sim::experiments::parallel::SHORT_WINDOW)
+    {
+        errln!(
+            "note: --mpi on {r} ranks × {threads} threads: the shortest link between partitions makes windows of {:.1} ns, each an exchange between every rank; expect this run to be slower than on one thread (docs/parallel.md)",
+            w.as_ps() as f64 / 1e3
+        );
+    }
+    let wall = WallClock::now();
+    let end = (lossless_proto::units::Instant::ZERO + config.duration)
+        .as_ps()
+        .max(1);
+    let bar = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::hidden());
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} simulating [{bar:40}] {percent}% {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    let shown = AtomicBool::new(false);
+    let window_done = |at: lossless_proto::units::Instant, events: u64| {
+        if !shown.load(Ordering::Relaxed) && wall.elapsed().as_secs_f64() > 1.0 {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+            shown.store(true, Ordering::Relaxed);
+        }
+        if shown.load(Ordering::Relaxed) {
+            bar.set_position((at.as_ps() * 1000 / end) as u64);
+            bar.set_message(format!("{events} events on rank 0's first thread"));
+        }
+        signals::stop_requested()
+    };
+    let (sim, st) = ranks::run_rank_observed(config, threads, tr, observer, &window_done)
+        .with_context(|| format!("{name}: --mpi on {r} ranks × {threads} threads"))?;
+    bar.finish_and_clear();
+    let (sim, observers) = sim.context("rank 0 got no merged simulator")?;
+    if signals::stop_requested() && sim.now() < sim.end() {
+        return Ok(Err(interrupted(&sim)));
+    }
+    if !args.quiet {
+        let w = st.windows.max(1) as f64;
+        let per = |v: &[f64]| v.iter().map(|x| format!("{x:.3}")).collect::<Vec<_>>().join(" ");
+        errln!(
+            "{r} ranks × {threads} threads: {} windows of {:.1} ns; rank 0 sent {:.1} frames per window ({:.1} to other ranks); its seconds busy per thread {}, waiting {}, in MPI {:.3}",
+            st.windows,
+            st.lookahead_ps as f64 / 1e3,
+            st.messages as f64 / w,
+            st.messages_between_ranks as f64 / w,
+            per(&st.busy_s_per_thread),
+            per(&st.wait_s_per_thread),
+            st.transport_s
         );
     }
     let ran = Ran {

@@ -82,6 +82,15 @@ impl SwitchBuffer {
             SwitchBuffer::Ns3(b) => b.peak_used(),
         }
     }
+    /// Sets the peaks [`SwitchBuffer::peak`] and [`SwitchBuffer::peak_used`] report to those
+    /// another process's copy of this switch reached (`peaks`: port by port, 8 priorities
+    /// each; what does not fit is ignored): the merge of a run split over MPI ranks.
+    pub fn set_peaks(&mut self, peaks: &[u64], used: u64) {
+        match self {
+            SwitchBuffer::Shared(b) => b.set_peaks(peaks, used),
+            SwitchBuffer::Ns3(b) => b.set_peaks(peaks, used),
+        }
+    }
     /// Total size in bytes.
     pub fn size(&self) -> u64 {
         match self {

@@ -218,6 +218,13 @@ impl SharedBuffer {
     pub fn peak_used(&self) -> u64 {
         self.peak_used
     }
+    /// Sets the per-pair peaks (port by port, 8 priorities each) and the whole buffer's.
+    pub fn set_peaks(&mut self, peaks: &[u64], used: u64) {
+        for (pair, &p) in self.pairs.iter_mut().flatten().zip(peaks) {
+            pair.peak = p;
+        }
+        self.peak_used = used;
+    }
     /// Total size in bytes.
     pub fn size(&self) -> u64 {
         self.size

@@ -6,11 +6,13 @@
 //!   (`lossless sim`);
 //! - [`sweep`]: one scenario over the cartesian product of parameter values (`lossless sim
 //!   --sweep`);
+//! - [`parallel`], [`ranks`]: one fabric on several threads, and over MPI ranks × threads;
 //! - [`slicer`]: runs in slices of wall time, so that a stop request is seen soon.
 
 pub mod cn_twin;
 pub mod headroom;
 pub mod parallel;
 pub mod partition_model;
+pub mod ranks;
 pub mod slicer;
 pub mod sweep;

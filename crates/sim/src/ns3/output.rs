@@ -32,6 +32,7 @@ use crate::event::EventQueue;
 use crate::frame::PortId;
 use crate::observer::Observer;
 use crate::report::FlowReport;
+use crate::sim::exchange::{Dec, DecodeError, Enc, Shipped};
 use crate::sim::{Event, Simulator};
 
 /// The fork's queue monitor period (`qlen_mon_interval`, 100 ns).
@@ -237,6 +238,61 @@ pub fn merge_pfc(parts: Vec<Ns3Observer>) -> Vec<PfcLine> {
         while let Some((_, line)) = heads[i].next_if(|(kk, _)| *kk == k) {
             out.push(line);
         }
+    }
+}
+
+/// A part's `pfc.txt` lines, with what orders them among the other parts' ([`merge_pfc`]),
+/// sent to the first rank of a run over MPI ranks: the count, each line (time in ns, node,
+/// switch flag, device, pause flag), then whether keys follow and, if so, each line's (instant
+/// in ps, tie, receiving port).
+impl Shipped for Ns3Observer {
+    fn ship(&self, out: &mut Vec<u8>) {
+        let mut e = Enc(out);
+        e.len(self.pfc.len());
+        for l in &self.pfc {
+            e.u64(l.time_ns);
+            e.u32(l.node);
+            e.u8(u8::from(l.switch));
+            e.u32(l.if_index);
+            e.u8(u8::from(l.pause));
+        }
+        match &self.keys {
+            Some(keys) => {
+                e.u8(1);
+                e.len(keys.len());
+                for &(at, tie, port) in keys {
+                    e.u128(at);
+                    e.u64(tie);
+                    e.u32(port);
+                }
+            }
+            None => e.u8(0),
+        }
+    }
+
+    fn unship(&mut self, d: &mut Dec<'_>) -> Result<(), DecodeError> {
+        let n = d.len(18)?;
+        for _ in 0..n {
+            self.pfc.push(PfcLine {
+                time_ns: d.u64()?,
+                node: d.u32()?,
+                switch: d.bool()?,
+                if_index: d.u32()?,
+                pause: d.bool()?,
+            });
+        }
+        if d.bool()? {
+            if d.len(28)? != n {
+                return Err(d.err("pfc.txt lines and keys that do not match"));
+            }
+            let keys = self.keys.get_or_insert_with(Vec::new);
+            for _ in 0..n {
+                keys.push((d.u128()?, d.u64()?, d.u32()?));
+            }
+        } else {
+            self.keys = None;
+        }
+        Ok(())
     }
 }
 

@@ -348,11 +348,15 @@ pub struct ConservationError {
 }
 
 /// A switch port's ECN and QCN counters, per priority with activity.
-fn port_cn_report(cn: &crate::sim::PortCn) -> PortCnReport {
+fn port_cn_report<O: Observer, Q: EventQueue<Event>>(
+    sim: &Simulator<O, Q>,
+    pi: crate::frame::PortId,
+    cn: &crate::sim::PortCn,
+) -> PortCnReport {
     let priorities = (0..8u8)
         .filter_map(|q| {
             let i = q as usize;
-            let e = cn.markers[i].as_ref().map(|m| m.counters());
+            let e = sim.ecn_counters(pi, q);
             let c = cn.cps[i].as_ref().map(|c| c.counters());
             if e.is_none() && c.is_none() {
                 return None;
@@ -411,7 +415,10 @@ fn collect_ports<O: Observer, Q: EventQueue<Event>>(sim: &Simulator<O, Q>) -> Ve
                 .collect(),
             dcbx: port.dcbx.as_deref().map(|d| DcbxReport::of(d, st)),
             lldp_ignored_frames: st.lldp_rx_ignored,
-            cn: port.cn.as_deref().map(port_cn_report),
+            cn: port
+                .cn
+                .as_deref()
+                .map(|cn| port_cn_report(sim, pi as crate::frame::PortId, cn)),
         });
     }
     ports
@@ -423,26 +430,10 @@ fn collect_prio<O: Observer, Q: EventQueue<Event>>(
     pi: crate::frame::PortId,
     q: u8,
 ) -> Option<PrioReport> {
-    let now = sim.now;
-    let span = now.as_ps();
+    let span = sim.now.as_ps();
     let port = &sim.ports[pi as usize];
-    let mode = port.mac.config().mode;
-    let set = |q: u8| if mode == Mode::Pause { 0 } else { q };
     let s = &port.stats.prio[q as usize];
-    // a port with flow control off (now) shows what it paused and requested while
-    // DCBX had PFC on: the counters, as no pause or request runs any more
-    let (paused, requested) = if mode == Mode::Off {
-        let c = port.mac.counters();
-        (
-            c.rx_prio_pause_duration[q as usize].as_ps(),
-            c.tx_prio_pause_duration[q as usize].as_ps(),
-        )
-    } else {
-        (
-            port.mac.rx_pause_duration(now, set(q)).as_ps(),
-            port.mac.tx_pause_duration(now, set(q)).as_ps(),
-        )
-    };
+    let (paused, requested) = sim.pause_times(pi, q);
     let (rx_frames, rx_bytes) = sim.received(pi, q);
     let active =
         s.tx_frames + rx_frames + s.pfc_xoff_rx + s.pfc_xoff_tx > 0 || s.drops.iter().any(|&d| d > 0);
@@ -547,14 +538,14 @@ fn collect_flows<O: Observer, Q: EventQueue<Event>>(sim: &Simulator<O, Q>) -> Co
                 .map(|(c, i)| c.as_ps() as f64 / i.as_ps().max(1) as f64),
             qp: qp.map(|q| {
                 let cc = spec.transport.as_ref().map_or("none", |t| t.cc.name());
-                let r = QpReport::of(q, cc, s.dropped_control_frames);
+                let (r, exactly) = sim.qp_report(fi, q, cc, s.dropped_control_frames);
                 any_cn = true;
                 totals.qps_total += 1;
                 totals.retransmitted_frames += r.retransmitted_frames;
                 totals.timeouts_total += r.timeouts_total;
                 totals.rate_decreases_total += r.rate_decreases_total;
                 totals.cnps_sent_total += r.cnps_sent_total;
-                if s.completed.is_some() && !q.delivered_exactly() {
+                if s.completed.is_some() && !exactly {
                     totals.every_byte_once = false;
                 }
                 r

@@ -116,6 +116,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             patho: crate::sim::features::pathology::PathoState::new(hop_limit),
             link_errors,
             part: None,
+            absorbed: None,
         };
         for p in 0..sim.ports.len() {
             sim.arm_timer(p as PortId);

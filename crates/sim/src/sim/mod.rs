@@ -46,6 +46,7 @@ use lossless_proto::units::Instant;
 use rand_pcg::Pcg64;
 
 mod build;
+pub mod exchange;
 mod fabric;
 mod features;
 mod ideal;
@@ -141,6 +142,9 @@ pub struct Simulator<O: Observer = NoObserver, Q: EventQueue<Event> = CalendarQu
     link_errors: features::link_errors::LinkErrors,
     /// The part of a split fabric this simulator owns (`partition.rs`); `None`: all of it.
     part: Option<Box<partition::PartState>>,
+    /// What the report reads of ports whose engines ran in another process (a run split over
+    /// MPI ranks, `exchange.rs`); `None` otherwise.
+    absorbed: Option<Box<exchange::Absorbed>>,
 }
 
 /// Error building a simulator from a configuration. A variant with a `source` names only

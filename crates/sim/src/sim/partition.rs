@@ -311,7 +311,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 }
 
 /// `a += b`, counter by counter.
-fn add_totals(a: &mut Totals, b: &Totals) {
+pub(super) fn add_totals(a: &mut Totals, b: &Totals) {
     a.injected += b.injected;
     a.delivered += b.delivered;
     a.misdelivered += b.misdelivered;
@@ -321,7 +321,7 @@ fn add_totals(a: &mut Totals, b: &Totals) {
 }
 
 /// A flow's counters from two partitions: sums, and the earliest first and latest last times.
-fn add_flow(a: &mut FlowStats, b: &FlowStats) {
+pub(super) fn add_flow(a: &mut FlowStats, b: &FlowStats) {
     a.sent_frames += b.sent_frames;
     a.sent_bytes += b.sent_bytes;
     a.delivered_frames += b.delivered_frames;

@@ -1,0 +1,625 @@
+//! One fabric over processes (MPI ranks) × threads (issue 22): `R` ranks of `T` threads run
+//! the `R·T` partitions of the automatic partitioning (`partition_model.rs`), partition `p` on
+//! rank `p / T`. Each rank runs its partitions on threads as `parallel.rs` does; per window
+//! the ranks agree on where it starts (the earliest pending event of all: one all-reduce, which
+//! also carries a stop and an error flag) and exchange the frames that crossed a cut link
+//! between ranks (one all-to-all of bytes, each message encoded by
+//! [`exchange::encode_message`]). Every partition takes its messages in sender partition
+//! by sender partition, each in the order it sent them — the order of the threaded run, so
+//! the result does not depend on `R` or `T`. At the end every partition sends its
+//! [`Digest`] to rank 0, whose partition 0 absorbs them ([`Simulator::absorb`]): the report
+//! collected there is the one-thread run's, byte for byte.
+//!
+//! The ranks talk through a [`Transport`]: MPI (`ranks::mpi`, with feature `mpi`) or, in one
+//! process, [`local`] (threads standing for ranks), which the tests use where no MPI is
+//! installed.
+
+use std::sync::{Barrier, Mutex};
+
+use lossless_proto::units::{Duration, Instant};
+
+use crate::config::SimConfig;
+use crate::event::CalendarQueue;
+use crate::experiments::partition_model::{Partitioning, cut_lookahead};
+use crate::observer::{NoObserver, Observer};
+use crate::sim::Simulator;
+use crate::sim::exchange::{self, Dec, Digest, Shipped};
+use crate::sim::partition::{Message, PartitionError};
+
+#[cfg(feature = "mpi")]
+pub mod mpi;
+
+/// How ranks talk: collective operations that every rank calls in the same order, from one
+/// thread of each rank.
+pub trait Transport {
+    /// This rank, `0..ranks()`.
+    fn rank(&self) -> usize;
+    /// How many ranks.
+    fn ranks(&self) -> usize;
+    /// The element-wise minimum of `v` over all ranks.
+    fn min_all(&mut self, v: [u64; 3]) -> Result<[u64; 3], RankError>;
+    /// Sends `out[r]` to rank `r` (`out` has one entry per rank) and returns what each rank
+    /// sent to this one, in rank order.
+    fn exchange(&mut self, out: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, RankError>;
+    /// Every rank's `bytes`, in rank order, at rank 0 (`None` elsewhere).
+    fn gather(&mut self, bytes: Vec<u8>) -> Result<Option<Vec<Vec<u8>>>, RankError>;
+}
+
+/// Why a run over ranks failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RankError {
+    /// The fabric cannot be split (the same on every rank).
+    #[error(transparent)]
+    Partition(#[from] PartitionError),
+    /// Bytes from another rank that do not decode.
+    #[error(transparent)]
+    Decode(#[from] exchange::DecodeError),
+    /// The transport failed.
+    #[error("MPI: {0}")]
+    Transport(String),
+    /// Another rank failed (it says why); this one stopped with it.
+    #[error("another rank failed and stopped the run (its message says why)")]
+    Elsewhere,
+    /// A run whose end does not fit the all-reduce's 64-bit picoseconds (213 days).
+    #[error("the run lasts {0}; over MPI ranks at most 2^64 - 2 ps (about 213 days)")]
+    TooLong(Duration),
+    /// A partitioning that does not fit the ranks and threads.
+    #[error("{0}")]
+    Split(String),
+    /// The digests did not fit partition 0's simulator.
+    #[error("merging the partitions: {0}")]
+    Merge(String),
+}
+
+/// How a run over ranks went (this rank's threads; rank 0 adds nothing of the others).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct RankStats {
+    /// Ranks.
+    pub ranks: usize,
+    /// Threads per rank.
+    pub threads: u16,
+    /// The window, ps (0: no cut link, one window).
+    pub lookahead_ps: u128,
+    /// Windows run.
+    pub windows: u64,
+    /// Frames this rank's partitions sent to other partitions.
+    pub messages: u64,
+    /// Of them, to partitions on other ranks.
+    pub messages_between_ranks: u64,
+    /// Seconds each of this rank's threads spent handling events.
+    pub busy_s_per_thread: Vec<f64>,
+    /// Seconds each spent at barriers and exchanges.
+    pub wait_s_per_thread: Vec<f64>,
+    /// Seconds the rank spent in the transport's collectives (its first thread).
+    pub transport_s: f64,
+}
+
+/// The partitioning of a run over `ranks` × `threads`: the automatic one for `ranks · threads`
+/// partitions.
+pub fn partitioning(config: &SimConfig, ranks: usize, threads: u16) -> Result<Partitioning, RankError> {
+    let n = ranks.saturating_mul(usize::from(threads.max(1)));
+    let parts = u16::try_from(n).map_err(|_| {
+        RankError::Partition(PartitionError::Unsupported(
+            "more than 65,535 partitions (ranks × threads)",
+        ))
+    })?;
+    Ok(Partitioning::by_tier(config, parts))
+}
+
+/// The window of a run over `ranks` × `threads` (`None`: nothing is cut).
+pub fn window(config: &SimConfig, ranks: usize, threads: u16) -> Option<Duration> {
+    let part = partitioning(config, ranks, threads).ok()?;
+    lookahead(config, &part)
+}
+
+fn lookahead(config: &SimConfig, part: &Partitioning) -> Option<Duration> {
+    config
+        .links
+        .iter()
+        .filter(|l| part.of_node[l.a as usize] != part.of_node[l.b as usize])
+        .map(|l| cut_lookahead(&config.model, l))
+        .min()
+}
+
+/// `MAX - flag`: the all-reduce's minimum of these is `MAX - 1` when any rank raised it.
+fn flag(on: bool) -> u64 {
+    u64::MAX - u64::from(on)
+}
+
+/// Runs this rank's share of `config` on `threads` threads; every rank calls it with the same
+/// configuration and thread count. Rank 0 gets the merged simulator (whose report is the
+/// one-thread run's), the others `None`. `window_done` is called on rank 0 after each window
+/// with its end and the first partition's events; when it returns true every rank stops after
+/// that window (the merged simulator's `now` says where).
+pub fn run_rank<T: Transport + ?Sized>(
+    config: &SimConfig,
+    threads: u16,
+    transport: &mut T,
+    window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
+) -> Result<(Option<Simulator>, RankStats), RankError> {
+    let part = partitioning(config, transport.ranks(), threads);
+    run_rank_split(config, part, threads, transport, window_done)
+}
+
+/// What rank 0 gets of an observed run: the merged simulator and every partition's observer,
+/// in partition order.
+pub type Observed<O> = (Simulator<O>, Vec<O>);
+
+/// [`run_rank`] with each partition observed by the observer `observer` makes for it (which
+/// sees only that partition's events): rank 0 also gets every partition's observer, in
+/// partition order — its own as they ran, the others' as their ranks shipped them
+/// ([`Shipped`]) into observers made here.
+pub fn run_rank_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
+    config: &SimConfig,
+    threads: u16,
+    transport: &mut T,
+    observer: &(dyn Fn(u16) -> O + Sync),
+    window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
+) -> Result<(Option<Observed<O>>, RankStats), RankError> {
+    let part = partitioning(config, transport.ranks(), threads);
+    run_observed(config, part, threads, transport, observer, window_done)
+}
+
+/// [`run_rank`] split as `part` says (`ranks × threads` partitions, partition `p` on rank
+/// `p / threads`), e.g. a partitioning read from a file or drawn by a test.
+pub fn run_rank_split<T: Transport + ?Sized>(
+    config: &SimConfig,
+    part: Result<Partitioning, RankError>,
+    threads: u16,
+    transport: &mut T,
+    window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
+) -> Result<(Option<Simulator>, RankStats), RankError> {
+    let (sim, stats) = run_observed(config, part, threads, transport, &|_| NoObserver, window_done)?;
+    Ok((sim.map(|(sim, _)| sim), stats))
+}
+
+fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
+    config: &SimConfig,
+    part: Result<Partitioning, RankError>,
+    threads: u16,
+    transport: &mut T,
+    observer: &(dyn Fn(u16) -> O + Sync),
+    window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
+) -> Result<(Option<Observed<O>>, RankStats), RankError> {
+    let (rank, ranks) = (transport.rank(), transport.ranks());
+    let t = usize::from(threads.max(1));
+    // every rank builds its partitions; one that cannot tells the others before any window
+    let built = part.and_then(|p| build_rank(config, p, ranks, threads, rank, observer));
+    let [_, _, failed] = transport.min_all([0, 0, flag(built.is_err())])?;
+    let (part, sims) = match built {
+        Err(e) => return Err(e),
+        Ok(_) if failed != u64::MAX => return Err(RankError::Elsewhere),
+        Ok(b) => b,
+    };
+    let n = t * ranks;
+    let la = lookahead(config, &part);
+    let end = sims[0].end();
+    let end_ps = u64::try_from(end.as_ps())
+        .ok()
+        .filter(|&e| e < u64::MAX - 1)
+        .ok_or(RankError::TooLong(config.duration))?;
+    let barrier = Barrier::new(t);
+    let next: Vec<[Mutex<Option<Instant>>; 2]> =
+        (0..t).map(|_| [Mutex::new(None), Mutex::new(None)]).collect();
+    // mail[to_local * n + from]: what partition `from` (global) sent to this rank's `to_local`
+    let mail: Vec<Mutex<Vec<Message>>> = (0..t * n).map(|_| Mutex::new(Vec::new())).collect();
+    // away[from_local * n + to]: what this rank's `from_local` sent to partition `to` elsewhere
+    let away: Vec<Mutex<Vec<Message>>> = (0..t * n).map(|_| Mutex::new(Vec::new())).collect();
+    // the window agreed on: its start (None: the run is over), stop, error
+    let agreed: Mutex<(Option<Instant>, bool, bool)> = Mutex::new((None, false, false));
+    let failure: Mutex<Option<RankError>> = Mutex::new(None);
+    let stats = Mutex::new(RankStats {
+        ranks,
+        threads: threads.max(1),
+        lookahead_ps: la.map_or(0, |d| d.as_ps()),
+        busy_s_per_thread: vec![0.0; t],
+        wait_s_per_thread: vec![0.0; t],
+        ..Default::default()
+    });
+    let of_node = &part.of_node;
+    let first = rank * t;
+    let shared = Shared {
+        barrier: &barrier,
+        next: &next,
+        mail: &mail,
+        away: &away,
+        agreed: &agreed,
+        failure: &failure,
+        stats: &stats,
+        of_node,
+        n,
+        t,
+        first,
+        la,
+        end,
+        end_ps,
+    };
+    let mut sims = sims.into_iter();
+    let lead_sim = sims
+        .next()
+        .ok_or(RankError::Merge("no partition on this rank".into()))?;
+    let done: Vec<(Simulator<O>, bool)> = std::thread::scope(|s| {
+        let handles: Vec<_> = sims
+            .enumerate()
+            .map(|(i, sim)| {
+                let shared = &shared;
+                s.spawn(move || shared.worker(i + 1, sim, None::<&mut T>, &|_, _| false))
+            })
+            .collect();
+        // the rank's first partition runs here: the thread that talks to the other ranks
+        let lead = shared.worker(0, lead_sim, Some(&mut *transport), &|at, ev| {
+            rank == 0 && window_done(at, ev)
+        });
+        let mut all = vec![lead];
+        all.extend(
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))),
+        );
+        all
+    });
+    let stats = stats
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(e) = failure
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+    {
+        return Err(e);
+    }
+    if done.iter().any(|(_, error)| *error) {
+        return Err(RankError::Elsewhere);
+    }
+    // the digests of every partition (each followed by what its observer ships) go to rank
+    // 0, whose partition 0 absorbs them
+    let mut bytes = Vec::new();
+    let mut sims: Vec<Simulator<O>> = done.into_iter().map(|(s, _)| s).collect();
+    for (i, sim) in sims.iter().enumerate() {
+        if rank == 0 && i == 0 {
+            continue;
+        }
+        sim.digest().encode(&mut bytes);
+        if rank != 0 {
+            sim.observer().ship(&mut bytes);
+        }
+    }
+    let Some(from_ranks) = transport.gather(bytes)? else {
+        return Ok((None, stats));
+    };
+    // rank 0's partitions' observers as they ran, then the others' as shipped
+    let mut observers: Vec<O> = sims
+        .iter_mut()
+        .enumerate()
+        .map(|(i, s)| std::mem::replace(s.observer_mut(), observer(i as u16)))
+        .collect();
+    let mut digests = Vec::with_capacity(n.saturating_sub(1));
+    for b in &from_ranks {
+        let mut d = Dec::new(b);
+        while !d.is_empty() {
+            let digest = Digest::decode(&mut d)?;
+            if usize::from(digest.part) != digests.len() + 1 || usize::from(digest.part) >= n {
+                return Err(RankError::Merge(format!(
+                    "the digest of partition {} came where partition {}'s was due",
+                    digest.part,
+                    digests.len() + 1
+                )));
+            }
+            if usize::from(digest.part) >= t {
+                let mut o = observer(digest.part);
+                o.unship(&mut d)?;
+                observers.push(o);
+            }
+            digests.push(digest);
+        }
+    }
+    if digests.len() + 1 != n {
+        return Err(RankError::Merge(format!(
+            "{} digests for {n} partitions",
+            digests.len() + 1
+        )));
+    }
+    // (its observer is in `observers`, a fresh one in its place)
+    let mut merged = sims.swap_remove(0);
+    merged.absorb(&digests).map_err(RankError::Merge)?;
+    Ok((Some((merged, observers)), stats))
+}
+
+type Built<O> = (Partitioning, Vec<Simulator<O>>);
+
+/// This rank's partitions of `config`, each observed by the observer `observer` makes for it.
+fn build_rank<O: Observer>(
+    config: &SimConfig,
+    part: Partitioning,
+    ranks: usize,
+    threads: u16,
+    rank: usize,
+    observer: &dyn Fn(u16) -> O,
+) -> Result<Built<O>, RankError> {
+    let t = usize::from(threads.max(1));
+    if usize::from(part.parts) != ranks * t || part.of_node.iter().any(|&p| usize::from(p) >= ranks * t) {
+        return Err(RankError::Split(format!(
+            "a partitioning into {} partitions for {ranks} ranks × {t} threads",
+            part.parts
+        )));
+    }
+    if lookahead(config, &part) == Some(Duration::ZERO) {
+        return Err(PartitionError::Unsupported("a cut link without delay (no lookahead)").into());
+    }
+    let sims = (rank * t..(rank + 1) * t)
+        .map(|me| {
+            Simulator::partition_observed(
+                config.clone(),
+                part.of_node.clone(),
+                me as u16,
+                observer(me as u16),
+                CalendarQueue::default(),
+            )
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((part, sims))
+}
+
+/// What a rank's threads share.
+struct Shared<'a> {
+    barrier: &'a Barrier,
+    next: &'a [[Mutex<Option<Instant>>; 2]],
+    mail: &'a [Mutex<Vec<Message>>],
+    away: &'a [Mutex<Vec<Message>>],
+    agreed: &'a Mutex<(Option<Instant>, bool, bool)>,
+    failure: &'a Mutex<Option<RankError>>,
+    stats: &'a Mutex<RankStats>,
+    of_node: &'a [u16],
+    /// Partitions in all.
+    n: usize,
+    /// Partitions (threads) on this rank.
+    t: usize,
+    /// This rank's first partition.
+    first: usize,
+    la: Option<Duration>,
+    end: Instant,
+    end_ps: u64,
+}
+
+impl Shared<'_> {
+    /// Runs this rank's partition `me` (local) to the end; the one with the transport talks to
+    /// the other ranks between the barriers. Returns the simulator and whether the run was
+    /// stopped by an error (here or elsewhere).
+    fn worker<O: Observer, T: Transport + ?Sized>(
+        &self,
+        me: usize,
+        mut sim: Simulator<O>,
+        mut transport: Option<&mut T>,
+        window_done: &dyn Fn(Instant, u64) -> bool,
+    ) -> (Simulator<O>, bool) {
+        let (n, t) = (self.n, self.t);
+        let global = self.first + me;
+        let mut out: Vec<Message> = Vec::new();
+        let (mut windows, mut messages, mut between) = (0u64, 0u64, 0u64);
+        let (mut busy, mut wait, mut talk) = (0.0f64, 0.0f64, 0.0f64);
+        let mut clock = std::time::Instant::now();
+        let mut stop_next = false;
+        let mut stopped = false;
+        let mut error = false;
+        for parity in (0..2).cycle() {
+            *lock(&self.next[me][parity]) = sim.next_event_at();
+            self.barrier.wait();
+            if let Some(tr) = transport.as_deref_mut() {
+                let local = self.next.iter().filter_map(|m| *lock(&m[parity])).min();
+                let local_ps = local.map_or(u64::MAX, |x| {
+                    u64::try_from(x.as_ps()).unwrap_or(u64::MAX).min(self.end_ps)
+                });
+                let failed = lock(self.failure).is_some();
+                let t0 = std::time::Instant::now();
+                let agreed = match tr.min_all([local_ps, flag(stop_next), flag(failed)]) {
+                    Ok([start, stop, err]) => (
+                        (start < self.end_ps).then(|| Instant::from_ps(u128::from(start))),
+                        stop != u64::MAX,
+                        err != u64::MAX,
+                    ),
+                    Err(e) => {
+                        lock(self.failure).get_or_insert(e);
+                        (None, false, true)
+                    }
+                };
+                talk += t0.elapsed().as_secs_f64();
+                *lock(self.agreed) = agreed;
+            }
+            self.barrier.wait();
+            let (start, stop, err) = *lock(self.agreed);
+            if err {
+                error = true;
+                break;
+            }
+            if stop {
+                stopped = true;
+                break;
+            }
+            let Some(start) = start.filter(|&x| x < self.end) else {
+                break;
+            };
+            let until = self.la.map_or(self.end, |d| (start + d).min(self.end));
+            wait += clock.elapsed().as_secs_f64();
+            clock = std::time::Instant::now();
+            sim.run_until(until);
+            busy += clock.elapsed().as_secs_f64();
+            clock = std::time::Instant::now();
+            windows += 1;
+            sim.take_outbox(&mut out);
+            messages += out.len() as u64;
+            if window_done(until, sim.events()) {
+                stop_next = true;
+            }
+            for m in out.drain(..) {
+                let to = self.of_node[sim.node_of_port(m.to) as usize] as usize;
+                if (self.first..self.first + t).contains(&to) {
+                    lock(&self.mail[(to - self.first) * n + global]).push(m);
+                } else {
+                    between += 1;
+                    lock(&self.away[me * n + to]).push(m);
+                }
+            }
+            self.barrier.wait();
+            if let Some(tr) = transport.as_deref_mut() {
+                let t0 = std::time::Instant::now();
+                if let Err(e) = self.swap_with_ranks(tr) {
+                    lock(self.failure).get_or_insert(e);
+                }
+                talk += t0.elapsed().as_secs_f64();
+            }
+            self.barrier.wait();
+            for from in 0..n {
+                let v = std::mem::take(&mut *lock(&self.mail[me * n + from]));
+                for m in &v {
+                    sim.take_in(m);
+                }
+            }
+        }
+        if !stopped && !error {
+            sim.run_until(self.end);
+        }
+        let mut st = lock(self.stats);
+        st.windows = windows;
+        st.messages += messages;
+        st.messages_between_ranks += between;
+        st.busy_s_per_thread[me] = busy;
+        st.wait_s_per_thread[me] = wait + clock.elapsed().as_secs_f64();
+        if transport.is_some() {
+            st.transport_s = talk;
+        }
+        (sim, error)
+    }
+
+    /// Sends what this rank's partitions sent to other ranks' and takes in what theirs sent
+    /// to this rank's, into the mail. Per destination rank: groups of (from, to, count,
+    /// messages), from this rank's partitions in order.
+    fn swap_with_ranks<T: Transport + ?Sized>(&self, tr: &mut T) -> Result<(), RankError> {
+        let (n, t) = (self.n, self.t);
+        let ranks = tr.ranks();
+        let mut out: Vec<Vec<u8>> = vec![Vec::new(); ranks];
+        for from_local in 0..t {
+            for to in 0..n {
+                let v = std::mem::take(&mut *lock(&self.away[from_local * n + to]));
+                if v.is_empty() {
+                    continue;
+                }
+                let buf = &mut out[to / t];
+                exchange::encode_group((self.first + from_local) as u16, to as u16, v.len(), buf);
+                for m in &v {
+                    exchange::encode_message(m, buf);
+                }
+            }
+        }
+        let got = tr.exchange(out)?;
+        for (r, bytes) in got.iter().enumerate() {
+            let mut d = Dec::new(bytes);
+            while !d.is_empty() {
+                let (from, to, count) = exchange::decode_group(&mut d)?;
+                let (from, to) = (from as usize, to as usize);
+                if from / t != r || from >= n || !(self.first..self.first + t).contains(&to) {
+                    return Err(exchange::DecodeError {
+                        what: "messages between partitions that do not belong there",
+                        at: 0,
+                        len: bytes.len(),
+                    }
+                    .into());
+                }
+                let mut mail = lock(&self.mail[(to - self.first) * n + from]);
+                for _ in 0..count {
+                    mail.push(exchange::decode_message(&mut d)?);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A lock that a panicked thread did not leave unusable (its panic is re-raised at the join).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Ranks as threads of one process: the [`Transport`] of tests and of machines without MPI.
+pub mod local {
+    use std::sync::{Arc, Barrier, Mutex};
+
+    use super::{RankError, Transport};
+
+    /// What the ranks of one process share.
+    struct Hub {
+        ranks: usize,
+        barrier: Barrier,
+        mins: Mutex<Vec<[u64; 3]>>,
+        /// post[to * ranks + from].
+        post: Mutex<Vec<Vec<u8>>>,
+    }
+
+    /// One rank of [`ranks`].
+    pub struct LocalRank {
+        rank: usize,
+        hub: Arc<Hub>,
+    }
+
+    /// `n` ranks that talk through shared memory; each is to be driven by its own thread.
+    pub fn ranks(n: usize) -> Vec<LocalRank> {
+        let n = n.max(1);
+        let hub = Arc::new(Hub {
+            ranks: n,
+            barrier: Barrier::new(n),
+            mins: Mutex::new(vec![[0; 3]; n]),
+            post: Mutex::new(vec![Vec::new(); n * n]),
+        });
+        (0..n)
+            .map(|rank| LocalRank {
+                rank,
+                hub: hub.clone(),
+            })
+            .collect()
+    }
+
+    impl Transport for LocalRank {
+        fn rank(&self) -> usize {
+            self.rank
+        }
+        fn ranks(&self) -> usize {
+            self.hub.ranks
+        }
+        fn min_all(&mut self, v: [u64; 3]) -> Result<[u64; 3], RankError> {
+            super::lock(&self.hub.mins)[self.rank] = v;
+            self.hub.barrier.wait();
+            let m = super::lock(&self.hub.mins)
+                .iter()
+                .fold([u64::MAX; 3], |a, b| std::array::from_fn(|i| a[i].min(b[i])));
+            self.hub.barrier.wait();
+            Ok(m)
+        }
+        fn exchange(&mut self, out: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, RankError> {
+            let n = self.hub.ranks;
+            {
+                let mut post = super::lock(&self.hub.post);
+                for (to, b) in out.into_iter().enumerate() {
+                    post[to * n + self.rank] = b;
+                }
+            }
+            self.hub.barrier.wait();
+            let got = {
+                let mut post = super::lock(&self.hub.post);
+                (0..n)
+                    .map(|from| std::mem::take(&mut post[self.rank * n + from]))
+                    .collect()
+            };
+            self.hub.barrier.wait();
+            Ok(got)
+        }
+        fn gather(&mut self, bytes: Vec<u8>) -> Result<Option<Vec<Vec<u8>>>, RankError> {
+            let n = self.hub.ranks;
+            super::lock(&self.hub.post)[self.rank] = bytes;
+            self.hub.barrier.wait();
+            let got = (self.rank == 0).then(|| {
+                let mut post = super::lock(&self.hub.post);
+                (0..n).map(|from| std::mem::take(&mut post[from])).collect()
+            });
+            self.hub.barrier.wait();
+            Ok(got)
+        }
+    }
+}

@@ -1,0 +1,600 @@
+//! A fabric split over ranks × threads gives the one-thread run's report byte for byte (issue
+//! 22): the ranks here are threads of one process talking through `ranks::local`, which
+//! exercises everything an MPI run does — the per-window agreement, the messages encoded to
+//! bytes and back, the digests absorbed by rank 0 — except MPI itself (`crates/cli/tests/
+//! sim_mpi.rs` runs `mpirun`).
+
+use lossless_sim::config::SimConfig;
+use lossless_sim::experiments::partition_model::Partitioning;
+use lossless_sim::experiments::ranks::{self, RankError, RankStats, Transport, local};
+use lossless_sim::frame::{Frame, NodeId};
+use lossless_sim::observer::Observer;
+use lossless_sim::scenario::{self, Overrides};
+use lossless_sim::sim::exchange::{self, Dec, DecodeError, Digest, Shipped};
+use lossless_sim::{Report, Simulator};
+
+fn json_of(sim: &Simulator) -> String {
+    serde_json::to_string_pretty(&Report::collect(sim)).expect("serialises")
+}
+
+fn sequential(cfg: &SimConfig) -> String {
+    let mut sim = Simulator::new(cfg.clone()).expect("builds");
+    sim.run();
+    json_of(&sim)
+}
+
+fn first_difference(a: &str, b: &str) -> String {
+    let at = a.lines().zip(b.lines()).position(|(x, y)| x != y).unwrap_or(0);
+    format!(
+        "line {}: {:?} vs {:?}",
+        at + 1,
+        a.lines().nth(at),
+        b.lines().nth(at)
+    )
+}
+
+/// Runs `cfg` over `r` ranks (threads of this process) of `t` threads each, split as `part`
+/// says (default: the automatic partitioning); every rank's result, rank 0 first.
+fn over_ranks_split(
+    cfg: &SimConfig,
+    r: usize,
+    t: u16,
+    part: Option<&Partitioning>,
+) -> Vec<Result<(Option<Simulator>, RankStats), RankError>> {
+    std::thread::scope(|s| {
+        let hs: Vec<_> = local::ranks(r)
+            .into_iter()
+            .map(|mut tr| {
+                s.spawn(move || {
+                    let p = match part {
+                        Some(p) => Ok(p.clone()),
+                        None => ranks::partitioning(cfg, tr.ranks(), t),
+                    };
+                    ranks::run_rank_split(cfg, p, t, &mut tr, &|_, _| false)
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().expect("no panic")).collect()
+    })
+}
+
+/// The JSON of rank 0, checking that the other ranks return nothing.
+fn json_over_ranks(cfg: &SimConfig, r: usize, t: u16, part: Option<&Partitioning>) -> (String, RankStats) {
+    let mut results = over_ranks_split(cfg, r, t, part).into_iter();
+    let (sim, stats) = results.next().expect("rank 0").expect("rank 0 runs");
+    for other in results {
+        let (none, _) = other.expect("every rank runs");
+        assert!(none.is_none(), "only rank 0 gets the merged simulator");
+    }
+    (json_of(&sim.expect("rank 0 gets the merged simulator")), stats)
+}
+
+fn check(cfg: &SimConfig, shapes: &[(usize, u16)]) {
+    let seq = sequential(cfg);
+    for &(r, t) in shapes {
+        let (par, stats) = json_over_ranks(cfg, r, t, None);
+        assert!(
+            par == seq,
+            "{} over {r} ranks × {t} threads ({stats:?}): {}",
+            cfg.name,
+            first_difference(&seq, &par)
+        );
+    }
+}
+
+fn load(name: &str, set: &[&str]) -> SimConfig {
+    let ov = Overrides {
+        set: set.iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
+    };
+    scenario::load(name, &ov).expect("loads")
+}
+
+#[test]
+fn a_pfc_firing_incast_over_2_3_and_4_ranks_of_1_and_2_threads_reports_what_one_simulator_does() {
+    let cfg = load("incast", &["senders=16"]);
+    assert!(
+        sequential(&cfg).contains("\"pfc_xoff_sent_frames\": 2"),
+        "PFC fires"
+    );
+    check(&cfg, &[(2, 1), (3, 1), (4, 1), (2, 2), (4, 2)]);
+}
+
+#[test]
+fn two_chip_and_ets_over_2_ranks_report_what_one_simulator_does() {
+    check(&load("two-chip", &[]), &[(2, 1), (3, 1)]);
+    check(&load("ets-7-13-80", &[]), &[(2, 1), (2, 2)]);
+}
+
+/// A k = 4 fat tree, 100 G, 1 µs links, WebSearch at 50 % for 150 µs, with ECN marking at
+/// every switch when `ecn`.
+fn fat_tree(ecn: bool) -> SimConfig {
+    let dir = lossless_testkit::corpus_dir().join("workloads");
+    let mut text = String::from(
+        r#"
+name = "ft4"
+seed = 7
+duration = "150us"
+[defaults]
+rate = "100G"
+flow_control = "pfc"
+pfc_priorities = [3]
+[fabric]
+kind = "fat-tree"
+k = 4
+host_rate = "100G"
+delay = "1us"
+[fabric.switch]
+buffer_bytes = 1000000
+alpha = 0.125
+[[workload]]
+name = "websearch"
+src = ["h*"]
+dst = ["h*"]
+priority = 3
+cdf_file = "WebSearch_distribution.txt"
+load = 0.5
+"#,
+    );
+    if ecn {
+        text += "[ecn]\nkmin_bytes = 20000\nkmax_bytes = 80000\npmax = 0.2\n";
+    }
+    scenario::load_str(&text, "ft4.toml", Some(&dir), &Overrides::default()).expect("loads")
+}
+
+#[test]
+fn a_fat_tree_under_a_websearch_workload_over_ranks_and_threads_reports_what_one_simulator_does() {
+    let cfg = fat_tree(false);
+    let seq = sequential(&cfg);
+    for (r, t) in [(2, 1), (4, 1), (2, 2), (4, 2), (3, 3)] {
+        let (par, stats) = json_over_ranks(&cfg, r, t, None);
+        assert!(stats.messages_between_ranks > 0 && stats.windows > 1, "{stats:?}");
+        assert!(
+            par == seq,
+            "fat tree over {r} × {t} ({stats:?}): {}",
+            first_difference(&seq, &par)
+        );
+    }
+}
+
+#[test]
+fn switches_with_ecn_markers_over_4_ranks_report_what_one_simulator_does() {
+    // (frames of flows without a transport are not ECN-capable: the markers count nothing
+    // until QPs are split; their counters travel in the digest all the same)
+    let cfg = fat_tree(true);
+    let seq = sequential(&cfg);
+    assert!(seq.contains("\"cn\": {"), "the switch ports report their markers");
+    let (par, stats) = json_over_ranks(&cfg, 4, 1, None);
+    assert!(par == seq, "{stats:?}: {}", first_difference(&seq, &par));
+}
+
+#[test]
+fn features_the_partitioned_engine_lacks_are_refused_on_every_rank() {
+    let cfg = load("dcbx-adopt", &[]);
+    for r in over_ranks_split(&cfg, 2, 1, None) {
+        let err = r.err().expect("refused");
+        assert!(err.to_string().contains("DCBX"), "{err}");
+    }
+}
+
+#[test]
+fn dcqcn_qps_whose_ends_run_on_other_ranks_report_what_one_simulator_does() {
+    // 300 µs: DCQCN has cut rates (every window is a barrier: the whole 10 ms are slow here)
+    let ov = Overrides {
+        duration: Some(lossless_proto::units::Duration::from_us(300)),
+        ..Default::default()
+    };
+    let cfg = scenario::load("incast-dcqcn", &ov).expect("loads");
+    let seq = sequential(&cfg);
+    let v: serde_json::Value = serde_json::from_str(&seq).expect("JSON");
+    let qps: Vec<&serde_json::Value> = v["flows"]
+        .as_array()
+        .expect("flows")
+        .iter()
+        .map(|f| &f["qp"])
+        .collect();
+    let some = |k: &str| qps.iter().any(|q| q[k].as_u64().is_some_and(|n| n > 0));
+    assert!(
+        some("rate_decreases_total") && some("cnps_sent_total") && some("transport_delivered_bytes"),
+        "the senders cut their rates on the receiver's CNPs: {qps:?}"
+    );
+    // the QPs' senders and their receiver are not all partition 0's: their figures travel
+    for (r, t) in [(2, 1), (4, 1), (2, 2)] {
+        let part = ranks::partitioning(&cfg, r, t).expect("splits");
+        let ends_elsewhere = cfg
+            .flows
+            .iter()
+            .filter(|f| part.of_node[f.src as usize] != 0 || part.of_node[f.dst as usize] != 0)
+            .count();
+        assert!(ends_elsewhere > 0, "{r} × {t}: some QP end is not partition 0's");
+    }
+    check(&cfg, &[(2, 1), (4, 1), (2, 2)]);
+}
+
+/// A transport that garbles what rank `victim` receives in its `at`-th exchange.
+struct Garbling {
+    inner: local::LocalRank,
+    victim: usize,
+    at: usize,
+    seen: usize,
+}
+
+impl Transport for Garbling {
+    fn rank(&self) -> usize {
+        self.inner.rank()
+    }
+    fn ranks(&self) -> usize {
+        self.inner.ranks()
+    }
+    fn min_all(&mut self, v: [u64; 3]) -> Result<[u64; 3], RankError> {
+        self.inner.min_all(v)
+    }
+    fn exchange(&mut self, out: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, RankError> {
+        let mut got = self.inner.exchange(out)?;
+        self.seen += 1;
+        if self.inner.rank() == self.victim && self.seen >= self.at {
+            for b in &mut got {
+                if !b.is_empty() {
+                    b.truncate(b.len() - 1);
+                }
+            }
+        }
+        Ok(got)
+    }
+    fn gather(&mut self, bytes: Vec<u8>) -> Result<Option<Vec<Vec<u8>>>, RankError> {
+        self.inner.gather(bytes)
+    }
+}
+
+#[test]
+fn bytes_one_rank_cannot_decode_stop_every_rank_at_the_next_window() {
+    let cfg = fat_tree(false);
+    let results: Vec<_> = std::thread::scope(|s| {
+        let hs: Vec<_> = local::ranks(3)
+            .into_iter()
+            .map(|inner| {
+                let cfg = &cfg;
+                s.spawn(move || {
+                    let mut tr = Garbling {
+                        inner,
+                        victim: 1,
+                        at: 20,
+                        seen: 0,
+                    };
+                    ranks::run_rank(cfg, 1, &mut tr, &|_, _| false).map(|(sim, _)| sim.is_some())
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().expect("no panic")).collect()
+    });
+    for (rank, r) in results.iter().enumerate() {
+        match (rank, r) {
+            (1, Err(RankError::Decode(e))) => assert!(e.to_string().contains("cut short"), "{e}"),
+            (_, Err(RankError::Elsewhere)) if rank != 1 => {}
+            other => panic!("rank {rank}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_stop_asked_on_rank_0_ends_every_rank_after_the_same_window() {
+    let cfg = fat_tree(false);
+    let stop_at = lossless_proto::units::Instant::from_ps(40_000_000);
+    let results: Vec<_> = std::thread::scope(|s| {
+        let hs: Vec<_> = local::ranks(2)
+            .into_iter()
+            .map(|mut tr| {
+                let cfg = &cfg;
+                s.spawn(move || ranks::run_rank(cfg, 1, &mut tr, &|at, _| at >= stop_at))
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().expect("no panic")).collect()
+    });
+    let mut it = results.into_iter();
+    let (sim, _) = it.next().expect("rank 0").expect("runs");
+    let sim = sim.expect("merged");
+    assert!(
+        sim.now() >= stop_at && sim.now() < sim.end(),
+        "stopped at {}",
+        sim.now()
+    );
+    assert!(it.next().expect("rank 1").is_ok());
+}
+
+#[test]
+fn a_digest_and_a_message_decode_to_what_was_encoded_and_every_cut_short_copy_is_refused() {
+    let cfg = fat_tree(true);
+    let part = ranks::partitioning(&cfg, 2, 1).expect("splits");
+    let mut sim: Simulator =
+        Simulator::partition(cfg.clone(), part.of_node.clone(), 1, Default::default()).expect("builds");
+    sim.run_until(lossless_proto::units::Instant::from_ps(30_000_000));
+    let mut out = Vec::new();
+    sim.take_outbox(&mut out);
+    assert!(!out.is_empty(), "frames crossed");
+    let mut bytes = Vec::new();
+    for m in &out {
+        exchange::encode_message(m, &mut bytes);
+    }
+    let mut d = Dec::new(&bytes);
+    for m in &out {
+        let back = exchange::decode_message(&mut d).expect("decodes");
+        assert_eq!(format!("{back:?}"), format!("{m:?}"));
+    }
+    assert!(d.is_empty());
+    let digest = sim.digest();
+    assert!(!digest.ports.is_empty() && !digest.flows.is_empty());
+    let mut bytes = Vec::new();
+    digest.encode(&mut bytes);
+    assert_eq!(Digest::decode(&mut Dec::new(&bytes)).expect("decodes"), digest);
+    for cut in (0..bytes.len()).step_by(97) {
+        assert!(
+            Digest::decode(&mut Dec::new(&bytes[..cut])).is_err(),
+            "cut at {cut}"
+        );
+    }
+}
+
+mod random_fabrics {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A leaf-spine of `leaves` × `spines` with `per_leaf` hosts at 10 G, small buffers (so
+    /// that PFC fires), and `flows` (source, destination, kilobytes) between its hosts.
+    fn fabric(leaves: u32, spines: u32, per_leaf: u32, delay_ns: u32, flows: &[(u32, u32, u32)]) -> String {
+        let hosts = leaves * per_leaf;
+        let mut t = format!(
+            "name = \"random\"\nseed = 3\nduration = \"300us\"\n[defaults]\nrate = \"10G\"\nflow_control = \"pfc\"\npfc_priorities = [3]\n\
+             [fabric]\nkind = \"leaf-spine\"\nleaves = {leaves}\nspines = {spines}\nhosts_per_leaf = {per_leaf}\nhost_rate = \"10G\"\ndelay = \"{delay_ns}ns\"\n\
+             [fabric.switch]\nbuffer_bytes = 200000\nalpha = 0.125\n"
+        );
+        for (i, &(s, d, kb)) in flows.iter().enumerate() {
+            let (s, d) = (s % hosts + 1, d % hosts + 1);
+            if s == d {
+                continue;
+            }
+            t += &format!(
+                "[[flow]]\nname = \"f{i}\"\nsrc = \"h{s}\"\ndst = \"h{d}\"\npriority = {}\nsize_bytes = {}\n",
+                if i % 3 == 0 { 0 } else { 3 },
+                kb * 1000
+            );
+        }
+        t
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 16, failure_persistence: None, ..ProptestConfig::default() })]
+        #[test]
+        fn any_split_of_a_random_leaf_spine_over_2_ranks_of_2_threads_reports_what_one_simulator_does(
+            leaves in 2u32..4, spines in 1u32..3, per_leaf in 1u32..4, delay_ns in 100u32..2000,
+            flows in proptest::collection::vec((0u32..64, 0u32..64, 1u32..200), 1..8),
+            map in proptest::collection::vec(0u16..4, 64),
+        ) {
+            let text = fabric(leaves, spines, per_leaf, delay_ns, &flows);
+            let cfg = scenario::load_str(&text, "random.toml", None, &Overrides::default()).expect("loads");
+            let seq = sequential(&cfg);
+            let of_node: Vec<u16> = (0..cfg.nodes.len()).map(|n| map[n % map.len()]).collect();
+            let mut part = Partitioning::from_map(of_node);
+            part.parts = 4;
+            let (par, stats) = json_over_ranks(&cfg, 2, 2, Some(&part));
+            prop_assert!(par == seq, "{text}\n{stats:?}: {}", first_difference(&seq, &par));
+        }
+    }
+}
+
+#[test]
+fn a_qps_digest_holds_both_ends_figures_decodes_to_what_was_encoded_and_refuses_every_cut_short_copy() {
+    // one simulator is partition 0 of 1: it owns both ends of every QP
+    let mut sim = Simulator::new(load("incast-dcqcn", &[])).expect("builds");
+    sim.run();
+    let digest = sim.digest();
+    let qps: Vec<_> = digest
+        .flows
+        .iter()
+        .filter_map(|f| f.qp_sender.as_ref().zip(f.qp_receiver.as_ref()))
+        .collect();
+    assert!(!qps.is_empty(), "every flow has a QP with both ends here");
+    assert!(
+        qps.iter().any(|(s, r)| s.data_sent_frames > 0
+            && s.rate_decreases_total > 0
+            && s.rate_series.at_ps.len() > 1
+            && r.transport_delivered_bytes > 0
+            && r.cnps_sent_total > 0),
+        "DCQCN cut a rate: {qps:?}"
+    );
+    let mut bytes = Vec::new();
+    digest.encode(&mut bytes);
+    let mut d = Dec::new(&bytes);
+    assert_eq!(Digest::decode(&mut d).expect("decodes"), digest);
+    assert!(d.is_empty());
+    for cut in (0..bytes.len()).step_by(13) {
+        assert!(
+            Digest::decode(&mut Dec::new(&bytes[..cut])).is_err(),
+            "cut at {cut}"
+        );
+    }
+}
+
+/// Records every frame delivered to a host: (instant in ps, node, frame id), for partition
+/// `part`.
+#[derive(Default)]
+struct Deliveries {
+    part: u16,
+    seen: Vec<(u128, NodeId, u64)>,
+}
+
+impl Observer for Deliveries {
+    fn delivered(&mut self, node: NodeId, frame: &Frame, at: lossless_proto::units::Instant) {
+        self.seen.push((at.as_ps(), node, frame.id));
+    }
+}
+
+impl Shipped for Deliveries {
+    fn ship(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.part.to_le_bytes());
+        out.extend_from_slice(&(self.seen.len() as u64).to_le_bytes());
+        for (at, node, id) in &self.seen {
+            out.extend_from_slice(&at.to_le_bytes());
+            out.extend_from_slice(&node.to_le_bytes());
+            out.extend_from_slice(&id.to_le_bytes());
+        }
+    }
+    fn unship(&mut self, d: &mut Dec<'_>) -> Result<(), DecodeError> {
+        if d.u16()? != self.part {
+            return Err(d.err("another partition's deliveries"));
+        }
+        for _ in 0..d.len(28)? {
+            self.seen.push((d.u128()?, d.u32()?, d.u64()?));
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn every_partitions_observer_reaches_rank_0_in_partition_order_with_what_it_saw_there() {
+    let cfg = fat_tree(false);
+    let mut one = Simulator::with_observer(cfg.clone(), Deliveries::default()).expect("builds");
+    one.run();
+    let seq = json_of(
+        &Simulator::new(cfg.clone())
+            .map(|mut s| {
+                s.run();
+                s
+            })
+            .expect("builds"),
+    );
+    let mut all_seen = one.observer().seen.clone();
+    all_seen.sort_unstable();
+    assert!(all_seen.len() > 100, "frames were delivered");
+    let (r, t) = (2, 2);
+    let part = ranks::partitioning(&cfg, r, t).expect("splits");
+    let make = |p: u16| Deliveries {
+        part: p,
+        seen: Vec::new(),
+    };
+    let results: Vec<_> = std::thread::scope(|s| {
+        let hs: Vec<_> = local::ranks(r)
+            .into_iter()
+            .map(|mut tr| {
+                let (cfg, make) = (&cfg, &make);
+                s.spawn(move || ranks::run_rank_observed(cfg, t, &mut tr, make, &|_, _| false))
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().expect("no panic")).collect()
+    });
+    let mut results = results.into_iter();
+    let (merged, observers) = results
+        .next()
+        .expect("rank 0")
+        .expect("runs")
+        .0
+        .expect("rank 0 gets the merged run");
+    assert!(results.all(|x| x.expect("runs").0.is_none()));
+    let merged_json = serde_json::to_string_pretty(&Report::collect(&merged)).expect("serialises");
+    assert!(merged_json == seq, "{}", first_difference(&seq, &merged_json));
+    assert_eq!(observers.len(), usize::from(part.parts));
+    let mut union = Vec::new();
+    for (i, o) in observers.iter().enumerate() {
+        assert_eq!(usize::from(o.part), i);
+        assert!(
+            o.seen
+                .iter()
+                .all(|&(_, node, _)| usize::from(part.of_node[node as usize]) == i),
+            "partition {i} saw only its own hosts"
+        );
+        union.extend_from_slice(&o.seen);
+    }
+    assert!(
+        observers[usize::from(t)..].iter().any(|o| !o.seen.is_empty()),
+        "rank 1's partitions shipped deliveries"
+    );
+    union.sort_unstable();
+    assert!(
+        union == all_seen,
+        "{} vs {} deliveries",
+        union.len(),
+        all_seen.len()
+    );
+}
+
+#[test]
+fn what_a_frame_carries_for_hpcc_and_timely_is_encoded_byte_for_byte_and_decodes_back() {
+    use lossless_proto::flow_control::ControlFrame;
+    use lossless_sim::observer::WireFrame;
+    use lossless_sim::sim::partition::{Carried, Message};
+    use lossless_wire::int::{IntHeader, IntHop};
+
+    let pause = |carried| Message {
+        to: 0x0102_0304,
+        from: 5,
+        at: lossless_proto::units::Instant::from_ps(6),
+        tie: 7,
+        frame: WireFrame::Control(ControlFrame::Pause { quanta: 0x0809 }),
+        carried,
+    };
+    // to, from, at (16 bytes), tie, the frame (kind 1: PAUSE, its quanta): little-endian
+    let head: Vec<u8> = [
+        &[4u8, 3, 2, 1][..],
+        &[5, 0, 0, 0],
+        &[6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+        &[7, 0, 0, 0, 0, 0, 0, 0],
+        &[1, 9, 8],
+    ]
+    .concat();
+    let mut header = IntHeader::default();
+    for k in 0..3 {
+        header.push(IntHop(0x1100 + k));
+    }
+    let cases: [(Carried, Vec<u8>); 3] = [
+        (Carried::None, vec![0]),
+        (
+            Carried::Stamp {
+                ns: 0x0a0b,
+                slots: 64,
+            },
+            [&[2u8, 0x0b, 0x0a, 0, 0, 0, 0, 0, 0][..], &[64, 0, 0, 0]].concat(),
+        ),
+        (
+            Carried::Int { header, slots: 256 },
+            [
+                &[1u8][..],
+                &[0x00, 0x11, 0, 0, 0, 0, 0, 0],
+                &[0x01, 0x11, 0, 0, 0, 0, 0, 0],
+                &[0x02, 0x11, 0, 0, 0, 0, 0, 0],
+                &[0; 16],
+                &[3, 0],
+                &[0, 1, 0, 0],
+            ]
+            .concat(),
+        ),
+    ];
+    let mut all = Vec::new();
+    for (carried, tail) in &cases {
+        let m = pause(*carried);
+        let mut bytes = Vec::new();
+        exchange::encode_message(&m, &mut bytes);
+        assert_eq!(bytes, [&head[..], &tail[..]].concat(), "{carried:?}");
+        let back = exchange::decode_message(&mut Dec::new(&bytes)).expect("decodes");
+        assert_eq!(back.carried, m.carried);
+        assert_eq!(format!("{back:?}"), format!("{m:?}"));
+        for cut in 0..bytes.len() {
+            assert!(
+                exchange::decode_message(&mut Dec::new(&bytes[..cut])).is_err(),
+                "cut at {cut}"
+            );
+        }
+        all.extend_from_slice(&bytes);
+    }
+    // an unknown kind of field is refused
+    let mut bad = head.clone();
+    bad.push(3);
+    assert!(exchange::decode_message(&mut Dec::new(&bad)).is_err());
+    // one after another, as in an exchange
+    let mut d = Dec::new(&all);
+    for (carried, _) in &cases {
+        assert_eq!(
+            exchange::decode_message(&mut d).expect("decodes").carried,
+            *carried
+        );
+    }
+    assert!(d.is_empty());
+}
