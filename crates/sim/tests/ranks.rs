@@ -517,7 +517,7 @@ fn every_partitions_observer_reaches_rank_0_in_partition_order_with_what_it_saw_
 }
 
 #[test]
-fn what_a_frame_carries_for_hpcc_and_timely_is_encoded_byte_for_byte_and_decodes_back() {
+fn what_a_frame_carries_for_hpcc_pint_and_timely_is_encoded_byte_for_byte_and_decodes_back() {
     use lossless_proto::flow_control::ControlFrame;
     use lossless_sim::observer::WireFrame;
     use lossless_sim::sim::partition::{Carried, Message};
@@ -544,8 +544,15 @@ fn what_a_frame_carries_for_hpcc_and_timely_is_encoded_byte_for_byte_and_decodes
     for k in 0..3 {
         header.push(IntHop(0x1100 + k));
     }
-    let cases: [(Carried, Vec<u8>); 3] = [
+    let cases: [(Carried, Vec<u8>); 4] = [
         (Carried::None, vec![0]),
+        (
+            Carried::Pint {
+                field: lossless_wire::pint::PintField(0x0c0d),
+                slots: 128,
+            },
+            [&[3u8, 0x0d, 0x0c][..], &[128, 0, 0, 0]].concat(),
+        ),
         (
             Carried::Stamp {
                 ns: 0x0a0b,

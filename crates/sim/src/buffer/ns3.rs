@@ -216,12 +216,7 @@ impl Ns3Mmu {
     }
     /// Sets the per-(port, class) peaks (port by port, 8 classes each) and the whole buffer's.
     pub fn set_peaks(&mut self, peaks: &[u64], used: u64) {
-        for (class, &p) in self
-            .ports
-            .iter_mut()
-            .flat_map(|s| s.iter_mut())
-            .zip(peaks)
-        {
+        for (class, &p) in self.ports.iter_mut().flat_map(|s| s.iter_mut()).zip(peaks) {
             class.peak = p;
         }
         self.peak_used = used;

@@ -196,9 +196,9 @@ pub fn decode_message(d: &mut Dec<'_>) -> Result<Message, DecodeError> {
 }
 
 /// What a frame carries beside it for its QP's congestion control: a tag (0 nothing, 1
-/// HPCC's INT field, 2 TIMELY's timestamp), then the field — the INT field as its five
-/// 64-bit records and its 16-bit hop count, the timestamp as 64-bit nanoseconds — and the
-/// 32-bit size of the sender's rings.
+/// HPCC's INT field, 2 TIMELY's timestamp, 3 HPCC-PINT's code), then the field — the INT
+/// field as its five 64-bit records and its 16-bit hop count, the timestamp as 64-bit
+/// nanoseconds, PINT's code as 16 bits — and the 32-bit size of the sender's rings.
 fn carried(e: &mut Enc<'_>, c: &Carried) {
     match c {
         Carried::None => e.u8(0),
@@ -213,6 +213,11 @@ fn carried(e: &mut Enc<'_>, c: &Carried) {
         Carried::Stamp { ns, slots } => {
             e.u8(2);
             e.u64(*ns);
+            e.u32(*slots);
+        }
+        Carried::Pint { field, slots } => {
+            e.u8(3);
+            e.u16(field.0);
             e.u32(*slots);
         }
     }
@@ -234,6 +239,10 @@ fn read_carried(d: &mut Dec<'_>) -> Result<Carried, DecodeError> {
         }
         2 => Carried::Stamp {
             ns: d.u64()?,
+            slots: d.u32()?,
+        },
+        3 => Carried::Pint {
+            field: lossless_wire::pint::PintField(d.u16()?),
             slots: d.u32()?,
         },
         _ => return Err(d.err("an unknown kind of field carried beside a frame")),
