@@ -541,7 +541,6 @@ pub(super) fn simulate_threads<O: Observer + Send>(
 ) -> anyhow::Result<Result<(Ran, Vec<O>), ExitCode>> {
     use lossless_sim::experiments::parallel;
     use lossless_sim::experiments::partition_model::Partitioning;
-    use std::sync::atomic::{AtomicBool, Ordering};
     if let Some(w) = parallel::window(config, threads).filter(|&w| w < parallel::SHORT_WINDOW) {
         errln!(
             "note: --threads {threads}: the shortest link between partitions makes windows of {:.1} ns, each a barrier for every thread; expect this run to be slower than on one thread (docs/parallel.md)",
@@ -549,27 +548,8 @@ pub(super) fn simulate_threads<O: Observer + Send>(
         );
     }
     let wall = WallClock::now();
-    let end = (lossless_proto::units::Instant::ZERO + config.duration)
-        .as_ps()
-        .max(1);
-    let bar = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::hidden());
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} simulating [{bar:40}] {percent}% {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    let shown = AtomicBool::new(false);
-    let window_done = |at: lossless_proto::units::Instant, events: u64| {
-        if !shown.load(Ordering::Relaxed) && wall.elapsed().as_secs_f64() > 1.0 {
-            bar.set_draw_target(ProgressDrawTarget::stderr());
-            shown.store(true, Ordering::Relaxed);
-        }
-        if shown.load(Ordering::Relaxed) {
-            bar.set_position((at.as_ps() * 1000 / end) as u64);
-            bar.set_message(format!("{events} events on the first thread"));
-        }
-        signals::stop_requested()
-    };
+    let progress = WindowProgress::new(config, "the first thread");
+    let window_done = |at, events| progress.window_done(at, events);
     let (mut parts, st) = parallel::run_parts(
         config,
         &Partitioning::by_tier(config, threads),
@@ -577,7 +557,7 @@ pub(super) fn simulate_threads<O: Observer + Send>(
         &window_done,
     )
     .with_context(|| format!("{name}: --threads {threads}"))?;
-    bar.finish_and_clear();
+    progress.finish();
     let observers: Vec<O> = parts
         .iter_mut()
         .enumerate()
@@ -620,7 +600,6 @@ pub(super) fn simulate_ranks<O: Observer + Shipped + Send>(
     tr: &mut dyn Transport,
     observer: &(dyn Fn(u16) -> O + Sync),
 ) -> anyhow::Result<Result<(Ran, Vec<O>), ExitCode>> {
-    use std::sync::atomic::{AtomicBool, Ordering};
     let (r, threads) = (tr.ranks(), args.threads.unwrap_or(1));
     if let Some(w) =
         ranks::window(config, r, threads).filter(|&w| w < lossless_sim::experiments::parallel::SHORT_WINDOW)
@@ -631,30 +610,11 @@ pub(super) fn simulate_ranks<O: Observer + Shipped + Send>(
         );
     }
     let wall = WallClock::now();
-    let end = (lossless_proto::units::Instant::ZERO + config.duration)
-        .as_ps()
-        .max(1);
-    let bar = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::hidden());
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} simulating [{bar:40}] {percent}% {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    let shown = AtomicBool::new(false);
-    let window_done = |at: lossless_proto::units::Instant, events: u64| {
-        if !shown.load(Ordering::Relaxed) && wall.elapsed().as_secs_f64() > 1.0 {
-            bar.set_draw_target(ProgressDrawTarget::stderr());
-            shown.store(true, Ordering::Relaxed);
-        }
-        if shown.load(Ordering::Relaxed) {
-            bar.set_position((at.as_ps() * 1000 / end) as u64);
-            bar.set_message(format!("{events} events on rank 0's first thread"));
-        }
-        signals::stop_requested()
-    };
+    let progress = WindowProgress::new(config, "rank 0's first thread");
+    let window_done = |at, events| progress.window_done(at, events);
     let (sim, st) = ranks::run_rank_observed(config, threads, tr, observer, &window_done)
         .with_context(|| format!("{name}: --mpi on {r} ranks × {threads} threads"))?;
-    bar.finish_and_clear();
+    progress.finish();
     let (sim, observers) = sim.context("rank 0 got no merged simulator")?;
     if signals::stop_requested() && sim.now() < sim.end() {
         return Ok(Err(interrupted(&sim)));
@@ -883,5 +843,57 @@ pub(super) fn execute_with<O: Observer>(
         // what was simulated: a run stopped early (a deadlock halted it) ran to now, not `end`
         simulated_s: sim.now().since_epoch().as_secs_f64(),
         interrupted,
+    }
+}
+
+/// The progress bar of a run in windows (threads or ranks): hidden for its first second, then
+/// the simulated time's share and the events handled by one thread.
+struct WindowProgress {
+    bar: ProgressBar,
+    shown: std::sync::atomic::AtomicBool,
+    wall: WallClock,
+    end_ps: u128,
+    who: &'static str,
+}
+
+impl WindowProgress {
+    /// A bar for `config`'s run whose events are counted on `who`.
+    fn new(config: &SimConfig, who: &'static str) -> Self {
+        let bar = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::hidden());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} simulating [{bar:40}] {percent}% {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        let end_ps = (lossless_proto::units::Instant::ZERO + config.duration)
+            .as_ps()
+            .max(1);
+        WindowProgress {
+            bar,
+            shown: std::sync::atomic::AtomicBool::new(false),
+            wall: WallClock::now(),
+            end_ps,
+            who,
+        }
+    }
+
+    /// A window ended at `at` after `events` events: redraws, and says whether to stop
+    /// (SIGINT/SIGTERM).
+    fn window_done(&self, at: lossless_proto::units::Instant, events: u64) -> bool {
+        use std::sync::atomic::Ordering;
+        if !self.shown.load(Ordering::Relaxed) && self.wall.elapsed().as_secs_f64() > 1.0 {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            self.shown.store(true, Ordering::Relaxed);
+        }
+        if self.shown.load(Ordering::Relaxed) {
+            self.bar.set_position((at.as_ps() * 1000 / self.end_ps) as u64);
+            self.bar.set_message(format!("{events} events on {}", self.who));
+        }
+        signals::stop_requested()
+    }
+
+    /// The run is over: the bar goes.
+    fn finish(&self) {
+        self.bar.finish_and_clear();
     }
 }
