@@ -94,29 +94,35 @@ fn a_dcqcn_incast_where_pfc_fires_at_1_2_3_and_8_threads_reports_what_one_simula
     }
 }
 
-/// A k = 4 fat tree of 100 G hosts under WebSearch at 50 % for 150 µs, every flow a RoCEv2 QP
-/// under `cc`, ECN marking on priority 3 where the CC reads it.
-fn qp_fat_tree(cc: &str, duration: &str) -> lossless_sim::config::SimConfig {
+/// A k = 4 fat tree of 100 G hosts (1 µs links) under WebSearch at 50 % for `duration`;
+/// with `cc`, every flow a RoCEv2 QP under it, ECN marking on priority 3 where it reads it.
+fn fat_tree_k4(seed: u64, duration: &str, cc: Option<&str>) -> lossless_sim::config::SimConfig {
     let dir = lossless_testkit::corpus_dir().join("workloads");
-    let extra = match cc {
-        "dcqcn" | "dctcp" => "[ecn]\npreset = \"hpcc-ns3\"\npriorities = [3]\n",
-        // the base RTT of the longest path (6 hops of 1 µs each way) and its BDP at 100 G
-        "hpcc" => "hpcc = { base_rtt = \"13us\", bdp = 162500 }\n",
-        _ => "",
+    let (qp, transport) = match cc {
+        None => (String::new(), ""),
+        Some(cc) => {
+            let extra = match cc {
+                "dcqcn" | "dctcp" => "[ecn]\npreset = \"hpcc-ns3\"\npriorities = [3]\n",
+                // the base RTT of the longest path (6 hops of 1 µs each way) and its BDP at 100 G
+                "hpcc" => "hpcc = { base_rtt = \"13us\", bdp = 162500 }\n",
+                _ => "",
+            };
+            (
+                format!("[qp]\ncc = \"{cc}\"\npreset = \"hpcc-ns3\"\n{extra}"),
+                "transport = \"rocev2\"\n",
+            )
+        }
     };
     let text = format!(
         r#"
-name = "ft4-{cc}"
-seed = 3
+name = "ft4"
+seed = {seed}
 duration = "{duration}"
 [defaults]
 rate = "100G"
 flow_control = "pfc"
 pfc_priorities = [3]
-[qp]
-cc = "{cc}"
-preset = "hpcc-ns3"
-{extra}
+{qp}
 [fabric]
 kind = "fat-tree"
 k = 4
@@ -130,8 +136,7 @@ name = "websearch"
 src = ["h*"]
 dst = ["h*"]
 priority = 3
-transport = "rocev2"
-cdf_file = "WebSearch_distribution.txt"
+{transport}cdf_file = "WebSearch_distribution.txt"
 load = 0.5
 "#
     );
@@ -144,7 +149,7 @@ fn qps_under_dcqcn_hpcc_timely_and_dctcp_on_a_fat_tree_at_2_3_and_8_threads_repo
     // paths re-enter the sender's partition (host → edge → aggregation → core → …), and the
     // rings that hold them grow while replies are in flight
     for cc in ["dcqcn", "hpcc", "timely", "dctcp"] {
-        let cfg = qp_fat_tree(cc, "800us");
+        let cfg = fat_tree_k4(3, "800us", Some(cc));
         let seq = sequential(&cfg);
         for t in [2, 3, 8] {
             let (sim, stats) = parallel::run(&cfg, t).expect("splits");
@@ -161,34 +166,9 @@ fn qps_under_dcqcn_hpcc_timely_and_dctcp_on_a_fat_tree_at_2_3_and_8_threads_repo
 
 #[test]
 fn a_fat_tree_under_a_websearch_workload_at_2_3_and_8_threads_reports_what_one_simulator_does() {
-    // k = 4, 100 G, 1 µs links, WebSearch at 50 % for 150 µs: ECMP, three tiers, flows
-    // created by a workload (every partition runs its arrivals, so that flow ids agree)
-    let dir = lossless_testkit::corpus_dir().join("workloads");
-    let text = r#"
-name = "ft4"
-seed = 7
-duration = "150us"
-[defaults]
-rate = "100G"
-flow_control = "pfc"
-pfc_priorities = [3]
-[fabric]
-kind = "fat-tree"
-k = 4
-host_rate = "100G"
-delay = "1us"
-[fabric.switch]
-buffer_bytes = 1000000
-alpha = 0.125
-[[workload]]
-name = "websearch"
-src = ["h*"]
-dst = ["h*"]
-priority = 3
-cdf_file = "WebSearch_distribution.txt"
-load = 0.5
-"#;
-    let cfg = scenario::load_str(text, "ft4.toml", Some(&dir), &Overrides::default()).expect("loads");
+    // ECMP, three tiers, flows created by a workload (every partition runs its arrivals, so
+    // that flow ids agree)
+    let cfg = fat_tree_k4(7, "150us", None);
     let seq = sequential(&cfg);
     for t in [2, 3, 8] {
         let (sim, stats) = parallel::run(&cfg, t).expect("splits");
