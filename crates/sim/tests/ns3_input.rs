@@ -291,9 +291,7 @@ fn dctcp_runs_with_its_window_and_its_keys_named_when_wrong() {
     .unwrap();
     let sim = r.to_sim_config("t").unwrap();
     assert_eq!(sim.flows[0].transport.as_ref().unwrap().window.bytes, 0);
-    let e = config(&CONFIG.replace("CC_MODE 1", "CC_MODE 10")).unwrap_err();
-    assert!(
-        e.message.contains("PINT (10)") && e.message.contains("7 (TIMELY)"),
-        "{e}"
-    );
+    // HPCC-PINT (10), refused here before it was modelled, is read as such
+    let c = config(&CONFIG.replace("CC_MODE 1", "CC_MODE 10")).expect("CC_MODE 10 is modelled");
+    assert_eq!(c.cc_mode, 10);
 }

@@ -25,9 +25,9 @@ use lossless_wire::int::{IntHeader, IntHop};
 use crate::event::EventQueue;
 use crate::frame::{Frame, FrameKind, PortId};
 use crate::observer::{NoObserver, Observer, WireFrame};
-use crate::report::qp::QpReport;
 use crate::series::SeriesReport;
 use crate::sim::partition::{Carried, Message};
+use crate::sim::qp_report::QpReport;
 use crate::sim::{Event, Node, Qp, Simulator};
 use crate::stats::{FlowStats, PortStats, PrioStats, Totals};
 

@@ -53,6 +53,7 @@ mod ideal;
 mod inspect;
 pub mod order;
 pub mod partition;
+pub mod qp_report;
 pub(crate) use ideal::IdealCache;
 #[cfg(test)]
 mod tests;
