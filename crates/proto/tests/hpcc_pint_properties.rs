@@ -21,7 +21,7 @@ proptest! {
     #[test]
     fn rate_stays_within_the_floor_and_the_line_rate(
         eta in 0.5f64..=1.0,
-        ai_mbps in 0u64..5000,
+        ai_mbps in 1u64..5000,
         min_mbps in 1u64..50_000,
         stage in 0u32..6,
         prob in 0.0f64..=1.0,
