@@ -85,23 +85,7 @@ impl HpccParams {
 
     /// Checks the values against a sender of line rate `line`.
     pub fn validate(&self, line: Rate) -> Result<(), ParamError> {
-        if !(self.eta > 0.0 && self.eta <= 1.0) {
-            return Err(ParamError::new("eta", self.eta, "above 0, at most 1"));
-        }
-        if self.min_rate > line {
-            return Err(ParamError::new(
-                "min_rate",
-                self.min_rate,
-                format!("1 b/s..={line} (the line rate)"),
-            ));
-        }
-        if self.rate_ai > line {
-            return Err(ParamError::new(
-                "rate_ai",
-                self.rate_ai,
-                format!("0..={line} (the line rate)"),
-            ));
-        }
+        validate_rate_rule(self.eta, self.min_rate, self.rate_ai, line)?;
         if !(1..=400).contains(&self.int_multi) {
             return Err(ParamError::new("int_multi", self.int_multi, "1..=400"));
         }
@@ -275,6 +259,34 @@ impl Hpcc {
         }
         changed
     }
+}
+
+/// Checks the rate rule's values that HPCC and HPCC-PINT share against a sender of line rate
+/// `line`: η in (0, 1], the floor and the additive step at most the line rate.
+pub(crate) fn validate_rate_rule(
+    eta: f64,
+    min_rate: Rate,
+    rate_ai: Rate,
+    line: Rate,
+) -> Result<(), ParamError> {
+    if !(eta > 0.0 && eta <= 1.0) {
+        return Err(ParamError::new("eta", eta, "above 0, at most 1"));
+    }
+    if min_rate > line {
+        return Err(ParamError::new(
+            "min_rate",
+            min_rate,
+            format!("1 b/s..={line} (the line rate)"),
+        ));
+    }
+    if rate_ai > line {
+        return Err(ParamError::new(
+            "rate_ai",
+            rate_ai,
+            format!("0..={line} (the line rate)"),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -101,23 +101,7 @@ impl PintParams {
 
     /// Checks the values against a sender of line rate `line`.
     pub fn validate(&self, line: Rate) -> Result<(), ParamError> {
-        if !(self.eta > 0.0 && self.eta <= 1.0) {
-            return Err(ParamError::new("eta", self.eta, "above 0, at most 1"));
-        }
-        if self.min_rate > line {
-            return Err(ParamError::new(
-                "min_rate",
-                self.min_rate,
-                format!("1 b/s..={line} (the line rate)"),
-            ));
-        }
-        if self.rate_ai > line {
-            return Err(ParamError::new(
-                "rate_ai",
-                self.rate_ai,
-                format!("0..={line} (the line rate)"),
-            ));
-        }
+        crate::hpcc::validate_rate_rule(self.eta, self.min_rate, self.rate_ai, line)?;
         if !(0.0..=1.0).contains(&self.prob) {
             return Err(ParamError::new("prob", self.prob, "0..=1"));
         }
