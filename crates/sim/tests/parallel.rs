@@ -62,6 +62,10 @@ fn features_the_partitioned_engine_lacks_are_refused_by_name() {
     let cfg = scenario::load("dcbx-adopt", &Overrides::default()).expect("loads");
     let err = parallel::run(&cfg, 2).err().expect("refused");
     assert!(err.to_string().contains("DCBX"), "{err}");
+    // over MPI ranks, the pathology parts are refused (their state does not cross ranks)
+    let cfg = scenario::load("deadlock-ring", &Overrides::default()).expect("loads");
+    let what = lossless_sim::sim::partition::unsupported_over_ranks(&cfg).expect("refused");
+    assert!(what.contains("pathology"), "{what}");
 }
 
 #[test]
@@ -96,7 +100,14 @@ fn a_dcqcn_incast_where_pfc_fires_at_1_2_3_and_8_threads_reports_what_one_simula
 
 /// A k = 4 fat tree of 100 G hosts (1 µs links) under WebSearch at 50 % for `duration`;
 /// with `cc`, every flow a RoCEv2 QP under it, ECN marking on priority 3 where it reads it.
-fn fat_tree_k4(seed: u64, duration: &str, cc: Option<&str>) -> lossless_sim::config::SimConfig {
+/// A k = 4 fat tree (16 hosts, 1 µs links at 100 G) under a WebSearch workload at 50 %, its
+/// flows plain or RoCEv2 QPs under `cc`, with `defaults` added to its link defaults.
+fn fat_tree_k4(
+    seed: u64,
+    duration: &str,
+    cc: Option<&str>,
+    defaults: &str,
+) -> lossless_sim::config::SimConfig {
     let dir = lossless_testkit::corpus_dir().join("workloads");
     let (qp, transport) = match cc {
         None => (String::new(), ""),
@@ -105,10 +116,13 @@ fn fat_tree_k4(seed: u64, duration: &str, cc: Option<&str>) -> lossless_sim::con
                 "dcqcn" | "dctcp" => "[ecn]\npreset = \"hpcc-ns3\"\npriorities = [3]\n",
                 // the base RTT of the longest path (6 hops of 1 µs each way) and its BDP at 100 G
                 "hpcc" => "hpcc = { base_rtt = \"13us\", bdp = 162500 }\n",
+                "qcn" => "[qcn]\npriorities = [3]\n",
                 _ => "",
             };
+            // (QCN's preset is the IEEE8021-CN-MIB's defaults)
+            let preset = if cc == "qcn" { "mib" } else { "hpcc-ns3" };
             (
-                format!("[qp]\ncc = \"{cc}\"\npreset = \"hpcc-ns3\"\n{extra}"),
+                format!("[qp]\ncc = \"{cc}\"\npreset = \"{preset}\"\n{extra}"),
                 "transport = \"rocev2\"\n",
             )
         }
@@ -122,6 +136,7 @@ duration = "{duration}"
 rate = "100G"
 flow_control = "pfc"
 pfc_priorities = [3]
+{defaults}
 {qp}
 [fabric]
 kind = "fat-tree"
@@ -149,7 +164,7 @@ fn qps_under_dcqcn_hpcc_timely_and_dctcp_on_a_fat_tree_at_2_3_and_8_threads_repo
     // paths re-enter the sender's partition (host → edge → aggregation → core → …), and the
     // rings that hold them grow while replies are in flight
     for cc in ["dcqcn", "hpcc", "timely", "dctcp"] {
-        let cfg = fat_tree_k4(3, "800us", Some(cc));
+        let cfg = fat_tree_k4(3, "800us", Some(cc), "");
         let seq = sequential(&cfg);
         for t in [2, 3, 8] {
             let (sim, stats) = parallel::run(&cfg, t).expect("splits");
@@ -168,7 +183,7 @@ fn qps_under_dcqcn_hpcc_timely_and_dctcp_on_a_fat_tree_at_2_3_and_8_threads_repo
 fn a_fat_tree_under_a_websearch_workload_at_2_3_and_8_threads_reports_what_one_simulator_does() {
     // ECMP, three tiers, flows created by a workload (every partition runs its arrivals, so
     // that flow ids agree)
-    let cfg = fat_tree_k4(7, "150us", None);
+    let cfg = fat_tree_k4(7, "150us", None, "");
     let seq = sequential(&cfg);
     for t in [2, 3, 8] {
         let (sim, stats) = parallel::run(&cfg, t).expect("splits");
@@ -177,6 +192,115 @@ fn a_fat_tree_under_a_websearch_workload_at_2_3_and_8_threads_reports_what_one_s
         assert!(
             par == seq,
             "fat tree at {t} threads ({stats:?}): {}",
+            first_difference(&seq, &par)
+        );
+    }
+}
+
+#[test]
+fn qcn_and_link_bit_errors_on_a_fat_tree_at_2_3_and_8_threads_report_what_one_simulator_does() {
+    // QCN's congestion points at every switch port send CNMs back across cut links to the
+    // sources' reaction points; every link corrupts frames (each receiving port's FCS check
+    // draws from its own stream, in its partition), QPs retransmit what was lost
+    let cfg = fat_tree_k4(5, "300us", Some("qcn"), "ber = 1e-7");
+    let seq = sequential(&cfg);
+    assert!(
+        seq.contains("\"reason\": \"fcs_error\""),
+        "no frame was corrupted"
+    );
+    assert!(
+        fired(&seq, "cnms_received_total") > 0,
+        "no CNM reached a reaction point"
+    );
+    for t in [2, 3, 8] {
+        let (sim, stats) = parallel::run(&cfg, t).expect("splits");
+        let par = json_of(&sim);
+        assert!(
+            par == seq,
+            "QCN + BER at {t} threads ({stats:?}): {}",
+            first_difference(&seq, &par)
+        );
+    }
+}
+
+/// How many lines of `json` have the key `key` with a value other than 0, `null`, `false`
+/// or `[]`.
+fn fired(json: &str, key: &str) -> usize {
+    json.lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with(&format!("\"{key}\": ")))
+        .filter(|l| {
+            let v = l.split_once(": ").map_or("", |x| x.1).trim_end_matches(',');
+            !matches!(v, "0" | "null" | "[]" | "false")
+        })
+        .count()
+}
+
+#[test]
+fn the_pathology_builtins_at_1_2_3_and_8_threads_report_what_one_simulator_does() {
+    // each where its mechanism acts (checked on the one-simulator report first):
+    // - storm: a stalled receiver's pause storm spreads over every tier; the detector
+    //   reports it (a storm), taking each partition's part of its scans;
+    // - storm-nic: the NIC's storm prevention stops the pause (the host's partition);
+    // - storm-pfcwd: pfcwd detects storms on switches in different partitions and drops;
+    // - deadlock-ring: static routes close a loop; the deadlock's cycle crosses every
+    //   partition at 3 threads (one switch each) and the detector stops the run there;
+    // - deadlock-bounce: a link goes down at 100 µs with frames on it (a cut link at 2
+    //   and 8 threads: lost in the receiver's partition), routes are installed, a deadlock;
+    // - four-bridge: victim accounting whose pausers are in other partitions (classified at
+    //   the merge with the cause recorded there at the time).
+    let expect: [(&str, &[&str]); 6] = [
+        ("storm", &["\"kind\": \"storm\""]),
+        ("storm-nic", &["pause_stopped_at_ps"]),
+        ("storm-pfcwd", &["storms_detected_total", "tx_dropped_frames"]),
+        (
+            "deadlock-ring",
+            &["\"kind\": \"deadlock\"", "ended_by_deadlock_at_ps"],
+        ),
+        (
+            "deadlock-bounce",
+            &["\"kind\": \"deadlock\"", "\"reason\": \"link_down\""],
+        ),
+        ("four-bridge", &["off_path_blocked_ps"]),
+    ];
+    for (name, marks) in expect {
+        let cfg = scenario::load(name, &Overrides::default()).expect("loads");
+        let seq = sequential(&cfg);
+        for m in marks {
+            let acted = if m.starts_with('"') {
+                seq.matches(m).count()
+            } else {
+                fired(&seq, m)
+            };
+            assert!(acted > 0, "{name}: {m} never happened in the one-simulator run");
+        }
+        for t in [1, 2, 3, 8] {
+            let (sim, stats) = parallel::run(&cfg, t).expect("splits");
+            let par = json_of(&sim);
+            assert!(
+                par == seq,
+                "{name} at {t} threads ({stats:?}): {}",
+                first_difference(&seq, &par)
+            );
+        }
+    }
+}
+
+#[test]
+fn the_deadlock_ring_split_node_by_node_finds_the_same_deadlock_and_stops_at_the_same_scan() {
+    // every host and switch its own partition: each queue of the cycle, each frame's ingress
+    // and each flow stuck in it is another partition's
+    use lossless_sim::experiments::partition_model::Partitioning;
+    for name in ["deadlock-ring", "four-bridge", "deadlock-bounce"] {
+        let cfg = scenario::load(name, &Overrides::default()).expect("loads");
+        let seq = sequential(&cfg);
+        let of_node: Vec<u16> = (0..cfg.nodes.len() as u16).collect();
+        let (sim, stats) =
+            parallel::run_split(&cfg, &Partitioning::from_map(of_node), &|_, _| false).expect("splits");
+        let par = json_of(&sim);
+        assert!(
+            par == seq,
+            "{name} node by node ({stats:?}): {}",
             first_difference(&seq, &par)
         );
     }

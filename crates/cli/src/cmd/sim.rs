@@ -188,17 +188,19 @@ pub struct SimArgs {
     /// Split the fabric over N threads, 1..=1024 (default 1): each owns a group of switches
     /// with their hosts and they run in windows of the cut links' smallest delay; the report
     /// is the one-thread run's, byte for byte, and so are --ns3's fct.txt and pfc.txt
-    /// (docs/parallel.md). Splits flows, workloads, RoCEv2 QPs under DCQCN, HPCC, TIMELY and
-    /// DCTCP, PAUSE/PFC, ECN, ETS; refuses DCBX, QCN, bit errors, pathology parts and the
-    /// trace outputs (--pcap, --vcd, --report). Links shorter than ~40 m (windows under
-    /// 200 ns) make it slower than one thread.
+    /// (docs/parallel.md). Splits flows, workloads, RoCEv2 QPs under DCQCN, HPCC, HPCC-PINT,
+    /// TIMELY and DCTCP, PAUSE/PFC, ECN, ETS and the pathology parts (stalls, storm
+    /// prevention, pfcwd, static routes, link events, the deadlock detector, victims);
+    /// refuses DCBX, QCN, bit errors and the trace outputs (--pcap, --vcd, --report). Links
+    /// shorter than ~40 m (windows under 200 ns) make it slower than one thread.
     #[arg(long, value_name = "N", conflicts_with = "sweep",
           value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
     /// Run over MPI ranks: `mpirun -n R lossless sim --mpi [--threads T] ...` (a scenario or
     /// --ns3) splits the fabric into R × T partitions, T threads on each rank; rank 0 writes
     /// the outputs (the report, and --ns3's fct.txt and pfc.txt, are the one-thread run's,
-    /// byte for byte), the others write nothing. Splits and refuses what --threads does. Needs
+    /// byte for byte), the others write nothing. Splits and refuses what --threads does, and
+    /// refuses the pathology parts too (their state does not cross ranks yet). Needs
     /// a build with `--features mpi` (docs/parallel.md: choosing R and T, Slurm).
     #[arg(long, conflicts_with_all = ["sweep", "show", "list"])]
     pub mpi: bool,

@@ -6,7 +6,7 @@
 //! crossed a cut link are taken in, each partition's in the order it sent them. The partitions merge back into one simulator, whose report is the sequential run's,
 //! byte for byte (the order of simultaneous events does not depend on the split: `sim/order.rs`).
 
-use std::sync::{Barrier, Mutex};
+use std::sync::{Barrier, Mutex, PoisonError, RwLock};
 
 use lossless_proto::units::{Duration, Instant};
 
@@ -15,7 +15,7 @@ use crate::event::CalendarQueue;
 use crate::experiments::partition_model::Partitioning;
 use crate::observer::{NoObserver, Observer};
 use crate::sim::Simulator;
-use crate::sim::partition::{Message, PartitionError};
+use crate::sim::partition::{Message, PartitionError, ScanPart};
 
 /// How a parallel run went.
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -110,6 +110,8 @@ pub fn run_parts<O: Observer + Send>(
         (0..n).map(|_| [Mutex::new(None), Mutex::new(None)]).collect();
     // mail[to * n + from]: the frames partition `from` sent to partition `to` in a window
     let mail: Vec<Mutex<Vec<Message>>> = (0..n * n).map(|_| Mutex::new(Vec::new())).collect();
+    // each partition's part of a deadlock scan (written before a barrier, read by all after)
+    let scans: Vec<RwLock<Option<ScanPart>>> = (0..n).map(|_| RwLock::new(None)).collect();
     let stats = Mutex::new(ParallelStats {
         threads: part.parts,
         lookahead_ps: la.map_or(0, |d| d.as_ps()),
@@ -126,7 +128,7 @@ pub fn run_parts<O: Observer + Send>(
             .into_iter()
             .enumerate()
             .map(|(me, mut sim)| {
-                let (barrier, next, mail, stats) = (&barrier, &next, &mail, &stats);
+                let (barrier, next, mail, stats, scans) = (&barrier, &next, &mail, &stats, &scans);
                 s.spawn(move || {
                     let mut out: Vec<Message> = Vec::new();
                     let mut by_dest: Vec<Vec<Message>> = vec![Vec::new(); n];
@@ -171,6 +173,25 @@ pub fn run_parts<O: Observer + Send>(
                         // (set before the barrier above by the first thread: all see it here)
                         if stop.load(std::sync::atomic::Ordering::Relaxed) {
                             break;
+                        }
+                        // a fabric-wide timer ended the window in every partition at the same
+                        // point: each handles it now that the frames sent before it are in;
+                        // a deadlock scan's parts are gathered and each builds the same graph
+                        if sim.holds_fabric_timer() {
+                            sim.handle_held();
+                            if let Some(mine) = sim.take_scan_part() {
+                                *scans[me].write().unwrap_or_else(PoisonError::into_inner) = Some(mine);
+                                barrier.wait();
+                                let all: Vec<_> = scans
+                                    .iter()
+                                    .map(|s| s.read().unwrap_or_else(PoisonError::into_inner))
+                                    .collect();
+                                let parts: Vec<&ScanPart> = all.iter().filter_map(|g| g.as_ref()).collect();
+                                sim.scan_parts(&parts);
+                            }
+                            if sim.halted() {
+                                break;
+                            }
                         }
                     }
                     if !stop.load(std::sync::atomic::Ordering::Relaxed) {

@@ -345,6 +345,9 @@ fn build_rank<O: Observer>(
     if lookahead(config, &part) == Some(Duration::ZERO) {
         return Err(PartitionError::Unsupported("a cut link without delay (no lookahead)").into());
     }
+    if let Some(what) = crate::sim::partition::unsupported_over_ranks(config) {
+        return Err(PartitionError::Unsupported(what).into());
+    }
     let sims = (rank * t..(rank + 1) * t)
         .map(|me| {
             Simulator::partition_observed(

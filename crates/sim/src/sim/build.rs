@@ -109,6 +109,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             pair_flows,
             rngs,
             scheduler: order::BUILD,
+            tie: 0,
             totals: Totals::default(),
             events: 0,
             observer,

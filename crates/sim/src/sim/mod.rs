@@ -131,6 +131,8 @@ pub struct Simulator<O: Observer = NoObserver, Q: EventQueue<Event> = CalendarQu
     rngs: Vec<Pcg64>,
     /// Who schedules what the event being handled schedules (`order.rs`).
     scheduler: u32,
+    /// The tie of the event being handled (`order.rs`).
+    tie: u64,
     pub(crate) totals: Totals,
     pub(crate) events: u64,
     observer: O,
@@ -318,6 +320,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 break;
             };
             self.now = s.at;
+            self.tie = s.tie;
             self.events += 1;
             self.observer.event_start(s.at, s.tie);
             self.handle(s.event);
@@ -400,6 +403,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             }
             Event::Pathology(x) => {
                 self.scheduler = self.pathology_scheduler(x);
+                if self.scheduler == order::FABRIC && self.is_partition() {
+                    return self.hold_fabric_timer(x);
+                }
                 if !self.here() {
                     return;
                 }

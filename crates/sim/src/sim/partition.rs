@@ -12,8 +12,14 @@
 //! Supported: flows and workloads, RoCEv2 QPs under every congestion control (each end's
 //! state and timer is its host's; HPCC's INT field and TIMELY's timestamp cross a cut link
 //! in the message beside the frame), PAUSE and PFC, shared buffers, ETS, ECN marking.
-//! Refused (for now): DCBX (its LLDPDUs' bytes cross the link beside the frame), QCN, link
-//! bit errors, the pathology parts.
+//! The pathology parts too: receiver stalls and storm prevention (their host's), pfcwd (its
+//! switch's), static routes and scripted topology events (every partition applies them to
+//! the whole fabric's routes and acts on its own ports), the deadlock detector (every
+//! partition takes its ports' part of a scan at the same point of the order of events, and
+//! builds the graph from all of them: [`ScanPart`]) and victim accounting (blocked time whose
+//! cause another partition records is classified at the merge). Refused (for now): DCBX (its
+//! LLDPDUs' bytes cross the link beside the frame), QCN, link bit errors; over MPI ranks, the
+//! pathology parts.
 
 use lossless_proto::units::Instant;
 
@@ -22,6 +28,7 @@ use crate::event::EventQueue;
 use crate::frame::PortId;
 use crate::observer::{NoObserver, Observer, WireFrame};
 pub use crate::sim::features::hpcc::Carried;
+pub use crate::sim::features::pathology::deadlock::ScanPart;
 use crate::sim::{BuildError, Event, Simulator, order};
 use crate::stats::{FlowStats, Totals};
 
@@ -54,9 +61,15 @@ pub(crate) struct PartState {
     pub(crate) outbox: Vec<Message>,
     /// Events popped but not handled here (another partition's nodes).
     pub(crate) skipped: u64,
-    /// Events handled here that every partition handles (the workloads' arrivals), when this
-    /// is not partition 0: not counted in the merged run.
+    /// Events handled here that every partition handles (the workloads' arrivals, the
+    /// fabric-wide timers), when this is not partition 0: not counted in the merged run.
     pub(crate) replicated: u64,
+    /// A fabric-wide timer (its [`Event::Pathology`] payload) popped and held: the window
+    /// ends before it, and every partition handles it once the frames sent before it are in
+    /// ([`Simulator::handle_held`]).
+    pub(crate) held: Option<u32>,
+    /// This partition's part of a deadlock scan just made, for the driver to gather.
+    pub(crate) scan: bool,
 }
 
 /// Why a fabric cannot be split.
@@ -80,28 +93,38 @@ pub enum PartitionError {
 
 /// The first feature of `config` that the partitioned engine does not support, if any.
 pub fn unsupported(config: &SimConfig) -> Option<&'static str> {
-    use crate::config::NodeKind;
     if config.nodes.iter().any(|n| n.dcbx.is_some()) {
         return Some("DCBX");
     }
-    if config.links.iter().any(|l| l.ber > 0.0) {
-        return Some("link bit errors");
-    }
-    if config
-        .nodes
-        .iter()
-        .any(|n| matches!(&n.kind, NodeKind::Switch(s) if s.qcn.is_some()))
-    {
-        return Some("QCN");
-    }
-    let p = &config.pathology;
-    if !p.hosts.is_empty() || !p.pfcwd.is_empty() || !p.routes.is_empty() || !p.events.is_empty() {
-        return Some("receiver stalls, pfcwd, static routes or topology events");
-    }
-    if p.deadlock.is_some() || p.victims.is_some() {
-        return Some("the deadlock detector or victim flows");
-    }
     None
+}
+
+/// The first feature of `config` that a run over MPI ranks does not support, if any: those
+/// of [`unsupported`], and link bit errors, QCN and the pathology parts (their state does not
+/// cross ranks yet).
+pub fn unsupported_over_ranks(config: &SimConfig) -> Option<&'static str> {
+    unsupported(config).or_else(|| {
+        let p = &config.pathology;
+        let any = !p.hosts.is_empty()
+            || !p.pfcwd.is_empty()
+            || !p.routes.is_empty()
+            || !p.events.is_empty()
+            || p.deadlock.is_some()
+            || p.victims.is_some();
+        if config.links.iter().any(|l| l.ber > 0.0) {
+            return Some("link bit errors");
+        }
+        if config
+            .nodes
+            .iter()
+            .any(|n| matches!(&n.kind, crate::config::NodeKind::Switch(s) if s.qcn.is_some()))
+        {
+            return Some("QCN");
+        }
+        any.then_some(
+            "the pathology parts (stalls, pfcwd, routes, topology events, the deadlock detector, victims)",
+        )
+    })
 }
 
 impl<Q: EventQueue<Event>> Simulator<NoObserver, Q> {
@@ -142,12 +165,85 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             outbox: Vec::new(),
             skipped: 0,
             replicated: 0,
+            held: None,
+            scan: false,
         }));
         Ok(sim)
     }
 }
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
+    /// Whether this simulator is a partition of a split fabric.
+    #[inline(always)]
+    pub(in crate::sim) fn is_partition(&self) -> bool {
+        self.part.is_some()
+    }
+
+    /// Whether this simulator owns node `n` (a whole fabric owns every node).
+    #[inline]
+    pub(in crate::sim) fn owns_node(&self, n: crate::frame::NodeId) -> bool {
+        self.part
+            .as_deref()
+            .is_none_or(|ps| ps.of_node[n as usize] == ps.me)
+    }
+
+    /// Whether this simulator owns port `p` (its node).
+    #[inline]
+    pub(in crate::sim) fn owns_port(&self, p: PortId) -> bool {
+        self.owns_node(self.ports[p as usize].node)
+    }
+
+    /// A fabric-wide timer (the deadlock detector's scan, a scripted topology event) came
+    /// due in a partition: it is held, and the window ends before it (`run_until` returns),
+    /// so that the frames other partitions sent before it are taken in first. Every partition
+    /// holds the same timer at the same point of the order of events.
+    #[cold]
+    pub(in crate::sim) fn hold_fabric_timer(&mut self, x: u32) {
+        if let Some(ps) = self.part.as_deref_mut() {
+            ps.held = Some(x);
+            if ps.me != 0 {
+                ps.replicated += 1;
+            }
+            self.patho.halted = true;
+        }
+    }
+
+    /// Whether a fabric-wide timer is held (see [`Simulator::handle_held`]).
+    pub fn holds_fabric_timer(&self) -> bool {
+        self.part.as_deref().is_some_and(|ps| ps.held.is_some())
+    }
+
+    /// Handles the held fabric-wide timer, once every frame sent before it has been taken
+    /// in. After a deadlock scan, [`Simulator::take_scan_part`] gives this partition's part
+    /// of it, which every partition then gives to [`Simulator::scan_parts`].
+    pub fn handle_held(&mut self) {
+        let Some(x) = self.part.as_deref_mut().and_then(|ps| ps.held.take()) else {
+            return;
+        };
+        self.patho.halted = false;
+        self.scheduler = order::FABRIC;
+        self.hook_pathology_timer(x);
+        if crate::sim::features::pathology::is_scan(x)
+            && let Some(ps) = self.part.as_deref_mut()
+        {
+            ps.scan = true;
+        }
+    }
+
+    /// This partition's part of the deadlock scan just handled, if one was.
+    pub fn take_scan_part(&mut self) -> Option<ScanPart> {
+        let ps = self.part.as_deref_mut()?;
+        if !std::mem::take(&mut ps.scan) {
+            return None;
+        }
+        self.patho.detector.as_deref().map(|d| d.local.clone())
+    }
+
+    /// Whether the run has ended early (the deadlock detector's stop, an engine fault).
+    pub fn halted(&self) -> bool {
+        self.patho.halted
+    }
+
     /// Whether this simulator handles what `scheduler` (the node of the event about to be
     /// handled, `order.rs`) does; counts it as skipped if not.
     #[inline(always)]
@@ -243,14 +339,31 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         };
         let nports = parts[0].ports.len();
         // the frames on the wire towards a port are in its receiver's copy of the sender
-        let mut wire: Vec<Option<std::collections::VecDeque<WireFrame>>> = vec![None; nports];
+        // (and what was lost on it after a link went down: counted as the frames arrived)
+        let mut wire: Vec<Option<Wire>> = vec![None; nports];
         for (p, slot) in wire.iter_mut().enumerate() {
             let peer = parts[0].ports[p].peer as usize;
             let rx = owner_of_port(&parts[0], peer);
             if rx != owner_of_port(&parts[0], p) {
-                *slot = Some(std::mem::take(&mut parts[rx].ports[p].inflight));
+                let copy = &mut parts[rx].ports[p];
+                *slot = Some(Wire {
+                    frames: std::mem::take(&mut copy.inflight),
+                    lost: copy.fault.lost,
+                    lost_counts: std::array::from_fn(|q| {
+                        let st = &copy.stats.prio[q];
+                        (st.wire_lost_frames, st.wire_lost_bytes)
+                    }),
+                });
             }
         }
+        // victims: blocked time whose cause another partition recorded, settled below
+        let deferred: Vec<_> = parts
+            .iter_mut()
+            .filter_map(|s| {
+                let v = s.patho.victims.as_deref_mut()?;
+                Some((std::mem::take(&mut v.deferred), std::mem::take(&mut v.history)))
+            })
+            .collect();
         // a QP's receiver side is its destination's partition's
         let mut receivers: Vec<Option<crate::sim::features::qp::ReceiverSide>> = Vec::new();
         for (i, part) in parts.iter().enumerate() {
@@ -290,6 +403,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             if merged.fault.is_none() {
                 merged.fault = other.fault.take();
             }
+            merged.merge_features(&mut other, i as u16, &of_node);
+        }
+        if let Some(v) = merged.patho.victims.as_deref_mut() {
+            v.settle(&deferred);
         }
         for (f, s) in flows.into_iter().enumerate() {
             merged.flows[f].stats = s;
@@ -301,12 +418,62 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
         for (p, w) in wire.into_iter().enumerate() {
             if let Some(w) = w {
-                merged.ports[p].inflight = w;
+                let port = &mut merged.ports[p];
+                port.inflight = w.frames;
+                port.fault.lost = w.lost;
+                for (st, (frames, bytes)) in port.stats.prio.iter_mut().zip(w.lost_counts) {
+                    st.wire_lost_frames += frames;
+                    st.wire_lost_bytes += bytes;
+                }
             }
         }
         merged.events = events;
         merged.part = None;
         merged
+    }
+}
+
+/// What is on a cut link at the end, from its receiver's copy of the sender.
+#[derive(Clone)]
+struct Wire {
+    frames: std::collections::VecDeque<WireFrame>,
+    /// Frames still to arrive lost (the link went down under them).
+    lost: u32,
+    /// Frames and bytes lost per priority as they arrived.
+    lost_counts: [(u64, u64); 8],
+}
+
+impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
+    /// Takes the feature state partition `i` (`other`) owns: its switches' pfcwd, the
+    /// detector's per-port state, victims' slots and causes at its ports, its receiving
+    /// ports' FCS checks. (The detector's findings, the topology log and the routes are the
+    /// same in every partition.)
+    fn merge_features(&mut self, other: &mut Self, i: u16, of_node: &[u16]) {
+        for (wd, theirs) in self.patho.pfcwd.iter_mut().zip(&mut other.patho.pfcwd) {
+            if of_node[wd.node as usize] == i {
+                std::mem::swap(wd, theirs);
+            }
+        }
+        self.patho.faults |= other.patho.faults;
+        let owned: Vec<bool> = self.ports.iter().map(|p| of_node[p.node as usize] == i).collect();
+        self.link_errors.take_ports(&mut other.link_errors, |p| owned[p]);
+        let ports: Vec<usize> = (0..self.ports.len()).filter(|&p| owned[p]).collect();
+        if let (Some(d), Some(o)) = (
+            self.patho.detector.as_deref_mut(),
+            other.patho.detector.as_deref(),
+        ) {
+            d.take_ports(o, ports.iter().copied());
+        }
+        if let (Some(v), Some(o)) = (self.patho.victims.as_deref_mut(), other.patho.victims.as_deref()) {
+            for (slot, theirs) in v.slots.iter_mut().zip(&o.slots) {
+                if of_node[self.ports[slot.port as usize].node as usize] == i {
+                    *slot = *theirs;
+                }
+            }
+            for &p in &ports {
+                v.cause[p] = o.cause[p];
+            }
+        }
     }
 }
 

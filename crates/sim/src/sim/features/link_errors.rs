@@ -69,6 +69,16 @@ impl LinkErrors {
     }
 
     /// A port's bit error rate and what it discarded; `None` when its link has no errors.
+    /// Takes the FCS checks of the receiving ports `mine` says are another partition's from
+    /// `other` (a split fabric: the receiver's partition ran them).
+    pub(in crate::sim) fn take_ports(&mut self, other: &mut LinkErrors, mine: impl Fn(usize) -> bool) {
+        for (p, (a, b)) in self.ports.iter_mut().zip(&mut other.ports).enumerate() {
+            if mine(p) {
+                std::mem::swap(a, b);
+            }
+        }
+    }
+
     fn port(&self, p: PortId) -> Option<(f64, FcsErrors)> {
         let e = self.ports.get(p as usize)?.as_deref()?;
         Some((e.ber, e.corrupted))

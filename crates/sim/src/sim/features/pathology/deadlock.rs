@@ -76,6 +76,40 @@ pub(crate) const MAX_FLOWS: usize = 64;
 
 const NONE: u32 = u32::MAX;
 
+/// One scan's blocked queues among the ports one simulator owns (all of them, or one
+/// partition's: `partition.rs`), with what the wait-for graph needs of each: the ports its
+/// frames entered their switch by, and the flows they belong to. The partitions of a split
+/// run each take their part at the same point of the order of events; every partition then
+/// builds the graph from all the parts, which is the graph of one simulator.
+#[derive(Clone, Debug, Default)]
+pub struct ScanPart {
+    /// Blocked queues in (port, priority) order: the port, the priority, and the ends of its
+    /// ranges in `ingress` and `flows`.
+    queues: Vec<(PortId, u8, u32, u32)>,
+    /// The distinct ingress ports of each blocked queue's frames.
+    ingress: Vec<PortId>,
+    /// The distinct flows of each blocked queue's frames, sorted.
+    flows: Vec<FlowId>,
+}
+
+impl ScanPart {
+    fn clear(&mut self) {
+        self.queues.clear();
+        self.ingress.clear();
+        self.flows.clear();
+    }
+
+    /// Queue `k`'s ingress ports and flows.
+    fn ranges(&self, k: usize) -> (&[PortId], &[FlowId]) {
+        let (i0, f0) = match k {
+            0 => (0, 0),
+            _ => (self.queues[k - 1].2 as usize, self.queues[k - 1].3 as usize),
+        };
+        let (_, _, i1, f1) = self.queues[k];
+        (&self.ingress[i0..i1 as usize], &self.flows[f0..f1 as usize])
+    }
+}
+
 /// Something persisting across scans.
 #[derive(Clone, Copy, Debug)]
 struct Tracked {
@@ -94,8 +128,14 @@ pub(crate) struct Detector {
     last_tx: Vec<[u64; 8]>,
     /// Per port, per priority: since when the queue has been blocked (`Instant::MAX`: not).
     pub(crate) blocked_since: Vec<[Instant; 8]>,
+    /// This simulator's part of the scan being made (taken by a split run's driver).
+    pub(crate) local: ScanPart,
     // scratch, kept between scans
     nodes: Vec<(PortId, u8)>,
+    /// Per graph node: the part and the queue in it that it came from.
+    source: Vec<(u32, u32)>,
+    /// The nodes of several parts with their sources, sorted together.
+    order: Vec<((PortId, u8), (u32, u32))>,
     index: Vec<[u32; 8]>,
     edges: Vec<(u32, u32)>,
     adj: Vec<u32>,
@@ -124,7 +164,10 @@ impl Detector {
             last_scan: None,
             last_tx: vec![[0; 8]; ports],
             blocked_since: vec![[Instant::MAX; 8]; ports],
+            local: ScanPart::default(),
             nodes: Vec::new(),
+            source: Vec::new(),
+            order: Vec::new(),
             index: vec![[NONE; 8]; ports],
             edges: Vec::new(),
             adj: Vec::new(),
@@ -255,14 +298,48 @@ fn mix(h: u64, x: u64) -> u64 {
     crate::sim::splitmix64(h ^ x)
 }
 
+impl Detector {
+    /// Takes the per-port state of `ports` (what each scan compares with the last) from
+    /// `other`, the detector of the partition that owned them.
+    pub(crate) fn take_ports(&mut self, other: &Detector, ports: impl Iterator<Item = usize>) {
+        for p in ports {
+            self.last_tx[p] = other.last_tx[p];
+            self.blocked_since[p] = other.blocked_since[p];
+        }
+    }
+}
+
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
-    /// One scan of the wait-for graph.
+    /// One scan: this simulator's part of it, then, unless the fabric is split (where the
+    /// driver gathers every partition's part and calls [`Simulator::scan_parts`]), the graph.
     pub(in crate::sim) fn on_deadlock_scan(&mut self) {
         let now = self.now;
         let Some(mut d) = self.patho.detector.take() else {
             return;
         };
-        self.build_graph(&mut d, now);
+        self.scan_part(&mut d, now);
+        schedule!(self, now + d.cfg.interval, Timer::DeadlockScan.event(0));
+        if self.is_partition() {
+            self.patho.detector = Some(d);
+            return;
+        }
+        let local = std::mem::take(&mut d.local);
+        self.patho.detector = Some(d);
+        self.scan_parts(&[&local]);
+        if let Some(d) = self.patho.detector.as_deref_mut() {
+            d.local = local;
+        }
+    }
+
+    /// The wait-for graph of the scan made now, from every part of it (a split fabric's
+    /// partitions', in any order): what persists is tracked and reported; with `stop`, the
+    /// run ends at the first deadlock.
+    pub fn scan_parts(&mut self, parts: &[&ScanPart]) {
+        let now = self.now;
+        let Some(mut d) = self.patho.detector.take() else {
+            return;
+        };
+        self.build_graph(&mut d, parts);
         d.components();
         for t in &mut d.tracked {
             t.seen = false;
@@ -287,7 +364,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 }
             }
             self.track(&mut d, Kind::Deadlock, key, since, now, |s, d| {
-                s.deadlock_finding(d, c)
+                s.deadlock_finding(d, parts, c)
             });
         }
         // storms: blocked queues facing a host that keeps pausing, and what leads to them
@@ -299,7 +376,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             }
             let key = mix(0x57_0E, (u64::from(p) << 3) | u64::from(q));
             self.track(&mut d, Kind::Storm, key, since, now, |s, d| {
-                s.storm_finding(d, i as u32, host)
+                s.storm_finding(d, parts, i as u32, host)
             });
         }
         // what went away
@@ -317,7 +394,6 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
         d.last_scan = Some(now);
         let stop = d.cfg.stop && d.findings.iter().any(|f| f.kind == Kind::Deadlock);
-        schedule!(self, now + d.cfg.interval, Timer::DeadlockScan.event(0));
         self.patho.detector = Some(d);
         if stop && self.patho.stopped_by_deadlock.is_none() {
             self.patho.stopped_by_deadlock = Some(now);
@@ -360,15 +436,16 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
     }
 
-    /// The blocked queues and their waits-for edges.
-    fn build_graph(&self, d: &mut Detector, now: Instant) {
+    /// This simulator's part of the scan made now: its ports' blocked queues (a queue is
+    /// blocked when it holds frames, its peer pauses it and it sent nothing since the last
+    /// scan), with the ports their frames came in by and their flows.
+    fn scan_part(&self, d: &mut Detector, now: Instant) {
         let first = d.last_scan.is_none();
-        // reset the index of the previous scan's nodes
-        for &(p, q) in &d.nodes {
-            d.index[p as usize][q as usize] = NONE;
-        }
-        d.nodes.clear();
+        d.local.clear();
         for (pi, port) in self.ports.iter().enumerate() {
+            if !self.owns_port(pi as PortId) {
+                continue;
+            }
             for q in 0..8usize {
                 let tx = port.stats.prio[q].tx_frames;
                 let moved = tx != d.last_tx[pi][q];
@@ -379,32 +456,82 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     && !port.fault.down
                     && port.mac.config().mode != Mode::Off
                     && !port.mac.may_transmit(now, q as u8);
-                if blocked {
-                    d.index[pi][q] = d.nodes.len() as u32;
-                    d.nodes.push((pi as PortId, q as u8));
-                    if d.blocked_since[pi][q] == Instant::MAX {
-                        d.blocked_since[pi][q] = d.last_scan.unwrap_or(now);
-                    }
-                } else {
+                if !blocked {
                     d.blocked_since[pi][q] = Instant::MAX;
-                }
-            }
-        }
-        // edges: U → E when the blocked queue E (at switch T) holds a frame that entered T
-        // by port x, and U, the queue feeding x from the other side, is blocked
-        d.edges.clear();
-        for (e, &(o, q)) in d.nodes.iter().enumerate() {
-            d.epoch = d.epoch.wrapping_add(1);
-            if d.epoch == 0 {
-                d.stamp.iter_mut().for_each(|s| *s = 0);
-                d.epoch = 1;
-            }
-            for f in &self.ports[o as usize].queues[q as usize].frames {
-                let x = f.ingress;
-                if x == crate::frame::NO_PORT || d.stamp[x as usize] == d.epoch {
                     continue;
                 }
-                d.stamp[x as usize] = d.epoch;
+                if d.blocked_since[pi][q] == Instant::MAX {
+                    d.blocked_since[pi][q] = d.last_scan.unwrap_or(now);
+                }
+                d.epoch = d.epoch.wrapping_add(1);
+                if d.epoch == 0 {
+                    d.stamp.iter_mut().for_each(|s| *s = 0);
+                    d.epoch = 1;
+                }
+                let f0 = d.local.flows.len();
+                for f in &port.queues[q].frames {
+                    d.local.flows.push(f.flow);
+                    let x = f.ingress;
+                    if x == crate::frame::NO_PORT || d.stamp[x as usize] == d.epoch {
+                        continue;
+                    }
+                    d.stamp[x as usize] = d.epoch;
+                    d.local.ingress.push(x);
+                }
+                let flows = &mut d.local.flows;
+                flows[f0..].sort_unstable();
+                let mut w = f0;
+                for r in f0..flows.len() {
+                    if w == f0 || flows[r] != flows[w - 1] {
+                        flows[w] = flows[r];
+                        w += 1;
+                    }
+                }
+                flows.truncate(w);
+                d.local.queues.push((
+                    pi as PortId,
+                    q as u8,
+                    d.local.ingress.len() as u32,
+                    d.local.flows.len() as u32,
+                ));
+            }
+        }
+    }
+
+    /// The blocked queues of every part, in (port, priority) order, and their waits-for
+    /// edges: U → E when the blocked queue E (at switch T) holds a frame that entered T by
+    /// port x, and U, the queue feeding x from the other side, is blocked.
+    fn build_graph(&self, d: &mut Detector, parts: &[&ScanPart]) {
+        // reset the index of the previous scan's nodes
+        for &(p, q) in &d.nodes {
+            d.index[p as usize][q as usize] = NONE;
+        }
+        d.nodes.clear();
+        d.source.clear();
+        for (pi, part) in parts.iter().enumerate() {
+            for (k, &(p, q, _, _)) in part.queues.iter().enumerate() {
+                d.nodes.push((p, q));
+                d.source.push((pi as u32, k as u32));
+            }
+        }
+        if parts.len() > 1 {
+            // each part is in order; together they are in the order of one simulator's scan
+            d.order.clear();
+            d.order
+                .extend(d.nodes.iter().copied().zip(d.source.iter().copied()));
+            d.order.sort_unstable();
+            for (i, &(n, s)) in d.order.iter().enumerate() {
+                d.nodes[i] = n;
+                d.source[i] = s;
+            }
+        }
+        for (i, &(p, q)) in d.nodes.iter().enumerate() {
+            d.index[p as usize][q as usize] = i as u32;
+        }
+        d.edges.clear();
+        for (e, &(pi, k)) in d.source.iter().enumerate() {
+            let q = d.nodes[e].1;
+            for &x in parts[pi as usize].ranges(k as usize).0 {
                 let u = self.ports[x as usize].peer;
                 let ui = d.index[u as usize][q as usize];
                 if ui != NONE {
@@ -433,14 +560,17 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         )
     }
 
-    fn stuck_flows(&self, members: &[(PortId, u8)]) -> (Vec<FlowId>, usize) {
+    /// The flows with frames in the graph nodes `members` (sorted, at most [`MAX_FLOWS`]),
+    /// and how many there were.
+    fn stuck_flows(
+        d: &Detector,
+        parts: &[&ScanPart],
+        members: impl Iterator<Item = usize>,
+    ) -> (Vec<FlowId>, usize) {
         let mut flows: Vec<FlowId> = members
-            .iter()
-            .flat_map(|&(p, q)| {
-                self.ports[p as usize].queues[q as usize]
-                    .frames
-                    .iter()
-                    .map(|f| f.flow)
+            .flat_map(|i| {
+                let (pi, k) = d.source[i];
+                parts[pi as usize].ranges(k as usize).1.iter().copied()
             })
             .collect();
         flows.sort_unstable();
@@ -450,7 +580,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         (flows, total)
     }
 
-    fn deadlock_finding(&self, d: &Detector, c: u32) -> Finding {
+    fn deadlock_finding(&self, d: &Detector, parts: &[&ScanPart], c: u32) -> Finding {
         let members: Vec<(PortId, u8)> = (0..d.nodes.len())
             .filter(|&i| d.scc[i] == c)
             .map(|i| d.nodes[i])
@@ -464,7 +594,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             .into_iter()
             .map(|i| d.nodes[i as usize])
             .collect();
-        let (flows, flows_total) = self.stuck_flows(&members);
+        let (flows, flows_total) = Self::stuck_flows(d, parts, (0..d.nodes.len()).filter(|&i| d.scc[i] == c));
         Finding {
             kind: Kind::Deadlock,
             cycle,
@@ -478,7 +608,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
     }
 
-    fn storm_finding(&self, d: &Detector, sink_node: u32, host: NodeId) -> Finding {
+    fn storm_finding(&self, d: &Detector, parts: &[&ScanPart], sink_node: u32, host: NodeId) -> Finding {
         // every blocked queue with a path to the sink queue (reverse search)
         let n = d.nodes.len();
         let mut seen = vec![false; n];
@@ -493,7 +623,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             }
         }
         let members: Vec<(PortId, u8)> = (0..n).filter(|&i| seen[i]).map(|i| d.nodes[i]).collect();
-        let (flows, flows_total) = self.stuck_flows(&members);
+        let (flows, flows_total) = Self::stuck_flows(d, parts, (0..n).filter(|&i| seen[i]));
         Finding {
             kind: Kind::Storm,
             cycle: vec![d.nodes[sink_node as usize]],

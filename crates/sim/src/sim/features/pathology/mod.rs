@@ -59,6 +59,11 @@ impl Timer {
     }
 }
 
+/// Whether pathology timer `x` is the deadlock detector's scan.
+pub(crate) fn is_scan(x: u32) -> bool {
+    Timer::decode(x).0 == Some(Timer::DeadlockScan)
+}
+
 /// Something the topology did, for the report.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct EventRecord {

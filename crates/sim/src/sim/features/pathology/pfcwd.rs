@@ -241,6 +241,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Turns the big red switch on or off on every switch running pfcwd.
     pub(in crate::sim) fn set_big_red_switch(&mut self, on: bool) {
         for si in 0..self.patho.pfcwd.len() {
+            // (a split fabric: the switch's partition)
+            if !self.owns_node(self.patho.pfcwd[si].node) {
+                continue;
+            }
             let n = self.patho.pfcwd[si].queues.len();
             if on {
                 self.patho.pfcwd[si].big_red_switch = true;

@@ -172,6 +172,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 (x, y) == (a, b) || (x, y) == (b, a)
             })
             .collect();
+        // (in a split fabric every partition marks both ends, so that all compute the same
+        // routes, and acts on the ports it owns: the frames on a cut link are in the
+        // receiver's copy of its sender, which counts them lost as they arrive)
         for l in links {
             for p in [2 * l as PortId, 2 * l as PortId + 1] {
                 if up {
@@ -187,13 +190,18 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     port.fault.drop_out = 0xFF;
                     self.patho.faults = true;
                     port.fault.lost = port.inflight.len() as u32;
-                    for q in 0..8u8 {
-                        self.discard_queue(p, q, DropReason::LinkDown);
+                    if self.owns_port(p) {
+                        for q in 0..8u8 {
+                            self.discard_queue(p, q, DropReason::LinkDown);
+                        }
                     }
                 }
             }
             if up {
                 for p in [2 * l as PortId, 2 * l as PortId + 1] {
+                    if !self.owns_port(p) {
+                        continue;
+                    }
                     let port = &mut self.ports[p as usize];
                     port.engine_changed();
                     self.try_transmit(p);

@@ -17,7 +17,7 @@
 //! head-of-line blocking); a flow blocked off its path for at least `min_blocked_ratio` of
 //! its active time is a **victim**, paused by the ports that sent those pauses.
 
-use lossless_proto::units::Duration;
+use lossless_proto::units::{Duration, Instant};
 
 use crate::config::pathology::VictimConfig;
 use crate::event::EventQueue;
@@ -73,6 +73,32 @@ pub(crate) struct Victims {
     /// Per port x, per priority: the egress (at x's node) whose backlog from x raised x's
     /// latest XOFF, [`RECEIVER`] for a host, [`NO_PORT`] before any.
     pub(crate) cause: Vec<[PortId; 8]>,
+    /// A split fabric: blocked time of slots whose pauser (the next hop's ingress) is another
+    /// partition's port, classified when the partitions merge ([`Victims::settle`]).
+    pub(crate) deferred: Vec<Deferred>,
+    /// A split fabric: each change of the cause at a port whose peer is another partition's.
+    pub(crate) history: Vec<CauseChange>,
+}
+
+/// Blocked time whose cause is recorded in another partition.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Deferred {
+    /// The event that ended the blocked interval: time and tie (`order.rs`).
+    at: (Instant, u64),
+    slot: u32,
+    pauser: PortId,
+    flow: FlowId,
+    prio: u8,
+    delta: Duration,
+}
+
+/// The cause recorded at (`port`, `prio`) from the event at `at` (time and tie) on.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CauseChange {
+    at: (Instant, u64),
+    port: PortId,
+    prio: u8,
+    cause: PortId,
 }
 
 impl Victims {
@@ -82,6 +108,38 @@ impl Victims {
             flows: Vec::new(),
             slots: Vec::new(),
             cause: vec![[NO_PORT; 8]; ports],
+            deferred: Vec::new(),
+            history: Vec::new(),
+        }
+    }
+
+    /// Forgets the deferred blocked time of the slots in `range` (they start afresh).
+    fn forget(&mut self, range: std::ops::Range<u32>) {
+        if !self.deferred.is_empty() {
+            self.deferred.retain(|e| !range.contains(&e.slot));
+        }
+    }
+
+    /// Classifies the blocked time `parts` deferred (in partition order, each part's in the
+    /// order its events ran) with the cause their pausers' partitions recorded at the time:
+    /// the classification one simulator made when the interval ended.
+    pub(crate) fn settle(&mut self, parts: &[(Vec<Deferred>, Vec<CauseChange>)]) {
+        // per (port, priority): when (time, tie) each cause was recorded, in order
+        type Causes = Vec<((Instant, u64), PortId)>;
+        let mut history: std::collections::HashMap<(PortId, u8), Causes> = std::collections::HashMap::new();
+        for (_, h) in parts {
+            for c in h {
+                history.entry((c.port, c.prio)).or_default().push((c.at, c.cause));
+            }
+        }
+        for (deferred, _) in parts {
+            for e in deferred {
+                let cause = history.get(&(e.pauser, e.prio)).map_or(NO_PORT, |h| {
+                    let i = h.partition_point(|&(at, _)| at < e.at);
+                    if i == 0 { NO_PORT } else { h[i - 1].1 }
+                });
+                classify(self, e.slot as usize, cause, e.flow, e.delta);
+            }
         }
     }
 
@@ -143,13 +201,15 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             // the same number of hops: changed ports start afresh (frames still queued on
             // the old path are not counted there)
             for (i, &p) in path.iter().enumerate() {
-                let s = &mut v.slots[start as usize + i];
-                if s.port != p {
-                    *s = Slot::new(p);
+                let k = start + i as u32;
+                if v.slots[k as usize].port != p {
+                    v.slots[k as usize] = Slot::new(p);
+                    v.forget(k..k + 1);
                 }
             }
             return;
         }
+        v.forget(start..start + len);
         let start = v.slots.len() as u32;
         v.slots.extend(path.iter().map(|&p| Slot::new(p)));
         v.flows[fi] = (start, path.len() as u32);
@@ -186,6 +246,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// A frame left the queue of port `p` (sent or discarded).
     #[inline]
     pub(in crate::sim::features) fn victims_dequeued(&mut self, p: PortId, frame: &Frame) {
+        let pauser = self.ports[p as usize].peer;
+        // a split fabric: the cause at a pauser of another partition is known at the merge
+        let defer = self.is_partition() && !self.owns_port(pauser);
+        let tie = self.tie;
         let Some(v) = self.patho.victims.as_deref_mut() else {
             return;
         };
@@ -205,8 +269,39 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             .mac
             .rx_pause_duration(self.now, frame.priority)
             .saturating_sub(s.clock_at);
-        if delta > Duration::ZERO {
-            classify(v, i, port.peer, frame.flow, frame.priority, delta);
+        if delta == Duration::ZERO {
+            return;
+        }
+        if defer {
+            v.deferred.push(Deferred {
+                at: (self.now, tie),
+                slot: i as u32,
+                pauser,
+                flow: frame.flow,
+                prio: frame.priority,
+                delta,
+            });
+        } else {
+            let cause = v.cause[pauser as usize][frame.priority as usize & 7];
+            classify(v, i, cause, frame.flow, delta);
+        }
+    }
+
+    /// Records `cause` at (`x`, `prio`); in a split fabric, with the event's time and tie when
+    /// `x`'s peer, which reads it, is another partition's.
+    fn victims_set_cause(&mut self, x: PortId, prio: u8, cause: PortId) {
+        let keep = self.is_partition() && !self.owns_port(self.ports[x as usize].peer);
+        let at = (self.now, self.tie);
+        if let Some(v) = self.patho.victims.as_deref_mut() {
+            v.cause[x as usize][prio as usize & 7] = cause;
+            if keep {
+                v.history.push(CauseChange {
+                    at,
+                    port: x,
+                    prio: prio & 7,
+                    cause,
+                });
+            }
         }
     }
 
@@ -235,15 +330,15 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 best = (bytes, o);
             }
         }
-        if let Some(v) = self.patho.victims.as_deref_mut() {
-            v.cause[x as usize][prio as usize & 7] = best.1;
-        }
+        self.victims_set_cause(x, prio, best.1);
     }
 
     /// Host NIC port `p` raised its own request: its receiver is the cause.
     pub(in crate::sim::features) fn victims_receiver_xoff(&mut self, p: PortId) {
-        if let Some(v) = self.patho.victims.as_deref_mut() {
-            v.cause[p as usize] = [RECEIVER; 8];
+        if self.patho.victims.is_some() {
+            for prio in 0..8 {
+                self.victims_set_cause(p, prio, RECEIVER);
+            }
         }
     }
 
@@ -256,6 +351,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             flows: v.flows.clone(),
             slots: v.slots.clone(),
             cause: v.cause.clone(),
+            deferred: Vec::new(),
+            history: Vec::new(),
         };
         for (f, &(start, len)) in v.flows.iter().enumerate() {
             let prio = self.flows[f].spec.priority;
@@ -271,7 +368,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     .rx_pause_duration(self.now, prio)
                     .saturating_sub(s.clock_at);
                 if delta > Duration::ZERO {
-                    classify(&mut view, i, port.peer, f as FlowId, prio, delta);
+                    let cause = view.cause[port.peer as usize][prio as usize & 7];
+                    classify(&mut view, i, cause, f as FlowId, delta);
                 }
             }
         }
@@ -279,12 +377,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 }
 
-/// Adds `delta` of blocked time to slot `i` (of `flow`, paused by `pauser`): off path when
-/// the cause recorded at `pauser` is not the flow's next hop.
-fn classify(v: &mut Victims, i: usize, pauser: PortId, flow: FlowId, prio: u8, delta: Duration) {
+/// Adds `delta` of blocked time to slot `i` (of `flow`, paused by a port whose recorded cause
+/// was `cause`): off path when that cause is not the flow's next hop.
+fn classify(v: &mut Victims, i: usize, cause: PortId, flow: FlowId, delta: Duration) {
     let (start, len) = v.flows[flow as usize];
     let last = i + 1 >= (start + len) as usize;
-    let cause = v.cause[pauser as usize][prio as usize & 7];
     let next = if last { RECEIVER } else { v.slots[i + 1].port };
     let s = &mut v.slots[i];
     s.blocked += delta;
