@@ -28,6 +28,56 @@ fn an_incast_on_three_threads_writes_the_one_thread_json_byte_for_byte() {
     assert!(!a.is_empty() && a == b, "the reports differ");
 }
 
+#[test]
+fn the_builtins_the_issue_names_write_the_one_thread_json_and_exit_status_at_2_3_and_8_threads() {
+    // four-bridge (victims), incast (PFC), incast-dcqcn (QPs, 1 ms), storm-pfcwd (stall,
+    // pfcwd, the detector; exit status 3: lossless frames dropped by pfcwd), deadlock-ring
+    // (static routes, the detector's stop)
+    let dir = temp_dir("sim_threads_builtins");
+    for (name, set) in [
+        ("four-bridge", None),
+        ("incast", Some("senders=16")),
+        ("incast-dcqcn", Some("duration=\"1ms\"")),
+        ("storm-pfcwd", None),
+        ("deadlock-ring", None),
+    ] {
+        let mut first: Option<(Vec<u8>, Option<i32>)> = None;
+        for threads in ["1", "2", "3", "8"] {
+            let out = dir.join(format!("{name}-{threads}.json"));
+            let mut args = vec![
+                "sim",
+                name,
+                "--threads",
+                threads,
+                "--json",
+                out.to_str().unwrap(),
+                "--quiet",
+            ];
+            if let Some(s) = set {
+                args.extend(["--set", s]);
+            }
+            let o = run(&args);
+            let code = o.status.code();
+            assert!(
+                matches!(code, Some(0 | 3)),
+                "{name} at {threads} threads: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let json = std::fs::read(&out).unwrap();
+            match &first {
+                None => first = Some((json, code)),
+                Some((a, c)) => {
+                    assert!(
+                        !a.is_empty() && *a == json,
+                        "{name}: the reports at 1 and {threads} threads differ"
+                    );
+                    assert_eq!(*c, code, "{name}: the exit status at {threads} threads");
+                }
+            }
+        }
+    }
+}
+
 /// Runs the shared corpus's `hpcc-ns3/{run}` through `--ns3` on `threads` threads into `out`.
 fn ns3_run(run_dir: &std::path::Path, out: &std::path::Path, threads: u16) {
     std::fs::create_dir_all(out).unwrap();
