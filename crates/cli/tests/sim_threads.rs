@@ -78,6 +78,53 @@ fn the_builtins_the_issue_names_write_the_one_thread_json_and_exit_status_at_2_3
     }
 }
 
+#[test]
+fn without_threads_a_large_fabric_runs_on_the_cores_that_help_and_writes_the_one_thread_json() {
+    // a k = 8 fat tree (128 hosts, 1 µs links): each of two threads' ports can send 4.8 MB a
+    // window; the default takes the cores that help and says so (a 1-core machine: one)
+    let dir = temp_dir("sim_threads_auto");
+    let cdf = lossless_testkit::corpus_dir().join("workloads/WebSearch_distribution.txt");
+    let text = format!(
+        "name = \"ft8\"\nseed = 2\nduration = \"300us\"\n[defaults]\nrate = \"100G\"\nflow_control = \"pfc\"\npfc_priorities = [3]\n\
+         [fabric]\nkind = \"fat-tree\"\nk = 8\nhost_rate = \"100G\"\ndelay = \"1us\"\n[fabric.switch]\nbuffer_bytes = 2000000\nalpha = 0.125\n\
+         [[workload]]\nname = \"websearch\"\nsrc = [\"h*\"]\ndst = [\"h*\"]\npriority = 3\ncdf_file = {:?}\nload = 0.3\n",
+        cdf.to_string_lossy()
+    );
+    let file = dir.join("ft8.toml");
+    std::fs::write(&file, text).unwrap();
+    let (auto, one) = (dir.join("auto.json"), dir.join("one.json"));
+    let f = file.to_str().unwrap();
+    let o = run(&["sim", f, "--json", auto.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let o1 = run(&[
+        "sim",
+        f,
+        "--threads",
+        "1",
+        "--json",
+        one.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(o1.status.success(), "{}", String::from_utf8_lossy(&o1.stderr));
+    let (a, b) = (std::fs::read(&auto).unwrap(), std::fs::read(&one).unwrap());
+    assert!(
+        !a.is_empty() && a == b,
+        "the default's report differs from one thread's"
+    );
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores >= 2 {
+        assert!(err.contains("note: running on "), "{err}");
+        assert!(
+            err.contains(" threads: ") && err.contains("windows of 1005.1 ns"),
+            "{err}"
+        );
+    } else {
+        eprintln!("SKIPPED: one core here, so the default is one thread; the note was not checked");
+        assert!(!err.contains("note: running on "), "{err}");
+    }
+}
+
 /// Runs the shared corpus's `hpcc-ns3/{run}` through `--ns3` on `threads` threads into `out`.
 fn ns3_run(run_dir: &std::path::Path, out: &std::path::Path, threads: u16) {
     std::fs::create_dir_all(out).unwrap();

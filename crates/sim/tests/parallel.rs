@@ -99,10 +99,20 @@ fn a_dcqcn_incast_where_pfc_fires_at_1_2_3_and_8_threads_reports_what_one_simula
 }
 
 /// A k = 4 fat tree of 100 G hosts (1 µs links) under WebSearch at 50 % for `duration`;
-/// with `cc`, every flow a RoCEv2 QP under it, ECN marking on priority 3 where it reads it.
-/// A k = 4 fat tree (16 hosts, 1 µs links at 100 G) under a WebSearch workload at 50 %, its
-/// flows plain or RoCEv2 QPs under `cc`, with `defaults` added to its link defaults.
+/// with `cc`, every flow a RoCEv2 QP under it, ECN marking on priority 3 where it reads it;
+/// `defaults` added to its link defaults.
 fn fat_tree_k4(
+    seed: u64,
+    duration: &str,
+    cc: Option<&str>,
+    defaults: &str,
+) -> lossless_sim::config::SimConfig {
+    fat_tree(4, seed, duration, cc, defaults)
+}
+
+/// [`fat_tree_k4`] with `k` pods.
+fn fat_tree(
+    k: u32,
     seed: u64,
     duration: &str,
     cc: Option<&str>,
@@ -127,6 +137,8 @@ fn fat_tree_k4(
             )
         }
     };
+    // (1 MB a switch at k = 4: room for the headroom of more ports as k grows)
+    let buffer = 250_000 * k;
     let text = format!(
         r#"
 name = "ft4"
@@ -140,11 +152,11 @@ pfc_priorities = [3]
 {qp}
 [fabric]
 kind = "fat-tree"
-k = 4
+k = {k}
 host_rate = "100G"
 delay = "1us"
 [fabric.switch]
-buffer_bytes = 1000000
+buffer_bytes = {buffer}
 alpha = 0.125
 [[workload]]
 name = "websearch"
@@ -221,6 +233,33 @@ fn qcn_and_link_bit_errors_on_a_fat_tree_at_2_3_and_8_threads_report_what_one_si
             first_difference(&seq, &par)
         );
     }
+}
+
+#[test]
+fn the_default_thread_count_is_one_where_threads_do_not_pay_and_grows_with_the_fabric() {
+    use lossless_sim::experiments::parallel::{MIN_WINDOW_BYTES, SHORT_WINDOW, auto_threads};
+    // a switch with 5 m cables: windows of 30 ns
+    let incast = scenario::load("incast", &Overrides::default()).expect("loads");
+    assert_eq!(auto_threads(&incast, 16).threads, 1);
+    // a k = 4 fat tree with 1 µs links: 0.6 MB a window per partition at 2 threads (measured
+    // slower on 2 threads than on 1)
+    assert_eq!(auto_threads(&fat_tree_k4(1, "1ms", None, ""), 16).threads, 1);
+    // a k = 8 fat tree: 4.8 MB a window per partition at 2 threads (measured 1.64–1.69×)
+    let k8 = fat_tree(8, 1, "1ms", None, "");
+    let two = auto_threads(&k8, 2);
+    assert_eq!(two.threads, 2, "{two:?}");
+    assert!(two.window.is_some_and(|w| w >= SHORT_WINDOW) && two.window_bytes >= MIN_WINDOW_BYTES);
+    let many = auto_threads(&k8, 16);
+    assert!(
+        many.threads > 2 && many.threads < 16 && many.window_bytes >= MIN_WINDOW_BYTES,
+        "{many:?}"
+    );
+    assert_eq!(auto_threads(&k8, 1).threads, 1, "one core, one thread");
+    // a k = 16 fat tree holds more threads than a k = 8 one
+    assert!(auto_threads(&fat_tree(16, 1, "1ms", None, ""), 64).threads > many.threads);
+    // what the engine does not split runs on one thread
+    let dcbx = scenario::load("dcbx-adopt", &Overrides::default()).expect("loads");
+    assert_eq!(auto_threads(&dcbx, 16).threads, 1);
 }
 
 /// How many lines of `json` have the key `key` with a value other than 0, `null`, `false`

@@ -143,7 +143,12 @@ fn simulate(
     mpi: Option<&mut dyn Transport>,
 ) -> anyhow::Result<Result<Simulated, ExitCode>> {
     let built = || format!("{name}: the experiment loads but cannot be built");
-    let threads = args.threads.filter(|&t| t > 1);
+    let traced = pcap.is_some() || vcd.is_some() || html.0.is_some() || html.1.is_some();
+    // (by default, the threads that help, where the run can be split)
+    let threads = match args.threads {
+        None if traced || fork.monitors() || mpi.is_some() => None,
+        _ => Some(super::sim::threads_for(args, &config, false)).filter(|&t| t > 1),
+    };
     if threads.is_some() || mpi.is_some() {
         let flag = if mpi.is_some() { "--mpi" } else { "--threads" };
         if pcap.is_some() || vcd.is_some() || html.0.is_some() || html.1.is_some() {
@@ -159,7 +164,7 @@ fn simulate(
         let part = |_| Ns3Observer::for_part(&config);
         let ran = match mpi {
             Some(tr) => simulate_ranks(args, name, &config, tr, &part)?,
-            None => simulate_threads(args, name, &config, args.threads.unwrap_or(1), &part)?,
+            None => simulate_threads(args, name, &config, threads.unwrap_or(1), &part)?,
         };
         let ran = match ran {
             Ok(done) => done,

@@ -185,10 +185,13 @@ pub struct SimArgs {
     #[arg(long, value_name = "N", requires = "sweep",
           value_parser = clap::value_parser!(u16).range(1..=super::sweep::MAX_JOBS as i64))]
     pub jobs: Option<u16>,
-    /// Split the fabric over N threads, 1..=1024 (default 1): each owns a group of switches
-    /// with their hosts and they run in windows of the cut links' smallest delay; the report
-    /// is the one-thread run's, byte for byte, and so are --ns3's fct.txt and pfc.txt
-    /// (docs/parallel.md). Splits flows, workloads, RoCEv2 QPs under DCQCN, HPCC, HPCC-PINT,
+    /// Split the fabric over N threads, 1..=1024: each owns a group of switches with their
+    /// hosts and they run in windows of the cut links' smallest delay; the report is the
+    /// one-thread run's, byte for byte, and so are --ns3's fct.txt and pfc.txt
+    /// (docs/parallel.md). Default: the cores that help — the most threads, up to the cores,
+    /// for which every thread's partition has windows of at least 200 ns in which its ports
+    /// can send 2 MB at line rate (large fabrics with long links); otherwise one, and one
+    /// with the trace outputs or a feature the engine does not split. Splits flows, workloads, RoCEv2 QPs under DCQCN, HPCC, HPCC-PINT,
     /// TIMELY and DCTCP, PAUSE/PFC, ECN, ETS and the pathology parts (stalls, storm
     /// prevention, pfcwd, static routes, link events, the deadlock detector, victims);
     /// refuses DCBX, QCN, bit errors and the trace outputs (--pcap, --vcd, --report). Links
@@ -507,7 +510,7 @@ fn simulate(
             twin.compare_into(&mut ran.report);
         }
         Ok(Ok(ran))
-    } else if let Some(threads) = args.threads.filter(|&t| t > 1) {
+    } else if let Some(threads) = Some(threads_for(args, &config, twin.is_some())).filter(|&t| t > 1) {
         let mut ran = match simulate_threads(args, name, &config, threads, &|_| NoObserver)? {
             Ok((ran, _)) => ran,
             Err(status) => return Ok(Err(status)),
@@ -527,6 +530,30 @@ fn simulate(
         }
         Ok(Ok(ran))
     }
+}
+
+/// The threads of a run that may be split: `--threads`, or when it is not given the threads
+/// that help (`parallel::auto_threads` over this machine's cores, less one while the CN twin
+/// runs beside it), said on stderr when more than one.
+pub(super) fn threads_for(args: &SimArgs, config: &SimConfig, twin: bool) -> u16 {
+    use lossless_sim::experiments::parallel;
+    if let Some(t) = args.threads {
+        return t;
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) - usize::from(twin);
+    let auto = parallel::auto_threads(config, u16::try_from(cores).unwrap_or(u16::MAX).max(1));
+    if auto.threads > 1
+        && !args.quiet
+        && let Some(w) = auto.window
+    {
+        errln!(
+            "note: running on {} threads, the cores that help: windows of {:.1} ns in which each thread's ports can send {:.1} MB at line rate (docs/parallel.md); --threads 1 runs on one, the report is the same",
+            auto.threads,
+            w.as_ps() as f64 / 1e3,
+            auto.window_bytes as f64 / 1e6
+        );
+    }
+    auto.threads
 }
 
 /// [`simulate`] on `threads` threads (`experiments::parallel`), each part observed by the

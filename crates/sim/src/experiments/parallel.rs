@@ -54,6 +54,64 @@ pub fn window(config: &SimConfig, threads: u16) -> Option<Duration> {
 /// The shortest window worth a barrier: below it, threads wait more than they work.
 pub const SHORT_WINDOW: Duration = Duration::from_ns(200);
 
+/// The least each partition's ports must be able to send in one window, at line rate, for a
+/// thread to pay for its barriers. Measured on a 2-core VM (docs/parallel.md): a k = 4 fat
+/// tree with 1 µs links (0.6 MB a window per partition at 2 threads) ran slower on 2 threads
+/// than on 1; a k = 8 fat tree (4.8 MB) ran 1.64–1.69× faster.
+pub const MIN_WINDOW_BYTES: u64 = 2_000_000;
+
+/// The most threads the default chooses.
+pub const MAX_AUTO_THREADS: u16 = 64;
+
+/// The thread count chosen when none is given, and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AutoThreads {
+    /// Threads (1: the run is not split).
+    pub threads: u16,
+    /// The window at that count (`None` on one thread).
+    pub window: Option<Duration>,
+    /// What the least loaded partition's ports can send in one window, bytes (0 on one
+    /// thread).
+    pub window_bytes: u64,
+}
+
+/// The threads that help `config` on a machine with `cores` cores: the most, up to `cores`
+/// (and [`MAX_AUTO_THREADS`]), for which the automatic partitioning gives every thread a
+/// partition with windows of at least [`SHORT_WINDOW`] in which its ports can send at least
+/// [`MIN_WINDOW_BYTES`]; one thread when none does or when the engine cannot split the run.
+pub fn auto_threads(config: &SimConfig, cores: u16) -> AutoThreads {
+    let one = AutoThreads {
+        threads: 1,
+        window: None,
+        window_bytes: 0,
+    };
+    if crate::sim::partition::unsupported(config).is_some() {
+        return one;
+    }
+    for n in (2..=cores.min(MAX_AUTO_THREADS)).rev() {
+        let part = Partitioning::by_tier(config, n);
+        let Some(w) = lookahead(config, &part).filter(|&w| w >= SHORT_WINDOW) else {
+            continue;
+        };
+        // what each partition's ports can send in one window
+        let mut bytes = vec![0u64; usize::from(part.parts)];
+        for l in &config.links {
+            let per_port = (u128::from(l.rate.bps()) * w.as_ps() / 8 / 1_000_000_000_000) as u64;
+            bytes[usize::from(part.of_node[l.a as usize])] += per_port;
+            bytes[usize::from(part.of_node[l.b as usize])] += per_port;
+        }
+        let least = bytes.iter().copied().min().unwrap_or(0);
+        if usize::from(n) == bytes.len() && least >= MIN_WINDOW_BYTES {
+            return AutoThreads {
+                threads: n,
+                window: Some(w),
+                window_bytes: least,
+            };
+        }
+    }
+    one
+}
+
 /// Runs `config` on `threads` threads and returns the merged simulator, whose report is the
 /// one-thread run's.
 pub fn run(config: &SimConfig, threads: u16) -> Result<(Simulator, ParallelStats), PartitionError> {
@@ -91,19 +149,14 @@ pub fn run_parts<O: Observer + Send>(
             "a cut link without delay (no lookahead)",
         ));
     }
-    let sims = (0..part.parts)
-        .map(|me| {
-            Simulator::partition_observed(
-                config.clone(),
-                part.of_node.clone(),
-                me,
-                observer(me),
-                CalendarQueue::default(),
-            )
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let end = sims[0].end();
+    // (a bad map or configuration is refused before any thread starts; each partition is
+    // built on its own thread)
+    if let Some(what) = crate::sim::partition::unsupported(config) {
+        return Err(PartitionError::Unsupported(what));
+    }
+    let end = Instant::ZERO + config.duration;
     let barrier = Barrier::new(n);
+    let build_failed: Mutex<Option<PartitionError>> = Mutex::new(None);
     // each partition's next event, in two slots by window parity: a partition that starts the
     // next window writes the other slot while the slowest still reads this one
     let next: Vec<[Mutex<Option<Instant>>; 2]> =
@@ -123,13 +176,32 @@ pub fn run_parts<O: Observer + Send>(
     let of_node = &part.of_node;
     let stop = std::sync::atomic::AtomicBool::new(false);
     let stop = &stop;
-    let done: Vec<Simulator<O>> = std::thread::scope(|s| {
-        let handles: Vec<_> = sims
-            .into_iter()
-            .enumerate()
-            .map(|(me, mut sim)| {
+    let build_failed = &build_failed;
+    let done: Vec<Option<Simulator<O>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..part.parts)
+            .map(|me| {
                 let (barrier, next, mail, stats, scans) = (&barrier, &next, &mail, &stats, &scans);
                 s.spawn(move || {
+                    let built = Simulator::partition_observed(
+                        config.clone(),
+                        part.of_node.clone(),
+                        me,
+                        observer(me),
+                        CalendarQueue::default(),
+                    );
+                    let mut sim = match built {
+                        Ok(sim) => Some(sim),
+                        Err(e) => {
+                            lock(build_failed).get_or_insert(e);
+                            None
+                        }
+                    };
+                    barrier.wait();
+                    if lock(build_failed).is_some() {
+                        return None;
+                    }
+                    let mut sim = sim.take()?;
+                    let me = usize::from(me);
                     let mut out: Vec<Message> = Vec::new();
                     let mut by_dest: Vec<Vec<Message>> = vec![Vec::new(); n];
                     let (mut windows, mut messages) = (0u64, 0u64);
@@ -203,7 +275,7 @@ pub fn run_parts<O: Observer + Send>(
                     st.events_per_thread[me] = sim.events();
                     st.busy_s_per_thread[me] = busy;
                     st.wait_s_per_thread[me] = wait + clock.elapsed().as_secs_f64();
-                    sim
+                    Some(sim)
                 })
             })
             .collect();
@@ -212,6 +284,10 @@ pub fn run_parts<O: Observer + Send>(
             .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect()
     });
+    if let Some(e) = lock(build_failed).take() {
+        return Err(e);
+    }
+    let done = done.into_iter().flatten().collect();
     let stats = stats
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
