@@ -177,3 +177,75 @@ fn sweep_chart_buckets(lines: &[Line], label: &dyn Fn(f64) -> String) -> Drawing
         Some((0.0, (BUCKETS.len() - 1) as f64)),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::cc_compare::{BucketSlowdown, Slowdown};
+
+    fn run(fabric: &str, cc: &str, buckets: &[(usize, f64)]) -> CcRun {
+        let s = |p: f64| Slowdown {
+            flows: 3,
+            p50_ratio: p,
+            p95_ratio: p * 2.0,
+            p99_ratio: p * 3.0,
+            max_ratio: p * 3.0,
+        };
+        CcRun {
+            fabric: fabric.into(),
+            cc: cc.into(),
+            flows: 3,
+            flows_completed: if buckets.is_empty() { 0 } else { 3 },
+            slowdown: buckets.first().map(|b| s(b.1)),
+            by_size: buckets
+                .iter()
+                .map(|&(k, p)| BucketSlowdown {
+                    size: BUCKETS[k].0,
+                    bucket: k,
+                    slowdown: s(p),
+                })
+                .collect(),
+            pfc_xoff_sent_frames: 0,
+            paused_ps: 0,
+            max_paused_ps: 0,
+            lossless_dropped_frames: 0,
+            dropped_frames: 0,
+            ecn_marked_received_frames: 0,
+            rate_decreases_total: 0,
+            min_qp_rate_bps: None,
+            events: 1,
+            wall_s: 1.0,
+            events_per_s: 1.0,
+            sound: true,
+        }
+    }
+
+    #[test]
+    fn a_cc_without_completed_flows_has_no_line_and_an_empty_bucket_no_point() {
+        let page = CcCompareReport::new(
+            vec![
+                run("a", "dcqcn", &[(0, 1.5), (3, 4.0)]),
+                run("a", "hpcc", &[(1, 1.25)]),
+                run("a", "timely", &[]),
+                run("b", "dcqcn", &[(2, 2.0)]),
+            ],
+            "test",
+        );
+        let l = page.lines("a", 1);
+        assert_eq!(
+            l,
+            [
+                ("dcqcn".to_string(), vec![(0.0, 4.5), (3.0, 12.0)]),
+                ("hpcc".to_string(), vec![(1.0, 3.75)]),
+            ]
+        );
+        assert_eq!(page.lines("b", 0), [("dcqcn".to_string(), vec![(2.0, 2.0)])]);
+        let html = page.render();
+        let a = &html[html.find("<section id=\"cc-fabric1-p50\">").unwrap()..];
+        let a = &a[..a.find("</section>").unwrap()];
+        assert!(a.contains("(2 lines). No completed flow, no line: timely."), "{a}");
+        assert!(!a.contains(">\ntimely\n</text>"), "timely is in no legend");
+        assert!(html.contains("<section id=\"cc-fabric2-p99\">"));
+        assert!(!html.contains("cc-fabric3"));
+    }
+}
