@@ -41,7 +41,8 @@ fn compared() -> &'static Compared {
             Duration::from_secs(900),
         );
         assert!(o.status.success(), "exit {:?}: {}", o.status.code(), stderr(&o));
-        let read = |p: PathBuf| std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        let read =
+            |p: PathBuf| std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
         Compared {
             code: o.status.code(),
             stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
@@ -70,7 +71,10 @@ fn u(v: &Value) -> u64 {
 fn every_cc_runs_in_both_fabrics_with_a_json_run_and_a_table_row_each() {
     let c = compared();
     assert_eq!(c.code, Some(0));
-    assert_eq!(c.json["runs"].as_array().unwrap().len(), FABRICS.len() * CCS.len());
+    assert_eq!(
+        c.json["runs"].as_array().unwrap().len(),
+        FABRICS.len() * CCS.len()
+    );
     assert_eq!(c.json["ccs"], serde_json::json!(CCS));
     assert_eq!(c.json["fabrics"], serde_json::json!(FABRICS));
     for f in FABRICS {
@@ -78,10 +82,16 @@ fn every_cc_runs_in_both_fabrics_with_a_json_run_and_a_table_row_each() {
             let r = run_of(c, f, cc);
             assert_eq!(r["sound"], true, "{f} under {cc}");
             assert!(u(&r["flows"]) > 0, "{f} under {cc}");
-            assert_eq!(r["flows_completed"], r["flows"], "{f} under {cc}: every flow completes");
+            assert_eq!(
+                r["flows_completed"], r["flows"],
+                "{f} under {cc}: every flow completes"
+            );
             assert_eq!(u(&r["lossless_dropped_frames"]), 0, "{f} under {cc}");
             assert!(u(&r["events"]) > 0);
-            assert!(r["slowdown"]["p50_ratio"].as_f64().unwrap() >= 1.0, "{f} under {cc}");
+            assert!(
+                r["slowdown"]["p50_ratio"].as_f64().unwrap() >= 1.0,
+                "{f} under {cc}"
+            );
             // the run names the overrides that repeat it
             let set = r["set"].as_array().unwrap();
             assert_eq!(set[0], format!("qp.cc=\"{cc}\""), "{f} under {cc}");
@@ -98,7 +108,10 @@ fn every_cc_runs_in_both_fabrics_with_a_json_run_and_a_table_row_each() {
         }
     }
     // the fat tree's WebSearch flows fill every size bucket
-    let buckets = run_of(c, "fat-tree-websearch", "dcqcn")["by_size"].as_array().unwrap().len();
+    let buckets = run_of(c, "fat-tree-websearch", "dcqcn")["by_size"]
+        .as_array()
+        .unwrap()
+        .len();
     assert_eq!(buckets, 4);
 }
 
@@ -109,11 +122,17 @@ fn the_ccs_slow_the_incast_senders_and_pfc_fires_less_than_without_one() {
     let line = 100_000_000_000u64;
     assert_eq!(u(&none["rate_decreases_total"]), 0);
     assert_eq!(u(&none["min_qp_rate_bps"]), line);
-    assert!(u(&none["pfc_xoff_sent_frames"]) > 0, "16 × line rate into one port pauses without CC");
+    assert!(
+        u(&none["pfc_xoff_sent_frames"]) > 0,
+        "16 × line rate into one port pauses without CC"
+    );
     for cc in &CCS[1..] {
         let r = run_of(c, "incast-cc", cc);
         assert!(u(&r["rate_decreases_total"]) > 0, "{cc} cut no rate");
-        assert!(u(&r["min_qp_rate_bps"]) < line / 10, "{cc}: rate stayed near line");
+        assert!(
+            u(&r["min_qp_rate_bps"]) < line / 10,
+            "{cc}: rate stayed near line"
+        );
     }
     // DCQCN, HPCC and HPCC-PINT keep the queue under PFC's threshold (DCTCP's step marking at
     // 300 KB and TIMELY's 50 µs do not always: their pause time is still below PFC alone's)
@@ -157,7 +176,12 @@ fn each_cc_gives_its_own_slowdowns_and_hpcc_the_shortest_small_flow_tail() {
             .unwrap()
     };
     for cc in ["none", "dcqcn", "timely", "dctcp"] {
-        assert!(small_p99("hpcc") < small_p99(cc), "hpcc {} vs {cc} {}", small_p99("hpcc"), small_p99(cc));
+        assert!(
+            small_p99("hpcc") < small_p99(cc),
+            "hpcc {} vs {cc} {}",
+            small_p99("hpcc"),
+            small_p99(cc)
+        );
     }
 }
 
@@ -174,7 +198,11 @@ fn the_page_plots_slowdown_by_size_with_one_line_per_cc_for_each_fabric() {
             assert!(section.contains("(6 lines)"), "{id}: {section}");
             for cc in CCS {
                 // the legend names each line once
-                assert_eq!(section.matches(&format!(">\n{cc}\n</text>")).count(), 1, "{id}: {cc}");
+                assert_eq!(
+                    section.matches(&format!(">\n{cc}\n</text>")).count(),
+                    1,
+                    "{id}: {cc}"
+                );
             }
         }
     }

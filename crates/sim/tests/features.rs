@@ -257,10 +257,19 @@ fn an_inline_cdf_draws_the_same_flows_as_its_file_and_one_of_the_two_is_required
     };
     let e = load(&text(""));
     assert!(e.message.contains("no flow sizes: give cdf_file"), "{e}");
-    let e = load(&text(&format!("cdf_file = \"sizes.txt\"\ncdf = \"{}\"\n", "0 0\\n10 100")));
-    assert!(e.key.contains("`cdf`") && e.message.contains("allowed one of them"), "{e}");
+    let e = load(&text(&format!(
+        "cdf_file = \"sizes.txt\"\ncdf = \"{}\"\n",
+        "0 0\\n10 100"
+    )));
+    assert!(
+        e.key.contains("`cdf`") && e.message.contains("allowed one of them"),
+        "{e}"
+    );
     let e = load(&text("cdf = \"0 0\\n10 50\\n5 100\"\n"));
-    assert!(e.key.contains("`cdf`") && e.message.contains("line 3 of the CDF"), "{e}");
+    assert!(
+        e.key.contains("`cdf`") && e.message.contains("line 3 of the CDF"),
+        "{e}"
+    );
 }
 
 #[test]

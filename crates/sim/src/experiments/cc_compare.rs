@@ -8,7 +8,7 @@
 //! - [`Plan`]: the runs (fabric × CC) with the user's overrides laid over them, checked before
 //!   any runs;
 //! - [`Plan::run`]: one run to its end (or until a stop request), its figures as
-//!   [`CcRun`](crate::report::cc_compare::CcRun).
+//!   [`CcRun`].
 
 use std::time::Instant as WallClock;
 

@@ -243,7 +243,10 @@ mod tests {
         let html = page.render();
         let a = &html[html.find("<section id=\"cc-fabric1-p50\">").unwrap()..];
         let a = &a[..a.find("</section>").unwrap()];
-        assert!(a.contains("(2 lines). No completed flow, no line: timely."), "{a}");
+        assert!(
+            a.contains("(2 lines). No completed flow, no line: timely."),
+            "{a}"
+        );
         assert!(!a.contains(">\ntimely\n</text>"), "timely is in no legend");
         assert!(html.contains("<section id=\"cc-fabric2-p99\">"));
         assert!(!html.contains("cc-fabric3"));
