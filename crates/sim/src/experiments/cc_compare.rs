@@ -292,8 +292,10 @@ impl Point {
 /// only to a scenario with a `[fabric]` table.
 fn applies(fabric: &Fabric, s: &str) -> Result<(), String> {
     let k = s.split_once('=').map_or(s, |(k, _)| k).trim();
-    let text = scenario::builtin(fabric.builtin).map_or("", |b| b.text);
-    if k.starts_with("fabric.") && !text.contains("\n[fabric]") {
+    let has_fabric = scenario::builtin(fabric.builtin)
+        .and_then(|b| b.text.parse::<toml::Table>().ok())
+        .is_some_and(|t| t.contains_key("fabric"));
+    if k.starts_with("fabric.") && !has_fabric {
         return Err("no [fabric] table".into());
     }
     let ov = Overrides {
