@@ -229,3 +229,16 @@ fn set_reaches_the_fabrics_that_have_the_value_and_a_wrong_one_is_refused() {
     let o = run(&["sim", "--list"]);
     assert!(String::from_utf8_lossy(&o.stdout).contains("cc-compare"));
 }
+
+#[test]
+fn jobs_is_taken_by_cc_compare_and_refused_by_a_single_run() {
+    let o = run(&["sim", "incast", "--duration", "20us", "--jobs", "2"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--jobs is for --sweep and cc-compare"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["sim", "cc-compare", "--jobs", "1", "--duration", "50us", "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}

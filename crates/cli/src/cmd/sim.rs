@@ -350,6 +350,13 @@ pub fn interrupted_status() -> ExitCode {
 
 /// Runs `lossless sim`.
 pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
+    let compare = args.ns3.is_none() && args.scenario.as_deref() == Some(super::cc_compare::NAME);
+    if args.jobs.is_some() && args.sweep.is_empty() && !compare && !args.list && !args.show {
+        errln!(
+            "error: --jobs is for --sweep and cc-compare: a single run is single-threaded (see --threads)"
+        );
+        return Ok(ExitCode::from(2));
+    }
     if args.mpi {
         return super::sim_mpi::run(args);
     }
@@ -382,12 +389,6 @@ pub(super) fn run_on(args: SimArgs, mpi: Option<&mut dyn Transport>) -> anyhow::
             return Ok(ExitCode::SUCCESS);
         }
         return super::cc_compare::run(&args);
-    }
-    if args.jobs.is_some() && args.sweep.is_empty() {
-        errln!(
-            "error: --jobs is for --sweep and cc-compare: a single run is single-threaded (see --threads)"
-        );
-        return Ok(ExitCode::from(2));
     }
     if args.show {
         let b = scenario::builtin(name)
