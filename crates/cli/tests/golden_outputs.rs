@@ -2,7 +2,8 @@
 //! behaviour is never an accident. Each test fails on any byte of difference and says what
 //! changed (the JSON paths with their old and new values, the first differing lines, or the
 //! artefact whose hash moved):
-//! - the `--json` report and exit status of every built-in;
+//! - the `--json` report and exit status of every built-in, and `cc-compare`'s JSON (its
+//!   wall times and events/s left out);
 //! - hashes of the pcapng, VCD and HTML of a few built-ins (four-bridge, incast-dcqcn,
 //!   deadlock-ring);
 //! - the JSON report of the corpus's 320-host fat tree with WebSearch at 30 % and DCQCN,
@@ -203,6 +204,28 @@ fn every_builtin_writes_its_golden_json_and_exit_status() {
     }
     g.text("builtins/exit-status.txt", exits.as_bytes());
     g.finish("built-ins");
+}
+
+#[test]
+fn cc_compare_writes_its_golden_json_but_for_wall_times() {
+    let mut g = Golden::new();
+    let dir = temp_dir("golden_cc_compare");
+    let json = dir.join("cc-compare.json");
+    let o = run_for(
+        &["sim", "cc-compare", "--json", json.to_str().unwrap(), "--quiet"],
+        Duration::from_secs(900),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // the wall time and events/s of each run are not the simulator's to pin
+    let mut doc: serde_json::Value = serde_json::from_slice(&read(&json)).unwrap();
+    for r in doc["runs"].as_array_mut().unwrap() {
+        let r = r.as_object_mut().unwrap();
+        assert!(r.remove("wall_s").is_some() && r.remove("events_per_s").is_some());
+    }
+    let mut text = serde_json::to_vec_pretty(&doc).unwrap();
+    text.push(b'\n');
+    g.json("cc-compare.json", &text);
+    g.finish("cc-compare");
 }
 
 #[test]

@@ -233,6 +233,46 @@ stop = "150us"
 }
 
 #[test]
+fn an_inline_cdf_draws_the_same_flows_as_its_file_and_one_of_the_two_is_required() {
+    let dir = lossless_testkit::temp_dir("sim-cdf-inline");
+    let sizes = "0 0\n1000 50\n20000 100\n";
+    std::fs::write(dir.join("sizes.txt"), sizes).unwrap();
+    let text = |cdf: &str| {
+        format!(
+            "name = \"poisson\"\nduration = \"100us\"\nseed = 3\n[defaults]\nrate = \"100G\"\n\
+             [[host]]\nname = \"h\"\ncount = 4\n[[switch]]\nname = \"s\"\nbuffer_bytes = 2_000_000\n\
+             [[link]]\na = \"h*\"\nb = \"s\"\n[[workload]]\nname = \"w\"\nsrc = [\"h*\"]\ndst = [\"h*\"]\n\
+             priority = 0\n{cdf}load = 0.3\nstop = \"80us\"\n"
+        )
+    };
+    let from_file = run_text(&text("cdf_file = \"sizes.txt\"\n"), Some(dir.path()));
+    let inline = run_text(&text(&format!("cdf = \"\"\"\n{sizes}\"\"\"\n")), None);
+    assert!(from_file.flows.len() > 50);
+    assert_eq!(
+        serde_json::to_string(&from_file.flows).unwrap(),
+        serde_json::to_string(&inline.flows).unwrap()
+    );
+    let load = |t: &str| {
+        lossless_sim::scenario::load_str(t, "w.toml", Some(dir.path()), &Default::default()).unwrap_err()
+    };
+    let e = load(&text(""));
+    assert!(e.message.contains("no flow sizes: give cdf_file"), "{e}");
+    let e = load(&text(&format!(
+        "cdf_file = \"sizes.txt\"\ncdf = \"{}\"\n",
+        "0 0\\n10 100"
+    )));
+    assert!(
+        e.key.contains("`cdf`") && e.message.contains("allowed one of them"),
+        "{e}"
+    );
+    let e = load(&text("cdf = \"0 0\\n10 50\\n5 100\"\n"));
+    assert!(
+        e.key.contains("`cdf`") && e.message.contains("line 3 of the CDF"),
+        "{e}"
+    );
+}
+
+#[test]
 fn an_on_off_source_offers_its_duty_cycle() {
     let text = r#"
 name = "onoff"

@@ -1,6 +1,7 @@
 //! One module per `lossless` subcommand.
 
 pub mod analyze;
+pub mod cc_compare;
 pub mod dcb;
 pub mod dcbx;
 pub mod decode;

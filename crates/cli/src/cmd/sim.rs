@@ -67,6 +67,14 @@ Examples:
   lossless sim four-bridge-cn
       document 003 §3.3: the four-bridge fabric with congestion notification, run side by side
       with a twin without it: how much less PFC fired, what the victim flow gained
+  lossless sim cc-compare --json cc.json --report cc/
+      a 16-to-1 incast and a k = 4 fat tree with WebSearch at 30 % (the built-ins incast-cc
+      and fat-tree-websearch), each under DCQCN, HPCC, TIMELY, DCTCP, HPCC-PINT and no CC
+      with the HPCC ns-3 reference's parameters: one table of slowdown p50/p95/p99 overall and
+      per flow size, PFC XOFF and pause time, drops, ECN marks, rate cuts and events/s per
+      run; the page plots slowdown by flow size, one line per CC, per fabric. --set goes to
+      the fabrics that have the value (senders=64, fabric.k=8) and qp.hpcc.eta=0.9 to HPCC's
+      runs only; --show cc-compare lists each run as a command of its own
   lossless sim incast-dcqcn --set 'qp.preset=\"connectx\"' --set senders=16
       the same incast with NVIDIA's DCQCN defaults (a [[flow]] with transport = \"rocev2\" is a
       QP; [qp], [ecn], [qcn] and qp.dcqcn.NAME set congestion notification)
@@ -83,6 +91,7 @@ file, line and key), the command line is wrong or an output cannot be written; 1
 finished.")]
 pub struct SimArgs {
     /// Built-in scenario name (see --list) or a scenario TOML file; default: four-bridge.
+    /// `cc-compare` runs two built-ins under every congestion control (see the examples).
     pub scenario: Option<String>,
     /// Run an experiment of the HPCC ns-3 simulator from its config.txt (and the topology and
     /// flow files it names); writes its fct.txt, pfc.txt (and qlen.txt) in the fork's formats.
@@ -179,10 +188,10 @@ pub struct SimArgs {
     /// files concatenate and sort into the whole sweep.
     #[arg(long, value_name = "I/N", value_parser = super::sweep::parse_shard, requires = "sweep")]
     pub shard: Option<super::sweep::Shard>,
-    /// Worker threads for a sweep, 1..=1024 (default: one per CPU; never more than the
-    /// points); every point is single-threaded and deterministic, so the results do not
-    /// depend on this.
-    #[arg(long, value_name = "N", requires = "sweep",
+    /// Worker threads for a sweep or cc-compare, 1..=1024 (default: one per CPU; never more
+    /// than the points); every point is single-threaded and deterministic, so the results do
+    /// not depend on this.
+    #[arg(long, value_name = "N",
           value_parser = clap::value_parser!(u16).range(1..=super::sweep::MAX_JOBS as i64))]
     pub jobs: Option<u16>,
     /// Split the fabric over N threads, 1..=1024: each owns a group of switches with their
@@ -346,6 +355,13 @@ pub fn interrupted_status() -> ExitCode {
 
 /// Runs `lossless sim`.
 pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
+    let compare = args.ns3.is_none() && args.scenario.as_deref() == Some(super::cc_compare::NAME);
+    if args.jobs.is_some() && args.sweep.is_empty() && !compare && !args.list && !args.show {
+        errln!(
+            "error: --jobs is for --sweep and cc-compare: a single run is single-threaded (see --threads)"
+        );
+        return Ok(ExitCode::from(2));
+    }
     if args.mpi {
         return super::sim_mpi::run(args);
     }
@@ -356,16 +372,29 @@ pub fn run(args: SimArgs) -> anyhow::Result<ExitCode> {
 /// same scenario with [`super::sim_mpi`]).
 pub(super) fn run_on(args: SimArgs, mpi: Option<&mut dyn Transport>) -> anyhow::Result<ExitCode> {
     if args.list {
-        let w = BUILTINS.iter().map(|b| b.name.len()).max().unwrap_or(0);
+        let w = BUILTINS
+            .iter()
+            .map(|b| b.name.len())
+            .chain([super::cc_compare::NAME.len()])
+            .max()
+            .unwrap_or(0);
         for b in BUILTINS {
             outln!("{:<w$}  {}", b.name, b.summary)?;
         }
+        outln!("{:<w$}  {}", super::cc_compare::NAME, super::cc_compare::SUMMARY)?;
         return Ok(ExitCode::SUCCESS);
     }
     if let Some(config) = &args.ns3 {
         return super::ns3::run(&args, config, mpi);
     }
     let name = args.scenario.as_deref().unwrap_or(BUILTINS[0].name);
+    if name == super::cc_compare::NAME {
+        if args.show {
+            out!("{}", super::cc_compare::show())?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        return super::cc_compare::run(&args);
+    }
     if args.show {
         let b = scenario::builtin(name)
             .with_context(|| format!("{name} is not a built-in scenario (see --list)"))?;

@@ -2,6 +2,7 @@
 //! [`crate::Simulator`] besides `lossless sim` itself.
 //!
 //! - [`headroom`]: bisection of the smallest lossless headroom (`lossless headroom --verify`);
+//! - [`cc_compare`]: two fabrics under every congestion control (`lossless sim cc-compare`);
 //! - [`cn_twin`]: a scenario with congestion notification run beside its twin without it
 //!   (`lossless sim`);
 //! - [`sweep`]: one scenario over the cartesian product of parameter values (`lossless sim
@@ -9,6 +10,7 @@
 //! - [`parallel`], [`ranks`]: one fabric on several threads, and over MPI ranks × threads;
 //! - [`slicer`]: runs in slices of wall time, so that a stop request is seen soon.
 
+pub mod cc_compare;
 pub mod cn_twin;
 pub mod headroom;
 pub mod parallel;

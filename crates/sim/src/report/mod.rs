@@ -1,8 +1,10 @@
 //! Metrics at the end of a run: a serializable report whose every figure names its unit in
 //! its key, a terminal summary, and the frame conservation check.
 
+pub mod cc_compare;
 pub mod cn;
 pub mod dcbx;
+pub mod fct_size;
 pub mod link_errors;
 pub mod pathology;
 pub mod qp;

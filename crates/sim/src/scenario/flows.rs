@@ -485,19 +485,59 @@ impl Traffic<'_> {
     }
 
     /// Reads and checks a workload's `cdf_file` (a regular file of at most
-    /// [`MAX_CDF_FILE_BYTES`], relative to the scenario's directory).
+    /// [`MAX_CDF_FILE_BYTES`], relative to the scenario's directory) or its inline `cdf`
+    /// (the same lines in a string): exactly one of them.
     fn cdf(&self, w: &RawWorkload) -> Result<SizeCdf, ScenarioError> {
         let ctx = self.ctx;
-        let path = PathBuf::from(w.cdf_file.get_ref());
+        let file = match (&w.cdf_file, &w.cdf) {
+            (Some(f), None) => f,
+            (None, Some(text)) => {
+                if text.get_ref().len() as u64 > MAX_CDF_FILE_BYTES {
+                    return ctx.err(
+                        text.span(),
+                        "cdf",
+                        format!(
+                            "{} bytes, allowed at most {MAX_CDF_FILE_BYTES}",
+                            text.get_ref().len()
+                        ),
+                    );
+                }
+                return SizeCdf::parse(text.get_ref()).or_else(|e| {
+                    ctx.err(
+                        text.span(),
+                        "cdf",
+                        format!("line {} of the CDF: {}", e.line, e.problem),
+                    )
+                });
+            }
+            (Some(_), Some(text)) => {
+                return ctx.err(
+                    text.span(),
+                    "cdf",
+                    "given with cdf_file; allowed one of them (a file, or its lines inline)".into(),
+                );
+            }
+            (None, None) => {
+                return ctx.err(
+                    w.name.span(),
+                    "cdf_file",
+                    format!(
+                        "workload {:?} has no flow sizes: give cdf_file (a `size cdf` file) or cdf (its lines in a string)",
+                        w.name.get_ref()
+                    ),
+                );
+            }
+        };
+        let path = PathBuf::from(file.get_ref());
         let path = match (path.is_relative(), self.dir) {
             (true, Some(d)) => d.join(path),
             _ => path,
         };
         let text = lossless_files::read_input_text(&path, "file", MAX_CDF_FILE_BYTES)
-            .or_else(|e| ctx.err(w.cdf_file.span(), "cdf_file", e.to_string()))?;
+            .or_else(|e| ctx.err(file.span(), "cdf_file", e.to_string()))?;
         SizeCdf::parse(&text).or_else(|e| {
             ctx.err(
-                w.cdf_file.span(),
+                file.span(),
                 "cdf_file",
                 format!("{}:{}: {}", path.display(), e.line, e.problem),
             )

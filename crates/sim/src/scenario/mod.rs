@@ -45,7 +45,7 @@ pub struct Builtin {
 }
 
 /// The built-in scenarios; the first is the default.
-pub const BUILTINS: [Builtin; 13] = [
+pub const BUILTINS: [Builtin; 15] = [
     Builtin {
         name: "four-bridge",
         summary: "document 003 §3.2: congestion spreading from an oversubscribed link back to three clients",
@@ -110,6 +110,16 @@ pub const BUILTINS: [Builtin; 13] = [
         name: "incast-dcqcn",
         summary: "N RoCEv2 QPs → one receiver at 100 Gb/s; DCQCN converges to fair shares (params.senders)",
         text: include_str!("../../../../examples/scenarios/incast-dcqcn.toml"),
+    },
+    Builtin {
+        name: "incast-cc",
+        summary: "16 RoCEv2 QPs → one receiver, 1 MB each then 10 KB each, under the CC of qp.cc (half of cc-compare)",
+        text: include_str!("../../../../examples/scenarios/incast-cc.toml"),
+    },
+    Builtin {
+        name: "fat-tree-websearch",
+        summary: "k = 4 fat tree, WebSearch at 30 % for 5 ms, every flow a RoCEv2 QP under the CC of qp.cc (half of cc-compare)",
+        text: include_str!("../../../../examples/scenarios/fat-tree-websearch.toml"),
     },
 ];
 

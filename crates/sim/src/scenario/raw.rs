@@ -353,7 +353,10 @@ pub(super) struct RawWorkload {
     pub(super) src: Vec<Spanned<String>>,
     pub(super) dst: Vec<Spanned<String>>,
     pub(super) priority: Spanned<u8>,
-    pub(super) cdf_file: Spanned<String>,
+    /// A `size cdf` file, relative to the scenario's directory (or `cdf`).
+    pub(super) cdf_file: Option<Spanned<String>>,
+    /// The `size cdf` lines themselves, as a string (or `cdf_file`).
+    pub(super) cdf: Option<Spanned<String>>,
     pub(super) load: Spanned<f64>,
     pub(super) start: Option<Spanned<String>>,
     pub(super) stop: Option<Spanned<String>>,

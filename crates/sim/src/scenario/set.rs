@@ -59,7 +59,7 @@ fn key_tables() -> [(&'static str, &'static [&'static str]); 5] {
 
 /// Sub-tables of `[qp]` whose keys are the engines' own parameter names (the engine refuses
 /// an unknown one when the scenario loads, naming the allowed ones).
-const QP_ENGINE_TABLES: [&str; 6] = ["dcqcn", "qcn", "dctcp", "hpcc", "timely", "rocev2"];
+const QP_ENGINE_TABLES: [&str; 7] = ["dcqcn", "qcn", "dctcp", "hpcc", "hpcc_pint", "timely", "rocev2"];
 
 /// What `--set`/`--sweep` paths may name in one scenario (read from its TOML table).
 pub struct SetPaths {
@@ -135,7 +135,7 @@ impl SetPaths {
             .map(|(n, f)| format!("{n}.KEY with KEY one of {}", f.join(", ")))
             .collect();
         format!(
-            "allowed: [params] {params}; top-level {}; defaults.KEY with KEY one of {}; {}; qp.dcqcn.NAME, qp.qcn.NAME, qp.dctcp.NAME, qp.hpcc.NAME, qp.timely.NAME, qp.rocev2.NAME (the engines' parameter names)",
+            "allowed: [params] {params}; top-level {}; defaults.KEY with KEY one of {}; {}; qp.dcqcn.NAME, qp.qcn.NAME, qp.dctcp.NAME, qp.hpcc.NAME, qp.hpcc_pint.NAME, qp.timely.NAME, qp.rocev2.NAME (the engines' parameter names)",
             Self::top().collect::<Vec<_>>().join(", "),
             struct_fields::<RawLinkParams>().join(", "),
             tables.join("; ")

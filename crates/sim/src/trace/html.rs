@@ -52,11 +52,13 @@ use heatmap::HeatRow;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+mod cc_compare;
 mod flows;
 mod pathology;
 mod sweep;
 mod victims;
 
+pub use cc_compare::CcCompareReport;
 pub use flows::{FlowPick, FlowPicks, FlowPicksError, MAX_FLOW_SERIES, name_matches, parse_flow_picks};
 pub use sweep::{MAX_SWEEP_REPORT_POINTS, SweepPoint, SweepReport};
 

@@ -2,32 +2,11 @@
 //! completed, in four size buckets (< 10 KB, 10–100 KB, 100 KB–1 MB, ≥ 1 MB of payload),
 //! the CDF of the slowdown in each and its 50th, 95th and 99th percentiles.
 
-use lossless_proto::units::Duration;
 use plotters::prelude::*;
 
 use super::{Drawing, distinct, fmt_num};
-use crate::report::FlowReport;
+pub use crate::report::fct_size::{BUCKETS, by_size};
 use crate::stats::FctHistogram;
-
-/// The bucket bounds: payload bytes below each, and the last unbounded.
-pub const BUCKETS: [(&str, u64); 4] = [
-    ("< 10 KB", 10_000),
-    ("10 KB – 100 KB", 100_000),
-    ("100 KB – 1 MB", 1_000_000),
-    ("≥ 1 MB", u64::MAX),
-];
-
-/// The slowdown distribution of the completed finite flows in each size bucket of [`BUCKETS`].
-pub fn by_size(flows: &[FlowReport]) -> [FctHistogram; 4] {
-    let mut h: [FctHistogram; 4] = std::array::from_fn(|_| FctHistogram::new());
-    for f in flows {
-        if let (Some(size), Some(c), Some(i)) = (f.size_bytes, f.completion_ps, f.fct_ideal_ps) {
-            let b = BUCKETS.iter().position(|&(_, below)| size < below).unwrap_or(3);
-            h[b].record(Duration::from_ps(c), Duration::from_ps(i));
-        }
-    }
-    h
-}
 
 /// The table under the plot: per bucket with flows, its name, flows, p50, p95, p99 and max.
 pub fn table(h: &[FctHistogram; 4]) -> Vec<Vec<String>> {
@@ -120,6 +99,7 @@ pub fn chart(h: &[FctHistogram; 4]) -> Drawing {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::FlowReport;
 
     fn flow(size: u64, fct: u128, ideal: u128) -> FlowReport {
         FlowReport {

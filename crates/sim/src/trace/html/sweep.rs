@@ -124,7 +124,7 @@ impl SweepPoint {
 }
 
 /// One line of a plot: its legend name, colour and (x, y) points.
-type Line = (String, RGBColor, Vec<(f64, f64)>);
+pub(super) type Line = (String, RGBColor, Vec<(f64, f64)>);
 
 /// A sweep's page: the points finished, drawn against one axis.
 #[derive(Clone, Debug)]
@@ -236,7 +236,7 @@ impl SweepReport {
                     }
                 }
             };
-            let mut plot = Plot::new(metric.id, sweep_chart(&lines, &x_path, metric.unit, &label))
+            let mut plot = Plot::new(metric.id, sweep_chart(&lines, &x_path, metric.unit, &label, None))
                 .heading(&format!("{} against {x_path}", metric.heading));
             plot.caption = match lines.len() {
                 1 if lines[0].0.is_empty() => format!("{} points.", lines[0].2.len()),
@@ -318,12 +318,21 @@ impl SweepReport {
 }
 
 /// Lines (with a dot at each point) of `lines` against the swept parameter `x_path`; `label`
-/// names an x value. The legend goes under the plot, at most [`LEGEND_MAX`] names.
-fn sweep_chart(lines: &[Line], x_path: &str, unit: &str, label: &dyn Fn(f64) -> String) -> Drawing {
+/// names an x value; `x_range` fixes the x axis (else the points' span). The legend goes
+/// under the plot, at most [`LEGEND_MAX`] names.
+pub(super) fn sweep_chart(
+    lines: &[Line],
+    x_path: &str,
+    unit: &str,
+    label: &dyn Fn(f64) -> String,
+    x_range: Option<(f64, f64)>,
+) -> Drawing {
     const PLOT_HEIGHT: u32 = 300;
     let pts = || lines.iter().flat_map(|l| l.2.iter().copied());
-    let (x0, x1) = pts().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
-        (a.min(p.0), b.max(p.0))
+    let (x0, x1) = x_range.unwrap_or_else(|| {
+        pts().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+            (a.min(p.0), b.max(p.0))
+        })
     });
     let (x0, x1) = if x1 > x0 { (x0, x1) } else { (x0 - 1.0, x0 + 1.0) };
     let pad = (x1 - x0) * 0.03;
