@@ -125,6 +125,98 @@ fn without_threads_a_large_fabric_runs_on_the_cores_that_help_and_writes_the_one
     }
 }
 
+#[test]
+fn a_partition_file_splits_the_run_as_written_and_a_wrong_one_is_refused_by_line() {
+    let dir = temp_dir("sim_threads_partition");
+    // the automatic split, shown, then a hand-written one: every bridge alone, the hosts
+    // with bridge4 (prefixes, an exact name beating them)
+    let shown = run(&["sim", "four-bridge", "--threads", "3", "--show-partition"]);
+    assert!(
+        shown.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shown.stderr)
+    );
+    let shown = String::from_utf8_lossy(&shown.stdout).into_owned();
+    assert!(
+        shown.contains("bridge1 ") && shown.lines().filter(|l| !l.starts_with('#')).count() == 9,
+        "{shown}"
+    );
+    let file = dir.join("mine.part");
+    std::fs::write(
+        &file,
+        "# four bridges, four threads
+bridge* 3
+bridge1 0
+bridge2 1 # alone
+bridge3 2
+client* 3
+sink 3
+server 3
+",
+    )
+    .unwrap();
+    let (one, mine) = (dir.join("one.json"), dir.join("mine.json"));
+    let o = run(&[
+        "sim",
+        "four-bridge",
+        "--threads",
+        "1",
+        "--json",
+        one.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&[
+        "sim",
+        "four-bridge",
+        "--partition",
+        file.to_str().unwrap(),
+        "--json",
+        mine.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("4 threads: "),
+        "the file's four partitions, four threads: {err}"
+    );
+    assert_eq!(
+        std::fs::read(&one).unwrap(),
+        std::fs::read(&mine).unwrap(),
+        "the reports differ"
+    );
+    // mistakes: a name that is no node, a number past the threads, a node left out
+    for (text, says) in [
+        (
+            "bridge* 0\nclient* 1\nsink 1\nserver 1\nswitch9 1\n",
+            "line 5: \"switch9\" names no node",
+        ),
+        (
+            "bridge* 0\nclient* 1\nsink 1\nserver 2\n",
+            "line 4: partition 2; this run has 2 partitions",
+        ),
+        (
+            "bridge* 0\nclient* 1\nsink 1\n",
+            "node \"server\" is in no partition",
+        ),
+    ] {
+        let bad = dir.join("bad.part");
+        std::fs::write(&bad, text).unwrap();
+        let o = run(&[
+            "sim",
+            "four-bridge",
+            "--threads",
+            "2",
+            "--partition",
+            bad.to_str().unwrap(),
+            "--quiet",
+        ]);
+        assert!(!o.status.success());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(says) && err.contains("bad.part"), "{says}: {err}");
+    }
+}
+
 /// Runs the shared corpus's `hpcc-ns3/{run}` through `--ns3` on `threads` threads into `out`.
 fn ns3_run(run_dir: &std::path::Path, out: &std::path::Path, threads: u16) {
     std::fs::create_dir_all(out).unwrap();

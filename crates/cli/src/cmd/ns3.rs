@@ -40,6 +40,9 @@ pub fn run(args: &SimArgs, config_path: &Path, mpi: Option<&mut dyn Transport>) 
             return Ok(ExitCode::from(2));
         }
     };
+    if args.show_partition {
+        return super::sim::show_partition(args, &experiment.sim_config);
+    }
     let stop_ns = experiment.stop_ns();
     // outputs: checked against the inputs and each other, then opened, before the run
     let out_dir = args.ns3_out.as_deref();
@@ -147,7 +150,7 @@ fn simulate(
     // (by default, the threads that help, where the run can be split)
     let threads = match args.threads {
         None if traced || fork.monitors() || mpi.is_some() => None,
-        _ => Some(super::sim::threads_for(args, &config, false)).filter(|&t| t > 1),
+        _ => Some(super::sim::threads_for(args, &config, false)?).filter(|&t| t > 1),
     };
     if threads.is_some() || mpi.is_some() {
         let flag = if mpi.is_some() { "--mpi" } else { "--threads" };

@@ -208,6 +208,17 @@ pub struct SimArgs {
     #[arg(long, value_name = "N", conflicts_with = "sweep",
           value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
+    /// Split the fabric as FILE says instead of the automatic tier-and-group partitioning
+    /// (with --threads, --mpi, or alone: as many threads as the file has partitions): a line
+    /// `NAME PARTITION` per node, or `PREFIX* PARTITION` for every node whose name starts
+    /// with PREFIX, `#` comments; every node placed, every partition used (docs/parallel.md).
+    /// --show-partition prints the automatic one to start from.
+    #[arg(long, value_name = "FILE", conflicts_with = "sweep")]
+    pub partition: Option<PathBuf>,
+    /// Print the automatic partitioning of the run (for --threads N, or the default's count)
+    /// as a partition file for --partition, and exit.
+    #[arg(long, conflicts_with_all = ["sweep", "partition", "mpi"])]
+    pub show_partition: bool,
     /// Run over MPI ranks: `mpirun -n R lossless sim --mpi [--threads T] ...` (a scenario or
     /// --ns3) splits the fabric into R × T partitions, T threads on each rank; rank 0 writes
     /// the outputs (the report, and --ns3's fct.txt and pfc.txt, are the one-thread run's,
@@ -424,6 +435,9 @@ pub(super) fn run_on(args: SimArgs, mpi: Option<&mut dyn Transport>) -> anyhow::
             return Ok(ExitCode::from(2));
         }
     };
+    if args.show_partition {
+        return show_partition(&args, &config);
+    }
     // every output is checked and opened before the run: a bad path fails now, not after it
     let mut claims = Claims::new();
     if let Some(p) = scenario.path() {
@@ -539,7 +553,7 @@ fn simulate(
             twin.compare_into(&mut ran.report);
         }
         Ok(Ok(ran))
-    } else if let Some(threads) = Some(threads_for(args, &config, twin.is_some())).filter(|&t| t > 1) {
+    } else if let Some(threads) = Some(threads_for(args, &config, twin.is_some())?).filter(|&t| t > 1) {
         let mut ran = match simulate_threads(args, name, &config, threads, &|_| NoObserver)? {
             Ok((ran, _)) => ran,
             Err(status) => return Ok(Err(status)),
@@ -561,13 +575,17 @@ fn simulate(
     }
 }
 
-/// The threads of a run that may be split: `--threads`, or when it is not given the threads
-/// that help (`parallel::auto_threads` over this machine's cores, less one while the CN twin
-/// runs beside it), said on stderr when more than one.
-pub(super) fn threads_for(args: &SimArgs, config: &SimConfig, twin: bool) -> u16 {
+/// The threads of a run that may be split: `--threads`, or the partitions of `--partition`'s
+/// file, or when neither is given the threads that help (`parallel::auto_threads` over this
+/// machine's cores, less one while the CN twin runs beside it), said on stderr when more
+/// than one.
+pub(super) fn threads_for(args: &SimArgs, config: &SimConfig, twin: bool) -> anyhow::Result<u16> {
     use lossless_sim::experiments::parallel;
     if let Some(t) = args.threads {
-        return t;
+        return Ok(t);
+    }
+    if let Some(file) = &args.partition {
+        return partitions_in_file(file);
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) - usize::from(twin);
     let auto = parallel::auto_threads(config, u16::try_from(cores).unwrap_or(u16::MAX).max(1));
@@ -582,7 +600,63 @@ pub(super) fn threads_for(args: &SimArgs, config: &SimConfig, twin: bool) -> u16
             auto.window_bytes as f64 / 1e6
         );
     }
-    auto.threads
+    Ok(auto.threads)
+}
+
+/// The partitions a partition file names (its largest number, plus one).
+fn partitions_in_file(file: &Path) -> anyhow::Result<u16> {
+    let text = read_partition_file(file)?;
+    let most = text
+        .lines()
+        .filter_map(|l| {
+            l.split('#')
+                .next()?
+                .split_whitespace()
+                .nth(1)?
+                .parse::<u16>()
+                .ok()
+        })
+        .max()
+        .with_context(|| format!("--partition {}: no line `NAME PARTITION`", file.display()))?;
+    Ok(most.saturating_add(1))
+}
+
+/// The text of a partition file, refused past 64 MiB.
+fn read_partition_file(file: &Path) -> anyhow::Result<String> {
+    let what = || format!("--partition {}", file.display());
+    let len = std::fs::metadata(file).with_context(what)?.len();
+    anyhow::ensure!(len <= 64 << 20, "{}: {len} bytes, allowed at most 64 MiB", what());
+    std::fs::read_to_string(file).with_context(what)
+}
+
+/// The partitioning of a run split into `parts` partitions: `--partition`'s file, or the
+/// automatic tier-and-group one.
+pub(super) fn partitioning_for(
+    args: &SimArgs,
+    config: &SimConfig,
+    parts: u16,
+) -> anyhow::Result<lossless_sim::experiments::partition_model::Partitioning> {
+    use lossless_sim::experiments::{partition_file, partition_model::Partitioning};
+    match &args.partition {
+        None => Ok(Partitioning::by_tier(config, parts)),
+        Some(file) => {
+            let text = read_partition_file(file)?;
+            partition_file::parse(config, &text, parts)
+                .with_context(|| format!("--partition {}", file.display()))
+        }
+    }
+}
+
+/// `--show-partition`: the automatic partitioning of `config` for the run's thread count, as a
+/// partition file on stdout.
+pub(super) fn show_partition(args: &SimArgs, config: &SimConfig) -> anyhow::Result<ExitCode> {
+    use lossless_sim::experiments::{partition_file, partition_model::Partitioning};
+    let threads = threads_for(args, config, false)?.max(1);
+    out!(
+        "{}",
+        partition_file::render(config, &Partitioning::by_tier(config, threads))
+    )?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// [`simulate`] on `threads` threads (`experiments::parallel`), each part observed by the
@@ -598,8 +672,8 @@ pub(super) fn simulate_threads<O: Observer + Send>(
     observer: &(dyn Fn(u16) -> O + Sync),
 ) -> anyhow::Result<Result<(Ran, Vec<O>), ExitCode>> {
     use lossless_sim::experiments::parallel;
-    use lossless_sim::experiments::partition_model::Partitioning;
-    if let Some(w) = parallel::window(config, threads).filter(|&w| w < parallel::SHORT_WINDOW) {
+    let part = partitioning_for(args, config, threads)?;
+    if let Some(w) = parallel::window_of(config, &part).filter(|&w| w < parallel::SHORT_WINDOW) {
         errln!(
             "note: --threads {threads}: the shortest link between partitions makes windows of {:.1} ns, each a barrier for every thread; expect this run to be slower than on one thread (docs/parallel.md)",
             w.as_ps() as f64 / 1e3
@@ -608,13 +682,8 @@ pub(super) fn simulate_threads<O: Observer + Send>(
     let wall = WallClock::now();
     let progress = WindowProgress::new(config, "the first thread");
     let window_done = |at, events| progress.window_done(at, events);
-    let (mut parts, st) = parallel::run_parts(
-        config,
-        &Partitioning::by_tier(config, threads),
-        observer,
-        &window_done,
-    )
-    .with_context(|| format!("{name}: --threads {threads}"))?;
+    let (mut parts, st) = parallel::run_parts(config, &part, observer, &window_done)
+        .with_context(|| format!("{name}: --threads {threads}"))?;
     progress.finish();
     let observers: Vec<O> = parts
         .iter_mut()
@@ -670,7 +739,10 @@ pub(super) fn simulate_ranks<O: Observer + Shipped + Send>(
     let wall = WallClock::now();
     let progress = WindowProgress::new(config, "rank 0's first thread");
     let window_done = |at, events| progress.window_done(at, events);
-    let (sim, st) = ranks::run_rank_observed(config, threads, tr, observer, &window_done)
+    let parts = u16::try_from(r.saturating_mul(usize::from(threads.max(1))))
+        .context("--mpi: more than 65,535 partitions (ranks × threads)")?;
+    let part = partitioning_for(args, config, parts)?;
+    let (sim, st) = ranks::run_rank_observed_split(config, part, threads, tr, observer, &window_done)
         .with_context(|| format!("{name}: --mpi on {r} ranks × {threads} threads"))?;
     progress.finish();
     let (sim, observers) = sim.context("rank 0 got no merged simulator")?;

@@ -14,6 +14,7 @@ pub mod cc_compare;
 pub mod cn_twin;
 pub mod headroom;
 pub mod parallel;
+pub mod partition_file;
 pub mod partition_model;
 pub mod ranks;
 pub mod slicer;

@@ -36,6 +36,12 @@ pub struct ParallelStats {
     pub wait_s_per_thread: Vec<f64>,
 }
 
+/// The window of `config` split as `part` says: the smallest lookahead over the links whose
+/// ends it puts in different partitions (`None`: nothing is cut).
+pub fn window_of(config: &SimConfig, part: &Partitioning) -> Option<Duration> {
+    lookahead(config, part)
+}
+
 /// The smallest lookahead over the links whose ends `part` puts in different partitions.
 fn lookahead(config: &SimConfig, part: &Partitioning) -> Option<Duration> {
     config

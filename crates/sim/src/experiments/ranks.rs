@@ -160,6 +160,19 @@ pub fn run_rank_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
     run_observed(config, part, threads, transport, observer, window_done)
 }
 
+/// [`run_rank_observed`] split as `part` says (`ranks × threads` partitions, partition `p` on
+/// rank `p / threads`), e.g. a partitioning read from a partition file.
+pub fn run_rank_observed_split<O: Observer + Shipped + Send, T: Transport + ?Sized>(
+    config: &SimConfig,
+    part: Partitioning,
+    threads: u16,
+    transport: &mut T,
+    observer: &(dyn Fn(u16) -> O + Sync),
+    window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
+) -> Result<(Option<Observed<O>>, RankStats), RankError> {
+    run_observed(config, Ok(part), threads, transport, observer, window_done)
+}
+
 /// [`run_rank`] split as `part` says (`ranks × threads` partitions, partition `p` on rank
 /// `p / threads`), e.g. a partitioning read from a file or drawn by a test.
 pub fn run_rank_split<T: Transport + ?Sized>(
