@@ -262,17 +262,8 @@ impl Plan {
             }
         };
         // in slices, so that a stop request stops a long run too
-        let mut slicer = Slicer::new();
-        loop {
-            let t0 = WallClock::now();
-            let done = sim.run_until(slicer.next(sim.now()));
-            slicer.took(t0.elapsed());
-            if done {
-                break;
-            }
-            if stop() {
-                return None;
-            }
+        if !Slicer::run(&mut sim, &stop) {
+            return None;
         }
         let report = Report::collect(&sim);
         let wall = wall.elapsed().as_secs_f64();

@@ -33,6 +33,25 @@ impl Slicer {
     }
 }
 
+impl Slicer {
+    /// Runs `sim` to its end in slices, asking `stop` after each; false when `stop` said to
+    /// stop first.
+    pub fn run<O: crate::observer::Observer>(sim: &mut crate::Simulator<O>, stop: &dyn Fn() -> bool) -> bool {
+        let mut slicer = Slicer::new();
+        loop {
+            let t0 = std::time::Instant::now();
+            let done = sim.run_until(slicer.next(sim.now()));
+            slicer.took(t0.elapsed());
+            if done {
+                return true;
+            }
+            if stop() {
+                return false;
+            }
+        }
+    }
+}
+
 impl Default for Slicer {
     fn default() -> Self {
         Slicer::new()
