@@ -43,35 +43,24 @@ pub(crate) struct Routes {
     /// and the own hosts' ports. One allocation, so that `Routes` fits in the switch's first
     /// cache line.
     table: Box<[u32]>,
-    /// Every node's target and slot, shared by all the switches of a computation.
+    /// Every node's target and slot, shared by all the switches of a computation (a switch
+    /// given a static route gets its own copy, the route's destination its own entry).
     dests: Arc<[Dest]>,
-    /// Static routes (pathology) by destination node, taking precedence; `None` when none.
-    fixed: Option<Box<Fixed>>,
 }
-
-/// A switch's static routes: per destination node, its candidates.
-#[derive(Default)]
-struct Fixed(Vec<(usize, Box<[PortId]>)>);
 
 impl Default for Routes {
     fn default() -> Self {
         Routes {
             table: Box::new([0, 0]),
             dests: Arc::from(Vec::new()),
-            fixed: None,
         }
     }
 }
 
 impl Routes {
     /// The egress ports towards node `dst` (empty for a switch or an unreachable host).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn get(&self, dst: usize) -> &[PortId] {
-        if let Some(fixed) = &self.fixed
-            && let Some((_, p)) = fixed.0.iter().find(|(d, _)| *d == dst)
-        {
-            return p;
-        }
         let Dest { target, slot } = self.dests[dst];
         let (start, count) = (
             self.table[2 * target as usize],
@@ -83,13 +72,18 @@ impl Routes {
         &self.table[start..start + (count & !LOCAL) as usize]
     }
 
-    /// Makes `ports` the candidates towards node `dst` (a static route).
+    /// Makes `ports` the candidates towards node `dst` (a static route): an entry of its own
+    /// at the table's end, and `dst` pointed at it in this switch's copy of the targets.
     pub(crate) fn set(&mut self, dst: usize, ports: &[PortId]) {
-        let fixed = self.fixed.get_or_insert_with(Box::default);
-        match fixed.0.iter_mut().find(|(d, _)| *d == dst) {
-            Some((_, p)) => *p = ports.into(),
-            None => fixed.0.push((dst, ports.into())),
+        let mut table = std::mem::take(&mut self.table).into_vec();
+        if table.len() % 2 == 1 {
+            table.push(0);
         }
+        let target = (table.len() / 2) as u32;
+        table.extend([table.len() as u32 + 2, ports.len() as u32]);
+        table.extend_from_slice(ports);
+        self.table = table.into_boxed_slice();
+        Arc::make_mut(&mut self.dests)[dst] = Dest { target, slot: 0 };
     }
 
     /// How many words the switch's table holds: two per target and one per candidate port.
@@ -259,7 +253,6 @@ fn compute_with(
                 Routes {
                     table: table.into_boxed_slice(),
                     dests: Arc::clone(&dests),
-                    fixed: None,
                 }
             })
         })
