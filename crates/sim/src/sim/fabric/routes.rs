@@ -1,9 +1,13 @@
 //! Shortest-path routes of every switch to every host, with their ECMP candidates. Hosts do
-//! not forward, so a host is reached through the one switch it is linked to: one search of
-//! the switch graph per such switch gives every switch's candidates towards all its hosts.
-//! A switch keeps 8 bytes per node and one candidate list per target switch.
+//! not forward, so a host is reached through the one switch it is linked to (its target): one
+//! search of the switch graph per target gives every switch's candidates towards all its
+//! hosts. A switch keeps one entry per target (not per node) and each distinct candidate list
+//! once; which target and slot a node has is one table shared by every switch. So the routes
+//! of a fat tree with k ports per switch take 8 bytes per (switch, edge switch) and O(k) ports
+//! per switch, instead of 8 bytes per (switch, node): 5 MB instead of 97 MB at k = 32.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 
 use crate::config::model::Hop;
 use crate::event::EventQueue;
@@ -11,28 +15,81 @@ use crate::frame::{NodeId, PortId};
 use crate::observer::Observer;
 use crate::sim::{Event, Node, Port, Simulator};
 
+/// Where a node is reached from: its target (1 + the index, among the switches with hosts, of
+/// the switch it is linked to; 0, [`Dest::NONE`], for switches and hosts linked to no switch)
+/// and its slot among that switch's hosts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Dest {
+    /// The target's entry, 0 for none.
+    target: u32,
+    /// The node's position among its target's hosts.
+    slot: u32,
+}
+
+impl Dest {
+    /// No target: a switch, or a host no switch reaches.
+    const NONE: Dest = Dest { target: 0, slot: 0 };
+}
+
+/// Set in an entry's count when the entry is the switch's own hosts: the candidates then start
+/// at the entry's start plus the destination's slot, one port each.
+const LOCAL: u32 = 1 << 31;
+
 /// One switch's egress candidates per destination node.
-#[derive(Default)]
 pub(crate) struct Routes {
-    /// Per node: where its candidates start in `ports`, and how many (0: no route).
-    entry: Vec<(u32, u32)>,
-    /// The candidate lists, each shared by every host behind the same switch.
-    ports: Vec<PortId>,
+    /// Two words per target, entry 0 for none: where its candidates start in this table, and
+    /// how many (0: no route); the switch's own target has [`LOCAL`] in its count and the port
+    /// facing each of its hosts, by slot, from its start. Then the distinct candidate lists
+    /// and the own hosts' ports. One allocation, so that `Routes` fits in the switch's first
+    /// cache line.
+    table: Box<[u32]>,
+    /// Every node's target and slot, shared by all the switches of a computation (a switch
+    /// given a static route gets its own copy, the route's destination its own entry).
+    dests: Arc<[Dest]>,
+}
+
+impl Default for Routes {
+    fn default() -> Self {
+        Routes {
+            table: Box::new([0, 0]),
+            dests: Arc::from(Vec::new()),
+        }
+    }
 }
 
 impl Routes {
     /// The egress ports towards node `dst` (empty for a switch or an unreachable host).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn get(&self, dst: usize) -> &[PortId] {
-        let (start, len) = self.entry[dst];
-        &self.ports[start as usize..(start + len) as usize]
+        let Dest { target, slot } = self.dests[dst];
+        let (start, count) = (
+            self.table[2 * target as usize],
+            self.table[2 * target as usize + 1],
+        );
+        // branch-free: the own hosts' entry (count LOCAL | 1) is offset by the slot
+        let local = count >> 31;
+        let start = (start + slot * local) as usize;
+        &self.table[start..start + (count & !LOCAL) as usize]
     }
 
-    /// Makes `ports` the candidates towards node `dst` (a static route).
+    /// Makes `ports` the candidates towards node `dst` (a static route): an entry of its own
+    /// at the table's end, and `dst` pointed at it in this switch's copy of the targets.
     pub(crate) fn set(&mut self, dst: usize, ports: &[PortId]) {
-        let start = self.ports.len() as u32;
-        self.ports.extend_from_slice(ports);
-        self.entry[dst] = (start, ports.len() as u32);
+        let mut table = std::mem::take(&mut self.table).into_vec();
+        if table.len() % 2 == 1 {
+            table.push(0);
+        }
+        let target = (table.len() / 2) as u32;
+        table.extend([table.len() as u32 + 2, ports.len() as u32]);
+        table.extend_from_slice(ports);
+        self.table = table.into_boxed_slice();
+        Arc::make_mut(&mut self.dests)[dst] = Dest { target, slot: 0 };
+    }
+
+    /// How many words the switch's table holds: two per target and one per candidate port.
+    #[cfg(test)]
+    pub(crate) fn words(&self) -> usize {
+        self.table.len()
     }
 }
 
@@ -81,15 +138,8 @@ fn compute_with(
     by_search_order: bool,
 ) -> Vec<Option<Routes>> {
     let n = node_ports.len();
-    let mut routes: Vec<Option<Routes>> = (0..n)
-        .map(|x| {
-            (!is_host[x]).then(|| Routes {
-                entry: vec![(0, 0); n],
-                ports: Vec::new(),
-            })
-        })
-        .collect();
-    // the hosts behind each switch (a host linked to a host is reached by no switch)
+    // the hosts behind each switch (a host linked to a host is reached by no switch), each
+    // switch with hosts a target
     let mut hosts_at: Vec<Vec<usize>> = vec![Vec::new(); n];
     for d in (0..n).filter(|&d| is_host[d]) {
         if let Some(&p) = node_ports[d].first() {
@@ -99,12 +149,38 @@ fn compute_with(
             }
         }
     }
+    let targets: Vec<usize> = (0..n).filter(|&t| !hosts_at[t].is_empty()).collect();
+    let mut dests = vec![Dest::NONE; n];
+    for (ti, &t) in targets.iter().enumerate() {
+        for (slot, &d) in hosts_at[t].iter().enumerate() {
+            dests[d] = Dest {
+                target: ti as u32 + 1,
+                slot: slot as u32,
+            };
+        }
+    }
+    // per switch, while computing: entries, candidate lists, and each list's start
+    struct Building {
+        entry: Vec<(u32, u32)>,
+        ports: Vec<PortId>,
+        lists: HashMap<Vec<PortId>, u32>,
+    }
+    let mut building: Vec<Option<Building>> = (0..n)
+        .map(|x| {
+            (!is_host[x]).then(|| Building {
+                entry: vec![(0, 0); targets.len() + 1],
+                ports: Vec::new(),
+                lists: HashMap::new(),
+            })
+        })
+        .collect();
     let mut dist = vec![u32::MAX; n];
     // with `by_search_order`: each switch's position in the search from t
     let mut order = vec![u32::MAX; n];
     let mut seen: Vec<usize> = Vec::new();
     let mut bfs = VecDeque::new();
-    for t in (0..n).filter(|&t| !hosts_at[t].is_empty()) {
+    let mut cands: Vec<PortId> = Vec::new();
+    for (ti, &t) in (1..).zip(&targets) {
         // distances from t over switches only
         dist[t] = 0;
         seen.push(t);
@@ -123,40 +199,64 @@ fn compute_with(
             }
         }
         for &x in &seen {
-            let Some(r) = routes[x].as_mut() else {
+            let Some(r) = building[x].as_mut() else {
                 continue;
             };
-            let start = r.ports.len() as u32;
+            cands.clear();
             if x == t {
-                // t's own hosts: the port facing each (a host has one link, so one port)
+                // t's own hosts: the port facing each, by slot (a host has one link)
+                cands.resize(hosts_at[t].len(), 0);
                 for &p in &node_ports[x] {
                     let d = neighbour(p);
-                    if is_host[d] {
-                        r.entry[d] = (r.ports.len() as u32, 1);
-                        r.ports.push(p);
+                    if is_host[d] && dests[d].target == ti {
+                        cands[dests[d].slot as usize] = p;
                     }
                 }
+                r.entry[ti as usize] = (r.ports.len() as u32, LOCAL | 1);
+                r.ports.extend_from_slice(&cands);
                 continue;
             }
             // towards t: every neighbour switch one hop closer (in port order, for ECMP)
-            r.ports.extend(node_ports[x].iter().copied().filter(|&p| {
+            cands.extend(node_ports[x].iter().copied().filter(|&p| {
                 let y = neighbour(p);
                 !is_host[y] && dist[y] != u32::MAX && dist[y] + 1 == dist[x]
             }));
             if by_search_order {
-                r.ports[start as usize..].sort_by_key(|&p| order[neighbour(p)]);
+                cands.sort_by_key(|&p| order[neighbour(p)]);
             }
-            let len = r.ports.len() as u32 - start;
-            for &d in &hosts_at[t] {
-                r.entry[d] = (start, len);
-            }
+            let start = match r.lists.get(&cands[..]) {
+                Some(&start) => start,
+                None => {
+                    let start = r.ports.len() as u32;
+                    r.ports.extend_from_slice(&cands);
+                    r.lists.insert(cands.clone(), start);
+                    start
+                }
+            };
+            r.entry[ti as usize] = (start, cands.len() as u32);
         }
         for &x in &seen {
             dist[x] = u32::MAX;
         }
         seen.clear();
     }
-    routes
+    let dests: Arc<[Dest]> = dests.into();
+    building
+        .into_iter()
+        .map(|b| {
+            b.map(|b| {
+                // the lists follow the entries
+                let base = 2 * b.entry.len() as u32;
+                let mut table = Vec::with_capacity(base as usize + b.ports.len());
+                table.extend(b.entry.iter().flat_map(|&(start, count)| [base + start, count]));
+                table.extend_from_slice(&b.ports);
+                Routes {
+                    table: table.into_boxed_slice(),
+                    dests: Arc::clone(&dests),
+                }
+            })
+        })
+        .collect()
 }
 
 /// The HPCC ns-3 simulator's routing BFS trees of a simulator (see [`Simulator::ns3_paths`]).
@@ -333,6 +433,47 @@ mod tests {
                 for (d, w) in want.iter().enumerate() {
                     prop_assert_eq!(r.get(d), &w[..], "switch {} to node {}", me, d);
                 }
+            }
+        }
+    }
+
+    /// A fat tree's route tables grow with its switches times its edge switches, not its
+    /// switches times its nodes: one entry per edge switch and a few distinct candidate lists
+    /// per switch (k = 8: 80 switches, 32 of them edge, 128 hosts, 208 nodes).
+    #[test]
+    fn a_fat_tree_keeps_one_entry_per_edge_switch_and_each_candidate_list_once() {
+        let text = "name = \"ft\"\nduration = \"1us\"\n[fabric]\nkind = \"fat-tree\"\nk = 8\n\
+                    host_rate = \"100G\"\ndelay = \"1us\"\n\
+                    [fabric.switch]\nbuffer_bytes = 33554432\n";
+        let config = crate::scenario::load_str(text, "ft.toml", None, &Default::default()).unwrap();
+        let sim = Simulator::new(config).unwrap();
+        let k = 8;
+        let (mut switches, mut hosts) = (0, 0);
+        for node in &sim.nodes {
+            match node {
+                Node::Host(_) => hosts += 1,
+                Node::Switch(sw) => {
+                    switches += 1;
+                    // two words per edge switch and for none, then the candidate lists: an
+                    // edge switch keeps its k/2 hosts' ports and the k/2 uplinks once, an
+                    // aggregation switch its k/2 downlinks and its uplinks, a core one port
+                    // per pod
+                    let ports = sw.routes.words() - 2 * (k * k / 2 + 1);
+                    assert!(ports <= k, "{ports} candidate ports kept, at most k = {k}");
+                }
+            }
+        }
+        assert_eq!((switches, hosts), (5 * k * k / 4, k * k * k / 4));
+        // every host reaches every other over a path of 2, 4 or 6 hops
+        for d in 0..sim.nodes.len() {
+            let reach = sim.nodes.iter().filter_map(|n| match n {
+                Node::Switch(sw) => Some(sw.routes.get(d).len()),
+                Node::Host(_) => None,
+            });
+            if matches!(sim.nodes[d], Node::Host(_)) {
+                assert!(reach.clone().all(|c| c >= 1), "every switch routes to host {d}");
+            } else {
+                assert!(reach.clone().all(|c| c == 0), "no switch routes to switch {d}");
             }
         }
     }
