@@ -406,6 +406,17 @@ impl FlowControl {
         Ok(self.occupy(frame_bytes))
     }
 
+    /// [`FlowControl::on_tx_start`] for a driver that found [`FlowControl::may_start_data`]
+    /// true for `p` at `now` (or its parts: wire idle, no control frame due, `p` not paused,
+    /// no own data held) and has given the engine nothing since: the same slot, without
+    /// asking again (checked in debug builds).
+    #[inline]
+    pub fn on_tx_start_allowed(&mut self, now: Instant, frame_bytes: u64, p: u8) -> TxSlot {
+        debug_assert!(self.may_start_data(now, p), "on_tx_start_allowed while refused");
+        self.advance(now);
+        self.occupy(frame_bytes)
+    }
+
     /// Handles a MAC Control frame whose last bit arrived at `now`.
     pub fn handle_control_frame(&mut self, now: Instant, rx: &ReceivedControl) -> RxOutcome {
         self.advance(now);

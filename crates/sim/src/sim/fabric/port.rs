@@ -291,18 +291,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             port.nonempty &= !(1 << q);
         }
         hooks::dequeued(port, q, &mut frame);
-        let slot = match port.mac.on_tx_start(now, frame.len as u64, q) {
-            Ok(slot) => slot,
-            Err(e) => {
-                // the engine refused what its own checks allowed: keep the frame (conservation
-                // holds) and stop the run, never carry on as if nothing happened
-                port.queues[q as usize].bytes += frame.len as u64;
-                port.queues[q as usize].frames.push_front(frame);
-                port.nonempty |= 1 << q;
-                self.engine_fault(p, "flow-control engine refused a data frame it allowed", &e);
-                return;
-            }
-        };
+        // the checks above are `may_start_data`'s at this `now`, and nothing has reached the
+        // engine since: it need not ask them again
+        let slot = port.mac.on_tx_start_allowed(now, frame.len as u64, q);
         if let Err(e) = port.sel.transmitted(now, q, frame.len) {
             self.engine_fault(p, "transmission selection lost track of a queue", &e);
             return;

@@ -1010,13 +1010,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     fn start_reply(&mut self, p: PortId, frame: Frame, obeys: u8) -> bool {
         let now = self.now;
         let port = &mut self.ports[p as usize];
-        let slot = match port.mac.on_tx_start(now, u64::from(frame.len), obeys) {
-            Ok(slot) => slot,
-            Err(e) => {
-                self.engine_fault(p, "flow-control engine refused a reply it allowed", &e);
-                return true;
-            }
-        };
+        // `nic_service` found `may_start_data` true at this `now`, and nothing has reached the
+        // engine since
+        let slot = port.mac.on_tx_start_allowed(now, u64::from(frame.len), obeys);
         self.start_frame(p, frame, slot);
         true
     }
