@@ -493,8 +493,7 @@ impl HtmlReport {
             finding: lossless_finding(report, self.summary.top),
             summary: &report.summary_with(&self.summary),
         };
-        page.render()
-            .unwrap_or_else(|e| format!("<!doctype html><p>report failed: {}</p>", esc(&e.to_string())))
+        page.html()
     }
 
     /// Closes what is still held at `end`: a pause or a buffer level reaches the end of the
@@ -1102,12 +1101,7 @@ impl HtmlReport {
         report: &Report,
         all: &mut lossless_files::Commit,
     ) -> Result<std::path::PathBuf, lossless_files::OutputError> {
-        lossless_files::create_output_dir(dir)?;
-        let path = dir.join(Self::FILE);
-        let mut f = lossless_files::AtomicFile::create(&path)?;
-        f.write_all_named(self.render(end, report).as_bytes())?;
-        all.add_file(f)?;
-        Ok(path)
+        stage_index(dir, &self.render(end, report), all)
     }
 
     /// The one file [`HtmlReport::write`] writes in its directory (the plots are inline).
@@ -1139,6 +1133,33 @@ struct SimPage<'a> {
     /// The lossless verdict's headline and its places, when a lossless priority dropped.
     finding: Option<(String, Vec<String>)>,
     summary: &'a str,
+}
+
+impl SimPage<'_> {
+    /// The page, or a page that says why the template failed.
+    fn html(&self) -> String {
+        self.render().unwrap_or_else(|e| {
+            format!(
+                "<!doctype html><html><body><p>template failed: {}</p></body></html>",
+                esc(&e.to_string())
+            )
+        })
+    }
+}
+
+/// Writes `html` as `DIR/index.html` beside its final name and adds it to `all`, to be put in
+/// place with the other outputs; creates `DIR` if it is missing (not its parents).
+fn stage_index(
+    dir: &Path,
+    html: &str,
+    all: &mut lossless_files::Commit,
+) -> Result<std::path::PathBuf, lossless_files::OutputError> {
+    lossless_files::create_output_dir(dir)?;
+    let path = dir.join(HtmlReport::FILE);
+    let mut f = lossless_files::AtomicFile::create(&path)?;
+    f.write_all_named(html.as_bytes())?;
+    all.add_file(f)?;
+    Ok(path)
 }
 
 /// One section of the page.

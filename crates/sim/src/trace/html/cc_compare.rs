@@ -5,8 +5,6 @@
 
 use std::path::{Path, PathBuf};
 
-use askama::Template;
-
 use super::sweep::{Line, sweep_chart};
 use super::{Drawing, Plot, SimPage, distinct};
 use crate::report::cc_compare::{CcRun, table};
@@ -143,12 +141,7 @@ impl CcCompareReport {
             finding: None,
             summary: &self.about,
         };
-        page.render().unwrap_or_else(|e| {
-            format!(
-                "<!doctype html><html><body><p>template failed: {}</p></body></html>",
-                super::esc(&e.to_string())
-            )
-        })
+        page.html()
     }
 
     /// Writes `DIR/index.html` beside its final name and adds it to `all`, to be put in place
@@ -158,12 +151,7 @@ impl CcCompareReport {
         dir: &Path,
         all: &mut lossless_files::Commit,
     ) -> Result<PathBuf, lossless_files::OutputError> {
-        lossless_files::create_output_dir(dir)?;
-        let path = dir.join(Self::FILE);
-        let mut f = lossless_files::AtomicFile::create(&path)?;
-        f.write_all_named(self.render().as_bytes())?;
-        all.add_file(f)?;
-        Ok(path)
+        super::stage_index(dir, &self.render(), all)
     }
 }
 

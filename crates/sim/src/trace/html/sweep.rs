@@ -5,7 +5,6 @@
 
 use std::path::{Path, PathBuf};
 
-use askama::Template;
 use plotters::prelude::*;
 
 use super::{Drawing, LEGEND_LINE, Plot, SimPage, distinct, fmt_num};
@@ -293,12 +292,7 @@ impl SweepReport {
             finding: None,
             summary: &summary,
         };
-        page.render().unwrap_or_else(|e| {
-            format!(
-                "<!doctype html><html><body><p>template failed: {}</p></body></html>",
-                super::esc(&e.to_string())
-            )
-        })
+        page.html()
     }
 
     /// Writes `DIR/index.html` beside its final name and adds it to `all`, to be put in place
@@ -308,12 +302,7 @@ impl SweepReport {
         dir: &Path,
         all: &mut lossless_files::Commit,
     ) -> Result<PathBuf, lossless_files::OutputError> {
-        lossless_files::create_output_dir(dir)?;
-        let path = dir.join(Self::FILE);
-        let mut f = lossless_files::AtomicFile::create(&path)?;
-        f.write_all_named(self.render().as_bytes())?;
-        all.add_file(f)?;
-        Ok(path)
+        super::stage_index(dir, &self.render(), all)
     }
 }
 
