@@ -66,6 +66,10 @@ pub(crate) struct VictimsPart {
     pub(crate) history: Vec<CauseChange>,
 }
 
+/// Frames lost on a cut link after it went down: its sending port, the frames still to
+/// arrive lost, the frames and bytes lost per priority (from the receiver's copy).
+pub(crate) type Lost = (PortId, u32, [(u64, u64); 8]);
+
 /// What the report reads of the feature state a partition owns (see the module's
 /// documentation).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -80,7 +84,7 @@ pub struct Features {
     pub(crate) cn: Vec<(PortId, [u64; 8], [u64; 8])>,
     /// (sending port of a cut link towards this partition, frames still to arrive lost,
     /// frames and bytes lost per priority).
-    pub(crate) lost: Vec<(PortId, u32, [(u64, u64); 8])>,
+    pub(crate) lost: Vec<Lost>,
 }
 
 fn instant(e: &mut Enc<'_>, t: Instant) {
@@ -513,7 +517,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// The frames lost on the cut links towards partition 0's ports (split by `of_node`),
     /// from its own copies of their senders: taken before the senders' owners' counters
     /// replace those copies.
-    pub(super) fn own_lost(&self, of_node: &[u16]) -> Vec<(PortId, u32, [(u64, u64); 8])> {
+    pub(super) fn own_lost(&self, of_node: &[u16]) -> Vec<Lost> {
         let owner = |p: usize| of_node[self.ports[p].node as usize];
         (0..self.ports.len())
             .filter(|&p| owner(p) != 0 && owner(self.ports[p].peer as usize) == 0)
@@ -537,7 +541,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     pub(super) fn absorb_features(
         &mut self,
         parts: &[(u16, &Features)],
-        own_lost: Vec<(PortId, u32, [(u64, u64); 8])>,
+        own_lost: Vec<Lost>,
         a: &mut super::exchange::Absorbed,
     ) -> Result<(), String> {
         let nports = self.ports.len();
