@@ -81,6 +81,12 @@ mod with_mpi {
     /// The JSON of `scenario` (with `extra` arguments) on one thread, then under mpirun with
     /// each of `shapes` (mpirun's arguments, --threads): the same bytes, and only rank 0's file.
     fn same_json(test: &str, scenario_of: impl Fn(&Path) -> String, extra: &[&str]) {
+        same_json_and_exit(test, scenario_of, extra, 0);
+    }
+
+    /// [`same_json`] where the run ends with exit status `code` (3: the report has findings),
+    /// on one thread and under mpirun alike.
+    fn same_json_and_exit(test: &str, scenario_of: impl Fn(&Path) -> String, extra: &[&str], code: i32) {
         let Some(mpi) = require_mpirun(test) else {
             return;
         };
@@ -97,7 +103,7 @@ mod with_mpi {
         let one = args_for("one.json", &["--threads", "1", "--quiet"]);
         let one: Vec<&str> = one.iter().map(String::as_str).collect();
         let o = run_in(&dir, &one);
-        assert!(o.status.success(), "{}", text(&o));
+        assert_eq!(o.status.code(), Some(code), "{}", text(&o));
         let expected = std::fs::read(dir.join("one.json")).unwrap();
         assert!(!expected.is_empty());
         for (mpi_args, threads) in [
@@ -109,8 +115,9 @@ mod with_mpi {
             let a = args_for(&out, &["--mpi", "--threads", threads]);
             let a: Vec<&str> = a.iter().map(String::as_str).collect();
             let o = mpirun(&mpi, &dir, mpi_args, &a);
-            assert!(
-                o.status.success(),
+            assert_eq!(
+                o.status.code(),
+                Some(code),
                 "{mpi_args:?} --threads {threads}: {}",
                 text(&o)
             );
@@ -154,6 +161,20 @@ mod with_mpi {
     fn dcqcn_qps_under_mpirun_n_2_and_n_4_write_the_one_thread_json_byte_for_byte() {
         // (the QPs' ends run on other ranks than the receiver's: their figures travel)
         same_json("sim_mpi_dcqcn", |_| "incast-dcqcn".into(), &["--duration", "1ms"]);
+    }
+
+    #[test]
+    fn storm_pfcwd_under_mpirun_n_2_and_n_4_writes_the_one_thread_json_and_exit_status() {
+        // a stalled receiver's storm, pfcwd on switches of different ranks, the detector's
+        // scans gathered over ranks (exit status 3: pfcwd dropped lossless frames)
+        same_json_and_exit("sim_mpi_storm_pfcwd", |_| "storm-pfcwd".into(), &[], 3);
+    }
+
+    #[test]
+    fn deadlock_ring_under_mpirun_n_2_and_n_4_writes_the_one_thread_json_and_exit_status() {
+        // static routes close a loop across ranks; every rank stops at the detector's scan
+        // (exit status 0: the report's verdict, not a lossless drop)
+        same_json_and_exit("sim_mpi_deadlock_ring", |_| "deadlock-ring".into(), &[], 0);
     }
 
     /// `lossless sim --ns3` of the corpus run `name` with `extra` arguments, outputs into

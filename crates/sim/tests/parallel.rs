@@ -62,10 +62,6 @@ fn features_the_partitioned_engine_lacks_are_refused_by_name() {
     let cfg = scenario::load("dcbx-adopt", &Overrides::default()).expect("loads");
     let err = parallel::run(&cfg, 2).err().expect("refused");
     assert!(err.to_string().contains("DCBX"), "{err}");
-    // over MPI ranks, the pathology parts are refused (their state does not cross ranks)
-    let cfg = scenario::load("deadlock-ring", &Overrides::default()).expect("loads");
-    let what = lossless_sim::sim::partition::unsupported_over_ranks(&cfg).expect("refused");
-    assert!(what.contains("pathology"), "{what}");
 }
 
 #[test]

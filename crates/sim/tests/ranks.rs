@@ -605,3 +605,221 @@ fn what_a_frame_carries_for_hpcc_pint_and_timely_is_encoded_byte_for_byte_and_de
     }
     assert!(d.is_empty());
 }
+
+/// How many lines of `json` have the key `key` with a value other than 0, `null`, `false`
+/// or `[]`.
+fn fired(json: &str, key: &str) -> usize {
+    json.lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with(&format!("\"{key}\": ")))
+        .filter(|l| {
+            let v = l.split_once(": ").map_or("", |x| x.1).trim_end_matches(',');
+            !matches!(v, "0" | "null" | "[]" | "false")
+        })
+        .count()
+}
+
+#[test]
+fn the_pathology_builtins_over_2_and_4_ranks_of_1_and_2_threads_report_what_one_simulator_does() {
+    // each where its mechanism acts (checked on the one-simulator report first): the
+    // detector's scans gather every partition's part across ranks, and each rank's digests
+    // carry the hosts' stalls, pfcwd, the detector's per-port state, victims (with the blocked
+    // time whose pauser ran on another rank) and the frames lost on a cut link
+    let expect: [(&str, &[&str]); 6] = [
+        ("storm", &["\"kind\": \"storm\""]),
+        ("storm-nic", &["pause_stopped_at_ps"]),
+        ("storm-pfcwd", &["storms_detected_total", "tx_dropped_frames"]),
+        (
+            "deadlock-ring",
+            &["\"kind\": \"deadlock\"", "ended_by_deadlock_at_ps"],
+        ),
+        (
+            "deadlock-bounce",
+            &["\"kind\": \"deadlock\"", "\"reason\": \"link_down\""],
+        ),
+        ("four-bridge", &["off_path_blocked_ps"]),
+    ];
+    for (name, marks) in expect {
+        let cfg = load(name, &[]);
+        let seq = sequential(&cfg);
+        for m in marks {
+            let acted = if m.starts_with('"') {
+                seq.matches(m).count()
+            } else {
+                fired(&seq, m)
+            };
+            assert!(acted > 0, "{name}: {m} never happened in the one-simulator run");
+        }
+        for (r, t) in [(2, 1), (2, 2), (4, 1)] {
+            let (par, stats) = json_over_ranks(&cfg, r, t, None);
+            assert!(
+                par == seq,
+                "{name} over {r} ranks × {t} threads ({stats:?}): {}",
+                first_difference(&seq, &par)
+            );
+        }
+    }
+}
+
+#[test]
+fn the_deadlock_builtins_one_node_a_partition_over_ranks_report_what_one_simulator_does() {
+    // every host and switch its own partition, spread over ranks: each queue of a cycle, each
+    // frame's ingress and each flow stuck in it is another partition's, most on another rank
+    for name in ["deadlock-ring", "four-bridge", "deadlock-bounce"] {
+        let cfg = load(name, &[]);
+        let seq = sequential(&cfg);
+        let nodes = cfg.nodes.len();
+        for r in [2usize, 3] {
+            let t = nodes.div_ceil(r);
+            let of_node: Vec<u16> = (0..nodes as u16).collect();
+            let mut part = Partitioning::from_map(of_node);
+            part.parts = (r * t) as u16;
+            let (par, stats) = json_over_ranks(&cfg, r, t as u16, Some(&part));
+            assert!(
+                par == seq,
+                "{name} node by node over {r} ranks ({stats:?}): {}",
+                first_difference(&seq, &par)
+            );
+        }
+    }
+}
+
+/// A k = 4 fat tree, 100 G, 1 µs links, WebSearch at 50 % on RoCEv2 QPs under QCN (its
+/// congestion points at every switch port), every link with a bit error rate of 1e-7.
+fn qcn_ber_fat_tree() -> SimConfig {
+    let dir = lossless_testkit::corpus_dir().join("workloads");
+    let text = r#"
+name = "ft4"
+seed = 5
+duration = "300us"
+[defaults]
+rate = "100G"
+flow_control = "pfc"
+pfc_priorities = [3]
+ber = 1e-7
+[qp]
+cc = "qcn"
+preset = "mib"
+[qcn]
+priorities = [3]
+[fabric]
+kind = "fat-tree"
+k = 4
+host_rate = "100G"
+delay = "1us"
+[fabric.switch]
+buffer_bytes = 1000000
+alpha = 0.125
+[[workload]]
+name = "websearch"
+src = ["h*"]
+dst = ["h*"]
+priority = 3
+transport = "rocev2"
+cdf_file = "WebSearch_distribution.txt"
+load = 0.5
+"#;
+    scenario::load_str(text, "ft4.toml", Some(&dir), &Overrides::default()).expect("loads")
+}
+
+#[test]
+fn qcn_and_link_bit_errors_on_a_fat_tree_over_2_and_4_ranks_report_what_one_simulator_does() {
+    // congestion points send CNMs back across ranks; each receiving port's FCS check runs on
+    // its rank and its figures reach rank 0 in the digest
+    let cfg = qcn_ber_fat_tree();
+    let seq = sequential(&cfg);
+    assert!(
+        seq.contains("\"reason\": \"fcs_error\""),
+        "no frame was corrupted"
+    );
+    assert!(
+        fired(&seq, "cnms_received_total") > 0,
+        "no CNM reached a reaction point"
+    );
+    assert!(
+        fired(&seq, "cp_sampled_frames") > 0,
+        "no congestion point sampled"
+    );
+    for (r, t) in [(2, 1), (2, 2), (4, 1)] {
+        let (par, stats) = json_over_ranks(&cfg, r, t, None);
+        assert!(
+            par == seq,
+            "QCN + BER over {r} ranks × {t} threads ({stats:?}): {}",
+            first_difference(&seq, &par)
+        );
+    }
+}
+
+#[test]
+fn a_digest_with_the_pathology_parts_and_a_scan_part_decode_to_what_was_encoded_and_refuse_every_cut_short_copy()
+ {
+    // four-bridge split node by node: partition 1's digest holds victims' slots, causes,
+    // deferred time and history, and the detector's per-port state
+    let cfg = load("four-bridge", &[]);
+    let of_node: Vec<u16> = (0..cfg.nodes.len() as u16).collect();
+    let mut parts: Vec<Simulator> = (0..cfg.nodes.len() as u16)
+        .map(|me| Simulator::partition(cfg.clone(), of_node.clone(), me, Default::default()).expect("builds"))
+        .collect();
+    let until = lossless_proto::units::Instant::from_ps(150_000_000);
+    // (run without exchanging frames: only the encoding is checked here)
+    for p in &mut parts {
+        p.run_until(until);
+    }
+    let mut any_victims = false;
+    for p in &parts[1..] {
+        let digest = p.digest();
+        let mut bytes = Vec::new();
+        digest.encode(&mut bytes);
+        assert_eq!(Digest::decode(&mut Dec::new(&bytes)).expect("decodes"), digest);
+        any_victims |= format!("{:?}", digest.features).contains("Slot");
+        for cut in (0..bytes.len()).step_by(61) {
+            assert!(
+                Digest::decode(&mut Dec::new(&bytes[..cut])).is_err(),
+                "cut at {cut}"
+            );
+        }
+    }
+    assert!(any_victims, "some partition's digest holds victims' slots");
+    // the parts of the deadlock ring's scans (one partition holding the whole fabric, its
+    // scans driven as a split run drives them) round-trip; cut short, with another tag or
+    // with a range past its ingress ports they are refused
+    let cfg = load("deadlock-ring", &[]);
+    let mut sim: Simulator =
+        Simulator::partition(cfg.clone(), vec![0; cfg.nodes.len()], 0, Default::default()).expect("builds");
+    let mut scans = Vec::new();
+    while !sim.halted() && sim.next_event_at().is_some_and(|t| t < sim.end()) {
+        sim.run_until(sim.end());
+        if sim.holds_fabric_timer() {
+            sim.handle_held();
+            if let Some(part) = sim.take_scan_part() {
+                sim.scan_parts(&[&part]);
+                scans.push(part);
+            }
+        }
+    }
+    assert!(sim.halted(), "the detector stopped the run");
+    let last = scans.pop().expect("scans ran");
+    assert_ne!(last, Default::default(), "the last scan found blocked queues");
+    for s in [Default::default(), last] {
+        let mut bytes = Vec::new();
+        exchange::encode_scan_part(7, &s, &mut bytes);
+        let mut d = Dec::new(&bytes);
+        assert_eq!(
+            exchange::decode_scan_part(&mut d).expect("decodes"),
+            (7, s.clone())
+        );
+        assert!(d.is_empty());
+        for cut in 0..bytes.len() {
+            assert!(exchange::decode_scan_part(&mut Dec::new(&bytes[..cut])).is_err());
+        }
+        let mut other = bytes.clone();
+        other[0] ^= 1;
+        assert!(exchange::decode_scan_part(&mut Dec::new(&other)).is_err());
+        if bytes.len() > 11 + 13 {
+            // the first queue's end of its ingress range (after tag, partition, count, port
+            // and priority) past every ingress port
+            bytes[11 + 5..11 + 9].copy_from_slice(&u32::MAX.to_le_bytes());
+            assert!(exchange::decode_scan_part(&mut Dec::new(&bytes)).is_err());
+        }
+    }
+}

@@ -222,9 +222,9 @@ pub struct SimArgs {
     /// Run over MPI ranks: `mpirun -n R lossless sim --mpi [--threads T] ...` (a scenario or
     /// --ns3) splits the fabric into R × T partitions, T threads on each rank; rank 0 writes
     /// the outputs (the report, and --ns3's fct.txt and pfc.txt, are the one-thread run's,
-    /// byte for byte), the others write nothing. Splits and refuses what --threads does, and
-    /// refuses the pathology parts too (their state does not cross ranks yet). Needs
-    /// a build with `--features mpi` (docs/parallel.md: choosing R and T, Slurm).
+    /// byte for byte), the others write nothing. Splits and refuses what --threads does (the
+    /// pathology parts, QCN and bit errors split; DCBX and traces are refused). Needs a
+    /// build with `--features mpi` (docs/parallel.md: choosing R and T, Slurm).
     #[arg(long, conflicts_with_all = ["sweep", "show", "list"])]
     pub mpi: bool,
 }

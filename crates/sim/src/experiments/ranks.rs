@@ -14,7 +14,7 @@
 //! process, [`local`] (threads standing for ranks), which the tests use where no MPI is
 //! installed.
 
-use std::sync::{Barrier, Mutex};
+use std::sync::{Barrier, Mutex, PoisonError, RwLock};
 
 use lossless_proto::units::{Duration, Instant};
 
@@ -24,7 +24,7 @@ use crate::experiments::partition_model::{Partitioning, cut_lookahead};
 use crate::observer::{NoObserver, Observer};
 use crate::sim::Simulator;
 use crate::sim::exchange::{self, Dec, Digest, Shipped};
-use crate::sim::partition::{Message, PartitionError};
+use crate::sim::partition::{Message, PartitionError, ScanPart};
 
 #[cfg(feature = "mpi")]
 pub mod mpi;
@@ -221,6 +221,9 @@ fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
     // the window agreed on: its start (None: the run is over), stop, error
     let agreed: Mutex<(Option<Instant>, bool, bool)> = Mutex::new((None, false, false));
     let failure: Mutex<Option<RankError>> = Mutex::new(None);
+    // a deadlock scan: this rank's partitions' parts, then every partition's (all ranks)
+    let scans: Vec<Mutex<Option<ScanPart>>> = (0..t).map(|_| Mutex::new(None)).collect();
+    let all_scans: RwLock<Option<Vec<ScanPart>>> = RwLock::new(None);
     let stats = Mutex::new(RankStats {
         ranks,
         threads: threads.max(1),
@@ -238,6 +241,8 @@ fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
         away: &away,
         agreed: &agreed,
         failure: &failure,
+        scans: &scans,
+        all_scans: &all_scans,
         stats: &stats,
         of_node,
         n,
@@ -358,9 +363,6 @@ fn build_rank<O: Observer>(
     if lookahead(config, &part) == Some(Duration::ZERO) {
         return Err(PartitionError::Unsupported("a cut link without delay (no lookahead)").into());
     }
-    if let Some(what) = crate::sim::partition::unsupported_over_ranks(config) {
-        return Err(PartitionError::Unsupported(what).into());
-    }
     let sims = (rank * t..(rank + 1) * t)
         .map(|me| {
             Simulator::partition_observed(
@@ -383,6 +385,9 @@ struct Shared<'a> {
     away: &'a [Mutex<Vec<Message>>],
     agreed: &'a Mutex<(Option<Instant>, bool, bool)>,
     failure: &'a Mutex<Option<RankError>>,
+    scans: &'a [Mutex<Option<ScanPart>>],
+    /// Every partition's part of the scan just made (`None`: gathering it failed).
+    all_scans: &'a RwLock<Option<Vec<ScanPart>>>,
     stats: &'a Mutex<RankStats>,
     of_node: &'a [u16],
     /// Partitions in all.
@@ -489,6 +494,48 @@ impl Shared<'_> {
                     sim.take_in(m);
                 }
             }
+            // a fabric-wide timer ended the window in every partition at the same point (as
+            // in `parallel.rs`): each handles it now that the frames sent before it are in; a
+            // deadlock scan's parts are gathered from every thread of every rank, and each
+            // partition builds the same graph from all of them
+            if sim.holds_fabric_timer() {
+                sim.handle_held();
+                if let Some(mine) = sim.take_scan_part() {
+                    *lock(&self.scans[me]) = Some(mine);
+                    self.barrier.wait();
+                    if let Some(tr) = transport.as_deref_mut() {
+                        let t0 = std::time::Instant::now();
+                        let all = self.gather_scans(tr);
+                        talk += t0.elapsed().as_secs_f64();
+                        let all = match all {
+                            Ok(all) => Some(all),
+                            Err(e) => {
+                                lock(self.failure).get_or_insert(e);
+                                None
+                            }
+                        };
+                        *self.all_scans.write().unwrap_or_else(PoisonError::into_inner) = all;
+                    }
+                    self.barrier.wait();
+                    {
+                        let all = self.all_scans.read().unwrap_or_else(PoisonError::into_inner);
+                        let Some(all) = all.as_ref() else {
+                            error = true;
+                            break;
+                        };
+                        let parts: Vec<&ScanPart> = all.iter().collect();
+                        sim.scan_parts(&parts);
+                    }
+                    // (the first thread writes the next scan's parts only after the window
+                    // barriers that follow: every thread has read these by then)
+                }
+                // every partition halts at the same scan (the same findings everywhere), so
+                // every thread of every rank leaves the loop after this window (and, as in
+                // `parallel.rs`, `run_until` below finds the run halted)
+                if sim.halted() {
+                    break;
+                }
+            }
         }
         if !stopped && !error {
             sim.run_until(self.end);
@@ -503,6 +550,40 @@ impl Shared<'_> {
             st.transport_s = talk;
         }
         (sim, error)
+    }
+
+    /// Every partition's part of the deadlock scan just made, in partition order: this rank's
+    /// threads' parts (each set before the barrier that precedes this call), sent to every
+    /// rank and taken from every rank (an all-gather through [`Transport::exchange`]).
+    fn gather_scans<T: Transport + ?Sized>(&self, tr: &mut T) -> Result<Vec<ScanPart>, RankError> {
+        let mut bytes = Vec::new();
+        for (i, slot) in self.scans.iter().enumerate() {
+            let part = lock(slot).take().unwrap_or_default();
+            exchange::encode_scan_part((self.first + i) as u16, &part, &mut bytes);
+        }
+        let got = tr.exchange(vec![bytes; tr.ranks()])?;
+        let mut all = Vec::with_capacity(self.n);
+        for bytes in &got {
+            let mut d = Dec::new(bytes);
+            while !d.is_empty() {
+                let (part, scan) = exchange::decode_scan_part(&mut d)?;
+                if usize::from(part) != all.len() {
+                    return Err(RankError::Merge(format!(
+                        "the deadlock scan's part of partition {part} came where partition {}'s was due",
+                        all.len()
+                    )));
+                }
+                all.push(scan);
+            }
+        }
+        if all.len() != self.n {
+            return Err(RankError::Merge(format!(
+                "{} parts of a deadlock scan for {} partitions",
+                all.len(),
+                self.n
+            )));
+        }
+        Ok(all)
     }
 
     /// Sends what this rank's partitions sent to other ranks' and takes in what theirs sent

@@ -359,7 +359,7 @@ fn port_cn_report<O: Observer, Q: EventQueue<Event>>(
         .filter_map(|q| {
             let i = q as usize;
             let e = sim.ecn_counters(pi, q);
-            let c = cn.cps[i].as_ref().map(|c| c.counters());
+            let c = sim.cp_sampled(pi, q);
             if e.is_none() && c.is_none() {
                 return None;
             }
@@ -367,7 +367,7 @@ fn port_cn_report<O: Observer, Q: EventQueue<Event>>(
                 priority: q,
                 ecn_marked_frames: e.map_or(0, |e| e.marked),
                 ecn_not_marked_frames: e.map_or(0, |e| e.not_marked),
-                cp_sampled_frames: c.map_or(0, |c| c.sampled_frames),
+                cp_sampled_frames: c.unwrap_or(0),
                 cnms_sent_total: cn.cnms_sent[i],
             };
             (r.ecn_marked_frames + r.ecn_not_marked_frames + r.cp_sampled_frames > 0).then_some(r)

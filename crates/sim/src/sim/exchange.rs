@@ -13,8 +13,10 @@
 //! this partition's share of each flow's counters (summed, as [`Simulator::merge`] sums
 //! them), whether it owns the flow's sender or receiver end and, for a QP, the figures its
 //! report reads of the end it owns ([`QpSender`], [`QpReceiver`]); the totals, the events it
-//! handled for itself, its engine fault. Features the partitioned engine refuses
-//! (`partition::unsupported`: DCBX, QCN, bit errors, pathology parts) have no part in it.
+//! handled for itself, its engine fault; and the feature part ([`Features`]): what the report
+//! reads of the pathology parts, QCN and link bit errors it owns (`exchange_features.rs`).
+//! A deadlock scan's part crosses between ranks as [`encode_scan_part`] writes it. Features
+//! the partitioned engine refuses (`partition::unsupported`: DCBX) have no part in it.
 //! Observers follow their partition's digest ([`Shipped`]).
 
 use lossless_proto::ecn::EcnCounters;
@@ -26,7 +28,9 @@ use crate::event::EventQueue;
 use crate::frame::{Frame, FrameKind, PortId};
 use crate::observer::{NoObserver, Observer, WireFrame};
 use crate::series::SeriesReport;
-use crate::sim::partition::{Carried, Message};
+use crate::sim::exchange_features::HostFigures;
+pub use crate::sim::exchange_features::{FEATURES_TAG, FEATURES_VERSION, Features};
+use crate::sim::partition::{Carried, Message, ScanPart};
 use crate::sim::qp_report::QpReport;
 use crate::sim::{Event, Node, Qp, Simulator};
 use crate::stats::{FlowStats, PortStats, PrioStats, Totals};
@@ -261,6 +265,65 @@ pub fn encode_group(from: u16, to: u16, count: usize, out: &mut Vec<u8>) {
 /// The next group header of `d`: (from, to, count), as [`encode_group`] wrote it.
 pub fn decode_group(d: &mut Dec<'_>) -> Result<(u16, u16, usize), DecodeError> {
     Ok((d.u16()?, d.u16()?, d.len(MESSAGE_BYTES)?))
+}
+
+/// The byte that opens a partition's part of a deadlock scan ([`encode_scan_part`]).
+pub const SCAN_TAG: u8 = 0x5C;
+
+/// Appends partition `part`'s part of a deadlock scan: [`SCAN_TAG`], the partition, the
+/// blocked queues (port, priority, ends of their ranges), the ingress ports, the flows (its
+/// counterpart is [`decode_scan_part`]).
+pub fn encode_scan_part(part: u16, s: &ScanPart, out: &mut Vec<u8>) {
+    let mut e = Enc(out);
+    e.u8(SCAN_TAG);
+    e.u16(part);
+    e.len(s.queues.len());
+    for &(p, q, i, f) in &s.queues {
+        e.u32(p);
+        e.u8(q);
+        e.u32(i);
+        e.u32(f);
+    }
+    e.len(s.ingress.len());
+    for &p in &s.ingress {
+        e.u32(p);
+    }
+    e.len(s.flows.len());
+    for &f in &s.flows {
+        e.u32(f);
+    }
+}
+
+/// The next part of a deadlock scan of `d` and its partition, as [`encode_scan_part`] wrote
+/// it; ranges that do not fit its ingress ports and flows are refused.
+pub fn decode_scan_part(d: &mut Dec<'_>) -> Result<(u16, ScanPart), DecodeError> {
+    if d.u8()? != SCAN_TAG {
+        return Err(d.err("a deadlock scan's part without its tag"));
+    }
+    let part = d.u16()?;
+    let n = d.len(13)?;
+    let queues = (0..n)
+        .map(|_| Ok((d.u32()?, d.u8()?, d.u32()?, d.u32()?)))
+        .collect::<Result<Vec<_>, DecodeError>>()?;
+    let n = d.len(4)?;
+    let ingress = (0..n).map(|_| d.u32()).collect::<Result<Vec<_>, _>>()?;
+    let n = d.len(4)?;
+    let flows = (0..n).map(|_| d.u32()).collect::<Result<Vec<_>, _>>()?;
+    let (mut i0, mut f0) = (0u32, 0u32);
+    for &(_, q, i, f) in &queues {
+        if q > 7 || i < i0 || f < f0 || i as usize > ingress.len() || f as usize > flows.len() {
+            return Err(d.err("a deadlock scan's queue whose ranges do not fit its part"));
+        }
+        (i0, f0) = (i, f);
+    }
+    Ok((
+        part,
+        ScanPart {
+            queues,
+            ingress,
+            flows,
+        },
+    ))
 }
 
 /// Bytes of the shortest encoded message (a PAUSE frame, carrying nothing beside it).
@@ -705,6 +768,8 @@ pub struct Digest {
     pub nodes: Vec<NodePart>,
     /// Flows whose counters it moved or whose ends it owns.
     pub flows: Vec<FlowPart>,
+    /// What the report reads of the pathology parts, QCN and link bit errors it owns.
+    pub features: Features,
 }
 
 impl Digest {
@@ -809,6 +874,7 @@ impl Digest {
                 q.encode(&mut e);
             }
         }
+        self.features.encode(&mut e);
     }
 
     /// The digest [`Digest::encode`] wrote at the start of `d`.
@@ -914,6 +980,7 @@ impl Digest {
                 qp_receiver,
             });
         }
+        let features = Features::decode(d)?;
         Ok(Digest {
             part,
             events,
@@ -923,6 +990,7 @@ impl Digest {
             wires,
             nodes,
             flows,
+            features,
         })
     }
 }
@@ -937,6 +1005,12 @@ pub(crate) struct Absorbed {
     ecn: Vec<Option<[Option<EcnCounters>; 8]>>,
     /// Per flow: its QP's figures of the ends that ran in other processes.
     qps: Vec<(Option<QpSender>, Option<QpReceiver>)>,
+    /// Per node (absorbed hosts with a stall or storm prevention only): their report figures.
+    pub(super) hosts: Vec<Option<HostFigures>>,
+    /// Per port (absorbed ones with QCN only): the congestion points' sampled frames.
+    pub(super) cp_sampled: Vec<Option<[u64; 8]>>,
+    /// Per port (absorbed ones, with victim accounting): the receive-pause clocks at the end.
+    pub(super) rx_paused: Vec<Option<[lossless_proto::units::Duration; 8]>>,
 }
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
@@ -1090,6 +1164,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             wires,
             nodes,
             flows,
+            features: self.features_of(me, of_node),
         }
     }
 
@@ -1107,7 +1182,15 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             pause_ps: vec![None; nports],
             ecn: vec![None; nports],
             qps: vec![(None, None); self.flows.len()],
+            hosts: vec![None; self.nodes.len()],
+            cp_sampled: vec![None; nports],
+            rx_paused: vec![None; nports],
         };
+        let of_node = self
+            .part
+            .as_deref()
+            .map_or_else(Vec::new, |ps| ps.of_node.clone());
+        let own_lost = self.own_lost(&of_node);
         let mut events = own_events;
         let mut flows: Vec<FlowStats> = self.flows.iter().map(|f| f.stats).collect();
         let bad = |what: &str, i: usize, d: &Digest| {
@@ -1189,6 +1272,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         for (f, s) in self.flows.iter_mut().zip(flows) {
             f.stats = s;
         }
+        let features: Vec<(u16, &Features)> = digests.iter().map(|d| (d.part, &d.features)).collect();
+        self.absorb_features(&features, own_lost, &mut a)?;
         self.events = events;
         self.part = None;
         self.absorbed = Some(Box::new(a));

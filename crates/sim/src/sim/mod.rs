@@ -47,6 +47,7 @@ use rand_pcg::Pcg64;
 
 mod build;
 pub mod exchange;
+mod exchange_features;
 mod fabric;
 mod features;
 mod ideal;

@@ -17,9 +17,10 @@
 //! the whole fabric's routes and acts on its own ports), the deadlock detector (every
 //! partition takes its ports' part of a scan at the same point of the order of events, and
 //! builds the graph from all of them: [`ScanPart`]) and victim accounting (blocked time whose
-//! cause another partition records is classified at the merge). Refused (for now): DCBX (its
-//! LLDPDUs' bytes cross the link beside the frame), QCN, link bit errors; over MPI ranks, the
-//! pathology parts.
+//! cause another partition records is classified at the merge), QCN and link bit errors
+//! (their ports'). Over MPI ranks the same: a scan's parts are gathered from every rank, and
+//! each partition's digest carries the feature state it owns (`exchange_features.rs`).
+//! Refused (for now): DCBX (its LLDPDUs' bytes cross the link beside the frame).
 
 use lossless_proto::units::Instant;
 
@@ -97,34 +98,6 @@ pub fn unsupported(config: &SimConfig) -> Option<&'static str> {
         return Some("DCBX");
     }
     None
-}
-
-/// The first feature of `config` that a run over MPI ranks does not support, if any: those
-/// of [`unsupported`], and link bit errors, QCN and the pathology parts (their state does not
-/// cross ranks yet).
-pub fn unsupported_over_ranks(config: &SimConfig) -> Option<&'static str> {
-    unsupported(config).or_else(|| {
-        let p = &config.pathology;
-        let any = !p.hosts.is_empty()
-            || !p.pfcwd.is_empty()
-            || !p.routes.is_empty()
-            || !p.events.is_empty()
-            || p.deadlock.is_some()
-            || p.victims.is_some();
-        if config.links.iter().any(|l| l.ber > 0.0) {
-            return Some("link bit errors");
-        }
-        if config
-            .nodes
-            .iter()
-            .any(|n| matches!(&n.kind, crate::config::NodeKind::Switch(s) if s.qcn.is_some()))
-        {
-            return Some("QCN");
-        }
-        any.then_some(
-            "the pathology parts (stalls, pfcwd, routes, topology events, the deadlock detector, victims)",
-        )
-    })
 }
 
 impl<Q: EventQueue<Event>> Simulator<NoObserver, Q> {

@@ -2,9 +2,8 @@
 //! its read-only views (`sim/inspect.rs`): the hosts' stalls and storm prevention, the pfcwd
 //! queues, the topology events, the detector's findings and verdict, the victims.
 
-use lossless_proto::flow_control::Mode;
 use lossless_proto::units::Instant;
-use lossless_proto::watchdog::pfcwd::{Action, Rule, Status};
+use lossless_proto::watchdog::pfcwd::{Action, Rule};
 
 use crate::config::traffic::{FlowSpec, frame_len};
 use crate::event::EventQueue;
@@ -92,38 +91,30 @@ impl<O: Observer, Q: EventQueue<Event>> Collector<'_, O, Q> {
 
     /// Hosts with a receiver stall or storm prevention, in node order.
     fn hosts(&self) -> Vec<HostPathologyReport> {
-        let now = self.sim.now;
         let mut hosts = Vec::new();
         for (i, n) in self.sim.nodes.iter().enumerate() {
             let Node::Host(h) = n else {
                 continue;
             };
-            let Some(s) = h.stall.as_deref() else {
+            // (the figures of its stall and prevention: here, or where the host ran)
+            let Some(f) = self.sim.host_figures(i as u32) else {
                 continue;
             };
             let port = &self.sim.ports[h.port as usize];
-            let c = s.prevention.as_ref().map(|p| p.counters()).unwrap_or_default();
-            let requested = match port.mac.config().mode {
-                Mode::Off => 0,
-                _ => (0..8u8)
-                    .map(|q| port.mac.tx_pause_duration(now, q).as_ps())
-                    .max()
-                    .unwrap_or(0),
-            };
             hosts.push(HostPathologyReport {
                 host: self.name(i as u32).to_string(),
-                rx_stalled_ps: s.stalled_until(now).as_ps(),
-                pfc_prevention_tout_ps: s.prevention.as_ref().map(|p| p.critical().as_ps()),
-                tx_pause_storm_warning_events_total: c.tx_pause_storm_warning_events,
-                tx_pause_storm_error_events_total: c.tx_pause_storm_error_events,
-                pause_stopped_at_ps: s.pause_stopped_at.iter().map(|&t| ps(t)).collect(),
+                rx_stalled_ps: f.rx_stalled_ps,
+                pfc_prevention_tout_ps: f.prevention_tout_ps,
+                tx_pause_storm_warning_events_total: f.storm_warnings,
+                tx_pause_storm_error_events_total: f.storm_errors,
+                pause_stopped_at_ps: f.pause_stopped_at.iter().map(|&t| ps(t)).collect(),
                 rx_dropped_frames: port
                     .stats
                     .prio
                     .iter()
                     .map(|st| st.drops[DropReason::ReceiverOverflow.index()])
                     .sum(),
-                pause_requested_ps: requested,
+                pause_requested_ps: f.pause_requested_ps,
             });
         }
         hosts
@@ -155,12 +146,9 @@ impl<O: Observer, Q: EventQueue<Event>> Collector<'_, O, Q> {
                     detection_time_ps: sw.cfg.detection.as_ps(),
                     restoration_time_ps: sw.cfg.restoration.as_ps(),
                     poll_interval_ps: sw.cfg.poll.as_ps(),
-                    status: match q.watch.status() {
-                        Status::Operational => "operational",
-                        Status::Stormed => "stormed",
-                    },
-                    storms_detected_total: q.watch.detected(),
-                    storms_restored_total: q.watch.restored(),
+                    status: if q.stormed() { "stormed" } else { "operational" },
+                    storms_detected_total: q.detected(),
+                    storms_restored_total: q.restored(),
                     tx_dropped_frames: q.tx_dropped,
                     rx_dropped_frames: q.rx_dropped,
                     storms: q

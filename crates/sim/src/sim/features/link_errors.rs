@@ -79,6 +79,18 @@ impl LinkErrors {
         }
     }
 
+    /// Sets what port `p`'s FCS check discarded (its receiver ran in another process);
+    /// false when `p` has no error model.
+    pub(in crate::sim) fn set_corrupted(&mut self, p: PortId, e: FcsErrors) -> bool {
+        match self.ports.get_mut(p as usize).and_then(|x| x.as_deref_mut()) {
+            Some(x) => {
+                x.corrupted = e;
+                true
+            }
+            None => false,
+        }
+    }
+
     fn port(&self, p: PortId) -> Option<(f64, FcsErrors)> {
         let e = self.ports.get(p as usize)?.as_deref()?;
         Some((e.ber, e.corrupted))

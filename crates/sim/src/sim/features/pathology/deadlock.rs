@@ -81,15 +81,15 @@ const NONE: u32 = u32::MAX;
 /// frames entered their switch by, and the flows they belong to. The partitions of a split
 /// run each take their part at the same point of the order of events; every partition then
 /// builds the graph from all the parts, which is the graph of one simulator.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ScanPart {
     /// Blocked queues in (port, priority) order: the port, the priority, and the ends of its
     /// ranges in `ingress` and `flows`.
-    queues: Vec<(PortId, u8, u32, u32)>,
+    pub(crate) queues: Vec<(PortId, u8, u32, u32)>,
     /// The distinct ingress ports of each blocked queue's frames.
-    ingress: Vec<PortId>,
+    pub(crate) ingress: Vec<PortId>,
     /// The distinct flows of each blocked queue's frames, sorted.
-    flows: Vec<FlowId>,
+    pub(crate) flows: Vec<FlowId>,
 }
 
 impl ScanPart {

@@ -45,6 +45,27 @@ pub(crate) struct WdQueue {
     pub(crate) missed: u64,
     /// The blocked run last counted as missed (its start).
     missed_run: Option<Instant>,
+    /// Of a queue that ran in another process (a run over ranks): the watch's status
+    /// (stormed), storms detected and restored there.
+    pub(crate) shown: Option<(bool, u64, u64)>,
+}
+
+impl WdQueue {
+    /// Whether the queue is declared stormed now.
+    pub(crate) fn stormed(&self) -> bool {
+        self.shown
+            .map_or(self.watch.status() == Status::Stormed, |(s, _, _)| s)
+    }
+
+    /// Storms detected.
+    pub(crate) fn detected(&self) -> u64 {
+        self.shown.map_or_else(|| self.watch.detected(), |(_, d, _)| d)
+    }
+
+    /// Storms restored.
+    pub(crate) fn restored(&self) -> u64 {
+        self.shown.map_or_else(|| self.watch.restored(), |(_, _, r)| r)
+    }
 }
 
 /// A switch's watchdog.
@@ -72,6 +93,7 @@ impl SwitchWd {
                     active: None,
                     missed: 0,
                     missed_run: None,
+                    shown: None,
                 })
                 .collect(),
             last_poll: Instant::ZERO,

@@ -29,14 +29,14 @@ use crate::sim::{Event, Node, Simulator};
 pub(crate) const RECEIVER: PortId = u32::MAX - 1;
 
 /// One hop of one flow.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Slot {
     /// The egress port of this hop (the source NIC's port at hop 0).
     pub(crate) port: PortId,
     /// Frames of the flow in that queue now.
-    present: u32,
+    pub(crate) present: u32,
     /// The pause clock when the flow's first frame entered.
-    clock_at: Duration,
+    pub(crate) clock_at: Duration,
     /// Time the queue was paused while holding a frame of the flow.
     pub(crate) blocked: Duration,
     /// Of that, time whose pause was caused off the flow's path.
@@ -81,24 +81,33 @@ pub(crate) struct Victims {
 }
 
 /// Blocked time whose cause is recorded in another partition.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Deferred {
     /// The event that ended the blocked interval: time and tie (`order.rs`).
-    at: (Instant, u64),
-    slot: u32,
-    pauser: PortId,
-    flow: FlowId,
-    prio: u8,
-    delta: Duration,
+    pub(crate) at: (Instant, u64),
+    /// The slot blocked.
+    pub(crate) slot: u32,
+    /// The port whose XOFF blocked it (the next hop's ingress).
+    pub(crate) pauser: PortId,
+    /// The slot's flow.
+    pub(crate) flow: FlowId,
+    /// The priority paused.
+    pub(crate) prio: u8,
+    /// The blocked time.
+    pub(crate) delta: Duration,
 }
 
 /// The cause recorded at (`port`, `prio`) from the event at `at` (time and tie) on.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct CauseChange {
-    at: (Instant, u64),
-    port: PortId,
-    prio: u8,
-    cause: PortId,
+    /// When: time and tie.
+    pub(crate) at: (Instant, u64),
+    /// The port.
+    pub(crate) port: PortId,
+    /// The priority.
+    pub(crate) prio: u8,
+    /// The cause recorded.
+    pub(crate) cause: PortId,
 }
 
 impl Victims {
@@ -363,10 +372,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     continue;
                 }
                 let port = &self.ports[s.port as usize];
-                let delta = port
-                    .mac
-                    .rx_pause_duration(self.now, prio)
-                    .saturating_sub(s.clock_at);
+                let delta = self.rx_paused(s.port, prio).saturating_sub(s.clock_at);
                 if delta > Duration::ZERO {
                     let cause = view.cause[port.peer as usize][prio as usize & 7];
                     classify(&mut view, i, cause, f as FlowId, delta);
