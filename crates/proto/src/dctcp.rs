@@ -60,10 +60,21 @@ impl DctcpParams {
         }
     }
 
-    /// The preset called `name` (`hpcc-ns3`; `_` may stand for `-`).
+    /// RFC 8257 where it applies to a rate: the estimation gain g = 1/16 (§4.2) and one cut
+    /// by α/2 per window of data (§3.3). The RFC's increase (one MSS per RTT on a window) has
+    /// no rate of its own: the additive step, floor and payload are the fork's at 100 Gb/s.
+    pub fn rfc8257() -> Self {
+        DctcpParams {
+            g: 1.0 / 16.0,
+            ..DctcpParams::hpcc_ns3()
+        }
+    }
+
+    /// The preset called `name` (`hpcc-ns3`, `rfc8257`; `_` may stand for `-`).
     pub fn preset(name: &str) -> Option<Self> {
         match name.trim().to_ascii_lowercase().replace('_', "-").as_str() {
             "hpcc-ns3" => Some(DctcpParams::hpcc_ns3()),
+            "rfc8257" => Some(DctcpParams::rfc8257()),
             _ => None,
         }
     }
@@ -210,6 +221,11 @@ mod tests {
 
     fn sender() -> Dctcp {
         Dctcp::new(DctcpParams::hpcc_ns3(), LINE).unwrap()
+    }
+
+    #[test]
+    fn the_rfc8257_preset_has_its_gain_of_one_sixteenth() {
+        assert_eq!(DctcpParams::preset("rfc8257").expect("known").g, 1.0 / 16.0);
     }
 
     #[test]

@@ -70,10 +70,22 @@ impl TimelyParams {
         }
     }
 
-    /// The preset called `name` (`hpcc-ns3`; `_` may stand for `-`).
+    /// The TIMELY paper's values (Mittal et al., SIGCOMM 2015, §4–5, at 10 Gb/s): additive
+    /// step δ 10 Mb/s, HAI N·δ with N = 5 (50 Mb/s), β 0.8, EWMA α 0.875, T_low 50 µs,
+    /// T_high 500 µs, minRTT 20 µs. The paper names no rate floor: the fork's 1000 Mb/s.
+    pub fn paper() -> Self {
+        TimelyParams {
+            rate_ai: Rate::from_mbps(10),
+            rate_hai: Rate::from_mbps(50),
+            ..TimelyParams::hpcc_ns3()
+        }
+    }
+
+    /// The preset called `name` (`hpcc-ns3`, `paper`; `_` may stand for `-`).
     pub fn preset(name: &str) -> Option<Self> {
         match name.trim().to_ascii_lowercase().replace('_', "-").as_str() {
             "hpcc-ns3" => Some(TimelyParams::hpcc_ns3()),
+            "paper" => Some(TimelyParams::paper()),
             _ => None,
         }
     }
@@ -232,6 +244,21 @@ mod tests {
 
     fn sender() -> Timely {
         Timely::new(TimelyParams::hpcc_ns3(), LINE).unwrap()
+    }
+
+    #[test]
+    fn the_papers_preset_is_its_additive_steps_over_the_forks_constants() {
+        let p = TimelyParams::preset("paper").expect("known");
+        assert_eq!(
+            (p.rate_ai, p.rate_hai),
+            (Rate::from_mbps(10), Rate::from_mbps(50))
+        );
+        let f = TimelyParams::hpcc_ns3();
+        assert_eq!(
+            (p.alpha, p.beta, p.t_low_ns, p.t_high_ns, p.min_rtt_ns),
+            (f.alpha, f.beta, f.t_low_ns, f.t_high_ns, f.min_rtt_ns)
+        );
+        assert!(p.validate(Rate::from_gbps(10)).is_ok());
     }
 
     #[test]

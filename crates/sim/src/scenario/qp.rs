@@ -31,7 +31,9 @@ use crate::config::transport::{CcSpec, EcnSpec, QcnSpec, QpSpec, QpWindow};
 pub(super) struct RawQp {
     /// "dcqcn", "qcn", "dctcp", "hpcc", "hpcc-pint", "timely" or "none".
     pub(super) cc: Option<Spanned<String>>,
-    /// Preset of the congestion control: DCQCN "connectx", "paper", "hpcc-ns3"; QCN "mib".
+    /// Preset of the congestion control: DCQCN "connectx", "paper", "hpcc-ns3"; QCN "mib";
+    /// HPCC "hpcc-ns3", "paper", "eta99"; TIMELY "hpcc-ns3", "paper"; DCTCP "hpcc-ns3",
+    /// "rfc8257"; HPCC-PINT "hpcc-ns3".
     pub(super) preset: Option<Spanned<String>>,
     /// Priority of the receiver's ACK/NAK packets (default: the data priority).
     pub(super) ack_priority: Option<u8>,
@@ -544,8 +546,13 @@ enum DctcpKeyError {
 impl std::fmt::Display for DctcpKeyError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            DctcpKeyError::PresetNotText(v) => write!(f, "key `preset`: found {v}, allowed \"hpcc-ns3\""),
-            DctcpKeyError::Preset(name) => write!(f, "preset: found {name:?}, allowed \"hpcc-ns3\" (DCTCP)"),
+            DctcpKeyError::PresetNotText(v) => {
+                write!(f, "key `preset`: found {v}, allowed \"hpcc-ns3\" or \"rfc8257\"")
+            }
+            DctcpKeyError::Preset(name) => write!(
+                f,
+                "preset: found {name:?}, allowed \"hpcc-ns3\" or \"rfc8257\" (DCTCP)"
+            ),
             DctcpKeyError::Mtu => f.write_str(
                 "key `mtu`: not a DCTCP key here: batches are counted in the transport's `rocev2.mtu`",
             ),
@@ -616,8 +623,14 @@ enum HpccKeyError {
 impl std::fmt::Display for HpccKeyError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            HpccKeyError::PresetNotText(v) => write!(f, "key `preset`: found {v}, allowed \"hpcc-ns3\""),
-            HpccKeyError::Preset(name) => write!(f, "preset: found {name:?}, allowed \"hpcc-ns3\" (HPCC)"),
+            HpccKeyError::PresetNotText(v) => write!(
+                f,
+                "key `preset`: found {v}, allowed \"hpcc-ns3\", \"paper\" or \"eta99\""
+            ),
+            HpccKeyError::Preset(name) => write!(
+                f,
+                "preset: found {name:?}, allowed \"hpcc-ns3\", \"paper\" or \"eta99\" (HPCC)"
+            ),
             HpccKeyError::Required(key, found) => write!(
                 f,
                 "key `{key}`: found {found}, allowed {}",
@@ -737,11 +750,15 @@ fn timely_params(q: &RawQp, preset: Option<&str>, lines: &[Rate]) -> Result<Time
     let mut t = q.timely.clone().unwrap_or_default();
     let name = match t.remove("preset") {
         Some(toml::Value::String(s)) => s,
-        Some(v) => return Err(format!("key `preset`: found {v}, allowed \"hpcc-ns3\"")),
+        Some(v) => {
+            return Err(format!(
+                "key `preset`: found {v}, allowed \"hpcc-ns3\" or \"paper\""
+            ));
+        }
         None => preset.unwrap_or("hpcc-ns3").to_string(),
     };
     let base = TimelyParams::preset(&name)
-        .ok_or_else(|| format!("preset: found {name:?}, allowed \"hpcc-ns3\" (TIMELY)"))?;
+        .ok_or_else(|| format!("preset: found {name:?}, allowed \"hpcc-ns3\" or \"paper\" (TIMELY)"))?;
     let over = t
         .iter()
         .map(|(k, v)| to_json(k, v).map(|j| (k.clone(), j)))
