@@ -106,7 +106,7 @@ transport = "rocev2"
 "#;
 
 #[test]
-fn qcn_dctcp_hpcc_pint_and_lossy_go_back_n_runs_allocate_nothing_once_warm() {
+fn qcn_dctcp_hpcc_pint_timely_and_lossy_go_back_n_runs_allocate_nothing_once_warm() {
     for (name, fc, cc) in [
         (
             "qcn",
@@ -136,6 +136,12 @@ fn qcn_dctcp_hpcc_pint_and_lossy_go_back_n_runs_allocate_nothing_once_warm() {
             "flow_control = \"pfc\"\npfc_priorities = [3]",
             "cc = \"hpcc-pint\"\nhpcc_pint = { base_rtt = \"2us\", bdp = 6250, rate_ai = \"500M\", min_rate = \"100M\" }",
         ),
+        (
+            // TIMELY: the send timestamp in the per-QP rings, its echo, the RTT gradient
+            "timely",
+            "flow_control = \"pfc\"\npfc_priorities = [3]",
+            "cc = \"timely\"\ntimely = { t_low_ns = 5000, t_high_ns = 50000, min_rtt_ns = 2000, rate_ai = \"100M\", min_rate = \"100M\" }",
+        ),
     ] {
         let mut text = INCAST_QP.replace("FC", fc).replace("CC", cc);
         if name.starts_with("hpcc") {
@@ -147,7 +153,7 @@ fn qcn_dctcp_hpcc_pint_and_lossy_go_back_n_runs_allocate_nothing_once_warm() {
         let (before, after) = if name == "qcn" {
             let cnms = |r: &Report| r.cn.as_ref().unwrap().cnms_sent_total;
             (cnms(&warm), cnms(&end))
-        } else if name.starts_with("hpcc") {
+        } else if name.starts_with("hpcc") || name == "timely" {
             let cuts = |r: &Report| -> u64 {
                 r.flows
                     .iter()
