@@ -89,7 +89,7 @@ for k in "${ks[@]}"; do
   for t in "${transports[@]}"; do
     scenario "$k" "$t" >"$work/k$k-$t.toml"
     for d in 1ns $durations; do
-      /usr/bin/time -v "$LOSSLESS" sim "$work/k$k-$t.toml" --duration "$d" -q --no-twin \
+      /usr/bin/time -v "$LOSSLESS" sim "$work/k$k-$t.toml" --duration "$d" -q --no-twin --threads 1 \
         --json "$work/out.json" 2>"$work/time.txt" >/dev/null
       python3 - "$work/out.json" "$work/time.txt" "$k" "$t" "$d" "$rows" <<'EOF'
 import json, sys

@@ -110,7 +110,7 @@ for e in "${experiments[@]}"; do
   mkdir -p "$out/lossless" "$out/fork"
 
   /usr/bin/time -v -o "$out/lossless.time" "$bin" sim --ns3 "$d/config.txt" \
-    --ns3-topology "$d/topology.txt" --ns3-flows "$d/flow.txt" --ns3-out "$out/lossless" -q \
+    --ns3-topology "$d/topology.txt" --ns3-flows "$d/flow.txt" --ns3-out "$out/lossless" -q --threads 1 \
     2>"$out/lossless.err" || { cat "$out/lossless.err" >&2; exit 1; }
   read -r lw lu lr < <(times_of "$out/lossless.time")
   read -r l50 l95 l99 < <(slowdowns "$out/lossless/fct.txt")

@@ -42,13 +42,13 @@ echo "| --- | --- | --- | --- |"
 for kind in plain rocev2; do
     flows $kind 1 >$kind-1.toml
     flows $kind 4 >$kind-4.toml
-    row "$kind flows" 10000 40000 "$(peak "$bin" sim $kind-1.toml -q --no-twin)" \
-        "$(peak "$bin" sim $kind-4.toml -q --no-twin)"
+    row "$kind flows" 10000 40000 "$(peak "$bin" sim $kind-1.toml -q --no-twin --threads 1)" \
+        "$(peak "$bin" sim $kind-4.toml -q --no-twin --threads 1)"
 done
 hosts 2000 >h-2000.toml
 hosts 8000 >h-8000.toml
-row "hosts with their link" 2000 8000 "$(peak "$bin" sim h-2000.toml -q --no-twin)" \
-    "$(peak "$bin" sim h-8000.toml -q --no-twin)"
+row "hosts with their link" 2000 8000 "$(peak "$bin" sim h-2000.toml -q --no-twin --threads 1)" \
+    "$(peak "$bin" sim h-8000.toml -q --no-twin --threads 1)"
 if [ -f "$corpus/config.txt" ]; then
     sed -e 's/^SIMULATOR_STOP_TIME.*/SIMULATOR_STOP_TIME 0.000000001/' -e '/^QLEN_MON/d' \
         "$corpus/config.txt" >config.txt
