@@ -3,6 +3,7 @@
 use lossless_sim::experiments::parallel;
 use lossless_sim::scenario::{self, Overrides};
 use lossless_sim::{Report, Simulator};
+use lossless_testkit::pathology::{PATHOLOGY_BUILTINS, assert_acted, fired};
 
 fn json_of(sim: &Simulator) -> String {
     serde_json::to_string_pretty(&Report::collect(sim)).expect("serialises")
@@ -258,19 +259,6 @@ fn the_default_thread_count_is_one_where_threads_do_not_pay_and_grows_with_the_f
     assert_eq!(auto_threads(&dcbx, 16).threads, 1);
 }
 
-/// How many lines of `json` have the key `key` with a value other than 0, `null`, `false`
-/// or `[]`.
-fn fired(json: &str, key: &str) -> usize {
-    json.lines()
-        .map(str::trim)
-        .filter(|l| l.starts_with(&format!("\"{key}\": ")))
-        .filter(|l| {
-            let v = l.split_once(": ").map_or("", |x| x.1).trim_end_matches(',');
-            !matches!(v, "0" | "null" | "[]" | "false")
-        })
-        .count()
-}
-
 #[test]
 fn the_pathology_builtins_at_1_2_3_and_8_threads_report_what_one_simulator_does() {
     // each where its mechanism acts (checked on the one-simulator report first):
@@ -284,31 +272,10 @@ fn the_pathology_builtins_at_1_2_3_and_8_threads_report_what_one_simulator_does(
     //   and 8 threads: lost in the receiver's partition), routes are installed, a deadlock;
     // - four-bridge: victim accounting whose pausers are in other partitions (classified at
     //   the merge with the cause recorded there at the time).
-    let expect: [(&str, &[&str]); 6] = [
-        ("storm", &["\"kind\": \"storm\""]),
-        ("storm-nic", &["pause_stopped_at_ps"]),
-        ("storm-pfcwd", &["storms_detected_total", "tx_dropped_frames"]),
-        (
-            "deadlock-ring",
-            &["\"kind\": \"deadlock\"", "ended_by_deadlock_at_ps"],
-        ),
-        (
-            "deadlock-bounce",
-            &["\"kind\": \"deadlock\"", "\"reason\": \"link_down\""],
-        ),
-        ("four-bridge", &["off_path_blocked_ps"]),
-    ];
-    for (name, marks) in expect {
+    for (name, marks) in PATHOLOGY_BUILTINS {
         let cfg = scenario::load(name, &Overrides::default()).expect("loads");
         let seq = sequential(&cfg);
-        for m in marks {
-            let acted = if m.starts_with('"') {
-                seq.matches(m).count()
-            } else {
-                fired(&seq, m)
-            };
-            assert!(acted > 0, "{name}: {m} never happened in the one-simulator run");
-        }
+        assert_acted(name, &seq, marks);
         for t in [1, 2, 3, 8] {
             let (sim, stats) = parallel::run(&cfg, t).expect("splits");
             let par = json_of(&sim);

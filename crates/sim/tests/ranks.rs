@@ -12,6 +12,7 @@ use lossless_sim::observer::Observer;
 use lossless_sim::scenario::{self, Overrides};
 use lossless_sim::sim::exchange::{self, Dec, DecodeError, Digest, Shipped};
 use lossless_sim::{Report, Simulator};
+use lossless_testkit::pathology::{PATHOLOGY_BUILTINS, assert_acted, fired};
 
 fn json_of(sim: &Simulator) -> String {
     serde_json::to_string_pretty(&Report::collect(sim)).expect("serialises")
@@ -606,50 +607,16 @@ fn what_a_frame_carries_for_hpcc_pint_and_timely_is_encoded_byte_for_byte_and_de
     assert!(d.is_empty());
 }
 
-/// How many lines of `json` have the key `key` with a value other than 0, `null`, `false`
-/// or `[]`.
-fn fired(json: &str, key: &str) -> usize {
-    json.lines()
-        .map(str::trim)
-        .filter(|l| l.starts_with(&format!("\"{key}\": ")))
-        .filter(|l| {
-            let v = l.split_once(": ").map_or("", |x| x.1).trim_end_matches(',');
-            !matches!(v, "0" | "null" | "[]" | "false")
-        })
-        .count()
-}
-
 #[test]
 fn the_pathology_builtins_over_2_and_4_ranks_of_1_and_2_threads_report_what_one_simulator_does() {
     // each where its mechanism acts (checked on the one-simulator report first): the
     // detector's scans gather every partition's part across ranks, and each rank's digests
     // carry the hosts' stalls, pfcwd, the detector's per-port state, victims (with the blocked
     // time whose pauser ran on another rank) and the frames lost on a cut link
-    let expect: [(&str, &[&str]); 6] = [
-        ("storm", &["\"kind\": \"storm\""]),
-        ("storm-nic", &["pause_stopped_at_ps"]),
-        ("storm-pfcwd", &["storms_detected_total", "tx_dropped_frames"]),
-        (
-            "deadlock-ring",
-            &["\"kind\": \"deadlock\"", "ended_by_deadlock_at_ps"],
-        ),
-        (
-            "deadlock-bounce",
-            &["\"kind\": \"deadlock\"", "\"reason\": \"link_down\""],
-        ),
-        ("four-bridge", &["off_path_blocked_ps"]),
-    ];
-    for (name, marks) in expect {
+    for (name, marks) in PATHOLOGY_BUILTINS {
         let cfg = load(name, &[]);
         let seq = sequential(&cfg);
-        for m in marks {
-            let acted = if m.starts_with('"') {
-                seq.matches(m).count()
-            } else {
-                fired(&seq, m)
-            };
-            assert!(acted > 0, "{name}: {m} never happened in the one-simulator run");
-        }
+        assert_acted(name, &seq, marks);
         for (r, t) in [(2, 1), (2, 2), (4, 1)] {
             let (par, stats) = json_over_ranks(&cfg, r, t, None);
             assert!(

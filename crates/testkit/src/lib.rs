@@ -7,6 +7,7 @@
 
 pub mod alloc_count;
 pub mod netns;
+pub mod pathology;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
