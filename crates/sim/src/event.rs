@@ -12,36 +12,16 @@ use std::collections::{BinaryHeap, VecDeque};
 
 use lossless_proto::units::Instant;
 
-/// A scheduled item: the time it fires, the caller's tie, a sequence number that breaks the
-/// remaining ties in insertion order, and the payload.
-#[derive(Clone, Copy, Debug)]
+/// A scheduled item: the time it fires, the caller's tie and the payload. Items with equal
+/// time and tie come out in the order they were pushed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Scheduled<E> {
     /// When the event fires.
     pub at: Instant,
     /// The caller's order among events at the same instant (smaller first).
     pub tie: u64,
-    /// Insertion order; events with the same time and tie fire in this order.
-    pub seq: u64,
     /// What happens.
     pub event: E,
-}
-
-impl<E> PartialEq for Scheduled<E> {
-    fn eq(&self, other: &Self) -> bool {
-        (self.at, self.tie, self.seq) == (other.at, other.tie, other.seq)
-    }
-}
-impl<E> Eq for Scheduled<E> {}
-impl<E> PartialOrd for Scheduled<E> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl<E> Ord for Scheduled<E> {
-    /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest (time, tie, seq) first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        (other.at, other.tie, other.seq).cmp(&(self.at, self.tie, self.seq))
-    }
 }
 
 /// A priority queue of events ordered by (time, tie, sequence).
@@ -95,7 +75,6 @@ impl<E> Entry<E> {
         Scheduled {
             at: Instant::from_ps(self.key >> TIE_BITS),
             tie: (self.key as u64) & TIE_MASK,
-            seq: self.seq,
             event: self.event,
         }
     }
@@ -243,12 +222,11 @@ impl<E: Copy> EventQueue<E> for RadixQueue<E> {
                 .make_contiguous()
                 .sort_unstable_by_key(|e| (e.0, e.1));
         }
-        let (tie, seq, event) = self.now_bucket.pop_front()?;
+        let (tie, _seq, event) = self.now_bucket.pop_front()?;
         self.len -= 1;
         Some(Scheduled {
             at: Instant::from_ps(self.last),
             tie,
-            seq,
             event,
         })
     }
@@ -269,6 +247,9 @@ impl<E: Copy> EventQueue<E> for RadixQueue<E> {
 /// schedules 6.6–13.5 events per ns) costs one small sort per bucket instead of a heap
 /// operation per event (docs/benchmarks.md, "Fabric scale").
 const CAL_SHIFT: u32 = 10;
+/// The most events in a bucket that std's stable sort sorts in place (an insertion sort up
+/// to 20 elements); larger buckets go through `sort_large_bucket`.
+const SMALL_BUCKET: usize = 20;
 /// Number of calendar buckets (a power of two): the near window spans
 /// `CAL_BUCKETS << CAL_SHIFT` ps ≈ 4.2 µs, longer than a 1500-byte frame at 10 Gb/s.
 const CAL_BUCKETS: usize = 4096;
@@ -284,22 +265,14 @@ const SLOT_LOW: u32 = TIE_BITS + CAL_SHIFT;
 const NIL: u32 = u32::MAX;
 
 /// A ring entry: its time within the bucket's slot and its tie in one `u64`
-/// (`offset << 54 | tie`, the low 64 bits of the full key), and its sequence number; the slot
-/// itself is the bucket's position.
+/// (`offset << 54 | tie`, the low 64 bits of the full key); the slot itself is the bucket's
+/// position. No sequence number: a bucket keeps its entries in insertion order among equal
+/// keys (its list is newest first, pushes into the current array go after their equals), so
+/// a stable sort on the key alone gives (key, sequence) order, with 16-byte entries to move.
 #[derive(Clone, Copy, Debug)]
 struct NearEntry<E> {
     key: u64,
-    seq: u64,
     event: E,
-}
-
-impl<E> NearEntry<E> {
-    /// The order within a bucket: (offset, tie), then insertion, as one integer (a
-    /// comparison without branches).
-    #[inline(always)]
-    fn order(&self) -> u128 {
-        (u128::from(self.key) << 64) | u128::from(self.seq)
-    }
 }
 
 /// An entry of a bucket that the cursor has not reached: a node of the bucket's list.
@@ -339,6 +312,9 @@ pub struct CalendarQueue<E> {
     cur_head: usize,
     /// Which bucket `cur` holds (`NIL` for none).
     cur_b: u32,
+    /// Scratch of a large bucket's sort: its keys with their positions, and the entries.
+    sort_keys: Vec<u128>,
+    sort_tmp: Vec<NearEntry<E>>,
     /// Bit b set while bucket b holds an event.
     occupied: [u64; CAL_WORDS],
     /// Events in the ring.
@@ -363,6 +339,8 @@ impl<E> Default for CalendarQueue<E> {
             cur: Vec::new(),
             cur_head: 0,
             cur_b: NIL,
+            sort_keys: Vec::new(),
+            sort_tmp: Vec::new(),
             occupied: [0; CAL_WORDS],
             near: 0,
             spill: BinaryHeap::new(),
@@ -403,11 +381,10 @@ impl<E: Copy> CalendarQueue<E> {
     /// Puts an entry (full key) whose slot lies in the window into its bucket: linked into
     /// its list, or in order into the current array if it is the current bucket.
     #[inline(always)]
-    fn insert_near(&mut self, slot: u128, key: u128, seq: u64, event: E) {
+    fn insert_near(&mut self, slot: u128, key: u128, event: E) {
         let b = (slot as usize) & (CAL_BUCKETS - 1);
         let entry = NearEntry {
             key: key as u64,
-            seq,
             event,
         };
         self.insert_bucket(b, entry);
@@ -417,10 +394,10 @@ impl<E: Copy> CalendarQueue<E> {
     #[inline(always)]
     fn insert_bucket(&mut self, b: usize, entry: NearEntry<E>) {
         if b as u32 == self.cur_b {
-            // a new event usually has the largest sequence number and a time no earlier
-            // than the rest: it goes at the end, else before the larger keys
+            // a new event has the largest sequence number and usually a time no earlier than
+            // the rest: it goes at the end, else before the larger keys (after its equals)
             let mut i = self.cur.len();
-            while i > self.cur_head && self.cur[i - 1].order() > entry.order() {
+            while i > self.cur_head && self.cur[i - 1].key > entry.key {
                 i -= 1;
             }
             self.cur.insert(i, entry);
@@ -445,7 +422,7 @@ impl<E: Copy> CalendarQueue<E> {
                 return;
             }
             let Some(e) = self.far.pop() else { break };
-            self.insert_near(slot, e.key, e.seq, e.event);
+            self.insert_near(slot, e.key, e.event);
         }
         self.far_slot = u128::MAX;
     }
@@ -510,20 +487,44 @@ impl<E: Copy> CalendarQueue<E> {
             n = next;
         }
         if self.cur.len() > 1 {
-            // the list is newest first; oldest first is nearly sorted already (sequence
-            // numbers ascend, times mostly do), which the sort finishes in few steps. Orders
-            // are unique (distinct sequence numbers), so an unstable sort is deterministic.
+            // the list is newest first: reversed, it is in insertion order, and a stable
+            // sort on the key gives (key, sequence) order
             self.cur.reverse();
-            self.cur.sort_unstable_by_key(NearEntry::order);
+            if self.cur.len() <= SMALL_BUCKET {
+                // std's stable sort: an insertion sort at this size, nothing allocated
+                self.cur.sort_by_key(|e| e.key);
+            } else {
+                self.sort_large_bucket();
+            }
         }
         self.cur_b = b as u32;
     }
 
-    /// The earliest ring entry: (bucket, its slot, full key and sequence, whether it is a lone
+    /// Sorts a large current array stably by key without allocating beyond the largest bucket
+    /// so far (std's stable sort allocates its scratch for large slices): the keys with
+    /// their positions are sorted as unique `u128`s, then the entries gathered in that order.
+    #[cold]
+    #[inline(never)]
+    fn sort_large_bucket(&mut self) {
+        self.sort_keys.clear();
+        self.sort_keys.extend(
+            self.cur
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (u128::from(e.key) << 64) | i as u128),
+        );
+        self.sort_keys.sort_unstable();
+        self.sort_tmp.clear();
+        self.sort_tmp
+            .extend(self.sort_keys.iter().map(|&k| self.cur[k as u64 as usize]));
+        std::mem::swap(&mut self.cur, &mut self.sort_tmp);
+    }
+
+    /// The earliest ring entry: (bucket, its slot, full key, whether it is a lone
     /// node of its bucket's list rather than the head of the current array). A bucket of more
     /// than one event is made current.
     #[inline]
-    fn ring_min(&mut self) -> Option<(usize, u128, (u128, u64), bool)> {
+    fn ring_min(&mut self) -> Option<(usize, u128, u128, bool)> {
         if self.near == 0 {
             return None;
         }
@@ -535,12 +536,12 @@ impl<E: Copy> CalendarQueue<E> {
             if node.next == NIL {
                 // a bucket of one event (most of them in a small scenario): no sorting
                 let key = (slot << SLOT_LOW) | u128::from(node.entry.key);
-                return Some((b, slot, (key, node.entry.seq), true));
+                return Some((b, slot, key, true));
             }
             self.make_current(b);
         }
         let e = self.cur[self.cur_head];
-        Some((b, slot, ((slot << SLOT_LOW) | u128::from(e.key), e.seq), false))
+        Some((b, slot, (slot << SLOT_LOW) | u128::from(e.key), false))
     }
 
     /// `push` for an empty ring (the first push, or the window moving to this event), an
@@ -558,7 +559,7 @@ impl<E: Copy> CalendarQueue<E> {
         if slot < self.cursor {
             self.spill.push(Entry { key, seq, event });
         } else if slot < self.window_end() {
-            self.insert_near(slot, key, seq, event);
+            self.insert_near(slot, key, event);
         } else {
             self.far_slot = self.far_slot.min(slot);
             self.far.push(Entry { key, seq, event });
@@ -583,9 +584,11 @@ impl<E: Copy> CalendarQueue<E> {
             self.pull_far();
         }
         let ring = self.ring_min();
-        let spill_key = self.spill.peek().map(|e| (e.key, e.seq));
+        // (a ring event and a spill event never share a key: the spill's slots are all
+        // before the cursor's, the ring's at or after it)
+        let spill_key = self.spill.peek().map(|e| e.key);
         let key = match (ring, spill_key) {
-            (Some((b, slot, (key, seq), lone)), s) if s.is_none_or(|s| (key, seq) < s) => {
+            (Some((b, slot, key, lone)), s) if s.is_none_or(|s| key < s) => {
                 if key >> TIE_BITS >= until {
                     return None;
                 }
@@ -614,16 +617,13 @@ impl<E: Copy> CalendarQueue<E> {
                     e
                 };
                 self.near -= 1;
-                return Some(
-                    Entry {
-                        key,
-                        seq,
-                        event: e.event,
-                    }
-                    .scheduled(),
-                );
+                return Some(Scheduled {
+                    at: Instant::from_ps(key >> TIE_BITS),
+                    tie: (key as u64) & TIE_MASK,
+                    event: e.event,
+                });
             }
-            (_, Some((s, _))) => s,
+            (_, Some(s)) => s,
             (_, None) => return None,
         };
         if key >> TIE_BITS >= until {
@@ -676,7 +676,7 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
         if self.near != 0 && slot.wrapping_sub(self.cursor) < CAL_BUCKETS as u128 && t <= MAX_KEY_TIME {
             let b = (slot as usize) & (CAL_BUCKETS - 1);
             let key = ((t as u64) & ((1 << CAL_SHIFT) - 1)) << TIE_BITS | (tie & TIE_MASK);
-            self.insert_bucket(b, NearEntry { key, seq, event });
+            self.insert_bucket(b, NearEntry { key, event });
         } else {
             let key = heap_key(t, tie);
             self.push_rare(key >> SLOT_LOW, key, seq, event);
@@ -745,7 +745,6 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
         Some(Scheduled {
             at: Instant::from_ps(at),
             tie: near_key & TIE_MASK,
-            seq: e.seq,
             event: e.event,
         })
     }
@@ -837,19 +836,15 @@ mod tests {
             } else if rng.gen_bool(0.5) {
                 assert_eq!(h.peek_time(), c.peek_time(), "step {step}");
                 let (a, b) = (h.pop().unwrap(), c.pop().unwrap());
-                assert_eq!(
-                    (a.at, a.tie, a.seq, a.event),
-                    (b.at, b.tie, b.seq, b.event),
-                    "step {step}"
-                );
+                assert_eq!((a.at, a.tie, a.event), (b.at, b.tie, b.event), "step {step}");
                 now = a.at.as_ps();
             } else {
                 // a bounded pop, as the simulator's run loop does
                 let until = Instant::from_ps(now + rng.gen_range(0..3 * window));
                 let (a, b) = (h.pop_before(until), c.pop_before(until));
                 assert_eq!(
-                    a.map(|a| (a.at, a.seq, a.event)),
-                    b.map(|b| (b.at, b.seq, b.event)),
+                    a.map(|a| (a.at, a.tie, a.event)),
+                    b.map(|b| (b.at, b.tie, b.event)),
                     "step {step}"
                 );
                 if let Some(a) = a {
@@ -942,7 +937,7 @@ mod tests {
         // range, and pushes go into it (the last two saturate on the slow path)
         for _ in 0..3 {
             let (a, b) = (h.pop().unwrap(), c.pop().unwrap());
-            assert_eq!((a.at, a.seq, a.event), (b.at, b.seq, b.event));
+            assert_eq!((a.at, a.tie, a.event), (b.at, b.tie, b.event));
         }
         let late = [MAX_KEY_TIME - 3, MAX_KEY_TIME, MAX_KEY_TIME + 1, u128::MAX];
         for (i, &t) in late.iter().enumerate() {
@@ -952,7 +947,7 @@ mod tests {
         let mut order = Vec::new();
         while let Some(a) = h.pop() {
             let b = c.pop().expect("as many events as the heap");
-            assert_eq!((a.at, a.seq, a.event), (b.at, b.seq, b.event));
+            assert_eq!((a.at, a.tie, a.event), (b.at, b.tie, b.event));
             order.push(b.event);
         }
         assert!(c.pop().is_none());
@@ -963,7 +958,8 @@ mod tests {
     #[test]
     fn a_queued_event_of_eight_bytes_takes_at_most_32_bytes() {
         assert!(std::mem::size_of::<Entry<u64>>() <= 32);
-        assert!(std::mem::size_of::<Node<u64>>() <= 32);
+        // in the ring: a 64-bit key, the event, the next node's index
+        assert!(std::mem::size_of::<Node<u64>>() <= 24);
     }
 
     #[test]
