@@ -548,7 +548,10 @@ impl<E: Copy> CalendarQueue<E> {
     /// event beyond the window, or (defensively) one before the cursor.
     #[cold]
     #[inline(never)]
-    fn push_rare(&mut self, slot: u128, key: u128, seq: u64, event: E) {
+    fn push_rare(&mut self, slot: u128, key: u128, event: E) {
+        // the heaps' insertion order (the ring needs none, see `NearEntry`)
+        let seq = self.next_seq;
+        self.next_seq += 1;
         if self.pool.capacity() == 0 {
             self.pool = Vec::with_capacity(CAL_RESERVE);
             self.cur = Vec::with_capacity(CAL_RESERVE);
@@ -667,19 +670,20 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
     // window) is a few instructions; everything else is in `push_rare`
     #[inline(always)]
     fn push_tied(&mut self, at: Instant, tie: u64, event: E) {
-        let seq = self.next_seq;
-        self.next_seq += 1;
         let t = at.as_ps();
-        let slot = t >> CAL_SHIFT;
-        // inside the window: cursor <= slot < cursor + CAL_BUCKETS (a slot before the cursor
-        // wraps to a huge distance); a time past MAX_KEY_TIME is never inside it
-        if self.near != 0 && slot.wrapping_sub(self.cursor) < CAL_BUCKETS as u128 && t <= MAX_KEY_TIME {
-            let b = (slot as usize) & (CAL_BUCKETS - 1);
-            let key = ((t as u64) & ((1 << CAL_SHIFT) - 1)) << TIE_BITS | (tie & TIE_MASK);
+        // inside the window: cursor <= slot < cursor + CAL_BUCKETS, in 64 bits (a time below
+        // 2^64 ps, 213 days, is below MAX_KEY_TIME; the cursor, a key's slot, fits 64 bits)
+        if self.near != 0
+            && let Ok(t) = u64::try_from(t)
+            && let Some(ahead) = (t >> CAL_SHIFT).checked_sub(self.cursor as u64)
+            && ahead < CAL_BUCKETS as u64
+        {
+            let b = ((t >> CAL_SHIFT) as usize) & (CAL_BUCKETS - 1);
+            let key = (t & ((1 << CAL_SHIFT) - 1)) << TIE_BITS | (tie & TIE_MASK);
             self.insert_bucket(b, NearEntry { key, event });
         } else {
             let key = heap_key(t, tie);
-            self.push_rare(key >> SLOT_LOW, key, seq, event);
+            self.push_rare(key >> SLOT_LOW, key, event);
         }
     }
 
@@ -695,7 +699,30 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
         if self.near == 0 || !self.spill.is_empty() {
             return self.pop_general(until.as_ps());
         }
-        // the common case: the earliest event is the ring's
+        let at_cursor = (self.cursor as usize) & (CAL_BUCKETS - 1);
+        if at_cursor as u32 == self.cur_b {
+            // the cursor's own bucket is current (and so not empty): nothing is earlier than
+            // its head (most pops: every one after a bucket's first)
+            let e = self.cur[self.cur_head];
+            let at = (self.cursor << CAL_SHIFT) | u128::from(e.key >> TIE_BITS);
+            if at >= until.as_ps() {
+                return None;
+            }
+            self.cur_head += 1;
+            if self.cur_head == self.cur.len() {
+                self.cur.clear();
+                self.cur_head = 0;
+                self.cur_b = NIL;
+                self.vacate(at_cursor);
+            }
+            self.near -= 1;
+            return Some(Scheduled {
+                at: Instant::from_ps(at),
+                tie: e.key & TIE_MASK,
+                event: e.event,
+            });
+        }
+        // the first event of a bucket: the next occupied one from the cursor's
         let b = self.next_occupied()?;
         // buckets from the cursor's to b (0: the cursor's own)
         let ahead = (b.wrapping_sub(self.cursor as usize)) & (CAL_BUCKETS - 1);
