@@ -18,9 +18,12 @@
 //! partition takes its ports' part of a scan at the same point of the order of events, and
 //! builds the graph from all of them: [`ScanPart`]) and victim accounting (blocked time whose
 //! cause another partition records is classified at the merge), QCN and link bit errors
-//! (their ports'). Over MPI ranks the same: a scan's parts are gathered from every rank, and
-//! each partition's digest carries the feature state it owns (`exchange_features.rs`).
-//! Refused (for now): DCBX (its LLDPDUs' bytes cross the link beside the frame).
+//! (their ports'), DCBX (each port's agent is its node's; an LLDPDU's bytes cross a cut link in
+//! the message beside its frame, [`Carried::Lldp`], into the receiver's copy of the sending
+//! port's wire). Over MPI ranks the same: a scan's parts are gathered from every rank, and
+//! each partition's digest carries the feature state it owns (`exchange_features.rs`, DCBX
+//! ports' reports included). Refused by the drivers, not here: the trace outputs and, under
+//! `--ns3`, the fork's queue monitor.
 
 use lossless_proto::units::Instant;
 
