@@ -277,26 +277,23 @@ mod with_mpi {
     }
 
     #[test]
+    fn dcbx_adopt_under_mpirun_n_2_and_n_4_writes_the_one_thread_json_byte_for_byte() {
+        // willing hosts adopt the switch's PFC from LLDPDUs that cross ranks
+        same_json("sim_mpi_dcbx_adopt", |_| "dcbx-adopt".into(), &[]);
+    }
+
+    #[test]
+    fn dcbx_disagree_under_mpirun_n_2_and_n_4_writes_the_one_thread_json_and_exit_status() {
+        // PFC not operational on a link whose ends disagree (exit status 3: lossless drops)
+        same_json_and_exit("sim_mpi_dcbx_disagree", |_| "dcbx-disagree".into(), &[], 3);
+    }
+
+    #[test]
     fn what_the_partitioned_engine_lacks_is_refused_on_every_rank_without_a_hang() {
         let Some(mpi) = require_mpirun("sim_mpi_refused") else {
             return;
         };
         let dir = temp_dir("sim_mpi_refused");
-        let o = mpirun(
-            &mpi,
-            &dir,
-            &["-n", "2", "--oversubscribe"],
-            &["sim", "dcbx-adopt", "--mpi", "--json", "out.json", "--quiet"],
-        );
-        assert!(!o.status.success(), "{}", text(&o));
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(
-            err.matches("does not support DCBX").count(),
-            1,
-            "rank 0 says it once: {}",
-            text(&o)
-        );
-        assert!(!dir.join("out.json").exists());
         // the fork's queue monitor, refused on rank 0 before the run, ends the other ranks
         std::fs::create_dir_all(dir.join("qlen")).unwrap();
         let mut a = ns3_args("incast-16-4MB-buf8", "qlen", &["--mpi", "--quiet"]);

@@ -219,12 +219,17 @@ server 3
 
 /// Runs the shared corpus's `hpcc-ns3/{run}` through `--ns3` on `threads` threads into `out`.
 fn ns3_run(run_dir: &std::path::Path, out: &std::path::Path, threads: u16) {
+    ns3_run_config(run_dir, &run_dir.join("config.txt"), out, threads);
+}
+
+/// [`ns3_run`] with the configuration file `config` (the run's topology and flows).
+fn ns3_run_config(run_dir: &std::path::Path, config: &std::path::Path, out: &std::path::Path, threads: u16) {
     std::fs::create_dir_all(out).unwrap();
     let json = out.join("report.json");
     let args: Vec<std::ffi::OsString> = vec![
         "sim".into(),
         "--ns3".into(),
-        run_dir.join("config.txt").into(),
+        config.into(),
         "--ns3-topology".into(),
         run_dir.join("topology.txt").into(),
         "--ns3-flows".into(),
@@ -293,6 +298,65 @@ fn ns3_fat_trees_under_hpcc_pint_and_timely_write_the_one_thread_outputs_at_3_th
         "ft-k4-websearch-timely",
     ] {
         ns3_threads_agree(run, &[3]);
+    }
+}
+
+#[test]
+fn ns3_queue_monitors_write_the_one_thread_qlen_txt_and_outputs_at_2_3_and_8_threads() {
+    // each partition samples its own switch ports at the monitor's instants; qlen.txt is
+    // merged dump by dump. The incast's config_qlen.txt (0 to 100 ms: the congested port's
+    // whole incast in the 100 ms dump), and the HPCC fat tree monitored from 100 ns before its
+    // flows start (2 s) to 2.1 s: switches in every partition, queues in many
+    let corpus = lossless_testkit::corpus_dir().join("hpcc-ns3");
+    let (incast, ft) = (
+        corpus.join("incast-16-4MB-buf8"),
+        corpus.join("ft-k4-websearch-hpcc"),
+    );
+    if !ft.join("config.txt").is_file() || !incast.join("config_qlen.txt").is_file() {
+        lossless_testkit::skip_missing_corpus("sim_threads", &corpus);
+        return;
+    }
+    let scratch = temp_dir("sim_threads_qlen");
+    let ft_config = scratch.join("ft_qlen.txt");
+    let text: String = std::fs::read_to_string(ft.join("config.txt"))
+        .unwrap()
+        .lines()
+        .map(|l| match l.split_whitespace().next() {
+            Some("QLEN_MON_START") => "QLEN_MON_START 1999999900\n".to_string(),
+            Some("QLEN_MON_END") => "QLEN_MON_END 2100000000\n".to_string(),
+            _ => format!("{l}\n"),
+        })
+        .collect();
+    std::fs::write(&ft_config, text).unwrap();
+    for (name, dir, config, threads, dumps) in [
+        (
+            "incast",
+            &incast,
+            incast.join("config_qlen.txt"),
+            &[2u16, 3, 8][..],
+            2,
+        ),
+        ("fat tree", &ft, ft_config, &[2, 3, 8][..], 2),
+    ] {
+        let one = scratch.join(format!("{name}-1"));
+        ns3_run_config(dir, &config, &one, 1);
+        let qlen = std::fs::read_to_string(one.join("qlen.txt")).unwrap();
+        assert_eq!(qlen.matches("time: ").count(), dumps, "{name}: {qlen}");
+        assert!(
+            qlen.lines().any(|l| l.split(' ').count() > 3),
+            "{name}: some queue held over 1000 bytes at some sample: {qlen}"
+        );
+        for &t in threads {
+            let out = scratch.join(format!("{name}-{t}"));
+            ns3_run_config(dir, &config, &out, t);
+            for file in ["qlen.txt", "fct.txt", "pfc.txt", "report.json"] {
+                let (a, b) = (
+                    std::fs::read(one.join(file)).unwrap(),
+                    std::fs::read(out.join(file)).unwrap(),
+                );
+                assert!(a == b, "{name}: {file} at {t} threads differs from one thread's");
+            }
+        }
     }
 }
 

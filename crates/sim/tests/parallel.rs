@@ -3,7 +3,7 @@
 use lossless_sim::experiments::parallel;
 use lossless_sim::scenario::{self, Overrides};
 use lossless_sim::{Report, Simulator};
-use lossless_testkit::pathology::{PATHOLOGY_BUILTINS, assert_acted, fired};
+use lossless_testkit::pathology::{DCBX_BUILTINS, PATHOLOGY_BUILTINS, assert_acted, fired};
 
 fn json_of(sim: &Simulator) -> String {
     serde_json::to_string_pretty(&Report::collect(sim)).expect("serialises")
@@ -59,10 +59,36 @@ fn two_chip_and_ets_at_2_and_3_threads_report_what_one_simulator_does() {
 }
 
 #[test]
-fn features_the_partitioned_engine_lacks_are_refused_by_name() {
-    let cfg = scenario::load("dcbx-adopt", &Overrides::default()).expect("loads");
-    let err = parallel::run(&cfg, 2).err().expect("refused");
-    assert!(err.to_string().contains("DCBX"), "{err}");
+fn the_dcbx_builtins_at_1_2_3_threads_and_node_by_node_report_what_one_simulator_does() {
+    // every LLDPDU crosses a cut link (the switch is partition 0, the hosts elsewhere; node
+    // by node every link is cut): its bytes travel in the message, the receiving agent adopts
+    // the peer's willing configuration or reports the disagreement, and the report's DCBX
+    // section comes from the port's owner
+    use lossless_sim::experiments::partition_model::Partitioning;
+    for (name, marks) in DCBX_BUILTINS {
+        let cfg = scenario::load(name, &Overrides::default()).expect("loads");
+        let seq = sequential(&cfg);
+        assert_acted(name, &seq, marks);
+        for t in [1, 2, 3] {
+            let (sim, stats) = parallel::run(&cfg, t).expect("splits");
+            let par = json_of(&sim);
+            assert!(
+                par == seq,
+                "{name} at {t} threads ({stats:?}): {}",
+                first_difference(&seq, &par)
+            );
+        }
+        let of_node: Vec<u16> = (0..cfg.nodes.len() as u16).collect();
+        let (sim, stats) =
+            parallel::run_split(&cfg, &Partitioning::from_map(of_node), &|_, _| false).expect("splits");
+        assert!(stats.messages > 0, "{name}: LLDPDUs crossed cut links");
+        let par = json_of(&sim);
+        assert!(
+            par == seq,
+            "{name} node by node ({stats:?}): {}",
+            first_difference(&seq, &par)
+        );
+    }
 }
 
 #[test]
@@ -254,7 +280,7 @@ fn the_default_thread_count_is_one_where_threads_do_not_pay_and_grows_with_the_f
     assert_eq!(auto_threads(&k8, 1).threads, 1, "one core, one thread");
     // a k = 16 fat tree holds more threads than a k = 8 one
     assert!(auto_threads(&fat_tree(16, 1, "1ms", None, ""), 64).threads > many.threads);
-    // what the engine does not split runs on one thread
+    // a DCBX switch with 5 m cables: windows of 30 ns
     let dcbx = scenario::load("dcbx-adopt", &Overrides::default()).expect("loads");
     assert_eq!(auto_threads(&dcbx, 16).threads, 1);
 }

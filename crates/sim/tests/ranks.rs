@@ -12,7 +12,7 @@ use lossless_sim::observer::Observer;
 use lossless_sim::scenario::{self, Overrides};
 use lossless_sim::sim::exchange::{self, Dec, DecodeError, Digest, Shipped};
 use lossless_sim::{Report, Simulator};
-use lossless_testkit::pathology::{PATHOLOGY_BUILTINS, assert_acted, fired};
+use lossless_testkit::pathology::{DCBX_BUILTINS, PATHOLOGY_BUILTINS, assert_acted, fired};
 
 fn json_of(sim: &Simulator) -> String {
     serde_json::to_string_pretty(&Report::collect(sim)).expect("serialises")
@@ -170,11 +170,62 @@ fn switches_with_ecn_markers_over_4_ranks_report_what_one_simulator_does() {
 }
 
 #[test]
-fn features_the_partitioned_engine_lacks_are_refused_on_every_rank() {
-    let cfg = load("dcbx-adopt", &[]);
-    for r in over_ranks_split(&cfg, 2, 1, None) {
-        let err = r.err().expect("refused");
-        assert!(err.to_string().contains("DCBX"), "{err}");
+fn the_dcbx_builtins_over_ranks_and_node_by_node_report_what_one_simulator_does() {
+    // the LLDPDUs' bytes cross ranks encoded beside their frames; each DCBX port's report, the
+    // flow-control mode and the lossless priorities DCBX left in force reach rank 0 in its
+    // owner's digest
+    for (name, marks) in DCBX_BUILTINS {
+        let cfg = load(name, &[]);
+        let seq = sequential(&cfg);
+        assert_acted(name, &seq, marks);
+        for (r, t) in [(2, 1), (2, 2), (4, 1)] {
+            let (par, stats) = json_over_ranks(&cfg, r, t, None);
+            assert!(
+                par == seq,
+                "{name} over {r} ranks × {t} threads ({stats:?}): {}",
+                first_difference(&seq, &par)
+            );
+        }
+        let nodes = cfg.nodes.len();
+        let mut part = Partitioning::from_map((0..nodes as u16).collect());
+        part.parts = nodes as u16;
+        let (par, stats) = json_over_ranks(&cfg, nodes, 1, Some(&part));
+        assert!(
+            par == seq,
+            "{name} node by node over {nodes} ranks ({stats:?}): {}",
+            first_difference(&seq, &par)
+        );
+    }
+}
+
+#[test]
+fn a_digest_with_dcbx_ports_decodes_to_what_was_encoded_and_refuses_every_cut_short_copy() {
+    let cfg = load("dcbx-disagree", &[]);
+    let of_node: Vec<u16> = (0..cfg.nodes.len() as u16).collect();
+    let mut parts: Vec<Simulator> = (0..cfg.nodes.len() as u16)
+        .map(|me| Simulator::partition(cfg.clone(), of_node.clone(), me, Default::default()).expect("builds"))
+        .collect();
+    let until = lossless_proto::units::Instant::from_ps(2_000_000);
+    // (run without exchanging frames: only the encoding is checked here)
+    for p in &mut parts {
+        p.run_until(until);
+    }
+    for p in &parts {
+        let digest = p.digest();
+        let shown = format!("{:?}", digest.features);
+        assert!(
+            shown.contains("DcbxPart") && shown.contains("lldp_sent_frames: 1"),
+            "{shown}"
+        );
+        let mut bytes = Vec::new();
+        digest.encode(&mut bytes);
+        assert_eq!(Digest::decode(&mut Dec::new(&bytes)).expect("decodes"), digest);
+        for cut in (0..bytes.len()).step_by(13) {
+            assert!(
+                Digest::decode(&mut Dec::new(&bytes[..cut])).is_err(),
+                "cut at {cut}"
+            );
+        }
     }
 }
 
@@ -545,7 +596,11 @@ fn what_a_frame_carries_for_hpcc_pint_and_timely_is_encoded_byte_for_byte_and_de
     for k in 0..3 {
         header.push(IntHop(0x1100 + k));
     }
-    let cases: [(Carried, Vec<u8>); 4] = [
+    let cases: [(Carried, Vec<u8>); 5] = [
+        (
+            Carried::Lldp(vec![0xaa, 0xbb, 0xcc].into()),
+            [&[4u8][..], &[3, 0, 0, 0, 0, 0, 0, 0], &[0xaa, 0xbb, 0xcc]].concat(),
+        ),
         (Carried::None, vec![0]),
         (
             Carried::Pint {
@@ -577,7 +632,7 @@ fn what_a_frame_carries_for_hpcc_pint_and_timely_is_encoded_byte_for_byte_and_de
     ];
     let mut all = Vec::new();
     for (carried, tail) in &cases {
-        let m = pause(*carried);
+        let m = pause(carried.clone());
         let mut bytes = Vec::new();
         exchange::encode_message(&m, &mut bytes);
         assert_eq!(bytes, [&head[..], &tail[..]].concat(), "{carried:?}");
@@ -594,7 +649,7 @@ fn what_a_frame_carries_for_hpcc_pint_and_timely_is_encoded_byte_for_byte_and_de
     }
     // an unknown kind of field is refused
     let mut bad = head.clone();
-    bad.push(3);
+    bad.push(5);
     assert!(exchange::decode_message(&mut Dec::new(&bad)).is_err());
     // one after another, as in an exchange
     let mut d = Dec::new(&all);

@@ -26,6 +26,28 @@ pub const PATHOLOGY_BUILTINS: [(&str, &[&str]); 6] = [
     ("four-bridge", &["off_path_blocked_ps"]),
 ];
 
+/// The DCBX built-ins and the marks their JSON reports must hold (as in
+/// [`PATHOLOGY_BUILTINS`]):
+/// - dcbx-adopt: willing hosts adopt the switch's PFC and ETS (from the peer's LLDPDUs);
+/// - dcbx-disagree: both ends unwilling, PFC not operational on a link, and the drops it costs.
+pub const DCBX_BUILTINS: [(&str, &[&str]); 2] = [
+    (
+        "dcbx-adopt",
+        &[
+            "\"pfc_source\": \"peer\"",
+            "\"ets_source\": \"peer\"",
+            "lldp_sent_frames",
+        ],
+    ),
+    (
+        "dcbx-disagree",
+        &[
+            "pfc_not_operational_reason",
+            "local_pfc_not_operational_drops_frames",
+        ],
+    ),
+];
+
 /// How many lines of `json` have the key `key` with a value other than 0, `null`, `false`
 /// or `[]`.
 pub fn fired(json: &str, key: &str) -> usize {

@@ -159,12 +159,14 @@ fn simulate(
                 "{flag}: the partitioned engine writes no --pcap, --vcd or --report yet; run these on one thread"
             );
         }
-        if fork.monitors() {
+        if fork.monitors() && mpi.is_some() {
             anyhow::bail!(
-                "{flag}: the queue monitor (QLEN_MON_START before SIMULATOR_STOP_TIME) samples every switch at once, which the partitioned engine does not do yet; run it on one thread"
+                "{flag}: the queue monitor (QLEN_MON_START before SIMULATOR_STOP_TIME) is not gathered over ranks yet; run it on one rank (--threads splits it)"
             );
         }
-        let part = |_| Ns3Observer::for_part(&config);
+        // (each part samples its own switch ports at the monitor's instants)
+        let qlen = fork.part_monitor(&config);
+        let part = |_| Ns3Observer::for_part(&config).with_qlen(qlen.clone());
         let ran = match mpi {
             Some(tr) => simulate_ranks(args, name, &config, tr, &part)?,
             None => simulate_threads(args, name, &config, threads.unwrap_or(1), &part)?,
@@ -173,7 +175,12 @@ fn simulate(
             Ok(done) => done,
             Err(status) => return Ok(Err(status)),
         };
-        let (ran, parts) = ran;
+        let (ran, mut parts) = ran;
+        let mut monitors: Vec<_> = parts.iter_mut().filter_map(Ns3Observer::qlen_mut).collect();
+        if !monitors.is_empty() {
+            fork.monitored_parts(&mut monitors);
+            fork.ran(false)?;
+        }
         let end = Instant::ZERO + config.duration;
         return Ok(Ok((ran, merge_pfc(parts), Extras::default(), end)));
     }

@@ -203,7 +203,7 @@ pub struct SimArgs {
     /// with the trace outputs or a feature the engine does not split. Splits flows, workloads, RoCEv2 QPs under DCQCN, HPCC, HPCC-PINT,
     /// TIMELY and DCTCP, PAUSE/PFC, ECN, ETS and the pathology parts (stalls, storm
     /// prevention, pfcwd, static routes, link events, the deadlock detector, victims);
-    /// refuses DCBX, QCN, bit errors and the trace outputs (--pcap, --vcd, --report). Links
+    /// DCBX, QCN and bit errors; refuses the trace outputs (--pcap, --vcd, --report). Links
     /// shorter than ~40 m (windows under 200 ns) make it slower than one thread.
     #[arg(long, value_name = "N", conflicts_with = "sweep",
           value_parser = clap::value_parser!(u16).range(1..=1024))]
@@ -223,7 +223,7 @@ pub struct SimArgs {
     /// --ns3) splits the fabric into R × T partitions, T threads on each rank; rank 0 writes
     /// the outputs (the report, and --ns3's fct.txt and pfc.txt, are the one-thread run's,
     /// byte for byte), the others write nothing. Splits and refuses what --threads does (the
-    /// pathology parts, QCN and bit errors split; DCBX and traces are refused). Needs a
+    /// pathology parts, QCN, bit errors and DCBX split; traces are refused). Needs a
     /// build with `--features mpi` (docs/parallel.md: choosing R and T, Slurm).
     #[arg(long, conflicts_with_all = ["sweep", "show", "list"])]
     pub mpi: bool,

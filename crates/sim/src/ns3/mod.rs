@@ -24,7 +24,8 @@ pub use config::{Config, IgnoredKey, MAX_BUFFER_MIB, MAX_ECN_KB};
 pub use convert::PairBdps;
 pub use flows::{FctLine, Flow, MAX_FLOWS, parse_fct, parse_flows};
 pub use output::{
-    Ns3Observer, OutputKeys, PfcLine, QlenMonitor, Resolved, merge_pfc, resolve_input, write_fct, write_pfc,
+    Ns3Observer, OutputKeys, PfcLine, QlenMonitor, QlenPart, Resolved, merge_pfc, resolve_input, write_fct,
+    write_pfc,
 };
 pub use parse::ns_of_seconds;
 pub use topology::{Link, MAX_LINKS, Topology};

@@ -179,6 +179,8 @@ pub struct Ns3Observer {
     keys: Option<Vec<(u128, u64, PortId)>>,
     /// The event being handled (kept only in a part of a split run).
     now: (u128, u64),
+    /// In a part of a split run with the queue monitor: its ports' samples ([`QlenPart`]).
+    qlen: Option<Box<QlenPart>>,
 }
 
 impl Ns3Observer {
@@ -199,7 +201,20 @@ impl Ns3Observer {
             pfc: Vec::new(),
             keys: None,
             now: (0, 0),
+            qlen: None,
         }
+    }
+
+    /// Its part's queue monitor, if it keeps one ([`Ns3Observer::with_qlen`]).
+    pub fn qlen_mut(&mut self) -> Option<&mut QlenPart> {
+        self.qlen.as_deref_mut()
+    }
+
+    /// The same observer sampling its part's switch ports for the queue monitor as `qlen`
+    /// says ([`ForkOutputs::part_monitor`](super::run::ForkOutputs::part_monitor)).
+    pub fn with_qlen(mut self, qlen: Option<QlenPart>) -> Self {
+        self.qlen = qlen.map(Box::new);
+        self
     }
 
     /// An observer for one part of a split run of `config`: it also keeps what orders its
@@ -302,6 +317,11 @@ impl Observer for Ns3Observer {
             self.now = (at.as_ps(), tie);
         }
     }
+    fn queue_changed(&mut self, port: PortId, prio: u8, bytes: u64, at: Instant) {
+        if let Some(q) = self.qlen.as_deref_mut() {
+            q.changed(port, prio, bytes, at);
+        }
+    }
     fn control_received(&mut self, port: PortId, frame: &ControlFrame, at: Instant) {
         let Some(&(node, if_index, switch)) = self.ports.get(port as usize) else {
             return;
@@ -396,8 +416,8 @@ pub struct QlenMonitor {
     /// switch's id and device index, and the count of samples per 1000-byte bin.
     ports: Vec<(PortId, u32, u32, Vec<u32>)>,
     /// The next sampling instant, ns (`None`: done).
-    next_ns: Option<u64>,
-    end_ns: u64,
+    pub(super) next_ns: Option<u64>,
+    pub(super) end_ns: u64,
     /// Samples taken.
     pub samples: u64,
 }
@@ -465,6 +485,155 @@ impl QlenMonitor {
             self.next_ns = (t < self.end_ns).then(|| t + QLEN_INTERVAL_NS);
         }
         Ok(sim.run_until(until))
+    }
+}
+
+/// The queue monitor of one part of a split run, kept by its [`Ns3Observer`]: the samples
+/// [`QlenMonitor`] takes of every switch port at every instant, counted per port as its queue
+/// changes (a sample at instant t sees the queue after the events before t: a change at t
+/// counts from the next sample on). A port that no event of this part touched holds every
+/// sample empty, as in its owner if that never touched it either; [`QlenPart::merge`] takes
+/// each port from the part that touched it.
+#[derive(Clone, Debug)]
+pub struct QlenPart {
+    start_ps: u128,
+    /// Samples taken in the run (at `start + 100 ns × k`, k below it).
+    samples: u64,
+    /// The samples whose instant is a dump's (a multiple of 100 ms), in order.
+    dumps: Vec<u64>,
+    /// Per port (the simulator's numbering): the switch and device, in the fork's terms, or
+    /// `None` for a host's.
+    ports: Vec<Option<(u32, u32)>>,
+    /// Per port: its queue's state and counts.
+    state: Vec<PortSamples>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct PortSamples {
+    prio: [u64; 8],
+    /// Samples counted so far.
+    done: u64,
+    /// Count per 1000-byte bin.
+    cnt: Vec<u32>,
+    /// The counts at each dump passed.
+    snaps: Vec<Vec<u32>>,
+    touched: bool,
+}
+
+impl PortSamples {
+    /// Counts the samples from `done` up to `upto` (exclusive) with the queue as it is,
+    /// keeping the counts at each dump on the way.
+    fn advance(&mut self, upto: u64, dumps: &[u64]) {
+        let kb = (self.prio.iter().sum::<u64>() / 1000) as usize;
+        while self.done < upto {
+            let stop = match dumps.get(self.snaps.len()) {
+                Some(&d) if d < upto => d + 1,
+                _ => upto,
+            };
+            if self.cnt.len() <= kb {
+                self.cnt.resize(kb + 1, 0);
+            }
+            self.cnt[kb] += (stop - self.done) as u32;
+            self.done = stop;
+            if dumps.get(self.snaps.len()) == Some(&(stop - 1)) {
+                self.snaps.push(self.cnt.clone());
+            }
+        }
+    }
+}
+
+impl QlenPart {
+    /// The monitor of a part of a split run of `config` ending at `end`, sampling from
+    /// `start_ns` until the first sample at or after `end_ns` (as [`QlenMonitor::new`]).
+    pub fn new(config: &SimConfig, start_ns: u64, end_ns: u64, end: Instant) -> Self {
+        let start_ps = u128::from(start_ns) * 1000;
+        let end_ps = end.as_ps();
+        // every sample before the run's end, up to the first at or after `end_ns`
+        let before_end = if start_ps < end_ps {
+            ((end_ps - start_ps - 1) / (u128::from(QLEN_INTERVAL_NS) * 1000) + 1) as u64
+        } else {
+            0
+        };
+        let to_end_ns = end_ns.saturating_sub(start_ns).div_ceil(QLEN_INTERVAL_NS) + 1;
+        let samples = before_end.min(to_end_ns);
+        let dumps = if start_ns.is_multiple_of(QLEN_INTERVAL_NS) {
+            let first = (QLEN_DUMP_NS - start_ns % QLEN_DUMP_NS) % QLEN_DUMP_NS / QLEN_INTERVAL_NS;
+            (first..samples)
+                .step_by((QLEN_DUMP_NS / QLEN_INTERVAL_NS) as usize)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut next = vec![0u32; config.nodes.len()];
+        let mut ports = Vec::with_capacity(config.links.len() * 2);
+        for l in &config.links {
+            for n in [l.a, l.b] {
+                next[n as usize] += 1;
+                let switch = matches!(config.nodes[n as usize].kind, NodeKind::Switch(_));
+                ports.push(switch.then_some((n, next[n as usize])));
+            }
+        }
+        QlenPart {
+            start_ps,
+            samples,
+            dumps,
+            state: vec![PortSamples::default(); ports.len()],
+            ports,
+        }
+    }
+
+    /// Queue `prio` of `port` holds `bytes` from `at` on.
+    fn changed(&mut self, port: PortId, prio: u8, bytes: u64, at: Instant) {
+        let Some(st) = self.state.get_mut(port as usize) else {
+            return;
+        };
+        let at = at.as_ps();
+        // the samples at or before `at` saw the queue before the change
+        let upto = if at < self.start_ps {
+            0
+        } else {
+            (((at - self.start_ps) / (u128::from(QLEN_INTERVAL_NS) * 1000)) as u64 + 1).min(self.samples)
+        };
+        st.advance(upto, &self.dumps);
+        st.prio[prio as usize & 7] = bytes;
+        st.touched = true;
+    }
+
+    /// `qlen.txt` of a split run whose parts (in partition order) kept `parts`, as
+    /// [`QlenMonitor`] writes it for one simulator, and the samples taken.
+    pub fn merge(parts: &mut [&mut QlenPart], out: &mut dyn Write) -> io::Result<u64> {
+        for p in parts.iter_mut() {
+            let (samples, dumps) = (p.samples, std::mem::take(&mut p.dumps));
+            for st in &mut p.state {
+                st.advance(samples, &dumps);
+            }
+            p.dumps = dumps;
+        }
+        let Some(first) = parts.first() else {
+            return Ok(0);
+        };
+        let mut order: Vec<(u32, u32, usize)> = first
+            .ports
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| p.map(|(sw, dev)| (sw, dev, i)))
+            .collect();
+        order.sort_unstable();
+        let owner: Vec<usize> = (0..first.ports.len())
+            .map(|i| parts.iter().position(|p| p.state[i].touched).unwrap_or(0))
+            .collect();
+        for (j, &k) in first.dumps.iter().enumerate() {
+            let t = (first.start_ps / 1000) as u64 + k * QLEN_INTERVAL_NS;
+            writeln!(out, "time: {t}")?;
+            for &(sw, dev, i) in &order {
+                write!(out, "{sw} {dev}")?;
+                for c in &parts[owner[i]].state[i].snaps[j] {
+                    write!(out, " {c}")?;
+                }
+                writeln!(out)?;
+            }
+        }
+        Ok(first.samples)
     }
 }
 

@@ -16,7 +16,9 @@ use std::path::{Path, PathBuf};
 use lossless_files::{Claims, ClashError, Commit, InputError, Output, OutputError};
 use lossless_proto::units::Instant;
 
-use super::{Config, FctLine, Ns3Error, OutputKeys, PfcLine, QlenMonitor, Run, parse_fct, resolve_input};
+use super::{
+    Config, FctLine, Ns3Error, OutputKeys, PfcLine, QlenMonitor, QlenPart, Run, parse_fct, resolve_input,
+};
 use super::{write_fct, write_pfc};
 use crate::config::SimConfig;
 use crate::observer::Observer;
@@ -370,6 +372,36 @@ impl ForkOutputs {
                 }
             },
             _ => sim.run_until(until),
+        }
+    }
+
+    /// The queue monitor of one part of a split run of `config` (each part samples its own
+    /// ports at the same instants: [`QlenPart`]), when the monitor samples.
+    pub fn part_monitor(&self, config: &SimConfig) -> Option<QlenPart> {
+        let m = self.monitor.as_ref().filter(|_| self.monitor_samples)?;
+        let start = m.next_ns?;
+        Some(QlenPart::new(
+            config,
+            start,
+            m.end_ns,
+            Instant::ZERO + config.duration,
+        ))
+    }
+
+    /// After a split run: writes `qlen.txt` from its parts' monitors (in partition order), as
+    /// one simulator's monitor writes it; a failure to write it is returned by
+    /// [`ForkOutputs::ran`].
+    pub fn monitored_parts(&mut self, parts: &mut [&mut QlenPart]) {
+        if let (Some(m), Some(out)) = (&mut self.monitor, &mut self.qlen)
+            && self.qlen_error.is_none()
+        {
+            match QlenPart::merge(parts, out) {
+                Ok(samples) => {
+                    m.samples = samples;
+                    m.next_ns = None;
+                }
+                Err(e) => self.qlen_error = Some(out.error(e)),
+            }
         }
     }
 

@@ -396,7 +396,7 @@ fn collect_ports<O: Observer, Q: EventQueue<Event>>(sim: &Simulator<O, Q>) -> Ve
     let names: Vec<&str> = sim.config.nodes.iter().map(|n| n.name.as_str()).collect();
     let mut ports = Vec::new();
     for (pi, port) in sim.ports.iter().enumerate() {
-        let mode = port.mac.config().mode;
+        let mode = sim.flow_control_mode(pi as crate::frame::PortId);
         let st = &port.stats;
         ports.push(PortReport {
             node: names[port.node as usize].to_string(),
@@ -415,7 +415,7 @@ fn collect_ports<O: Observer, Q: EventQueue<Event>>(sim: &Simulator<O, Q>) -> Ve
             priorities: (0..8u8)
                 .filter_map(|q| collect_prio(sim, pi as crate::frame::PortId, q))
                 .collect(),
-            dcbx: port.dcbx.as_deref().map(|d| DcbxReport::of(d, st)),
+            dcbx: sim.dcbx_report(pi as crate::frame::PortId),
             lldp_ignored_frames: st.lldp_rx_ignored,
             cn: port
                 .cn

@@ -149,6 +149,15 @@ impl<'a> Dec<'a> {
         }
         Ok(n as usize)
     }
+    /// The next `n` bytes.
+    pub(crate) fn bytes(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
+        if self.buf.len() - self.at < n {
+            return Err(self.err("bytes cut short"));
+        }
+        let b = &self.buf[self.at..self.at + n];
+        self.at += n;
+        Ok(b)
+    }
     pub(crate) fn opt_instant(&mut self) -> Result<Option<Instant>, DecodeError> {
         Ok(if self.bool()? {
             Some(Instant::from_ps(self.u128()?))
@@ -199,10 +208,11 @@ pub fn decode_message(d: &mut Dec<'_>) -> Result<Message, DecodeError> {
     })
 }
 
-/// What a frame carries beside it for its QP's congestion control: a tag (0 nothing, 1
-/// HPCC's INT field, 2 TIMELY's timestamp, 3 HPCC-PINT's code), then the field — the INT
-/// field as its five 64-bit records and its 16-bit hop count, the timestamp as 64-bit
-/// nanoseconds, PINT's code as 16 bits — and the 32-bit size of the sender's rings.
+/// What a frame carries beside it: a tag (0 nothing, 1 HPCC's INT field, 2 TIMELY's
+/// timestamp, 3 HPCC-PINT's code, 4 an LLDPDU), then the field — the INT field as its five
+/// 64-bit records and its 16-bit hop count, the timestamp as 64-bit nanoseconds, PINT's code
+/// as 16 bits — and the 32-bit size of the sender's rings; or the LLDPDU's 64-bit length
+/// and bytes.
 fn carried(e: &mut Enc<'_>, c: &Carried) {
     match c {
         Carried::None => e.u8(0),
@@ -223,6 +233,11 @@ fn carried(e: &mut Enc<'_>, c: &Carried) {
             e.u8(3);
             e.u16(field.0);
             e.u32(*slots);
+        }
+        Carried::Lldp(bytes) => {
+            e.u8(4);
+            e.len(bytes.len());
+            e.0.extend_from_slice(bytes);
         }
     }
 }
@@ -249,6 +264,10 @@ fn read_carried(d: &mut Dec<'_>) -> Result<Carried, DecodeError> {
             field: lossless_wire::pint::PintField(d.u16()?),
             slots: d.u32()?,
         },
+        4 => {
+            let n = d.len(1)?;
+            Carried::Lldp(d.bytes(n)?.into())
+        }
         _ => return Err(d.err("an unknown kind of field carried beside a frame")),
     })
 }
@@ -1011,6 +1030,8 @@ pub(crate) struct Absorbed {
     pub(super) cp_sampled: Vec<Option<[u64; 8]>>,
     /// Per port (absorbed ones, with victim accounting): the receive-pause clocks at the end.
     pub(super) rx_paused: Vec<Option<[lossless_proto::units::Duration; 8]>>,
+    /// Per port (absorbed DCBX ports only): the flow-control mode at the end and the DCBX report.
+    pub(super) dcbx: Vec<Option<(Mode, crate::report::DcbxReport)>>,
 }
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
@@ -1185,6 +1206,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             hosts: vec![None; self.nodes.len()],
             cp_sampled: vec![None; nports],
             rx_paused: vec![None; nports],
+            dcbx: vec![None; nports],
         };
         let of_node = self
             .part

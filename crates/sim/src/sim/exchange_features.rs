@@ -10,13 +10,17 @@
 //!   receive-pause clocks at the end (the open intervals of the settled view), and the blocked
 //!   time whose cause another partition recorded with its own causes' history (`settle`);
 //! - FCS checks of its receiving ports; QCN congestion points' sampled frames and CNMs sent;
-//! - the cut links towards its ports: frames lost on them after a link went down.
+//! - the cut links towards its ports: frames lost on them after a link went down;
+//! - its DCBX ports: the flow-control mode and lossless priorities DCBX left in force, and the
+//!   port's DCBX report (the agent's Operational and statistics, as `DcbxReport` reads them).
 
+use lossless_proto::flow_control::Mode;
 use lossless_proto::units::{Duration, Instant};
 
 use crate::event::EventQueue;
 use crate::frame::{NodeId, PortId};
 use crate::observer::Observer;
+use crate::report::DcbxReport;
 use crate::sim::exchange::{Dec, DecodeError, Enc};
 use crate::sim::features::pathology::victims::{CauseChange, Deferred, Slot};
 use crate::sim::{Event, Node, Simulator};
@@ -25,7 +29,7 @@ use crate::stats::FcsErrors;
 /// The byte that opens the feature part of a digest.
 pub const FEATURES_TAG: u8 = 0xF5;
 /// The version of its encoding.
-pub const FEATURES_VERSION: u8 = 1;
+pub const FEATURES_VERSION: u8 = 2;
 
 /// The figures of a host's line in the report's `pathology.hosts`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -85,6 +89,200 @@ pub struct Features {
     /// (sending port of a cut link towards this partition, frames still to arrive lost,
     /// frames and bytes lost per priority).
     pub(crate) lost: Vec<Lost>,
+    /// Its DCBX ports.
+    pub(crate) dcbx: Vec<DcbxPart>,
+}
+
+/// A DCBX port as the report reads it: what DCBX left in force, and its DCBX report.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct DcbxPart {
+    pub(crate) port: PortId,
+    /// The flow-control engine's mode at the end.
+    pub(crate) mode: Mode,
+    /// The port's lossless priorities at the end.
+    pub(crate) lossless: u8,
+    pub(crate) report: DcbxReport,
+}
+
+/// The names a [`DcbxReport`] shows (its mode, sources and algorithms), by their number in
+/// the encoding.
+const DCBX_NAMES: [&str; 9] = [
+    "ieee", "cee", "no_peer", "local", "peer", "strict", "cbs", "ets", "vendor",
+];
+
+fn name(e: &mut Enc<'_>, s: &str) {
+    // (a name the table lacks encodes as one no decoder accepts)
+    e.u8(DCBX_NAMES
+        .iter()
+        .position(|&n| n == s)
+        .map_or(u8::MAX, |i| i as u8));
+}
+
+fn read_name(d: &mut Dec<'_>) -> Result<&'static str, DecodeError> {
+    let i = d.u8()?;
+    DCBX_NAMES
+        .get(i as usize)
+        .copied()
+        .ok_or_else(|| d.err("an unknown name in a DCBX report"))
+}
+
+fn opt_string(e: &mut Enc<'_>, s: &Option<String>) {
+    match s {
+        Some(s) => {
+            e.u8(1);
+            e.len(s.len());
+            e.0.extend_from_slice(s.as_bytes());
+        }
+        None => e.u8(0),
+    }
+}
+
+fn read_opt_string(d: &mut Dec<'_>) -> Result<Option<String>, DecodeError> {
+    if !d.bool()? {
+        return Ok(None);
+    }
+    let n = d.len(1)?;
+    let b = d.bytes(n)?;
+    String::from_utf8(b.to_vec())
+        .map(Some)
+        .map_err(|_| d.err("a DCBX report's text that is not UTF-8"))
+}
+
+fn mask(priorities: &[u8]) -> u8 {
+    priorities.iter().fold(0, |m, &q| m | 1 << (q & 7))
+}
+
+fn priorities(mask: u8) -> Vec<u8> {
+    (0..8).filter(|q| mask & (1 << q) != 0).collect()
+}
+
+fn mode_byte(m: Mode) -> u8 {
+    match m {
+        Mode::Off => 0,
+        Mode::Pause => 1,
+        Mode::Pfc => 2,
+    }
+}
+
+fn read_mode(d: &mut Dec<'_>) -> Result<Mode, DecodeError> {
+    Ok(match d.u8()? {
+        0 => Mode::Off,
+        1 => Mode::Pause,
+        2 => Mode::Pfc,
+        _ => return Err(d.err("an unknown flow-control mode")),
+    })
+}
+
+impl DcbxPart {
+    fn encode(&self, e: &mut Enc<'_>) {
+        let r = &self.report;
+        e.u32(self.port);
+        e.u8(mode_byte(self.mode));
+        e.u8(self.lossless);
+        name(e, r.mode);
+        e.u8(u8::from(r.peer)
+            | u8::from(r.pfc_willing) << 1
+            | u8::from(r.ets_willing) << 2
+            | u8::from(r.pfc_operational) << 3);
+        e.u8(mask(&r.local_pfc_priorities));
+        match r.pfc_source {
+            Some(s) => {
+                e.u8(1);
+                name(e, s);
+            }
+            None => e.u8(0),
+        }
+        opt_string(e, &r.pfc_not_operational_reason);
+        e.u8(mask(&r.operational_pfc_priorities));
+        e.0.extend_from_slice(&r.operational_ets_up2tc);
+        e.0.extend_from_slice(&r.operational_ets_tcbw_percent);
+        e.len(r.operational_ets_tsa.len());
+        for t in &r.operational_ets_tsa {
+            name(e, t);
+        }
+        name(e, r.ets_source);
+        opt_string(e, &r.ets_error);
+        opt_u128(e, r.operational_at_ps);
+        opt_u128(e, r.last_reconfigured_at_ps);
+        e.u32(r.reconfigurations);
+        e.u64(r.lldp_sent_frames);
+        e.u64(r.local_pfc_not_operational_drops_frames);
+        let l = &r.lldp;
+        for x in [
+            l.frames_out_total,
+            l.frames_in_total,
+            l.frames_discarded_total,
+            l.frames_in_errors_total,
+            l.tlvs_discarded_total,
+            l.tlvs_unrecognized_total,
+            l.ageouts_total,
+            l.dcbx_tlvs_rejected_total,
+        ] {
+            e.u64(x);
+        }
+    }
+
+    fn decode(d: &mut Dec<'_>) -> Result<Self, DecodeError> {
+        let port = d.u32()?;
+        let mode = read_mode(d)?;
+        let lossless = d.u8()?;
+        let dcbx_mode = read_name(d)?;
+        let flags = d.u8()?;
+        if flags > 15 {
+            return Err(d.err("unknown flags of a DCBX report"));
+        }
+        let local = d.u8()?;
+        let pfc_source = if d.bool()? { Some(read_name(d)?) } else { None };
+        let pfc_not_operational_reason = read_opt_string(d)?;
+        let operational = d.u8()?;
+        let up2tc = read_array(d, |d| d.u8())?;
+        let tcbw = read_array(d, |d| d.u8())?;
+        let tsa = read_vec(d, 1, read_name)?;
+        let ets_source = read_name(d)?;
+        let ets_error = read_opt_string(d)?;
+        let operational_at_ps = read_opt_u128(d)?;
+        let last_reconfigured_at_ps = read_opt_u128(d)?;
+        let reconfigurations = d.u32()?;
+        let lldp_sent_frames = d.u64()?;
+        let drops = d.u64()?;
+        let lldp = lossless_proto::lldp_agent::Statistics {
+            frames_out_total: d.u64()?,
+            frames_in_total: d.u64()?,
+            frames_discarded_total: d.u64()?,
+            frames_in_errors_total: d.u64()?,
+            tlvs_discarded_total: d.u64()?,
+            tlvs_unrecognized_total: d.u64()?,
+            ageouts_total: d.u64()?,
+            dcbx_tlvs_rejected_total: d.u64()?,
+        };
+        Ok(DcbxPart {
+            port,
+            mode,
+            lossless,
+            report: DcbxReport {
+                mode: dcbx_mode,
+                peer: flags & 1 != 0,
+                pfc_willing: flags & 2 != 0,
+                ets_willing: flags & 4 != 0,
+                local_pfc_priorities: priorities(local),
+                pfc_operational: flags & 8 != 0,
+                pfc_source,
+                pfc_not_operational_reason,
+                operational_pfc_priorities: priorities(operational),
+                operational_ets_up2tc: up2tc,
+                operational_ets_tcbw_percent: tcbw,
+                operational_ets_tsa: tsa,
+                ets_source,
+                ets_error,
+                operational_at_ps,
+                last_reconfigured_at_ps,
+                reconfigurations,
+                lldp_sent_frames,
+                local_pfc_not_operational_drops_frames: drops,
+                lldp,
+            },
+        })
+    }
 }
 
 fn instant(e: &mut Enc<'_>, t: Instant) {
@@ -253,6 +451,10 @@ impl Features {
                 e.u64(*bytes);
             }
         }
+        e.len(self.dcbx.len());
+        for x in &self.dcbx {
+            x.encode(e);
+        }
     }
 
     /// The feature part [`Features::encode`] wrote at the start of `d`.
@@ -351,6 +553,11 @@ impl Features {
         let lost = read_vec(d, 8 + 16 * 8, |d| {
             Ok((d.u32()?, d.u32()?, read_array(d, |d| Ok((d.u64()?, d.u64()?)))?))
         })?;
+        let dcbx = read_vec(
+            d,
+            4 + 3 + 1 + 2 + 1 + 1 + 16 + 8 + 1 + 1 + 2 + 4 + 24 + 64,
+            DcbxPart::decode,
+        )?;
         Ok(Features {
             hosts,
             pfcwd,
@@ -359,6 +566,7 @@ impl Features {
             fcs,
             cn,
             lost,
+            dcbx,
         })
     }
 }
@@ -503,6 +711,18 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 ))
             })
             .collect();
+        let dcbx = owned
+            .iter()
+            .filter_map(|&p| {
+                let port = &self.ports[p as usize];
+                Some(DcbxPart {
+                    port: p,
+                    mode: port.mac.config().mode,
+                    lossless: port.lossless,
+                    report: self.dcbx_report(p)?,
+                })
+            })
+            .collect();
         Features {
             hosts,
             pfcwd,
@@ -511,7 +731,32 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             fcs,
             cn,
             lost,
+            dcbx,
         }
+    }
+
+    /// Port `p`'s DCBX report, if it runs DCBX: what its agent here says, or what the process
+    /// that ran it said.
+    pub(crate) fn dcbx_report(&self, p: PortId) -> Option<DcbxReport> {
+        let port = &self.ports[p as usize];
+        let d = port.dcbx.as_deref()?;
+        if let Some(a) = self.absorbed.as_deref()
+            && let Some(Some((_, r))) = a.dcbx.get(p as usize)
+        {
+            return Some(r.clone());
+        }
+        Some(DcbxReport::of(d, &port.stats))
+    }
+
+    /// Port `p`'s flow-control mode at the end (DCBX turns PFC on and off): what its engine
+    /// here says, or what the process that ran it said.
+    pub(crate) fn flow_control_mode(&self, p: PortId) -> Mode {
+        if let Some(a) = self.absorbed.as_deref()
+            && let Some(Some((m, _))) = a.dcbx.get(p as usize)
+        {
+            return *m;
+        }
+        self.ports[p as usize].mac.config().mode
     }
 
     /// The frames lost on the cut links towards partition 0's ports (split by `of_node`),
@@ -630,6 +875,15 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     return Err(bad(part, "port", l.0 as usize));
                 }
                 lost.push(*l);
+            }
+            for x in &f.dcbx {
+                let port = self
+                    .ports
+                    .get_mut(x.port as usize)
+                    .filter(|port| port.dcbx.is_some())
+                    .ok_or_else(|| bad(part, "DCBX port", x.port as usize))?;
+                port.lossless = x.lossless;
+                a.dcbx[x.port as usize] = Some((x.mode, x.report.clone()));
             }
         }
         if let Some(v) = self.patho.victims.as_deref_mut() {

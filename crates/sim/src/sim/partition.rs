@@ -18,9 +18,13 @@
 //! partition takes its ports' part of a scan at the same point of the order of events, and
 //! builds the graph from all of them: [`ScanPart`]) and victim accounting (blocked time whose
 //! cause another partition records is classified at the merge), QCN and link bit errors
-//! (their ports'). Over MPI ranks the same: a scan's parts are gathered from every rank, and
-//! each partition's digest carries the feature state it owns (`exchange_features.rs`).
-//! Refused (for now): DCBX (its LLDPDUs' bytes cross the link beside the frame).
+//! (their ports'), DCBX (each port's agent is its node's; an LLDPDU's bytes cross a cut link in
+//! the message beside its frame, [`Carried::Lldp`], into the receiver's copy of the sending
+//! port's wire). Over MPI ranks the same: a scan's parts are gathered from every rank, and
+//! each partition's digest carries the feature state it owns (`exchange_features.rs`, DCBX
+//! ports' reports included). Refused by the drivers, not here: the trace outputs and, over
+//! MPI ranks, `--ns3`'s queue monitor (on threads each part's observer samples its own
+//! ports: `ns3::QlenPart`).
 
 use lossless_proto::units::Instant;
 
@@ -34,7 +38,7 @@ use crate::sim::{BuildError, Event, Simulator, order};
 use crate::stats::{FlowStats, Totals};
 
 /// A frame that left on a cut link: it arrives at `to` (from `from`) at `at`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Message {
     /// The receiving port.
     pub to: PortId,
@@ -46,8 +50,8 @@ pub struct Message {
     pub tie: u64,
     /// The frame.
     pub frame: WireFrame,
-    /// What it carries beside the frame for its QP's congestion control (HPCC's INT field,
-    /// TIMELY's timestamp).
+    /// What it carries beside the frame: for its QP's congestion control (HPCC's INT field,
+    /// TIMELY's timestamp), or an LLDPDU's bytes.
     pub carried: Carried,
 }
 
@@ -92,11 +96,9 @@ pub enum PartitionError {
     },
 }
 
-/// The first feature of `config` that the partitioned engine does not support, if any.
-pub fn unsupported(config: &SimConfig) -> Option<&'static str> {
-    if config.nodes.iter().any(|n| n.dcbx.is_some()) {
-        return Some("DCBX");
-    }
+/// The first feature of `config` that the partitioned engine does not support, if any (none
+/// today: every feature of a configuration splits).
+pub fn unsupported(_config: &SimConfig) -> Option<&'static str> {
     None
 }
 
@@ -275,14 +277,52 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
     }
 
+    /// Puts LLDPDU `w` (its bytes `frame`), which `p` started sending, on the wire: to arrive at
+    /// the peer at `arrive`, in this simulator or, across a cut link, as a message carrying
+    /// the bytes (DCBX, `features/dcbx.rs`).
+    pub(in crate::sim) fn put_lldp_on_wire(
+        &mut self,
+        p: PortId,
+        w: WireFrame,
+        frame: Vec<u8>,
+        arrive: Instant,
+    ) {
+        let peer = self.ports[p as usize].peer;
+        if let Some(ps) = self.part.as_deref_mut()
+            && ps.of_node[self.ports[peer as usize].node as usize] != ps.me
+        {
+            ps.outbox.push(Message {
+                to: peer,
+                from: p,
+                at: arrive,
+                tie: order::tie(self.now, arrive, self.scheduler),
+                frame: w,
+                carried: Carried::Lldp(frame.into_boxed_slice()),
+            });
+            return;
+        }
+        let port = &mut self.ports[p as usize];
+        port.inflight.push_back(w);
+        port.lldp_wire.push_back(frame);
+        order::schedule!(self, arrive, Event::Arrive(peer));
+    }
+
     /// Takes in a frame that another partition sent on a cut link to one of this one's ports.
     pub fn take_in(&mut self, m: &Message) {
-        if let (WireFrame::Data(f), false) = (&m.frame, m.carried == Carried::None) {
-            let holds_sender = self
-                .part
-                .as_deref()
-                .is_none_or(|ps| ps.of_node[self.flows[f.flow as usize].spec.src as usize] == ps.me);
-            self.telemetry_in(f, &m.carried, holds_sender);
+        match (&m.frame, &m.carried) {
+            (_, Carried::None) => {}
+            (WireFrame::Data(f), c) => {
+                let holds_sender = self
+                    .part
+                    .as_deref()
+                    .is_none_or(|ps| ps.of_node[self.flows[f.flow as usize].spec.src as usize] == ps.me);
+                self.telemetry_in(f, c, holds_sender);
+            }
+            // (the bytes go where one simulator keeps them: the sending port's wire)
+            (WireFrame::Lldp { .. }, Carried::Lldp(bytes)) => {
+                self.ports[m.from as usize].lldp_wire.push_back(bytes.to_vec());
+            }
+            _ => {}
         }
         self.ports[m.from as usize].inflight.push_back(m.frame);
         self.queue.push_tied(m.at, m.tie, Event::Arrive(m.to));
@@ -321,6 +361,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 let copy = &mut parts[rx].ports[p];
                 *slot = Some(Wire {
                     frames: std::mem::take(&mut copy.inflight),
+                    lldp: std::mem::take(&mut copy.lldp_wire),
                     lost: copy.fault.lost,
                     lost_counts: std::array::from_fn(|q| {
                         let st = &copy.stats.prio[q];
@@ -393,6 +434,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             if let Some(w) = w {
                 let port = &mut merged.ports[p];
                 port.inflight = w.frames;
+                port.lldp_wire = w.lldp;
                 port.fault.lost = w.lost;
                 for (st, (frames, bytes)) in port.stats.prio.iter_mut().zip(w.lost_counts) {
                     st.wire_lost_frames += frames;
@@ -410,6 +452,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 #[derive(Clone)]
 struct Wire {
     frames: std::collections::VecDeque<WireFrame>,
+    /// The bytes of the LLDPDUs among them.
+    lldp: std::collections::VecDeque<Vec<u8>>,
     /// Frames still to arrive lost (the link went down under them).
     lost: u32,
     /// Frames and bytes lost per priority as they arrived.

@@ -300,17 +300,15 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let (last_bit, free_at) = lldp_times(port.rate, now, len);
         let w = WireFrame::Lldp { len: len as u32 };
         port.busy = true;
-        port.inflight.push_back(w);
         if let Some(d) = port.dcbx.as_deref_mut() {
             d.lldp_tx_frames += 1;
         }
-        let peer = port.peer;
         let arrive = last_bit + port.prop;
         self.observer.tx_start(p, &w, now, last_bit);
         self.observer.lldp_tx(p, &frame, now);
-        self.ports[p as usize].lldp_wire.push_back(frame);
         schedule!(self, free_at, Event::TxEnd(p));
-        schedule!(self, arrive, Event::Arrive(peer));
+        // (on the local wire, or across a cut link with its bytes: `partition.rs`)
+        self.put_lldp_on_wire(p, w, frame, arrive);
         true
     }
 }

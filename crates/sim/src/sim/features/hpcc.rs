@@ -203,9 +203,10 @@ impl Telemetry {
     }
 }
 
-/// The field a frame of an HPCC, HPCC-PINT or TIMELY QP carries across a cut link of a split run
-/// (`partition.rs`), with the size of the rings it came from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What a frame carries beside it across a cut link of a split run (`partition.rs`): the field
+/// of an HPCC, HPCC-PINT or TIMELY QP's frame with the size of the rings it came from, or an
+/// LLDPDU's bytes (the only variant that owns memory: data frames never allocate here).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Carried {
     /// No field (another kind of frame or QP, or rings already released).
     #[default]
@@ -231,6 +232,9 @@ pub enum Carried {
         /// Slots of the sender's rings.
         slots: u32,
     },
+    /// The bytes of the LLDPDU a [`crate::observer::WireFrame::Lldp`] stands for (DCBX,
+    /// without FCS), which one simulator keeps in the sending port's `lldp_wire`.
+    Lldp(Box<[u8]>),
 }
 
 /// Whether `frame` carries its QP's field: in the data ring (data) or the replies' (`true`).
