@@ -346,6 +346,10 @@ fn the_default_split_has_more_partitions_than_threads_where_the_fabric_has_the_g
     assert_eq!(auto_partitions(&ft, 1), 1);
     assert_eq!(auto_partitions(&ft, 2), 2 * PARTITIONS_PER_THREAD);
     assert_eq!(auto_partitions(&ft, 8), 20, "at most the groups");
+    // a k = 16 fat tree (1,024 hosts, 320 groups): 4 a thread on 16 threads; a k = 32 one
+    // (8,192 hosts, about 390 MB a copy) gets 10 extra copies in 4 GiB
+    assert_eq!(auto_partitions(&fat_tree(16, 1, "1ms", None, ""), 16), 64);
+    assert_eq!(auto_partitions(&fat_tree(32, 1, "1ms", None, ""), 16), 16 + 10);
     let (_, stats) = parallel::run(&ft, 2).expect("splits");
     assert_eq!((stats.threads, stats.partitions), (2, 2 * PARTITIONS_PER_THREAD));
     assert!(stats.moves > 0, "partitions moved between threads: {stats:?}");

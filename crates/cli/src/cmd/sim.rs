@@ -670,7 +670,7 @@ pub(super) fn partitioning_for(
 
 /// The partitions of a run on `threads` threads and how they go onto the threads:
 /// `--partition`'s file (at least `threads` partitions), or the automatic partitioning into
-/// `--partitions` or [`parallel::auto_partitions`] partitions; `--placement` (by events by
+/// `--partitions` or `parallel::auto_partitions` partitions; `--placement` (by events by
 /// default).
 pub(super) fn schedule_for(
     args: &SimArgs,

@@ -226,14 +226,26 @@ impl Schedule {
 
 /// Partitions per thread that the automatic count aims at ([`auto_partitions`]).
 ///
-/// Measured on the 320-host fat tree and a k = 8 one (docs/parallel.md, "The scheduler"):
-/// finer partitions balance better, but each is a whole-fabric simulator (memory grows with
-/// the partitions) and runs every workload's arrivals, and more links are cut.
+/// Measured on 2 threads (docs/parallel.md, "The scheduler"): on the 320-host fat tree the
+/// busiest thread's events fall by 3.6 % from 2 partitions to 8 and by 0.3 % more at 16; each
+/// partition is a whole-fabric simulator (about 5 MB more peak memory per partition on a
+/// k = 8 tree, 10 MB on the 320-host one) and more links are cut (1.5–1.8× the frames
+/// handed over at 8).
 pub const PARTITIONS_PER_THREAD: u16 = 4;
+
+/// What one partition's copy of the fabric is taken to hold per host when the automatic count
+/// weighs memory: the top of the 37–47 kB per host measured (docs/benchmarks.md, "Scale").
+pub const PARTITION_BYTES_PER_HOST: u64 = 48_000;
+
+/// The most memory the automatic count spends on partitions beyond one per thread
+/// (estimated at [`PARTITION_BYTES_PER_HOST`]): 4 GiB. A 1,024-host fabric on 16 threads
+/// still gets 4 partitions a thread; an 8,192-host one gets only what one per thread takes.
+pub const EXTRA_PARTITION_BYTES: u64 = 4 << 30;
 
 /// The partitions the automatic partitioning of `config` gets on `threads` threads:
 /// [`PARTITIONS_PER_THREAD`] per thread, at most the fabric's groups (first-tier switches with
-/// their hosts, and the switches above), and no more than `threads` where more would cut a link
+/// their hosts, and the switches above), no more copies of the fabric beyond one per thread
+/// than [`EXTRA_PARTITION_BYTES`] holds, and no more than `threads` where more would cut a link
 /// with a shorter lookahead than `threads` partitions do (a shorter window for every thread).
 pub fn auto_partitions(config: &SimConfig, threads: u16) -> u16 {
     let threads = threads.max(1);
@@ -241,7 +253,16 @@ pub fn auto_partitions(config: &SimConfig, threads: u16) -> u16 {
         return 1;
     }
     let groups = Partitioning::by_tier(config, 1).groups;
-    let fine = u32::from(threads.saturating_mul(PARTITIONS_PER_THREAD)).min(groups);
+    let hosts = config
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.kind, crate::config::NodeKind::Host(_)))
+        .count() as u64;
+    let copy = hosts.max(1) * PARTITION_BYTES_PER_HOST;
+    let extra = u32::try_from(EXTRA_PARTITION_BYTES / copy).unwrap_or(u32::MAX);
+    let fine = u32::from(threads.saturating_mul(PARTITIONS_PER_THREAD))
+        .min(groups)
+        .min(u32::from(threads).saturating_add(extra));
     let fine = u16::try_from(fine).unwrap_or(u16::MAX).max(threads);
     if fine == threads {
         return threads;
