@@ -7,7 +7,8 @@
 # per partition count, the automatic partitioning's cut links and lookahead, the windows,
 # events and cross-partition frames per window, the critical path (the busiest partition's
 # events summed over windows) and the speed-up it allows, statically and with the groups
-# placed per window by the previous window's cost; the predicted speed-up adds this
+# placed per window by the previous window's cost, and (engine×) the engine's default partitions
+# (4 a thread) placed per window by their events; the predicted speed-up adds this
 # machine's barrier cost (std::sync::Barrier, 2 threads) per window. docs/benchmarks.md keeps
 # the figures. With FORK_DIR it also runs the HPCC ns-3 fork side by side on one core
 # (scripts/bench-vs-ns3.sh).

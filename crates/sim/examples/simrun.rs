@@ -147,14 +147,14 @@ fn print_model(
         "model: {event_ns:.1} ns per event (this run, one core); std::sync::Barrier with 2 threads: {barrier2:.0} ns per window (this machine)"
     );
     println!(
-        "parts  groups  cut  lookahead_ns  windows  events/window  messages/window  critical_events  ideal×  predicted×  balance  adaptive×"
+        "parts  groups  cut  lookahead_ns  windows  events/window  messages/window  critical_events  ideal×  predicted×  balance  adaptive×  engine_parts  engine×"
     );
     for f in model.finish() {
         let w = f.windows.max(1) as f64;
         let mean = f.per_partition.iter().sum::<u64>() as f64 / f.per_partition.len().max(1) as f64;
         let max = f.per_partition.iter().copied().max().unwrap_or(0) as f64;
         println!(
-            "{:>5}  {:>6}  {:>4}  {:>12.1}  {:>7}  {:>13.1}  {:>15.2}  {:>15}  {:>6.2}  {:>10.2}  {:>7.3}  {:>9.2}",
+            "{:>5}  {:>6}  {:>4}  {:>12.1}  {:>7}  {:>13.1}  {:>15.2}  {:>15}  {:>6.2}  {:>10.2}  {:>7.3}  {:>9.2}  {:>12}  {:>7.2}",
             f.parts,
             f.groups,
             f.cut_links,
@@ -167,6 +167,8 @@ fn print_model(
             f.predicted_speedup(event_ns, barrier2),
             max / mean.max(1.0),
             f.ideal_speedup_adaptive(),
+            f.engine_partitions,
+            f.ideal_speedup_engine(),
         );
     }
     Ok(())
