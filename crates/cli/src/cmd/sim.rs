@@ -194,8 +194,9 @@ pub struct SimArgs {
     #[arg(long, value_name = "N",
           value_parser = clap::value_parser!(u16).range(1..=super::sweep::MAX_JOBS as i64))]
     pub jobs: Option<u16>,
-    /// Split the fabric over N threads, 1..=1024: each owns a group of switches with their
-    /// hosts and they run in windows of the cut links' smallest delay; the report is the
+    /// Split the fabric over N threads, 1..=1024: each runs partitions (groups of switches
+    /// with their hosts; 4 per thread by default, see --partitions, placed anew each window)
+    /// and they run in windows of the cut links' smallest delay; the report is the
     /// one-thread run's, byte for byte, and so are --ns3's fct.txt and pfc.txt
     /// (docs/parallel.md). Default: the cores that help — the most threads, up to the cores,
     /// for which every thread's partition has windows of at least 200 ns in which its ports
