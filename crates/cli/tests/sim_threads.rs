@@ -115,8 +115,11 @@ fn without_threads_a_large_fabric_runs_on_the_cores_that_help_and_writes_the_one
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if cores >= 2 {
         assert!(err.contains("note: running on "), "{err}");
+        // 4 partitions a thread (a k = 8 tree has 80 groups), placed each window
         assert!(
-            err.contains(" threads: ") && err.contains("windows of 1005.1 ns"),
+            err.contains(" threads, ")
+                && err.contains(" partitions placed by events each window")
+                && err.contains("windows of 1005.1 ns"),
             "{err}"
         );
     } else {
@@ -185,19 +188,47 @@ server 3
         std::fs::read(&mine).unwrap(),
         "the reports differ"
     );
-    // mistakes: a name that is no node, a number past the threads, a node left out
+    // the file's four partitions on two threads, placed each window: the same report
+    let two = dir.join("two.json");
+    let o = run(&[
+        "sim",
+        "four-bridge",
+        "--threads",
+        "2",
+        "--partition",
+        file.to_str().unwrap(),
+        "--json",
+        two.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("2 threads, 4 partitions placed by events each window"),
+        "the file's four partitions on two threads: {err}"
+    );
+    assert_eq!(
+        std::fs::read(&one).unwrap(),
+        std::fs::read(&two).unwrap(),
+        "the reports differ"
+    );
+    // mistakes: a name that is no node, a partition left empty, a node left out, fewer
+    // partitions than threads
     for (text, says) in [
         (
             "bridge* 0\nclient* 1\nsink 1\nserver 1\nswitch9 1\n",
             "line 5: \"switch9\" names no node",
         ),
         (
-            "bridge* 0\nclient* 1\nsink 1\nserver 2\n",
-            "line 4: partition 2; this run has 2 partitions",
+            "bridge* 0\nclient* 1\nsink 1\nserver 3\n",
+            "partition 2 has no node; this run has 4 partitions",
         ),
         (
             "bridge* 0\nclient* 1\nsink 1\n",
             "node \"server\" is in no partition",
+        ),
+        (
+            "bridge* 0\nclient* 0\nsink 0\nserver 0\n",
+            "1 partition(s), fewer than --threads 2",
         ),
     ] {
         let bad = dir.join("bad.part");

@@ -5,6 +5,12 @@
 //! [--queue calendar|heap|radix] [--repeat N]`: the event queue to use (calendar, the default)
 //! and how many runs (the best is printed) for before/after comparisons in one binary.
 //!
+//! `--split T:P[:static|events|time]` (repeatable) runs it instead on T threads split into P
+//! automatic partitions placed as given (events by default; issue 22, docs/parallel.md) and
+//! prints the engine's figures: busy seconds per thread, the critical path in seconds and in
+//! events, and the ideal speed-up it allows; with `--check` the sequential run first, and each
+//! split's report compared with it byte for byte.
+//!
 //! `simrun fat-tree-websearch [DURATION]` runs the 320-host fat-tree of the shared corpus's
 //! `workloads/` (`$LOSSLESS_CORPUS`, else `shared/corpus` beside the checkout) with WebSearch flows at 30 %
 //! load, all RoCEv2 QPs with DCQCN and ECN marking (HPCC ns-3 presets), for DURATION (200us).
@@ -37,8 +43,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut queue = String::from("calendar");
     let mut repeat = 1u32;
     let mut model: Vec<u16> = Vec::new();
+    let mut splits: Vec<String> = Vec::new();
+    let mut check = false;
     while let Some(a) = args.next() {
-        if a == "--model" {
+        if a == "--split" {
+            splits.push(args.next().ok_or("--split needs T:P[:static|events|time]")?);
+        } else if a == "--check" {
+            check = true;
+        } else if a == "--model" {
             let v = args
                 .next()
                 .ok_or("--model needs partition counts, e.g. 2,4,8,16")?;
@@ -81,6 +93,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         scenario::load(&name, &ov)?
     };
+    if !splits.is_empty() {
+        return run_splits(&config, &splits, check);
+    }
     let mut best: Option<(u64, f64, Report)> = None;
     for _ in 0..repeat.max(1) {
         let r = match queue.as_str() {
@@ -132,14 +147,14 @@ fn print_model(
         "model: {event_ns:.1} ns per event (this run, one core); std::sync::Barrier with 2 threads: {barrier2:.0} ns per window (this machine)"
     );
     println!(
-        "parts  groups  cut  lookahead_ns  windows  events/window  messages/window  critical_events  ideal×  predicted×  balance  adaptive×"
+        "parts  groups  cut  lookahead_ns  windows  events/window  messages/window  critical_events  ideal×  predicted×  balance  adaptive×  engine_parts  engine×"
     );
     for f in model.finish() {
         let w = f.windows.max(1) as f64;
         let mean = f.per_partition.iter().sum::<u64>() as f64 / f.per_partition.len().max(1) as f64;
         let max = f.per_partition.iter().copied().max().unwrap_or(0) as f64;
         println!(
-            "{:>5}  {:>6}  {:>4}  {:>12.1}  {:>7}  {:>13.1}  {:>15.2}  {:>15}  {:>6.2}  {:>10.2}  {:>7.3}  {:>9.2}",
+            "{:>5}  {:>6}  {:>4}  {:>12.1}  {:>7}  {:>13.1}  {:>15.2}  {:>15}  {:>6.2}  {:>10.2}  {:>7.3}  {:>9.2}  {:>12}  {:>7.2}",
             f.parts,
             f.groups,
             f.cut_links,
@@ -152,7 +167,70 @@ fn print_model(
             f.predicted_speedup(event_ns, barrier2),
             max / mean.max(1.0),
             f.ideal_speedup_adaptive(),
+            f.engine_partitions,
+            f.ideal_speedup_engine(),
         );
+    }
+    Ok(())
+}
+
+/// `--split`: the run on threads, each split as given; with `check`, each report against the
+/// sequential run's.
+fn run_splits(
+    config: &lossless_sim::config::SimConfig,
+    splits: &[String],
+    check: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
+    use lossless_sim::experiments::parallel::{self, Placement, Schedule};
+    use lossless_sim::experiments::partition_model::Partitioning;
+    let seq = if check {
+        let (events, wall, report) = run(config.clone(), CalendarQueue::default())?;
+        println!("one thread: {events} events in {wall:.3} s");
+        Some(serde_json::to_string_pretty(&report)?)
+    } else {
+        None
+    };
+    for s in splits {
+        let mut it = s.split(':');
+        let threads: u16 = it.next().ok_or("--split T:P")?.parse()?;
+        let parts: u16 = match it.next() {
+            Some(p) => p.parse()?,
+            None => parallel::auto_partitions(config, threads),
+        };
+        let placement = match it.next().unwrap_or("events") {
+            "static" => Placement::Static,
+            "events" => Placement::Events,
+            "time" => Placement::Time,
+            other => return Err(format!("--split {s}: {other}: allowed static, events, time").into()),
+        };
+        let part = Partitioning::by_tier(config, parts);
+        let t = WallClock::now();
+        let (sim, st) =
+            parallel::run_scheduled(config, &part, Schedule { threads, placement }, &|_, _| false)?;
+        let wall = t.elapsed().as_secs_f64();
+        let handled: u64 = st.events_per_thread.iter().sum();
+        let per = |v: &[f64]| v.iter().map(|x| format!("{x:.3}")).collect::<Vec<_>>().join(" ");
+        println!(
+            "{threads} threads, {} partitions, {:?}: wall {wall:.3} s; {} windows, {:.1} frames handed over per window, {} moves; busy per thread {} s, at barriers {} s (taking frames in {} s); critical path {:.3} s busy, {} of {handled} events (ideal {:.2}×)",
+            st.partitions,
+            st.placement,
+            st.windows,
+            st.messages as f64 / st.windows.max(1) as f64,
+            st.moves,
+            per(&st.busy_s_per_thread),
+            per(&st.wait_s_per_thread),
+            per(&st.intake_s_per_thread),
+            st.critical_s,
+            st.critical_events,
+            handled as f64 / st.critical_events.max(1) as f64,
+        );
+        if let Some(seq) = &seq {
+            let par = serde_json::to_string_pretty(&Report::collect(&sim))?;
+            if &par != seq {
+                return Err(format!("--split {s}: the report differs from the sequential run's").into());
+            }
+            println!("  the report is the sequential run's, byte for byte");
+        }
     }
     Ok(())
 }

@@ -314,6 +314,77 @@ fn the_pathology_builtins_at_1_2_3_and_8_threads_report_what_one_simulator_does(
     }
 }
 
+/// `cfg` split into `parts` automatic partitions on each of `threads`, placed each way, gives
+/// the one-thread report byte for byte.
+fn check_scheduled(what: &str, cfg: &lossless_sim::config::SimConfig, parts: u16, threads: &[u16]) {
+    use lossless_sim::experiments::parallel::{Placement, Schedule};
+    use lossless_sim::experiments::partition_model::Partitioning;
+    let seq = sequential(cfg);
+    let part = Partitioning::by_tier(cfg, parts);
+    for &t in threads {
+        for placement in [Placement::Events, Placement::Time, Placement::Static] {
+            let schedule = Schedule {
+                threads: t,
+                placement,
+            };
+            let (sim, stats) = parallel::run_scheduled(cfg, &part, schedule, &|_, _| false).expect("splits");
+            assert_eq!((stats.threads, stats.partitions), (t, parts), "{stats:?}");
+            let par = json_of(&sim);
+            assert!(
+                par == seq,
+                "{what}: {parts} partitions on {t} threads, {placement:?} ({stats:?}): {}",
+                first_difference(&seq, &par)
+            );
+        }
+    }
+}
+
+#[test]
+fn eight_partitions_on_2_and_3_threads_placed_each_window_report_what_one_simulator_does() {
+    // more partitions than threads: each thread runs several partitions a window, partitions
+    // move between threads (placed by their events or time in the window before), and the
+    // frames between partitions of one thread go through the mail like any other
+    let ov = Overrides {
+        set: vec!["senders=16".into()],
+        ..Default::default()
+    };
+    let incast = scenario::load("incast", &ov).expect("loads");
+    check_scheduled("incast", &incast, 8, &[2, 3]);
+    let ft = fat_tree_k4(7, "150us", None, "");
+    check_scheduled("fat tree", &ft, 8, &[2, 3]);
+    // QPs whose INT records cross cut links between partitions that share a thread
+    let hpcc = fat_tree_k4(3, "300us", Some("hpcc"), "");
+    check_scheduled("HPCC fat tree", &hpcc, 8, &[3]);
+    // the deadlock detector's scans (one barrier more, every partition's part) and its stop,
+    // pfcwd and a stalled receiver, with several partitions on a thread
+    for name in ["deadlock-ring", "storm-pfcwd", "deadlock-bounce"] {
+        let cfg = scenario::load(name, &Overrides::default()).expect("loads");
+        let parts = (cfg.nodes.len() as u16).min(8);
+        check_scheduled(name, &cfg, parts, &[2, 3]);
+    }
+}
+
+#[test]
+fn the_default_split_has_more_partitions_than_threads_where_the_fabric_has_the_groups() {
+    use lossless_sim::experiments::parallel::{PARTITIONS_PER_THREAD, auto_partitions};
+    // a k = 4 fat tree: 8 edge groups, 8 aggregation and 4 core switches (20 groups)
+    let ft = fat_tree_k4(7, "150us", None, "");
+    assert_eq!(auto_partitions(&ft, 1), 1);
+    assert_eq!(auto_partitions(&ft, 2), 2 * PARTITIONS_PER_THREAD);
+    assert_eq!(auto_partitions(&ft, 8), 20, "at most the groups");
+    // a k = 16 fat tree (1,024 hosts, 320 groups): 4 a thread on 16 threads; a k = 32 one
+    // (8,192 hosts, about 390 MB a copy) gets 10 extra copies in 4 GiB
+    assert_eq!(auto_partitions(&fat_tree(16, 1, "1ms", None, ""), 16), 64);
+    assert_eq!(auto_partitions(&fat_tree(32, 1, "1ms", None, ""), 16), 16 + 10);
+    let (_, stats) = parallel::run(&ft, 2).expect("splits");
+    assert_eq!((stats.threads, stats.partitions), (2, 2 * PARTITIONS_PER_THREAD));
+    assert!(stats.moves > 0, "partitions moved between threads: {stats:?}");
+    assert!(
+        stats.critical_events < stats.events_per_thread.iter().sum::<u64>(),
+        "{stats:?}"
+    );
+}
+
 #[test]
 fn the_deadlock_ring_split_node_by_node_finds_the_same_deadlock_and_stops_at_the_same_scan() {
     // every host and switch its own partition: each queue of the cycle, each frame's ingress
@@ -377,6 +448,26 @@ mod random_fabrics {
             let (sim, stats) = parallel::run_split(&cfg, &Partitioning::from_map(of_node), &|_, _| false).expect("splits");
             let par = json_of(&sim);
             prop_assert!(par == seq, "{text}\n{stats:?}: {}", first_difference(&seq, &par));
+        }
+
+        #[test]
+        fn any_split_into_more_partitions_than_threads_reports_what_one_simulator_does(
+            leaves in 2u32..4, spines in 1u32..3, per_leaf in 1u32..4, delay_ns in 100u32..2000,
+            flows in proptest::collection::vec((0u32..64, 0u32..64, 1u32..200), 1..8),
+            map in proptest::collection::vec(0u16..8, 64),
+            threads in 2u16..5, how in 0u8..3,
+        ) {
+            use lossless_sim::experiments::parallel::{Placement, Schedule};
+            let text = fabric(leaves, spines, per_leaf, delay_ns, &flows);
+            let cfg = scenario::load_str(&text, "random.toml", None, &Overrides::default()).expect("loads");
+            let seq = sequential(&cfg);
+            let of_node: Vec<u16> = (0..cfg.nodes.len()).map(|n| map[n % map.len()]).collect();
+            let part = Partitioning::from_map(of_node);
+            let placement = [Placement::Events, Placement::Time, Placement::Static][usize::from(how)];
+            let schedule = Schedule { threads: threads.min(part.parts), placement };
+            let (sim, stats) = parallel::run_scheduled(&cfg, &part, schedule, &|_, _| false).expect("splits");
+            let par = json_of(&sim);
+            prop_assert!(par == seq, "{text}\n{schedule:?} {stats:?}: {}", first_difference(&seq, &par));
         }
     }
 }

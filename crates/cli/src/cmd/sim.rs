@@ -194,8 +194,9 @@ pub struct SimArgs {
     #[arg(long, value_name = "N",
           value_parser = clap::value_parser!(u16).range(1..=super::sweep::MAX_JOBS as i64))]
     pub jobs: Option<u16>,
-    /// Split the fabric over N threads, 1..=1024: each owns a group of switches with their
-    /// hosts and they run in windows of the cut links' smallest delay; the report is the
+    /// Split the fabric over N threads, 1..=1024: each runs partitions (groups of switches
+    /// with their hosts; 4 per thread by default, see --partitions, placed anew each window)
+    /// and they run in windows of the cut links' smallest delay; the report is the
     /// one-thread run's, byte for byte, and so are --ns3's fct.txt and pfc.txt
     /// (docs/parallel.md). Default: the cores that help — the most threads, up to the cores,
     /// for which every thread's partition has windows of at least 200 ns in which its ports
@@ -208,15 +209,32 @@ pub struct SimArgs {
     #[arg(long, value_name = "N", conflicts_with = "sweep",
           value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
+    /// Split the fabric into P partitions, P ≥ --threads, placed on the threads anew each
+    /// window by the events each handled in the window before (longest first to the least
+    /// loaded thread). Default: 4 per thread, at most the fabric's groups (first-tier switches
+    /// with their hosts, and each switch above); P = --threads places one on each for the whole
+    /// run. Each partition holds a copy of the whole fabric: memory grows with P
+    /// (docs/parallel.md, "The scheduler"). Not with --mpi.
+    #[arg(long, value_name = "P", conflicts_with_all = ["sweep", "partition", "mpi"],
+          value_parser = clap::value_parser!(u16).range(1..=4096))]
+    pub partitions: Option<u16>,
+    /// How partitions go onto threads when there are more partitions than threads: `events`
+    /// (default: anew each window, weighed by the events each handled in the window before;
+    /// the same placement on every machine), `time` (weighed by the time each took), or
+    /// `static` (partition p on thread p mod threads throughout). The report is the same.
+    #[arg(long, value_name = "HOW", conflicts_with_all = ["sweep", "mpi"])]
+    pub placement: Option<PlacementArg>,
     /// Split the fabric as FILE says instead of the automatic tier-and-group partitioning
-    /// (with --threads, --mpi, or alone: as many threads as the file has partitions): a line
-    /// `NAME PARTITION` per node, or `PREFIX* PARTITION` for every node whose name starts
-    /// with PREFIX, `#` comments; every node placed, every partition used (docs/parallel.md).
-    /// --show-partition prints the automatic one to start from.
+    /// (alone: one thread per partition of the file; with --threads N: the file's partitions,
+    /// at least N, placed on N threads as --placement says; with --mpi: ranks × threads of
+    /// them): a line `NAME PARTITION` per node, or `PREFIX* PARTITION` for every node whose
+    /// name starts with PREFIX, `#` comments; every node placed, every partition used
+    /// (docs/parallel.md). --show-partition prints the automatic one to start from.
     #[arg(long, value_name = "FILE", conflicts_with = "sweep")]
     pub partition: Option<PathBuf>,
-    /// Print the automatic partitioning of the run (for --threads N, or the default's count)
-    /// as a partition file for --partition, and exit.
+    /// Print the automatic partitioning of the run (the partitions for --threads N, or for the
+    /// default's count; --partitions P sets them) as a partition file for --partition, and
+    /// exit.
     #[arg(long, conflicts_with_all = ["sweep", "partition", "mpi"])]
     pub show_partition: bool,
     /// Run over MPI ranks: `mpirun -n R lossless sim --mpi [--threads T] ...` (a scenario or
@@ -588,7 +606,11 @@ pub(super) fn threads_for(args: &SimArgs, config: &SimConfig, twin: bool) -> any
         return partitions_in_file(file);
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) - usize::from(twin);
-    let auto = parallel::auto_threads(config, u16::try_from(cores).unwrap_or(u16::MAX).max(1));
+    let mut auto = parallel::auto_threads(config, u16::try_from(cores).unwrap_or(u16::MAX).max(1));
+    // (no more threads than the partitions asked for)
+    if let Some(p) = args.partitions {
+        auto.threads = auto.threads.min(p);
+    }
     if auto.threads > 1
         && !args.quiet
         && let Some(w) = auto.window
@@ -630,7 +652,7 @@ fn read_partition_file(file: &Path) -> anyhow::Result<String> {
 }
 
 /// The partitioning of a run split into `parts` partitions: `--partition`'s file, or the
-/// automatic tier-and-group one.
+/// automatic tier-and-group one (under `--mpi`: ranks × threads).
 pub(super) fn partitioning_for(
     args: &SimArgs,
     config: &SimConfig,
@@ -647,15 +669,81 @@ pub(super) fn partitioning_for(
     }
 }
 
-/// `--show-partition`: the automatic partitioning of `config` for the run's thread count, as a
-/// partition file on stdout.
+/// The partitions of a run on `threads` threads and how they go onto the threads:
+/// `--partition`'s file (at least `threads` partitions), or the automatic partitioning into
+/// `--partitions` or `parallel::auto_partitions` partitions; `--placement` (by events by
+/// default).
+pub(super) fn schedule_for(
+    args: &SimArgs,
+    config: &SimConfig,
+    threads: u16,
+) -> anyhow::Result<(
+    lossless_sim::experiments::partition_model::Partitioning,
+    lossless_sim::experiments::parallel::Schedule,
+)> {
+    use lossless_sim::experiments::parallel::{self, Schedule};
+    let threads = threads.max(1);
+    let parts = match &args.partition {
+        Some(file) => {
+            let p = partitions_in_file(file)?;
+            anyhow::ensure!(
+                p >= threads,
+                "--partition {}: {p} partition(s), fewer than --threads {threads}: a thread runs at least one",
+                file.display()
+            );
+            p
+        }
+        None => {
+            let p = args
+                .partitions
+                .unwrap_or_else(|| parallel::auto_partitions(config, threads));
+            anyhow::ensure!(
+                p >= threads,
+                "--partitions {p}: fewer than --threads {threads}: a thread runs at least one partition"
+            );
+            p
+        }
+    };
+    let part = partitioning_for(args, config, parts)?;
+    let schedule = Schedule {
+        threads,
+        placement: args
+            .placement
+            .map_or_else(Default::default, PlacementArg::placement),
+    };
+    Ok((part, schedule))
+}
+
+/// `--placement`: how partitions go onto threads (`parallel::Placement`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum PlacementArg {
+    /// Anew each window, by the events each partition handled in the window before.
+    Events,
+    /// Anew each window, by the time each partition took in the window before.
+    Time,
+    /// Partition p on thread p mod threads throughout.
+    Static,
+}
+
+impl PlacementArg {
+    /// The engine's placement.
+    fn placement(self) -> lossless_sim::experiments::parallel::Placement {
+        use lossless_sim::experiments::parallel::Placement;
+        match self {
+            PlacementArg::Events => Placement::Events,
+            PlacementArg::Time => Placement::Time,
+            PlacementArg::Static => Placement::Static,
+        }
+    }
+}
+
+/// `--show-partition`: the automatic partitioning of `config` for the run's threads (into
+/// `--partitions`, or the automatic count), as a partition file on stdout.
 pub(super) fn show_partition(args: &SimArgs, config: &SimConfig) -> anyhow::Result<ExitCode> {
-    use lossless_sim::experiments::{partition_file, partition_model::Partitioning};
+    use lossless_sim::experiments::partition_file;
     let threads = threads_for(args, config, false)?.max(1);
-    out!(
-        "{}",
-        partition_file::render(config, &Partitioning::by_tier(config, threads))
-    )?;
+    let (part, _) = schedule_for(args, config, threads)?;
+    out!("{}", partition_file::render(config, &part))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -672,7 +760,7 @@ pub(super) fn simulate_threads<O: Observer + Send>(
     observer: &(dyn Fn(u16) -> O + Sync),
 ) -> anyhow::Result<Result<(Ran, Vec<O>), ExitCode>> {
     use lossless_sim::experiments::parallel;
-    let part = partitioning_for(args, config, threads)?;
+    let (part, schedule) = schedule_for(args, config, threads)?;
     if let Some(w) = parallel::window_of(config, &part).filter(|&w| w < parallel::SHORT_WINDOW) {
         errln!(
             "note: --threads {threads}: the shortest link between partitions makes windows of {:.1} ns, each a barrier for every thread; expect this run to be slower than on one thread (docs/parallel.md)",
@@ -682,7 +770,7 @@ pub(super) fn simulate_threads<O: Observer + Send>(
     let wall = WallClock::now();
     let progress = WindowProgress::new(config, "the first thread");
     let window_done = |at, events| progress.window_done(at, events);
-    let (mut parts, st) = parallel::run_parts(config, &part, observer, &window_done)
+    let (mut parts, st) = parallel::run_parts_on(config, &part, schedule, observer, &window_done)
         .with_context(|| format!("{name}: --threads {threads}"))?;
     progress.finish();
     let observers: Vec<O> = parts
@@ -697,13 +785,31 @@ pub(super) fn simulate_threads<O: Observer + Send>(
     if !args.quiet {
         let w = st.windows.max(1) as f64;
         let per = |v: &[f64]| v.iter().map(|x| format!("{x:.3}")).collect::<Vec<_>>().join(" ");
+        let placed = match (st.partitions > st.threads, st.placement) {
+            (false, _) => String::new(),
+            (true, parallel::Placement::Static) => {
+                format!(", {} partitions placed statically", st.partitions)
+            }
+            (true, how) => format!(
+                ", {} partitions placed by {} each window ({} moves)",
+                st.partitions,
+                if how == parallel::Placement::Time {
+                    "time"
+                } else {
+                    "events"
+                },
+                st.moves
+            ),
+        };
         errln!(
-            "{threads} threads: {} windows of {:.1} ns, {:.1} frames handed over per window; seconds busy per thread {}, at barriers {}",
+            "{threads} threads{placed}: {} windows of {:.1} ns, {:.1} frames handed over per window; seconds busy per thread {}, at barriers {}; critical path {:.3} s busy, {} events",
             st.windows,
             st.lookahead_ps as f64 / 1e3,
             st.messages as f64 / w,
             per(&st.busy_s_per_thread),
-            per(&st.wait_s_per_thread)
+            per(&st.wait_s_per_thread),
+            st.critical_s,
+            st.critical_events
         );
     }
     let ran = Ran {

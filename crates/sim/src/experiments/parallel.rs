@@ -20,20 +20,37 @@ use crate::sim::partition::{Message, PartitionError, ScanPart};
 /// How a parallel run went.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct ParallelStats {
-    /// Partitions (threads).
+    /// Threads.
     pub threads: u16,
+    /// Partitions (at least the threads).
+    pub partitions: u16,
+    /// How partitions were placed on threads.
+    pub placement: Placement,
     /// The window, ps (0: no cut link, one window).
     pub lookahead_ps: u128,
     /// Windows run.
     pub windows: u64,
     /// Frames handed over between partitions.
     pub messages: u64,
-    /// Events each partition handled (the workloads' arrivals in each).
+    /// Events each thread handled (its partitions' in each window, summed).
     pub events_per_thread: Vec<u64>,
+    /// Events each partition handled (the workloads' arrivals in each).
+    pub events_per_partition: Vec<u64>,
+    /// Sum over windows of the busiest thread's events: the run's length in events if every
+    /// event cost the same and the barriers nothing (the model's critical path).
+    pub critical_events: u64,
+    /// Sum over windows of the busiest thread's seconds busy: the run's length if the
+    /// barriers cost nothing (steadier than the wall time on a loaded machine).
+    pub critical_s: f64,
+    /// Partitions that ran on another thread than in the window before.
+    pub moves: u64,
     /// Seconds each thread spent handling events.
     pub busy_s_per_thread: Vec<f64>,
-    /// Seconds each thread spent at the barriers and handing frames over.
+    /// Seconds each thread spent at the barriers and handing frames over (taking them in
+    /// included).
     pub wait_s_per_thread: Vec<f64>,
+    /// Of that, seconds each thread spent taking in the frames its partitions received.
+    pub intake_s_per_thread: Vec<f64>,
 }
 
 /// The window of `config` split as `part` says: the smallest lookahead over the links whose
@@ -119,23 +136,35 @@ pub fn auto_threads(config: &SimConfig, cores: u16) -> AutoThreads {
 }
 
 /// Runs `config` on `threads` threads and returns the merged simulator, whose report is the
-/// one-thread run's.
+/// one-thread run's: the automatic partitioning into [`auto_partitions`] partitions, placed
+/// on the threads anew each window ([`Placement::Events`]).
 pub fn run(config: &SimConfig, threads: u16) -> Result<(Simulator, ParallelStats), PartitionError> {
-    run_split(config, &Partitioning::by_tier(config, threads.max(1)), &|_, _| {
-        false
-    })
+    let threads = threads.max(1);
+    let part = Partitioning::by_tier(config, auto_partitions(config, threads));
+    run_scheduled(config, &part, Schedule::adaptive(threads), &|_, _| false)
 }
 
-/// Runs `config` split as `part` says, one thread per partition. After each window the first
-/// partition's thread calls `window_done` with the window's end and its events so far; when it
-/// returns true the run stops there, every partition after the same window (the merged
-/// simulator's `now` says where).
+/// Runs `config` split as `part` says, one thread per partition. After each window the
+/// thread that ran partition 0 calls `window_done` with the window's end and partition 0's
+/// events so far; when it returns true the run stops there, every partition after the same
+/// window (the merged simulator's `now` says where).
 pub fn run_split(
     config: &SimConfig,
     part: &Partitioning,
     window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
 ) -> Result<(Simulator, ParallelStats), PartitionError> {
-    let (parts, stats) = run_parts(config, part, &|_| NoObserver, window_done)?;
+    run_scheduled(config, part, Schedule::one_each(part), window_done)
+}
+
+/// Runs `config` split as `part` says on the threads `schedule` gives, and returns the
+/// merged simulator, as [`run_split`].
+pub fn run_scheduled(
+    config: &SimConfig,
+    part: &Partitioning,
+    schedule: Schedule,
+    window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
+) -> Result<(Simulator, ParallelStats), PartitionError> {
+    let (parts, stats) = run_parts_on(config, part, schedule, &|_| NoObserver, window_done)?;
     Ok((Simulator::merge(parts), stats))
 }
 
@@ -148,7 +177,210 @@ pub fn run_parts<O: Observer + Send>(
     observer: &(dyn Fn(u16) -> O + Sync),
     window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
 ) -> Result<(Vec<Simulator<O>>, ParallelStats), PartitionError> {
-    let n = part.parts as usize;
+    run_parts_on(config, part, Schedule::one_each(part), observer, window_done)
+}
+
+/// How a run's partitions go onto its threads in each window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
+pub enum Placement {
+    /// Partition `p` on thread `p mod threads` for the whole run (one partition per thread
+    /// when there are as many: the engine before load-adaptive placement).
+    Static,
+    /// Anew in each window, longest first to the least loaded thread ([`Placer`]), each
+    /// partition weighed by the events it handled in the previous window: the placement is a
+    /// function of the run alone (the same on every machine).
+    #[default]
+    Events,
+    /// As [`Placement::Events`], weighed by the time each partition took in the previous
+    /// window (its events and its intake of frames), measured on this machine.
+    Time,
+}
+
+/// The threads of a run and how its partitions go onto them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Schedule {
+    /// Threads (at most the partitions: a run has no more threads than partitions).
+    pub threads: u16,
+    /// How partitions are placed on them.
+    pub placement: Placement,
+}
+
+impl Schedule {
+    /// One thread per partition of `part`, each running its own for the whole run.
+    pub fn one_each(part: &Partitioning) -> Schedule {
+        Schedule {
+            threads: part.parts,
+            placement: Placement::Static,
+        }
+    }
+
+    /// `threads` threads, partitions placed anew each window by their events
+    /// ([`Placement::Events`]).
+    pub fn adaptive(threads: u16) -> Schedule {
+        Schedule {
+            threads,
+            placement: Placement::Events,
+        }
+    }
+}
+
+/// Partitions per thread that the automatic count aims at ([`auto_partitions`]).
+///
+/// Measured on 2 threads (docs/parallel.md, "The scheduler"): on the 320-host fat tree the
+/// busiest thread's events fall by 3.6 % from 2 partitions to 8 and by 0.3 % more at 16; each
+/// partition is a whole-fabric simulator (about 5 MB more peak memory per partition on a
+/// k = 8 tree, 10 MB on the 320-host one) and more links are cut (1.5–1.8× the frames
+/// handed over at 8).
+pub const PARTITIONS_PER_THREAD: u16 = 4;
+
+/// What one partition's copy of the fabric is taken to hold per host when the automatic count
+/// weighs memory: the top of the 37–47 kB per host measured (docs/benchmarks.md, "Scale").
+pub const PARTITION_BYTES_PER_HOST: u64 = 48_000;
+
+/// The most memory the automatic count spends on partitions beyond one per thread
+/// (estimated at [`PARTITION_BYTES_PER_HOST`]): 4 GiB. A 1,024-host fabric on 16 threads
+/// still gets 4 partitions a thread; an 8,192-host one gets only what one per thread takes.
+pub const EXTRA_PARTITION_BYTES: u64 = 4 << 30;
+
+/// The partitions the automatic partitioning of `config` gets on `threads` threads:
+/// [`PARTITIONS_PER_THREAD`] per thread, at most the fabric's groups (first-tier switches with
+/// their hosts, and the switches above), no more copies of the fabric beyond one per thread
+/// than [`EXTRA_PARTITION_BYTES`] holds, and no more than `threads` where more would cut a link
+/// with a shorter lookahead than `threads` partitions do (a shorter window for every thread).
+pub fn auto_partitions(config: &SimConfig, threads: u16) -> u16 {
+    let threads = threads.max(1);
+    if threads == 1 {
+        return 1;
+    }
+    let groups = Partitioning::by_tier(config, 1).groups;
+    let hosts = config
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.kind, crate::config::NodeKind::Host(_)))
+        .count() as u64;
+    let copy = hosts.max(1) * PARTITION_BYTES_PER_HOST;
+    let extra = u32::try_from(EXTRA_PARTITION_BYTES / copy).unwrap_or(u32::MAX);
+    let fine = u32::from(threads.saturating_mul(PARTITIONS_PER_THREAD))
+        .min(groups)
+        .min(u32::from(threads).saturating_add(extra));
+    let fine = u16::try_from(fine).unwrap_or(u16::MAX).max(threads);
+    if fine == threads {
+        return threads;
+    }
+    let coarse = lookahead(config, &Partitioning::by_tier(config, threads));
+    let finer = lookahead(config, &Partitioning::by_tier(config, fine));
+    match (coarse, finer) {
+        (Some(c), Some(f)) if f < c => threads,
+        _ => fine,
+    }
+}
+
+/// Longest processing time first (Graham's LPT), with scratch kept between windows so that a
+/// window's placement allocates nothing: the partitions, heaviest first (ties: the lower
+/// number), each to the thread with the least cost so far (ties: the fewer partitions, then
+/// the lower number). While a thread has no partition it is among the least loaded, so with at
+/// least as many partitions as threads every thread gets one. The threads' sets are then
+/// numbered to keep partitions where they were: a set goes to the thread that ran its heaviest
+/// partition in the previous window if that thread is still free, so that with as many
+/// partitions as threads none moves, and a partition moves only when the balance asks.
+#[derive(Debug, Default)]
+pub struct Placer {
+    order: Vec<u32>,
+    /// Per set: its cost, its partitions, its heaviest partition.
+    sets: Vec<(u64, u32, u32)>,
+    set_of: Vec<u32>,
+    thread_of_set: Vec<u16>,
+    taken: Vec<bool>,
+}
+
+impl Placer {
+    /// Places the partitions, of `cost` each, on `threads` threads: `thread_of[p]` holds
+    /// partition `p`'s thread in the previous window on entry and in this one on return.
+    pub fn place(&mut self, cost: &[u64], threads: usize, thread_of: &mut [u16]) {
+        let n = cost.len();
+        let threads = threads.clamp(1, n.max(1));
+        self.order.clear();
+        self.order.extend(0..n as u32);
+        self.order
+            .sort_by(|&a, &b| cost[b as usize].cmp(&cost[a as usize]).then(a.cmp(&b)));
+        self.sets.clear();
+        self.sets.resize(threads, (0, 0, u32::MAX));
+        self.set_of.clear();
+        self.set_of.resize(n, 0);
+        for &p in &self.order {
+            let s = (0..threads)
+                .min_by_key(|&s| (self.sets[s].0, self.sets[s].1, s))
+                .unwrap_or(0);
+            let set = &mut self.sets[s];
+            set.0 += cost[p as usize];
+            set.1 += 1;
+            if set.2 == u32::MAX {
+                set.2 = p;
+            }
+            self.set_of[p as usize] = s as u32;
+        }
+        // number the sets: each to the thread of its heaviest partition where free, the rest
+        // to the free threads in order
+        self.taken.clear();
+        self.taken.resize(threads, false);
+        self.thread_of_set.clear();
+        self.thread_of_set.resize(threads, u16::MAX);
+        for s in 0..threads {
+            let head = self.sets[s].2;
+            if let Some(&t) = thread_of.get(head as usize)
+                && usize::from(t) < threads
+                && !self.taken[usize::from(t)]
+            {
+                self.taken[usize::from(t)] = true;
+                self.thread_of_set[s] = t;
+            }
+        }
+        let mut free = (0..threads).filter(|&t| !self.taken[t]);
+        for t in self.thread_of_set.iter_mut().filter(|t| **t == u16::MAX) {
+            *t = free.next().unwrap_or(0) as u16;
+        }
+        for (p, t) in thread_of.iter_mut().enumerate().take(n) {
+            *t = self.thread_of_set[self.set_of[p] as usize];
+        }
+    }
+}
+
+/// Runs `config` split as `part` says on `schedule.threads` threads, each partition observed
+/// by the observer `observer` makes for it, and returns the partitions unmerged (in partition
+/// order), as [`run_split`].
+///
+/// One window, on every thread (`parity` alternates, so that a slot one window reads is not
+/// the one the next window writes):
+/// 1. for each partition this thread ran in the last window (at first, the ones it built):
+///    publish its next event and its cost in the last window (`next`, `cost` at `parity`);
+/// 2. barrier; every thread reads every partition's next event (the window's start: the
+///    earliest) and cost, and computes the same placement for this window ([`Placer`]);
+/// 3. runs its partitions of this window to the window's end, each one's frames for other
+///    partitions into `mail[to · P + from]`;
+/// 4. barrier; takes in each of its partitions' mail, sending partition by sending partition,
+///    each in the order sent (the order does not depend on which thread ran what, so neither
+///    does the result);
+/// 5. a fabric-wide timer held by every partition (a deadlock scan: one more barrier to share
+///    the scan's parts) is handled by each.
+///
+/// A partition is touched by one thread from step 3 of a window to step 1 of the next (it
+/// moves between threads only at barrier 2), so its lock is never contended.
+pub fn run_parts_on<O: Observer + Send>(
+    config: &SimConfig,
+    part: &Partitioning,
+    schedule: Schedule,
+    observer: &(dyn Fn(u16) -> O + Sync),
+    window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
+) -> Result<(Vec<Simulator<O>>, ParallelStats), PartitionError> {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+    let n = usize::from(part.parts.max(1));
+    let threads = usize::from(schedule.threads).clamp(1, n);
+    let placement = if threads == n {
+        // one partition each: no placement balances better than keeping them where they are
+        Placement::Static
+    } else {
+        schedule.placement
+    };
     let la = lookahead(config, part);
     if la == Some(Duration::ZERO) {
         return Err(PartitionError::Unsupported(
@@ -156,151 +388,325 @@ pub fn run_parts<O: Observer + Send>(
         ));
     }
     // (a bad map or configuration is refused before any thread starts; each partition is
-    // built on its own thread)
+    // built by the thread that first runs it)
     if let Some(what) = crate::sim::partition::unsupported(config) {
         return Err(PartitionError::Unsupported(what));
     }
     let end = Instant::ZERO + config.duration;
-    let barrier = Barrier::new(n);
+    let barrier = Barrier::new(threads);
     let build_failed: Mutex<Option<PartitionError>> = Mutex::new(None);
-    // each partition's next event, in two slots by window parity: a partition that starts the
-    // next window writes the other slot while the slowest still reads this one
+    // the partitions; partition p is locked by the one thread that runs it in a window
+    let sims: Vec<Mutex<Option<Simulator<O>>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    // each partition's next event and its cost in the last window, in two slots by window
+    // parity: a thread that starts the next window writes the other slot while the slowest
+    // still reads this one
     let next: Vec<[Mutex<Option<Instant>>; 2]> =
         (0..n).map(|_| [Mutex::new(None), Mutex::new(None)]).collect();
+    let cost: Vec<[AtomicU64; 2]> = (0..n).map(|_| [AtomicU64::new(0), AtomicU64::new(0)]).collect();
     // mail[to * n + from]: the frames partition `from` sent to partition `to` in a window
     let mail: Vec<Mutex<Vec<Message>>> = (0..n * n).map(|_| Mutex::new(Vec::new())).collect();
     // each partition's part of a deadlock scan (written before a barrier, read by all after)
     let scans: Vec<RwLock<Option<ScanPart>>> = (0..n).map(|_| RwLock::new(None)).collect();
+    // each thread's busy time (ns) and events in the current window, for the critical path
+    // (written before barrier 4, read by thread 0 after it, rewritten after the next barrier 2)
+    let window_busy: Vec<AtomicU64> = (0..threads).map(|_| AtomicU64::new(0)).collect();
+    let window_events: Vec<AtomicU64> = (0..threads).map(|_| AtomicU64::new(0)).collect();
     let stats = Mutex::new(ParallelStats {
-        threads: part.parts,
+        threads: threads as u16,
+        partitions: n as u16,
+        placement,
         lookahead_ps: la.map_or(0, |d| d.as_ps()),
-        events_per_thread: vec![0; n],
-        busy_s_per_thread: vec![0.0; n],
-        wait_s_per_thread: vec![0.0; n],
+        events_per_thread: vec![0; threads],
+        events_per_partition: vec![0; n],
+        busy_s_per_thread: vec![0.0; threads],
+        wait_s_per_thread: vec![0.0; threads],
+        intake_s_per_thread: vec![0.0; threads],
         ..Default::default()
     });
     let of_node = &part.of_node;
-    let stop = std::sync::atomic::AtomicBool::new(false);
-    let stop = &stop;
-    let build_failed = &build_failed;
-    let done: Vec<Option<Simulator<O>>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..part.parts)
+    let stop = AtomicBool::new(false);
+    let (stop, build_failed, sims) = (&stop, &build_failed, &sims);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
             .map(|me| {
-                let (barrier, next, mail, stats, scans) = (&barrier, &next, &mail, &stats, &scans);
+                let (barrier, next, cost, mail, stats, scans) =
+                    (&barrier, &next, &cost, &mail, &stats, &scans);
+                let (window_busy, window_events) = (&window_busy, &window_events);
                 s.spawn(move || {
-                    let built = Simulator::partition_observed(
-                        config.clone(),
-                        part.of_node.clone(),
-                        me,
-                        observer(me),
-                        CalendarQueue::default(),
-                    );
-                    let mut sim = match built {
-                        Ok(sim) => Some(sim),
-                        Err(e) => {
-                            lock(build_failed).get_or_insert(e);
-                            None
+                    // partition p is built by thread p mod threads, which runs it first
+                    // (the placement with every cost 0 is that one too)
+                    let mut thread_of: Vec<u16> = (0..n).map(|p| (p % threads) as u16).collect();
+                    for p in (me..n).step_by(threads) {
+                        let built = Simulator::partition_observed(
+                            config.clone(),
+                            part.of_node.clone(),
+                            p as u16,
+                            observer(p as u16),
+                            CalendarQueue::default(),
+                        );
+                        match built {
+                            Ok(sim) => *lock(&sims[p]) = Some(sim),
+                            Err(e) => {
+                                lock(build_failed).get_or_insert(e);
+                            }
                         }
-                    };
+                    }
                     barrier.wait();
                     if lock(build_failed).is_some() {
-                        return None;
+                        return;
                     }
-                    let mut sim = sim.take()?;
-                    let me = usize::from(me);
+                    // the partitions this thread runs, with each one's cost in the last window
+                    let mut mine: Vec<(usize, u64)> = (me..n).step_by(threads).map(|p| (p, 0)).collect();
+                    let mut placer = Placer::default();
+                    let mut costs = vec![0u64; n];
                     let mut out: Vec<Message> = Vec::new();
                     let mut by_dest: Vec<Vec<Message>> = vec![Vec::new(); n];
-                    let (mut windows, mut messages) = (0u64, 0u64);
-                    let (mut busy, mut wait) = (0.0f64, 0.0f64);
+                    let (mut windows, mut messages, mut moves) = (0u64, 0u64, 0u64);
+                    let (mut critical_s, mut critical_events) = (0.0f64, 0u64);
+                    let (mut busy, mut wait, mut intake) = (0.0f64, 0.0f64, 0.0f64);
+                    let mut events = 0u64;
                     let mut clock = std::time::Instant::now();
                     for parity in (0..2).cycle() {
-                        *lock(&next[me][parity]) = sim.next_event_at();
+                        // 1. publish what this thread's partitions need of the next window
+                        for &(p, c) in &mine {
+                            *lock(&next[p][parity]) = lock(&sims[p]).as_ref().and_then(|s| s.next_event_at());
+                            cost[p][parity].store(c, Relaxed);
+                        }
                         barrier.wait();
+                        // 2. the window's start, and this window's placement (the same on
+                        // every thread: computed from the same slots)
                         let start = next.iter().filter_map(|m| *lock(&m[parity])).min();
                         let Some(start) = start.filter(|&t| t < end) else {
                             break;
                         };
                         let until = la.map_or(end, |d| (start + d).min(end));
+                        if placement != Placement::Static {
+                            for (c, slot) in costs.iter_mut().zip(cost) {
+                                *c = slot[parity].load(Relaxed);
+                            }
+                            placer.place(&costs, threads, &mut thread_of);
+                            // (each thread counts the partitions that leave it)
+                            moves += mine.iter().filter(|m| usize::from(thread_of[m.0]) != me).count() as u64;
+                            mine.clear();
+                            mine.extend(
+                                (0..n)
+                                    .filter(|&p| usize::from(thread_of[p]) == me)
+                                    .map(|p| (p, 0)),
+                            );
+                        }
                         wait += clock.elapsed().as_secs_f64();
                         clock = std::time::Instant::now();
-                        sim.run_until(until);
-                        busy += clock.elapsed().as_secs_f64();
+                        // 3. run this thread's partitions through the window
+                        let mut window_ev = 0u64;
+                        for (p, c) in &mut mine {
+                            let mut guard = lock(&sims[*p]);
+                            let Some(sim) = guard.as_mut() else { continue };
+                            let t0 = std::time::Instant::now();
+                            let e0 = sim.events();
+                            sim.run_until(until);
+                            let ev = sim.events() - e0;
+                            window_ev += ev;
+                            *c = match placement {
+                                Placement::Time => t0.elapsed().as_nanos() as u64,
+                                _ => ev,
+                            };
+                            sim.take_outbox(&mut out);
+                            messages += out.len() as u64;
+                            if *p == 0 && window_done(until, sim.events()) {
+                                stop.store(true, Relaxed);
+                            }
+                            for m in out.drain(..) {
+                                let to = of_node[sim.node_of_port(m.to) as usize] as usize;
+                                by_dest[to].push(m);
+                            }
+                            for (to, v) in by_dest.iter_mut().enumerate() {
+                                if !v.is_empty() {
+                                    lock(&mail[to * n + *p]).append(v);
+                                }
+                            }
+                        }
+                        let window_s = clock.elapsed().as_secs_f64();
+                        busy += window_s;
+                        events += window_ev;
+                        window_busy[me].store((window_s * 1e9) as u64, Relaxed);
+                        window_events[me].store(window_ev, Relaxed);
                         clock = std::time::Instant::now();
                         windows += 1;
-                        sim.take_outbox(&mut out);
-                        messages += out.len() as u64;
-                        if me == 0 && window_done(until, sim.events()) {
-                            stop.store(true, std::sync::atomic::Ordering::Relaxed);
-                        }
-                        for m in out.drain(..) {
-                            let to = of_node[sim.node_of_port(m.to) as usize] as usize;
-                            by_dest[to].push(m);
-                        }
-                        for (to, v) in by_dest.iter_mut().enumerate() {
-                            if !v.is_empty() {
-                                lock(&mail[to * n + me]).append(v);
-                            }
-                        }
                         barrier.wait();
-                        for from in 0..n {
-                            let v = std::mem::take(&mut *lock(&mail[me * n + from]));
-                            for m in &v {
-                                sim.take_in(m);
+                        if me == 0 {
+                            critical_s +=
+                                window_busy.iter().map(|b| b.load(Relaxed)).max().unwrap_or(0) as f64 / 1e9;
+                            critical_events +=
+                                window_events.iter().map(|e| e.load(Relaxed)).max().unwrap_or(0);
+                        }
+                        // 4. take in each partition's mail, sender by sender
+                        let taking = std::time::Instant::now();
+                        for (p, c) in &mut mine {
+                            let mut guard = lock(&sims[*p]);
+                            let Some(sim) = guard.as_mut() else { continue };
+                            let t0 = std::time::Instant::now();
+                            for from in 0..n {
+                                let v = std::mem::take(&mut *lock(&mail[*p * n + from]));
+                                for m in &v {
+                                    sim.take_in(m);
+                                }
+                            }
+                            if placement == Placement::Time {
+                                *c += t0.elapsed().as_nanos() as u64;
                             }
                         }
-                        // (set before the barrier above by the first thread: all see it here)
-                        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        intake += taking.elapsed().as_secs_f64();
+                        // (set before the barrier above by partition 0's thread: all see it)
+                        if stop.load(Relaxed) {
                             break;
                         }
-                        // a fabric-wide timer ended the window in every partition at the same
-                        // point: each handles it now that the frames sent before it are in;
-                        // a deadlock scan's parts are gathered and each builds the same graph
-                        if sim.holds_fabric_timer() {
-                            sim.handle_held();
-                            if let Some(mine) = sim.take_scan_part() {
-                                *scans[me].write().unwrap_or_else(PoisonError::into_inner) = Some(mine);
+                        // 5. a fabric-wide timer ended the window in every partition at the
+                        // same point: each handles it now that the frames sent before it are
+                        // in; a deadlock scan's parts are gathered and each builds the same
+                        // graph (every thread has a partition, and every partition holds the
+                        // same timer: all threads take the same barriers)
+                        let held = mine.first().is_some_and(|&(p, _)| {
+                            lock(&sims[p]).as_ref().is_some_and(|s| s.holds_fabric_timer())
+                        });
+                        if held {
+                            let mut scanned = false;
+                            for &(p, _) in &mine {
+                                let mut guard = lock(&sims[p]);
+                                let Some(sim) = guard.as_mut() else { continue };
+                                sim.handle_held();
+                                if let Some(part) = sim.take_scan_part() {
+                                    *scans[p].write().unwrap_or_else(PoisonError::into_inner) = Some(part);
+                                    scanned = true;
+                                }
+                            }
+                            if scanned {
                                 barrier.wait();
                                 let all: Vec<_> = scans
                                     .iter()
                                     .map(|s| s.read().unwrap_or_else(PoisonError::into_inner))
                                     .collect();
                                 let parts: Vec<&ScanPart> = all.iter().filter_map(|g| g.as_ref()).collect();
-                                sim.scan_parts(&parts);
+                                for &(p, _) in &mine {
+                                    if let Some(sim) = lock(&sims[p]).as_mut() {
+                                        sim.scan_parts(&parts);
+                                    }
+                                }
                             }
-                            if sim.halted() {
+                            let halted = mine
+                                .first()
+                                .is_some_and(|&(p, _)| lock(&sims[p]).as_ref().is_some_and(|s| s.halted()));
+                            if halted {
                                 break;
                             }
                         }
                     }
-                    if !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                        sim.run_until(end);
+                    // (after a stop, each partition stays where the window left it)
+                    if !stop.load(Relaxed) {
+                        for &(p, _) in &mine {
+                            if let Some(sim) = lock(&sims[p]).as_mut() {
+                                sim.run_until(end);
+                            }
+                        }
                     }
                     let mut st = lock(stats);
                     st.windows = windows;
                     st.messages += messages;
-                    st.events_per_thread[me] = sim.events();
+                    st.moves += moves;
+                    if me == 0 {
+                        st.critical_s = critical_s;
+                        st.critical_events = critical_events;
+                    }
+                    st.events_per_thread[me] = events;
                     st.busy_s_per_thread[me] = busy;
+                    st.intake_s_per_thread[me] = intake;
                     st.wait_s_per_thread[me] = wait + clock.elapsed().as_secs_f64();
-                    Some(sim)
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
+        for h in handles {
+            h.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        }
     });
     if let Some(e) = lock(build_failed).take() {
         return Err(e);
     }
-    let done = done.into_iter().flatten().collect();
-    let stats = stats
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut stats = stats.into_inner().unwrap_or_else(PoisonError::into_inner);
+    let mut done = Vec::with_capacity(n);
+    for (p, slot) in sims.iter().enumerate() {
+        let sim = lock(slot).take();
+        if let Some(sim) = sim {
+            stats.events_per_partition[p] = sim.events();
+            done.push(sim);
+        }
+    }
     Ok((done, stats))
 }
 
 /// A lock that a panicked thread did not leave unusable (its panic is re-raised at the join).
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each thread's load under `thread_of`.
+    fn loads(cost: &[u64], thread_of: &[u16], threads: usize) -> Vec<u64> {
+        let mut l = vec![0; threads];
+        for (p, &t) in thread_of.iter().enumerate() {
+            l[usize::from(t)] += cost[p];
+        }
+        l
+    }
+
+    #[test]
+    fn longest_first_places_two_heavy_partitions_apart_and_balances_the_light_ones() {
+        // two heavy partitions (a core switch, a busy group) among light ones: statically,
+        // by number (p mod 2), both heavy ones land on thread 0 (17 against 4); placed longest
+        // first, the heavy ones go to different threads and the light ones even them out:
+        // 11 against 10, the best there is (21 in all)
+        let cost = [8, 1, 1, 1, 7, 1, 1, 1];
+        let fixed: Vec<u16> = (0..8).map(|p| (p % 2) as u16).collect();
+        assert_eq!(loads(&cost, &fixed, 2), vec![17, 4]);
+        let mut thread_of = fixed.clone();
+        Placer::default().place(&cost, 2, &mut thread_of);
+        let mut l = loads(&cost, &thread_of, 2);
+        l.sort_unstable();
+        assert_eq!(l, vec![10, 11], "{thread_of:?}");
+        assert_ne!(thread_of[0], thread_of[4], "the heavy ones apart");
+        // three threads: 8 | 7 | six 1s
+        let mut thread_of = vec![0; 8];
+        Placer::default().place(&cost, 3, &mut thread_of);
+        let mut l = loads(&cost, &thread_of, 3);
+        l.sort_unstable();
+        assert_eq!(l, vec![6, 7, 8], "{thread_of:?}");
+    }
+
+    #[test]
+    fn every_thread_gets_a_partition_and_partitions_stay_where_they_were_when_nothing_changes() {
+        // nothing measured yet (every cost 0): round robin, each thread at least one
+        let mut thread_of: Vec<u16> = (0..5).map(|p| (p % 3) as u16).collect();
+        let mut placer = Placer::default();
+        placer.place(&[0; 5], 3, &mut thread_of);
+        assert_eq!(thread_of, vec![0, 1, 2, 0, 1]);
+        // one heavy partition and idle ones: still every thread runs one
+        placer.place(&[100, 0, 0, 0, 0], 3, &mut thread_of);
+        let mut counts = [0; 3];
+        thread_of.iter().for_each(|&t| counts[usize::from(t)] += 1);
+        assert!(counts.iter().all(|&c| c > 0), "{thread_of:?}");
+        // the heaviest stays on its thread
+        assert_eq!(thread_of[0], 0);
+        // as many partitions as threads: whatever the costs, none moves
+        let mut thread_of = vec![2, 0, 1];
+        placer.place(&[1, 50, 7], 3, &mut thread_of);
+        assert_eq!(thread_of, vec![2, 0, 1]);
+        // the same costs again: the same placement, nothing moves
+        let cost = [5, 9, 2, 2, 4, 6, 1, 3];
+        let mut thread_of = vec![0; 8];
+        placer.place(&cost, 3, &mut thread_of);
+        let before = thread_of.clone();
+        placer.place(&cost, 3, &mut thread_of);
+        assert_eq!(thread_of, before);
+    }
 }

@@ -141,6 +141,13 @@ pub struct ModelFigures {
     /// `parts` threads by the previous window's costs (largest first to the least loaded),
     /// as a load-adaptive scheduler of fine-grained partitions (UNISON's) would place them.
     pub critical_events_adaptive: u64,
+    /// The partitions the engine splits into on `parts` threads
+    /// (`parallel::auto_partitions`).
+    pub engine_partitions: u16,
+    /// Sum over windows of the busiest thread's events when those partitions go to `parts`
+    /// threads as the engine places them (`parallel::Placer`, by the previous window's events,
+    /// each partition running the workloads' arrivals).
+    pub critical_events_engine: u64,
     /// Frames that crossed a cut link (messages between partitions).
     pub messages: u64,
     /// Events of each partition over the run.
@@ -163,6 +170,12 @@ impl ModelFigures {
     pub fn ideal_speedup_adaptive(&self) -> f64 {
         self.events as f64 / self.critical_events_adaptive.max(1) as f64
     }
+
+    /// [`ModelFigures::ideal_speedup`] of the engine's default: its partitions placed per
+    /// window by the previous one's events.
+    pub fn ideal_speedup_engine(&self) -> f64 {
+        self.events as f64 / self.critical_events_engine.max(1) as f64
+    }
 }
 
 /// The state of one partitioning while the run goes.
@@ -182,6 +195,13 @@ struct Tracker {
     /// Scratch: groups in placement order, threads' loads.
     order: Vec<u32>,
     threads: Vec<u64>,
+    /// The engine's partitions: each node's, and each one's events in this window and the
+    /// one before, its thread, and their placer.
+    engine_of_node: Vec<u16>,
+    engine_now: Vec<u64>,
+    engine_prev: Vec<u64>,
+    engine_thread: Vec<u16>,
+    placer: crate::experiments::parallel::Placer,
     fig: ModelFigures,
 }
 
@@ -201,7 +221,17 @@ impl Tracker {
             }
         }
         let parts = part.parts as usize;
+        let engine = Partitioning::by_tier(
+            config,
+            crate::experiments::parallel::auto_partitions(config, part.parts),
+        );
+        let units = usize::from(engine.parts);
         Tracker {
+            engine_of_node: engine.of_node,
+            engine_now: vec![0; units],
+            engine_prev: vec![0; units],
+            engine_thread: (0..units).map(|u| (u % parts) as u16).collect(),
+            placer: Default::default(),
             fig: ModelFigures {
                 parts: part.parts,
                 cut_links,
@@ -213,6 +243,8 @@ impl Tracker {
                 per_partition: vec![0; parts],
                 groups: part.groups,
                 critical_events_adaptive: 0,
+                engine_partitions: units as u16,
+                critical_events_engine: 0,
             },
             group_now: vec![0; part.groups as usize],
             group_prev: vec![0; part.groups as usize],
@@ -240,6 +272,18 @@ impl Tracker {
             self.order
                 .sort_by(|&a, &b| prev[b as usize].cmp(&prev[a as usize]).then(a.cmp(&b)));
             let replicated = std::mem::take(&mut self.replicated_now);
+            // the engine: its partitions placed by last window's events, each running the
+            // workloads' arrivals
+            self.placer
+                .place(&self.engine_prev, self.threads.len(), &mut self.engine_thread);
+            self.threads.iter_mut().for_each(|t| *t = 0);
+            for (u, &t) in self.engine_thread.iter().enumerate() {
+                self.engine_now[u] += replicated;
+                self.threads[usize::from(t)] += self.engine_now[u];
+            }
+            self.fig.critical_events_engine += self.threads.iter().copied().max().unwrap_or(0);
+            std::mem::swap(&mut self.engine_now, &mut self.engine_prev);
+            self.engine_now.iter_mut().for_each(|c| *c = 0);
             self.threads.iter_mut().for_each(|t| *t = replicated);
             let mut planned = vec![0u64; self.threads.len()];
             for &g in &self.order {
@@ -264,6 +308,7 @@ impl Tracker {
             Some(n) => {
                 self.in_window[self.part.of_node[n as usize] as usize] += 1;
                 self.group_now[self.part.group_of_node[n as usize] as usize] += 1;
+                self.engine_now[self.engine_of_node[n as usize] as usize] += 1;
                 self.fig.events += 1;
             }
             None if scheduler == order::WORKLOADS => {
@@ -277,6 +322,7 @@ impl Tracker {
             None => {
                 self.in_window[0] += 1;
                 self.group_now[0] += 1;
+                self.engine_now[0] += 1;
                 self.fig.events += 1;
             }
         }
@@ -416,8 +462,10 @@ mod tests {
             "{two:?}"
         );
         assert_eq!(two.per_partition.iter().sum::<u64>(), two.events);
-        // one thread: the adaptive placement is the sequential run too
+        // one thread: the adaptive placement is the sequential run too, and so is the engine's
         assert_eq!(figs[0].critical_events_adaptive, figs[0].events);
+        assert_eq!(figs[0].critical_events_engine, figs[0].events);
+        assert!(two.critical_events_engine <= two.events);
         assert!(two.critical_events_adaptive <= two.events);
     }
 }
