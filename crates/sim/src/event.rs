@@ -261,6 +261,11 @@ const CAL_WORDS: usize = CAL_BUCKETS / 64;
 const MAX_KEY_TIME: u128 = (1u128 << (128 - TIE_BITS)) - 1;
 /// Bits of a full key below the slot: the offset within the slot and the tie.
 const SLOT_LOW: u32 = TIE_BITS + CAL_SHIFT;
+// a ring entry's key (offset and tie) is the full key's low 64 bits, and a slot (the full
+// key's high bits, the cursor) fits 64 bits, which `push_tied`'s window test relies on:
+// another bucket width needs another key layout (with CAL_SHIFT 11 the 200 µs fat tree
+// stopped after 31,220 of its 1,356,130 events)
+const _: () = assert!(SLOT_LOW == 64);
 /// End of a node list; also "no bucket" for the current one.
 const NIL: u32 = u32::MAX;
 
