@@ -70,6 +70,8 @@ pub trait EventQueue<E> {
     }
     /// Number of pending events.
     fn len(&self) -> usize;
+    /// Events pushed so far: the sequence number the next push gets.
+    fn pushed(&self) -> u64;
     /// Whether no event is pending.
     fn is_empty(&self) -> bool {
         self.len() == 0
@@ -168,6 +170,9 @@ impl<E> EventQueue<E> for HeapQueue<E> {
     fn len(&self) -> usize {
         self.heap.len()
     }
+    fn pushed(&self) -> u64 {
+        self.next_seq
+    }
 }
 
 /// A radix heap: an [`EventQueue`] for monotone use (no event earlier than the last one
@@ -261,6 +266,9 @@ impl<E: Copy> EventQueue<E> for RadixQueue<E> {
     }
     fn len(&self) -> usize {
         self.len
+    }
+    fn pushed(&self) -> u64 {
+        self.next_seq
     }
 }
 
@@ -763,6 +771,9 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
 
     fn len(&self) -> usize {
         self.near + self.spill.len() + self.far.len()
+    }
+    fn pushed(&self) -> u64 {
+        self.next_seq
     }
 }
 

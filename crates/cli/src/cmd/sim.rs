@@ -19,6 +19,7 @@ use lossless_sim::sim::exchange::Shipped;
 use lossless_sim::trace::csv::{SERIES_FILES, SeriesSink, series_bin};
 use lossless_sim::trace::html::HtmlReport;
 use lossless_sim::trace::pcap::PcapSink;
+use lossless_sim::trace::split::Recorder;
 use lossless_sim::trace::vcd::VcdSink;
 use lossless_sim::{Report, Simulator, SummaryOptions};
 
@@ -525,13 +526,33 @@ fn simulate(
 ) -> anyhow::Result<Result<Ran, ExitCode>> {
     let built = || format!("{name}: the scenario loads but cannot be built");
     let traced = pcap.is_some() || vcd.is_some() || html.0.is_some() || html.1.is_some();
-    if traced && (args.threads.is_some_and(|t| t > 1) || mpi.is_some()) {
+    if traced && mpi.is_some() {
         anyhow::bail!(
-            "{}: the partitioned engine writes no --pcap, --vcd or --report yet; run these on one thread",
-            if mpi.is_some() { "--mpi" } else { "--threads" }
+            "--mpi: the ranks write no --pcap, --vcd, --report or --series yet (each partition's trace records would have to reach rank 0); write them with --threads on one machine"
         );
     }
-    if traced {
+    // (the default stays one thread with these: the threads that help are asked for)
+    let split = args.threads.is_some() || args.partition.is_some();
+    let threads = if traced && split {
+        threads_for(args, &config, twin.is_some())?
+    } else {
+        1
+    };
+    if traced && threads > 1 {
+        let extras = (pcap, (vcd, html));
+        let recorder = |_| Recorder::<Extras>::new();
+        let (mut ran, _, mut extras) =
+            match simulate_traced(args, name, &config, threads, extras, &recorder, |r| r)? {
+                Ok(done) => done,
+                Err(status) => return Ok(Err(status)),
+            };
+        if let Some(twin) = twin {
+            twin.compare_into(&mut ran.report);
+        }
+        let end = ran.end;
+        finish_extras(args, &mut extras, end, &ran.report, wrote, all)?;
+        Ok(Ok(ran))
+    } else if traced {
         let mut sim = Simulator::with_observer(config, (pcap, (vcd, html))).with_context(built)?;
         let mut ran = execute(&mut sim, &|sim| extras_failed(sim.observer()));
         if ran.interrupted {
@@ -554,7 +575,7 @@ fn simulate(
         }
         Ok(Ok(ran))
     } else if let Some(threads) = Some(threads_for(args, &config, twin.is_some())?).filter(|&t| t > 1) {
-        let mut ran = match simulate_threads(args, name, &config, threads, &|_| NoObserver)? {
+        let mut ran = match simulate_threads(args, name, &config, threads, &|_| NoObserver, &|_, _| {})? {
             Ok((ran, _)) => ran,
             Err(status) => return Ok(Err(status)),
         };
@@ -573,6 +594,47 @@ fn simulate(
         }
         Ok(Ok(ran))
     }
+}
+
+/// [`simulate_threads`] with the outputs in `extras` (`trace::split`): each partition's
+/// observer (made by `observer`) holds a recorder of its trace calls (`recorder` finds it),
+/// whose records a collector thread merges into one simulator's order after every window and
+/// replays into `extras`; the outputs are then the one-thread run's, byte for byte. Returns
+/// the run, the parts' observers (in partition order) and the outputs to finish;
+/// `Ok(Err(status))` when a signal interrupted it (said on stderr; nothing is written).
+#[allow(clippy::type_complexity)]
+pub(super) fn simulate_traced<P: Observer + Send>(
+    args: &SimArgs,
+    name: &str,
+    config: &SimConfig,
+    threads: u16,
+    extras: Extras,
+    observer: &(dyn Fn(u16) -> P + Sync),
+    recorder: fn(&mut P) -> &mut Recorder<Extras>,
+) -> anyhow::Result<Result<(Ran, Vec<P>, Extras), ExitCode>> {
+    use lossless_sim::trace::split::{Batch, Collector};
+    // a few windows in flight at most: the threads wait for the collector, not memory
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(u16, Batch)>(4 * usize::from(threads));
+    let (ran, extras) = std::thread::scope(|s| {
+        let collector = s.spawn(move || {
+            let mut c = Collector::new(usize::from(threads), extras);
+            for (part, batch) in rx {
+                c.add(usize::from(part), batch);
+            }
+            c.into_sink()
+        });
+        let ran = {
+            // (dropped when the run ends, however it ends: the collector then finishes)
+            let tx = tx;
+            simulate_threads(args, name, config, threads, observer, &|part, o: &mut P| {
+                // (a collector that panicked is reported at its join)
+                let _ = tx.send((part, recorder(o).take()));
+            })
+        };
+        let extras = collector.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (ran, extras)
+    });
+    Ok(ran?.map(|(ran, parts)| (ran, parts, extras)))
 }
 
 /// The threads of a run that may be split: `--threads`, or the partitions of `--partition`'s
@@ -670,6 +732,7 @@ pub(super) fn simulate_threads<O: Observer + Send>(
     config: &SimConfig,
     threads: u16,
     observer: &(dyn Fn(u16) -> O + Sync),
+    after_window: &(dyn Fn(u16, &mut O) + Sync),
 ) -> anyhow::Result<Result<(Ran, Vec<O>), ExitCode>> {
     use lossless_sim::experiments::parallel;
     let part = partitioning_for(args, config, threads)?;
@@ -682,7 +745,7 @@ pub(super) fn simulate_threads<O: Observer + Send>(
     let wall = WallClock::now();
     let progress = WindowProgress::new(config, "the first thread");
     let window_done = |at, events| progress.window_done(at, events);
-    let (mut parts, st) = parallel::run_parts(config, &part, observer, &window_done)
+    let (mut parts, st) = parallel::run_parts_with(config, &part, observer, &window_done, after_window)
         .with_context(|| format!("{name}: --threads {threads}"))?;
     progress.finish();
     let observers: Vec<O> = parts
@@ -708,6 +771,7 @@ pub(super) fn simulate_threads<O: Observer + Send>(
     }
     let ran = Ran {
         report: Report::collect(&sim),
+        end: sim.now(),
         wall_s: wall.elapsed().as_secs_f64(),
         simulated_s: sim.now().since_epoch().as_secs_f64(),
         interrupted: false,
@@ -765,6 +829,7 @@ pub(super) fn simulate_ranks<O: Observer + Shipped + Send>(
     }
     let ran = Ran {
         report: Report::collect(&sim),
+        end: sim.now(),
         wall_s: wall.elapsed().as_secs_f64(),
         simulated_s: sim.now().since_epoch().as_secs_f64(),
         interrupted: false,
@@ -913,6 +978,8 @@ pub(super) fn interrupted<O: Observer>(sim: &Simulator<O>) -> ExitCode {
 /// What [`execute`] came to.
 pub(super) struct Ran {
     pub(super) report: Report,
+    /// Where the run stopped (its end, or earlier when the deadlock detector halted it).
+    pub(super) end: lossless_proto::units::Instant,
     pub(super) wall_s: f64,
     pub(super) simulated_s: f64,
     /// SIGINT/SIGTERM stopped the run before its end.
@@ -969,6 +1036,7 @@ pub(super) fn execute_with<O: Observer>(
     bar.finish_and_clear();
     Ran {
         report: Report::collect(&*sim),
+        end: sim.now(),
         wall_s: wall.elapsed().as_secs_f64(),
         // what was simulated: a run stopped early (a deadlock halted it) ran to now, not `end`
         simulated_s: sim.now().since_epoch().as_secs_f64(),

@@ -148,6 +148,20 @@ pub fn run_parts<O: Observer + Send>(
     observer: &(dyn Fn(u16) -> O + Sync),
     window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
 ) -> Result<(Vec<Simulator<O>>, ParallelStats), PartitionError> {
+    run_parts_with(config, part, observer, window_done, &|_, _| {})
+}
+
+/// [`run_parts`], with `after_window` called by each partition's thread with its number and
+/// its observer after each window it ran (before the frames are handed over) and once more
+/// at the end: every thread calls it the same number of times, so that the k-th calls of all
+/// threads cover the same window (`trace::split` takes the parts' trace records there).
+pub fn run_parts_with<O: Observer + Send>(
+    config: &SimConfig,
+    part: &Partitioning,
+    observer: &(dyn Fn(u16) -> O + Sync),
+    window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
+    after_window: &(dyn Fn(u16, &mut O) + Sync),
+) -> Result<(Vec<Simulator<O>>, ParallelStats), PartitionError> {
     let n = part.parts as usize;
     let la = lookahead(config, part);
     if la == Some(Duration::ZERO) {
@@ -228,6 +242,7 @@ pub fn run_parts<O: Observer + Send>(
                         clock = std::time::Instant::now();
                         windows += 1;
                         sim.take_outbox(&mut out);
+                        after_window(me as u16, sim.observer_mut());
                         messages += out.len() as u64;
                         if me == 0 && window_done(until, sim.events()) {
                             stop.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -275,6 +290,7 @@ pub fn run_parts<O: Observer + Send>(
                     if !stop.load(std::sync::atomic::Ordering::Relaxed) {
                         sim.run_until(end);
                     }
+                    after_window(me as u16, sim.observer_mut());
                     let mut st = lock(stats);
                     st.windows = windows;
                     st.messages += messages;

@@ -49,6 +49,11 @@ pub struct Message {
     /// What it carries beside the frame for its QP's congestion control (HPCC's INT field,
     /// TIMELY's timestamp).
     pub carried: Carried,
+    /// Its place among the events its sender's partition scheduled: twice the pushes of that
+    /// partition's event queue before it (a local event queued as push `s` has `2s + 1`), so
+    /// that the trace outputs order it among the events of its instant and tie as one
+    /// simulator does (`trace::split`). Not sent between MPI ranks (0 there).
+    pub origin: u64,
 }
 
 /// What a partition knows of the split.
@@ -253,6 +258,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 WireFrame::Data(f) if self.flows[f.flow as usize].qp.is_some() => self.telemetry_out(f),
                 _ => Carried::None,
             };
+            let origin = 2 * self.queue.pushed();
             let ps = self.part.as_deref_mut().expect("checked above");
             ps.outbox.push(Message {
                 to: peer,
@@ -261,6 +267,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 tie,
                 frame: w,
                 carried,
+                origin,
             });
             return;
         }
@@ -285,6 +292,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.telemetry_in(f, &m.carried, holds_sender);
         }
         self.ports[m.from as usize].inflight.push_back(m.frame);
+        self.observer.taken_in(self.queue.pushed(), m.origin);
         self.queue.push_tied(m.at, m.tie, Event::Arrive(m.to));
     }
 
