@@ -105,12 +105,12 @@ pub trait Observer {
     /// `seq`, with [`Observer::taken_in`], those of one instant and tie).
     #[inline(always)]
     fn event_start(&mut self, _at: Instant, _tie: u64, _seq: u64) {}
-    /// In a part of a split run, a frame another part sent on a cut link was queued as the
-    /// `seq`-th push of this part's event queue; `origin` is its place among the events its
-    /// sender scheduled (twice the sender's pushes before it: see
+    /// In a part of a split run, a frame another part sent on a cut link was queued with the
+    /// tie `tie` as the `seq`-th push of this part's event queue; `origin` is its place among
+    /// the events its sender scheduled (twice the sender's pushes before it: see
     /// `trace::split`), which orders it among the events of its instant and tie.
     #[inline(always)]
-    fn taken_in(&mut self, _seq: u64, _origin: u64) {}
+    fn taken_in(&mut self, _seq: u64, _tie: u64, _origin: u64) {}
 }
 
 /// The observer that observes nothing (zero cost).
@@ -169,9 +169,9 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
         self.0.event_start(at, tie, seq);
         self.1.event_start(at, tie, seq);
     }
-    fn taken_in(&mut self, seq: u64, origin: u64) {
-        self.0.taken_in(seq, origin);
-        self.1.taken_in(seq, origin);
+    fn taken_in(&mut self, seq: u64, tie: u64, origin: u64) {
+        self.0.taken_in(seq, tie, origin);
+        self.1.taken_in(seq, tie, origin);
     }
 }
 
@@ -229,9 +229,9 @@ impl<T: Observer> Observer for Option<T> {
             o.event_start(at, tie, seq);
         }
     }
-    fn taken_in(&mut self, seq: u64, origin: u64) {
+    fn taken_in(&mut self, seq: u64, tie: u64, origin: u64) {
         if let Some(o) = self {
-            o.taken_in(seq, origin);
+            o.taken_in(seq, tie, origin);
         }
     }
     fn event_handled(&mut self, at: Instant, scheduler: u32) {

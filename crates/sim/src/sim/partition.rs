@@ -292,7 +292,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.telemetry_in(f, &m.carried, holds_sender);
         }
         self.ports[m.from as usize].inflight.push_back(m.frame);
-        self.observer.taken_in(self.queue.pushed(), m.origin);
+        self.observer.taken_in(self.queue.pushed(), m.tie, m.origin);
         self.queue.push_tied(m.at, m.tie, Event::Arrive(m.to));
     }
 

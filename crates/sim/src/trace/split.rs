@@ -21,6 +21,7 @@
 //! partition's records of that window are in.
 
 use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::marker::PhantomData;
 
 use lossless_proto::flow_control::ControlFrame;
@@ -28,6 +29,7 @@ use lossless_proto::units::Instant;
 
 use crate::frame::{Frame, NodeId, PortId};
 use crate::observer::{CcField, Observer, WireFrame};
+use crate::sim::order::scheduler_of;
 
 /// Where an event falls in one simulator's order: (instant in ps, tie, origin).
 type Key = (u128, u64, u64);
@@ -84,7 +86,10 @@ pub struct Recorder<O> {
     open: bool,
     batch: Batch,
     /// The origin of each frame taken in from another partition, by its push here.
-    taken: HashMap<u64, u64>,
+    taken: HashMap<u64, u64, BuildHasherDefault<SeqHasher>>,
+    /// The schedulers (`sim/order.rs`) of those frames: nodes of other partitions, all of
+    /// whose events here are such frames (the others need no look-up).
+    foreign: Vec<bool>,
     sink: PhantomData<fn() -> O>,
 }
 
@@ -94,7 +99,8 @@ impl<O> Default for Recorder<O> {
             key: (0, 0, 0),
             open: false,
             batch: Batch::default(),
-            taken: HashMap::new(),
+            taken: HashMap::default(),
+            foreign: Vec::new(),
             sink: PhantomData,
         }
     }
@@ -128,14 +134,24 @@ impl<O: Observer> Observer for Recorder<O> {
     const BUFFER_STATE: bool = O::BUFFER_STATE;
 
     fn event_start(&mut self, at: Instant, tie: u64, seq: u64) {
-        let origin = match self.taken.remove(&seq) {
+        let from_away = self
+            .foreign
+            .get(scheduler_of(tie) as usize)
+            .copied()
+            .unwrap_or(false);
+        let origin = match from_away.then(|| self.taken.remove(&seq)).flatten() {
             Some(o) => o,
             None => 2 * seq + 1,
         };
         self.key = (at.as_ps(), tie, origin);
         self.open = false;
     }
-    fn taken_in(&mut self, seq: u64, origin: u64) {
+    fn taken_in(&mut self, seq: u64, tie: u64, origin: u64) {
+        let s = scheduler_of(tie) as usize;
+        if s >= self.foreign.len() {
+            self.foreign.resize(s + 1, false);
+        }
+        self.foreign[s] = true;
         self.taken.insert(seq, origin);
     }
     fn pause_changed(&mut self, port: PortId, mask: u8, at: Instant) {
@@ -167,6 +183,24 @@ impl<O: Observer> Observer for Recorder<O> {
         self.batch.lldp.extend_from_slice(frame);
         let to = self.batch.lldp.len() as u32;
         self.rec(Rec::Lldp(port, from, to, start));
+    }
+}
+
+/// Hashes a push's sequence number (unique, so one multiplication spreads it enough).
+#[derive(Debug, Default)]
+struct SeqHasher(u64);
+
+impl Hasher for SeqHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
 }
 
@@ -269,7 +303,7 @@ mod tests {
     fn events_merge_by_instant_tie_and_origin_each_events_calls_together() {
         let (mut a, mut b) = (Recorder::<Ports>::new(), Recorder::<Ports>::new());
         // b took in a frame pushed after a's push 3 (origin 8), queued here as push 5
-        b.taken_in(5, 8);
+        b.taken_in(5, 1, 8);
         call(&mut a, 10, 1, 0, &[1, 2]);
         call(&mut a, 20, 1, 3, &[3]); // origin 7
         call(&mut a, 20, 1, 4, &[5]); // origin 9
