@@ -197,15 +197,17 @@ pub struct SimArgs {
     pub jobs: Option<u16>,
     /// Split the fabric over N threads, 1..=1024: each owns a group of switches with their
     /// hosts and they run in windows of the cut links' smallest delay; the report is the
-    /// one-thread run's, byte for byte, and so are --ns3's fct.txt and pfc.txt
-    /// (docs/parallel.md). Default: the cores that help — the most threads, up to the cores,
-    /// for which every thread's partition has windows of at least 200 ns in which its ports
-    /// can send 2 MB at line rate (large fabrics with long links); otherwise one, and one
-    /// with the trace outputs or a feature the engine does not split. Splits flows, workloads, RoCEv2 QPs under DCQCN, HPCC, HPCC-PINT,
-    /// TIMELY and DCTCP, PAUSE/PFC, ECN, ETS and the pathology parts (stalls, storm
-    /// prevention, pfcwd, static routes, link events, the deadlock detector, victims);
-    /// refuses DCBX, QCN, bit errors and the trace outputs (--pcap, --vcd, --report). Links
-    /// shorter than ~40 m (windows under 200 ns) make it slower than one thread.
+    /// one-thread run's, byte for byte, and so are --ns3's fct.txt and pfc.txt and the trace
+    /// outputs (--pcap, --vcd, --report, --series: each thread records its calls, merged
+    /// window by window into one run's order) (docs/parallel.md). Default: the cores that
+    /// help — the most threads, up to the cores, for which every thread's partition has
+    /// windows of at least 200 ns in which its ports can send 2 MB at line rate (large
+    /// fabrics with long links); otherwise one, and one with the trace outputs (ask for
+    /// threads) or a feature the engine does not split. Splits flows, workloads, RoCEv2 QPs
+    /// under DCQCN, HPCC, HPCC-PINT, TIMELY and DCTCP, PAUSE/PFC, ECN, ETS, QCN, bit errors
+    /// and the pathology parts (stalls, storm prevention, pfcwd, static routes, link events,
+    /// the deadlock detector, victims); refuses DCBX. Links shorter than ~40 m (windows under
+    /// 200 ns) make it slower than one thread.
     #[arg(long, value_name = "N", conflicts_with = "sweep",
           value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
@@ -224,7 +226,8 @@ pub struct SimArgs {
     /// --ns3) splits the fabric into R × T partitions, T threads on each rank; rank 0 writes
     /// the outputs (the report, and --ns3's fct.txt and pfc.txt, are the one-thread run's,
     /// byte for byte), the others write nothing. Splits and refuses what --threads does (the
-    /// pathology parts, QCN and bit errors split; DCBX and traces are refused). Needs a
+    /// pathology parts, QCN and bit errors split; DCBX is refused), and refuses the trace
+    /// outputs, which --threads writes. Needs a
     /// build with `--features mpi` (docs/parallel.md: choosing R and T, Slurm).
     #[arg(long, conflicts_with_all = ["sweep", "show", "list"])]
     pub mpi: bool,
