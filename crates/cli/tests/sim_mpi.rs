@@ -294,6 +294,21 @@ mod with_mpi {
             return;
         };
         let dir = temp_dir("sim_mpi_refused");
+        // the trace outputs (written on threads, not over ranks yet)
+        let o = mpirun(
+            &mpi,
+            &dir,
+            &["-n", "2", "--oversubscribe"],
+            &["sim", "incast", "--mpi", "--vcd", "w.vcd", "--quiet"],
+        );
+        assert!(!o.status.success(), "{}", text(&o));
+        assert!(
+            String::from_utf8_lossy(&o.stderr)
+                .contains("--mpi: the ranks write no --pcap, --vcd, --report or --series yet"),
+            "{}",
+            text(&o)
+        );
+        assert!(!dir.join("w.vcd").exists());
         // the fork's queue monitor, refused on rank 0 before the run, ends the other ranks
         std::fs::create_dir_all(dir.join("qlen")).unwrap();
         let mut a = ns3_args("incast-16-4MB-buf8", "qlen", &["--mpi", "--quiet"]);

@@ -428,3 +428,207 @@ fn sigint_stops_a_threaded_run_at_a_window_and_writes_nothing() {
     );
     assert!(!dir.join("out.json").exists());
 }
+
+/// Every file under `dir` (relative path, bytes), sorted by path.
+fn files_under(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                out.push((
+                    p.strip_prefix(dir).unwrap().to_path_buf(),
+                    std::fs::read(&p).unwrap(),
+                ));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Runs `lossless sim` with `args` and every trace output (--pcap, --vcd, --report,
+/// --series, --json) into `out`; returns the files written.
+fn traced_run(out: &std::path::Path, args: &[&str]) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    std::fs::create_dir_all(out).unwrap();
+    let p = |name: &str| out.join(name).to_str().unwrap().to_owned();
+    let (pcap, vcd, rpt, ser, json) = (p("pcap"), p("w.vcd"), p("rpt"), p("ser"), p("r.json"));
+    let mut a = vec!["sim"];
+    a.extend(args);
+    a.extend([
+        "--pcap", &pcap, "--vcd", &vcd, "--report", &rpt, "--series", &ser, "--json", &json,
+    ]);
+    a.push("--quiet");
+    let o = run(&a);
+    assert!(
+        matches!(o.status.code(), Some(0 | 3)),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        !String::from_utf8_lossy(&o.stderr).contains("writes no"),
+        "{args:?}: not refused"
+    );
+    files_under(out)
+}
+
+/// The pcapng, VCD, HTML report, CSV series and JSON of the runs `args` at 1 thread and at
+/// each of `splits` (extra arguments: `--threads N`, `--partition FILE`) are byte-identical;
+/// returns the one-thread files.
+fn traces_agree(
+    dir: &std::path::Path,
+    name: &str,
+    args: &[&str],
+    splits: &[Vec<String>],
+) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut one_args = args.to_vec();
+    one_args.extend(["--threads", "1"]);
+    let one = traced_run(&dir.join(format!("{name}-1")), &one_args);
+    for (k, split) in splits.iter().enumerate() {
+        let mut a = args.to_vec();
+        a.extend(split.iter().map(String::as_str));
+        let other = traced_run(&dir.join(format!("{name}-split{k}")), &a);
+        let names = |v: &[(std::path::PathBuf, Vec<u8>)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&one), names(&other), "{name} {split:?}: the same files");
+        for ((path, a), (_, b)) in one.iter().zip(&other) {
+            assert!(
+                a == b,
+                "{name} {split:?}: {} differs from one thread's",
+                path.display()
+            );
+        }
+    }
+    one
+}
+
+#[test]
+fn pcap_vcd_html_and_series_of_builtins_where_pfc_fires_are_the_one_thread_files_at_2_and_3_threads() {
+    // incast (PFC at the ToR), four-bridge (congestion spreading: pauses travel back over
+    // cut links), storm-pfcwd (a stalled NIC's XOFF storm, pfcwd dropping)
+    let dir = temp_dir("sim_threads_traces");
+    let threads = |t: &str| vec!["--threads".to_owned(), t.to_owned()];
+    for (name, args) in [
+        (
+            "incast",
+            vec!["incast", "--set", "senders=16", "--duration", "300us"],
+        ),
+        ("four-bridge", vec!["four-bridge", "--duration", "300us"]),
+        // (the NIC stalls at 10 ms)
+        ("storm-pfcwd", vec!["storm-pfcwd", "--duration", "12ms"]),
+    ] {
+        let one = traces_agree(&dir, name, &args, &[threads("2"), threads("3")]);
+        let file = |n: &str| {
+            &one.iter()
+                .find(|(p, _)| p.ends_with(n))
+                .unwrap_or_else(|| panic!("{name}: {n} written"))
+                .1
+        };
+        // PFC fired: paused time in the series, a `paused` change in the waveform
+        let pause = String::from_utf8_lossy(file("pause.csv"));
+        assert!(pause.lines().count() > 10, "{name}: ports paused: {pause}");
+        assert!(
+            one.iter()
+                .filter(|(p, b)| p.starts_with("pcap") && b.len() > 1000)
+                .count()
+                > 2,
+            "{name}: frames captured"
+        );
+        assert!(
+            file("index.html").len() > 10_000 && file("w.vcd").len() > 10_000,
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn traces_of_an_incast_split_node_by_node_are_the_one_thread_files() {
+    // every node its own partition: every frame crosses a cut link, and frames one switch
+    // sends at one instant on links of one delay arrive in different partitions under one
+    // (instant, tie): their order comes from the sender's queue (`Message::origin`)
+    let dir = temp_dir("sim_threads_traces_nodes");
+    // (the whole default run: with a sender's order ignored its VCD differs, shorter ones may not)
+    let args = ["incast"];
+    let o = run(&["sim", "incast", "--threads", "2", "--show-partition"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut file = String::new();
+    let mut n = 0;
+    for line in String::from_utf8_lossy(&o.stdout).lines() {
+        if let Some(node) = line.split('#').next().and_then(|l| l.split_whitespace().next()) {
+            file.push_str(&format!("{node} {n}\n"));
+            n += 1;
+        }
+    }
+    assert!(n >= 10, "a node per line: {file}");
+    let part = dir.join("nodes.part");
+    std::fs::write(&part, file).unwrap();
+    traces_agree(
+        &dir,
+        "incast-nodes",
+        &args,
+        &[vec!["--partition".to_owned(), part.to_str().unwrap().to_owned()]],
+    );
+}
+
+#[test]
+fn ns3_traces_of_an_incast_where_pfc_fires_are_the_one_thread_files_at_3_threads() {
+    let run_dir = lossless_testkit::corpus_dir().join("hpcc-ns3/incast-16-4MB-timely-buf4");
+    if !run_dir.join("config.txt").is_file() {
+        lossless_testkit::skip_missing_corpus("sim_threads_ns3_traces", &run_dir);
+        return;
+    }
+    let dir = temp_dir("sim_threads_ns3_traces");
+    let mut outs = Vec::new();
+    for t in ["1", "3"] {
+        let out = dir.join(format!("t{t}"));
+        std::fs::create_dir_all(&out).unwrap();
+        let p = |name: &str| out.join(name).into_os_string();
+        let args: Vec<std::ffi::OsString> = vec![
+            "sim".into(),
+            "--ns3".into(),
+            run_dir.join("config.txt").into(),
+            "--ns3-topology".into(),
+            run_dir.join("topology.txt").into(),
+            "--ns3-flows".into(),
+            run_dir.join("flow.txt").into(),
+            "--ns3-out".into(),
+            out.clone().into(),
+            "--json".into(),
+            p("report.json"),
+            // (the captures are 144 MB here: the built-ins above check them)
+            "--vcd".into(),
+            p("w.vcd"),
+            "--report".into(),
+            p("rpt"),
+            "--series".into(),
+            p("ser"),
+            "--threads".into(),
+            t.into(),
+            "--quiet".into(),
+        ];
+        let o = run_for(&args, std::time::Duration::from_secs(900));
+        assert!(
+            o.status.success(),
+            "{t} threads: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        outs.push(files_under(&out));
+    }
+    let names: Vec<_> = outs[0].iter().map(|f| f.0.clone()).collect();
+    assert!(
+        names.iter().any(|n| n.ends_with("w.vcd")) && names.len() >= 7,
+        "{names:?}"
+    );
+    assert_eq!(outs[0].len(), outs[1].len());
+    for ((path, a), (_, b)) in outs[0].iter().zip(&outs[1]) {
+        assert!(
+            a == b,
+            "{} at 3 threads differs from one thread's",
+            path.display()
+        );
+    }
+    let pfc = &outs[0].iter().find(|(p, _)| p.ends_with("pfc.txt")).unwrap().1;
+    assert!(!pfc.is_empty(), "PFC fired");
+}

@@ -49,6 +49,7 @@ fn main() {
             hops: 1,
         }),
         carried: Carried::None,
+        origin: 0,
     };
     for &per_pair in &sizes {
         let mut one = Vec::new();

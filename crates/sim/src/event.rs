@@ -20,6 +20,9 @@ pub struct Scheduled<E> {
     pub at: Instant,
     /// The caller's order among events at the same instant (smaller first).
     pub tie: u64,
+    /// Its push's number in this queue (0 for the first): equal (time, tie) pop in this
+    /// order, and a split run's trace records are merged by it (`trace::split`).
+    pub seq: u64,
     /// What happens.
     pub event: E,
 }
@@ -50,6 +53,8 @@ pub trait EventQueue<E> {
     }
     /// Number of pending events.
     fn len(&self) -> usize;
+    /// Events pushed so far: the sequence number the next push gets.
+    fn pushed(&self) -> u64;
     /// Whether no event is pending.
     fn is_empty(&self) -> bool {
         self.len() == 0
@@ -75,6 +80,7 @@ impl<E> Entry<E> {
         Scheduled {
             at: Instant::from_ps(self.key >> TIE_BITS),
             tie: (self.key as u64) & TIE_MASK,
+            seq: self.seq,
             event: self.event,
         }
     }
@@ -146,6 +152,9 @@ impl<E> EventQueue<E> for HeapQueue<E> {
     }
     fn len(&self) -> usize {
         self.heap.len()
+    }
+    fn pushed(&self) -> u64 {
+        self.next_seq
     }
 }
 
@@ -222,11 +231,12 @@ impl<E: Copy> EventQueue<E> for RadixQueue<E> {
                 .make_contiguous()
                 .sort_unstable_by_key(|e| (e.0, e.1));
         }
-        let (tie, _seq, event) = self.now_bucket.pop_front()?;
+        let (tie, seq, event) = self.now_bucket.pop_front()?;
         self.len -= 1;
         Some(Scheduled {
             at: Instant::from_ps(self.last),
             tie,
+            seq,
             event,
         })
     }
@@ -239,6 +249,9 @@ impl<E: Copy> EventQueue<E> for RadixQueue<E> {
     }
     fn len(&self) -> usize {
         self.len
+    }
+    fn pushed(&self) -> u64 {
+        self.next_seq
     }
 }
 
@@ -270,13 +283,15 @@ const _: () = assert!(SLOT_LOW == 64);
 const NIL: u32 = u32::MAX;
 
 /// A ring entry: its time within the bucket's slot and its tie in one `u64`
-/// (`offset << 54 | tie`, the low 64 bits of the full key); the slot itself is the bucket's
-/// position. No sequence number: a bucket keeps its entries in insertion order among equal
+/// (`offset << 54 | tie`, the low 64 bits of the full key), and its push's number; the slot
+/// itself is the bucket's position. A bucket keeps its entries in insertion order among equal
 /// keys (its list is newest first, pushes into the current array go after their equals), so
-/// a stable sort on the key alone gives (key, sequence) order, with 16-byte entries to move.
+/// a stable sort on the key alone gives (key, sequence) order; the sequence number is carried
+/// only for [`Scheduled::seq`] (a split run's trace merge), not compared.
 #[derive(Clone, Copy, Debug)]
 struct NearEntry<E> {
     key: u64,
+    seq: u64,
     event: E,
 }
 
@@ -388,10 +403,11 @@ impl<E: Copy> CalendarQueue<E> {
     /// Puts an entry (full key) whose slot lies in the window into its bucket: linked into
     /// its list, or in order into the current array if it is the current bucket.
     #[inline(always)]
-    fn insert_near(&mut self, slot: u128, key: u128, event: E) {
+    fn insert_near(&mut self, slot: u128, key: u128, seq: u64, event: E) {
         let b = (slot as usize) & (CAL_BUCKETS - 1);
         let entry = NearEntry {
             key: key as u64,
+            seq,
             event,
         };
         self.insert_bucket(b, entry);
@@ -429,7 +445,7 @@ impl<E: Copy> CalendarQueue<E> {
                 return;
             }
             let Some(e) = self.far.pop() else { break };
-            self.insert_near(slot, e.key, e.event);
+            self.insert_near(slot, e.key, e.seq, e.event);
         }
         self.far_slot = u128::MAX;
     }
@@ -559,10 +575,7 @@ impl<E: Copy> CalendarQueue<E> {
     /// event beyond the window, or (defensively) one before the cursor.
     #[cold]
     #[inline(never)]
-    fn push_rare(&mut self, slot: u128, key: u128, event: E) {
-        // the heaps' insertion order (the ring needs none, see `NearEntry`)
-        let seq = self.next_seq;
-        self.next_seq += 1;
+    fn push_rare(&mut self, slot: u128, key: u128, seq: u64, event: E) {
         if self.pool.capacity() == 0 {
             self.pool = Vec::with_capacity(CAL_RESERVE);
             self.cur = Vec::with_capacity(CAL_RESERVE);
@@ -573,7 +586,7 @@ impl<E: Copy> CalendarQueue<E> {
         if slot < self.cursor {
             self.spill.push(Entry { key, seq, event });
         } else if slot < self.window_end() {
-            self.insert_near(slot, key, event);
+            self.insert_near(slot, key, seq, event);
         } else {
             self.far_slot = self.far_slot.min(slot);
             self.far.push(Entry { key, seq, event });
@@ -634,6 +647,7 @@ impl<E: Copy> CalendarQueue<E> {
                 return Some(Scheduled {
                     at: Instant::from_ps(key >> TIE_BITS),
                     tie: (key as u64) & TIE_MASK,
+                    seq: e.seq,
                     event: e.event,
                 });
             }
@@ -681,6 +695,8 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
     // window) is a few instructions; everything else is in `push_rare`
     #[inline(always)]
     fn push_tied(&mut self, at: Instant, tie: u64, event: E) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
         let t = at.as_ps();
         // inside the window: cursor <= slot < cursor + CAL_BUCKETS, in 64 bits (a time below
         // 2^64 ps, 213 days, is below MAX_KEY_TIME; the cursor, a key's slot, fits 64 bits)
@@ -691,10 +707,10 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
         {
             let b = ((t >> CAL_SHIFT) as usize) & (CAL_BUCKETS - 1);
             let key = (t & ((1 << CAL_SHIFT) - 1)) << TIE_BITS | (tie & TIE_MASK);
-            self.insert_bucket(b, NearEntry { key, event });
+            self.insert_bucket(b, NearEntry { key, seq, event });
         } else {
             let key = heap_key(t, tie);
-            self.push_rare(key >> SLOT_LOW, key, event);
+            self.push_rare(key >> SLOT_LOW, key, seq, event);
         }
     }
 
@@ -730,6 +746,7 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
             return Some(Scheduled {
                 at: Instant::from_ps(at),
                 tie: e.key & TIE_MASK,
+                seq: e.seq,
                 event: e.event,
             });
         }
@@ -783,6 +800,7 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
         Some(Scheduled {
             at: Instant::from_ps(at),
             tie: near_key & TIE_MASK,
+            seq: e.seq,
             event: e.event,
         })
     }
@@ -800,6 +818,9 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
 
     fn len(&self) -> usize {
         self.near + self.spill.len() + self.far.len()
+    }
+    fn pushed(&self) -> u64 {
+        self.next_seq
     }
 }
 

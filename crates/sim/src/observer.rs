@@ -99,11 +99,18 @@ pub trait Observer {
     /// (`sim/order.rs`: 0 the build, node `n` as `n + 1`, then the workloads and the fabric).
     #[inline(always)]
     fn event_handled(&mut self, _at: Instant, _scheduler: u32) {}
-    /// An event due at `at` with the tie `tie` (`sim/order.rs`) is about to be handled: with
-    /// the instant, the tie orders the events of the parts of a split run as one simulator
-    /// orders them.
+    /// An event due at `at` with the tie `tie` (`sim/order.rs`), queued as the `seq`-th push
+    /// of this simulator's event queue, is about to be handled: with the instant, the tie
+    /// orders the events of the parts of a split run as one simulator orders them (and
+    /// `seq`, with [`Observer::taken_in`], those of one instant and tie).
     #[inline(always)]
-    fn event_start(&mut self, _at: Instant, _tie: u64) {}
+    fn event_start(&mut self, _at: Instant, _tie: u64, _seq: u64) {}
+    /// In a part of a split run, a frame another part sent on a cut link was queued with the
+    /// tie `tie` as the `seq`-th push of this part's event queue; `origin` is its place among
+    /// the events its sender scheduled (twice the sender's pushes before it: see
+    /// `trace::split`), which orders it among the events of its instant and tie.
+    #[inline(always)]
+    fn taken_in(&mut self, _seq: u64, _tie: u64, _origin: u64) {}
 }
 
 /// The observer that observes nothing (zero cost).
@@ -158,9 +165,13 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
         self.0.event_handled(at, scheduler);
         self.1.event_handled(at, scheduler);
     }
-    fn event_start(&mut self, at: Instant, tie: u64) {
-        self.0.event_start(at, tie);
-        self.1.event_start(at, tie);
+    fn event_start(&mut self, at: Instant, tie: u64, seq: u64) {
+        self.0.event_start(at, tie, seq);
+        self.1.event_start(at, tie, seq);
+    }
+    fn taken_in(&mut self, seq: u64, tie: u64, origin: u64) {
+        self.0.taken_in(seq, tie, origin);
+        self.1.taken_in(seq, tie, origin);
     }
 }
 
@@ -213,9 +224,14 @@ impl<T: Observer> Observer for Option<T> {
             o.lldp_tx(port, frame, start);
         }
     }
-    fn event_start(&mut self, at: Instant, tie: u64) {
+    fn event_start(&mut self, at: Instant, tie: u64, seq: u64) {
         if let Some(o) = self {
-            o.event_start(at, tie);
+            o.event_start(at, tie, seq);
+        }
+    }
+    fn taken_in(&mut self, seq: u64, tie: u64, origin: u64) {
+        if let Some(o) = self {
+            o.taken_in(seq, tie, origin);
         }
     }
     fn event_handled(&mut self, at: Instant, scheduler: u32) {

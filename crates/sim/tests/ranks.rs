@@ -582,6 +582,7 @@ fn what_a_frame_carries_for_hpcc_pint_and_timely_is_encoded_byte_for_byte_and_de
         tie: 7,
         frame: WireFrame::Control(ControlFrame::Pause { quanta: 0x0809 }),
         carried,
+        origin: 0,
     };
     // to, from, at (16 bytes), tie, the frame (kind 1: PAUSE, its quanta): little-endian
     let head: Vec<u8> = [

@@ -13,6 +13,7 @@ use lossless_proto::units::Instant;
 use lossless_sim::experiments::ranks::Transport;
 use lossless_sim::ns3::run::{Experiment, ForkOutputs, Ns3Options, Slowdown, stage};
 use lossless_sim::ns3::{Ns3Observer, PfcLine, merge_pfc};
+use lossless_sim::trace::split::Recorder;
 use lossless_sim::trace::vcd::VcdSink;
 use lossless_sim::{Simulator, SummaryOptions};
 
@@ -149,14 +150,14 @@ fn simulate(
     let traced = pcap.is_some() || vcd.is_some() || html.0.is_some() || html.1.is_some();
     // (by default, the threads that help, where the run can be split)
     let threads = match args.threads {
-        None if traced || fork.monitors() || mpi.is_some() => None,
+        None if (traced && args.partition.is_none()) || fork.monitors() || mpi.is_some() => None,
         _ => Some(super::sim::threads_for(args, &config, false)?).filter(|&t| t > 1),
     };
     if threads.is_some() || mpi.is_some() {
         let flag = if mpi.is_some() { "--mpi" } else { "--threads" };
-        if pcap.is_some() || vcd.is_some() || html.0.is_some() || html.1.is_some() {
+        if traced && mpi.is_some() {
             anyhow::bail!(
-                "{flag}: the partitioned engine writes no --pcap, --vcd or --report yet; run these on one thread"
+                "--mpi: the ranks write no --pcap, --vcd, --report or --series yet (each partition's trace records would have to reach rank 0); write them with --threads on one machine"
             );
         }
         if fork.monitors() && mpi.is_some() {
@@ -166,10 +167,34 @@ fn simulate(
         }
         // (each part samples its own switch ports at the monitor's instants)
         let qlen = fork.part_monitor(&config);
+        if traced && let Some(threads) = threads {
+            // pfc.txt and qlen.txt from each part's own observer, the other outputs merged
+            // (`trace::split`)
+            let part = |_| {
+                (
+                    Ns3Observer::for_part(&config).with_qlen(qlen.clone()),
+                    Recorder::<Extras>::new(),
+                )
+            };
+            let extras = (pcap, (vcd, html));
+            let ran = super::sim::simulate_traced(args, name, &config, threads, extras, &part, |o| &mut o.1)?;
+            let (ran, parts, extras) = match ran {
+                Ok(done) => done,
+                Err(status) => return Ok(Err(status)),
+            };
+            let end = ran.end;
+            let mut parts: Vec<Ns3Observer> = parts.into_iter().map(|(ns3, _)| ns3).collect();
+            let mut monitors: Vec<_> = parts.iter_mut().filter_map(Ns3Observer::qlen_mut).collect();
+            if !monitors.is_empty() {
+                fork.monitored_parts(&mut monitors);
+                fork.ran(false)?;
+            }
+            return Ok(Ok((ran, merge_pfc(parts), extras, end)));
+        }
         let part = |_| Ns3Observer::for_part(&config).with_qlen(qlen.clone());
         let ran = match mpi {
             Some(tr) => simulate_ranks(args, name, &config, tr, &part)?,
-            None => simulate_threads(args, name, &config, threads.unwrap_or(1), &part)?,
+            None => simulate_threads(args, name, &config, threads.unwrap_or(1), &part, &|_, _| {})?,
         };
         let ran = match ran {
             Ok(done) => done,

@@ -19,6 +19,7 @@ use lossless_sim::sim::exchange::Shipped;
 use lossless_sim::trace::csv::{SERIES_FILES, SeriesSink, series_bin};
 use lossless_sim::trace::html::HtmlReport;
 use lossless_sim::trace::pcap::PcapSink;
+use lossless_sim::trace::split::Recorder;
 use lossless_sim::trace::vcd::VcdSink;
 use lossless_sim::{Report, Simulator, SummaryOptions};
 
@@ -197,15 +198,16 @@ pub struct SimArgs {
     /// Split the fabric over N threads, 1..=1024: each runs partitions (groups of switches
     /// with their hosts; 4 per thread by default, see --partitions, placed anew each window)
     /// and they run in windows of the cut links' smallest delay; the report is the
-    /// one-thread run's, byte for byte, and so are --ns3's fct.txt and pfc.txt
-    /// (docs/parallel.md). Default: the cores that help — the most threads, up to the cores,
-    /// for which every thread's partition has windows of at least 200 ns in which its ports
-    /// can send 2 MB at line rate (large fabrics with long links); otherwise one, and one
-    /// with the trace outputs or a feature the engine does not split. Splits flows, workloads, RoCEv2 QPs under DCQCN, HPCC, HPCC-PINT,
-    /// TIMELY and DCTCP, PAUSE/PFC, ECN, ETS and the pathology parts (stalls, storm
-    /// prevention, pfcwd, static routes, link events, the deadlock detector, victims);
-    /// DCBX, QCN and bit errors; refuses the trace outputs (--pcap, --vcd, --report). Links
-    /// shorter than ~40 m (windows under 200 ns) make it slower than one thread.
+    /// one-thread run's, byte for byte, and so are --ns3's fct.txt and pfc.txt and the trace
+    /// outputs (--pcap, --vcd, --report, --series: each partition records its calls, merged
+    /// window by window into one run's order) (docs/parallel.md). Default: the cores that
+    /// help — the most threads, up to the cores, for which every thread's partition has
+    /// windows of at least 200 ns in which its ports can send 2 MB at line rate (large
+    /// fabrics with long links); otherwise one, and one with the trace outputs (ask for
+    /// threads). Splits flows, workloads, RoCEv2 QPs under DCQCN, HPCC, HPCC-PINT, TIMELY and
+    /// DCTCP, PAUSE/PFC, ECN, ETS, QCN, bit errors, DCBX and the pathology parts (stalls,
+    /// storm prevention, pfcwd, static routes, link events, the deadlock detector, victims).
+    /// Links shorter than ~40 m (windows under 200 ns) make it slower than one thread.
     #[arg(long, value_name = "N", conflicts_with = "sweep",
           value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
@@ -241,7 +243,8 @@ pub struct SimArgs {
     /// --ns3) splits the fabric into R × T partitions, T threads on each rank; rank 0 writes
     /// the outputs (the report, and --ns3's fct.txt and pfc.txt, are the one-thread run's,
     /// byte for byte), the others write nothing. Splits and refuses what --threads does (the
-    /// pathology parts, QCN, bit errors and DCBX split; traces are refused). Needs a
+    /// pathology parts, QCN, bit errors and DCBX split), and refuses the trace outputs, which
+    /// --threads writes. Needs a
     /// build with `--features mpi` (docs/parallel.md: choosing R and T, Slurm).
     #[arg(long, conflicts_with_all = ["sweep", "show", "list"])]
     pub mpi: bool,
@@ -543,13 +546,33 @@ fn simulate(
 ) -> anyhow::Result<Result<Ran, ExitCode>> {
     let built = || format!("{name}: the scenario loads but cannot be built");
     let traced = pcap.is_some() || vcd.is_some() || html.0.is_some() || html.1.is_some();
-    if traced && (args.threads.is_some_and(|t| t > 1) || mpi.is_some()) {
+    if traced && mpi.is_some() {
         anyhow::bail!(
-            "{}: the partitioned engine writes no --pcap, --vcd or --report yet; run these on one thread",
-            if mpi.is_some() { "--mpi" } else { "--threads" }
+            "--mpi: the ranks write no --pcap, --vcd, --report or --series yet (each partition's trace records would have to reach rank 0); write them with --threads on one machine"
         );
     }
-    if traced {
+    // (the default stays one thread with these: the threads that help are asked for)
+    let split = args.threads.is_some() || args.partition.is_some();
+    let threads = if traced && split {
+        threads_for(args, &config, twin.is_some())?
+    } else {
+        1
+    };
+    if traced && threads > 1 {
+        let extras = (pcap, (vcd, html));
+        let recorder = |_| Recorder::<Extras>::new();
+        let (mut ran, _, mut extras) =
+            match simulate_traced(args, name, &config, threads, extras, &recorder, |r| r)? {
+                Ok(done) => done,
+                Err(status) => return Ok(Err(status)),
+            };
+        if let Some(twin) = twin {
+            twin.compare_into(&mut ran.report);
+        }
+        let end = ran.end;
+        finish_extras(args, &mut extras, end, &ran.report, wrote, all)?;
+        Ok(Ok(ran))
+    } else if traced {
         let mut sim = Simulator::with_observer(config, (pcap, (vcd, html))).with_context(built)?;
         let mut ran = execute(&mut sim, &|sim| extras_failed(sim.observer()));
         if ran.interrupted {
@@ -572,7 +595,7 @@ fn simulate(
         }
         Ok(Ok(ran))
     } else if let Some(threads) = Some(threads_for(args, &config, twin.is_some())?).filter(|&t| t > 1) {
-        let mut ran = match simulate_threads(args, name, &config, threads, &|_| NoObserver)? {
+        let mut ran = match simulate_threads(args, name, &config, threads, &|_| NoObserver, &|_, _| {})? {
             Ok((ran, _)) => ran,
             Err(status) => return Ok(Err(status)),
         };
@@ -591,6 +614,49 @@ fn simulate(
         }
         Ok(Ok(ran))
     }
+}
+
+/// [`simulate_threads`] with the outputs in `extras` (`trace::split`): each partition's
+/// observer (made by `observer`) holds a recorder of its trace calls (`recorder` finds it),
+/// whose records a collector thread merges into one simulator's order after every window and
+/// replays into `extras`; the outputs are then the one-thread run's, byte for byte. Returns
+/// the run, the parts' observers (in partition order) and the outputs to finish;
+/// `Ok(Err(status))` when a signal interrupted it (said on stderr; nothing is written).
+#[allow(clippy::type_complexity)]
+pub(super) fn simulate_traced<P: Observer + Send>(
+    args: &SimArgs,
+    name: &str,
+    config: &SimConfig,
+    threads: u16,
+    extras: Extras,
+    observer: &(dyn Fn(u16) -> P + Sync),
+    recorder: fn(&mut P) -> &mut Recorder<Extras>,
+) -> anyhow::Result<Result<(Ran, Vec<P>, Extras), ExitCode>> {
+    use lossless_sim::trace::split::{Batch, Collector};
+    // a few windows in flight at most: the threads wait for the collector, not memory
+    // (the partitions the run will have: the collector waits for each one's batch of a window)
+    let parts = usize::from(schedule_for(args, config, threads)?.0.parts);
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(u16, Batch)>(4 * parts);
+    let (ran, extras) = std::thread::scope(|s| {
+        let collector = s.spawn(move || {
+            let mut c = Collector::new(parts, extras);
+            for (part, batch) in rx {
+                c.add(usize::from(part), batch);
+            }
+            c.into_sink()
+        });
+        let ran = {
+            // (dropped when the run ends, however it ends: the collector then finishes)
+            let tx = tx;
+            simulate_threads(args, name, config, threads, observer, &|part, o: &mut P| {
+                // (a collector that panicked is reported at its join)
+                let _ = tx.send((part, recorder(o).take()));
+            })
+        };
+        let extras = collector.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (ran, extras)
+    });
+    Ok(ran?.map(|(ran, parts)| (ran, parts, extras)))
 }
 
 /// The threads of a run that may be split: `--threads`, or the partitions of `--partition`'s
@@ -758,6 +824,7 @@ pub(super) fn simulate_threads<O: Observer + Send>(
     config: &SimConfig,
     threads: u16,
     observer: &(dyn Fn(u16) -> O + Sync),
+    after_window: &(dyn Fn(u16, &mut O) + Sync),
 ) -> anyhow::Result<Result<(Ran, Vec<O>), ExitCode>> {
     use lossless_sim::experiments::parallel;
     let (part, schedule) = schedule_for(args, config, threads)?;
@@ -770,8 +837,9 @@ pub(super) fn simulate_threads<O: Observer + Send>(
     let wall = WallClock::now();
     let progress = WindowProgress::new(config, "the first thread");
     let window_done = |at, events| progress.window_done(at, events);
-    let (mut parts, st) = parallel::run_parts_on(config, &part, schedule, observer, &window_done)
-        .with_context(|| format!("{name}: --threads {threads}"))?;
+    let (mut parts, st) =
+        parallel::run_parts_on(config, &part, schedule, observer, &window_done, after_window)
+            .with_context(|| format!("{name}: --threads {threads}"))?;
     progress.finish();
     let observers: Vec<O> = parts
         .iter_mut()
@@ -814,6 +882,7 @@ pub(super) fn simulate_threads<O: Observer + Send>(
     }
     let ran = Ran {
         report: Report::collect(&sim),
+        end: sim.now(),
         wall_s: wall.elapsed().as_secs_f64(),
         simulated_s: sim.now().since_epoch().as_secs_f64(),
         interrupted: false,
@@ -871,6 +940,7 @@ pub(super) fn simulate_ranks<O: Observer + Shipped + Send>(
     }
     let ran = Ran {
         report: Report::collect(&sim),
+        end: sim.now(),
         wall_s: wall.elapsed().as_secs_f64(),
         simulated_s: sim.now().since_epoch().as_secs_f64(),
         interrupted: false,
@@ -1019,6 +1089,8 @@ pub(super) fn interrupted<O: Observer>(sim: &Simulator<O>) -> ExitCode {
 /// What [`execute`] came to.
 pub(super) struct Ran {
     pub(super) report: Report,
+    /// Where the run stopped (its end, or earlier when the deadlock detector halted it).
+    pub(super) end: lossless_proto::units::Instant,
     pub(super) wall_s: f64,
     pub(super) simulated_s: f64,
     /// SIGINT/SIGTERM stopped the run before its end.
@@ -1075,6 +1147,7 @@ pub(super) fn execute_with<O: Observer>(
     bar.finish_and_clear();
     Ran {
         report: Report::collect(&*sim),
+        end: sim.now(),
         wall_s: wall.elapsed().as_secs_f64(),
         // what was simulated: a run stopped early (a deadlock halted it) ran to now, not `end`
         simulated_s: sim.now().since_epoch().as_secs_f64(),

@@ -164,7 +164,7 @@ pub fn run_scheduled(
     schedule: Schedule,
     window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
 ) -> Result<(Simulator, ParallelStats), PartitionError> {
-    let (parts, stats) = run_parts_on(config, part, schedule, &|_| NoObserver, window_done)?;
+    let (parts, stats) = run_parts_on(config, part, schedule, &|_| NoObserver, window_done, &|_, _| {})?;
     Ok((Simulator::merge(parts), stats))
 }
 
@@ -177,7 +177,14 @@ pub fn run_parts<O: Observer + Send>(
     observer: &(dyn Fn(u16) -> O + Sync),
     window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
 ) -> Result<(Vec<Simulator<O>>, ParallelStats), PartitionError> {
-    run_parts_on(config, part, Schedule::one_each(part), observer, window_done)
+    run_parts_on(
+        config,
+        part,
+        Schedule::one_each(part),
+        observer,
+        window_done,
+        &|_, _| {},
+    )
 }
 
 /// How a run's partitions go onto its threads in each window.
@@ -365,12 +372,18 @@ impl Placer {
 ///
 /// A partition is touched by one thread from step 3 of a window to step 1 of the next (it
 /// moves between threads only at barrier 2), so its lock is never contended.
+///
+/// `after_window` is called with each partition's number and observer after each window it
+/// ran (in step 3, before its frames are handed over) and once more at the end: every
+/// partition is called the same number of times, so that the k-th calls of all partitions
+/// cover the same window (`trace::split` takes the parts' trace records there).
 pub fn run_parts_on<O: Observer + Send>(
     config: &SimConfig,
     part: &Partitioning,
     schedule: Schedule,
     observer: &(dyn Fn(u16) -> O + Sync),
     window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
+    after_window: &(dyn Fn(u16, &mut O) + Sync),
 ) -> Result<(Vec<Simulator<O>>, ParallelStats), PartitionError> {
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
     let n = usize::from(part.parts.max(1));
@@ -511,6 +524,7 @@ pub fn run_parts_on<O: Observer + Send>(
                                 _ => ev,
                             };
                             sim.take_outbox(&mut out);
+                            after_window(*p as u16, sim.observer_mut());
                             messages += out.len() as u64;
                             if *p == 0 && window_done(until, sim.events()) {
                                 stop.store(true, Relaxed);
@@ -601,11 +615,12 @@ pub fn run_parts_on<O: Observer + Send>(
                         }
                     }
                     // (after a stop, each partition stays where the window left it)
-                    if !stop.load(Relaxed) {
-                        for &(p, _) in &mine {
-                            if let Some(sim) = lock(&sims[p]).as_mut() {
+                    for &(p, _) in &mine {
+                        if let Some(sim) = lock(&sims[p]).as_mut() {
+                            if !stop.load(Relaxed) {
                                 sim.run_until(end);
                             }
+                            after_window(p as u16, sim.observer_mut());
                         }
                     }
                     let mut st = lock(stats);

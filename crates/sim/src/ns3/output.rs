@@ -312,7 +312,7 @@ impl Shipped for Ns3Observer {
 }
 
 impl Observer for Ns3Observer {
-    fn event_start(&mut self, at: Instant, tie: u64) {
+    fn event_start(&mut self, at: Instant, tie: u64, _seq: u64) {
         if self.keys.is_some() {
             self.now = (at.as_ps(), tie);
         }

@@ -323,7 +323,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.now = s.at;
             self.tie = s.tie;
             self.events += 1;
-            self.observer.event_start(s.at, s.tie);
+            self.observer.event_start(s.at, s.tie, s.seq);
             self.handle(s.event);
             self.observer.event_handled(s.at, self.scheduler);
         }

@@ -56,6 +56,11 @@ pub fn scheduler_node(s: u32) -> Option<NodeId> {
     (s != BUILD && (s as usize) <= MAX_NODES).then(|| s - 1)
 }
 
+/// The scheduler a tie names (the build, node `n` as `n + 1`, the workloads, the fabric).
+pub fn scheduler_of(tie: u64) -> u32 {
+    (tie & ((1 << SCHEDULER_BITS) - 1)) as u32
+}
+
 /// The tie of an event due at `at`, scheduled at `now` by `scheduler`.
 #[inline(always)]
 pub(crate) fn tie(now: Instant, at: Instant, scheduler: u32) -> u64 {

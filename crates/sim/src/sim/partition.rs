@@ -53,6 +53,11 @@ pub struct Message {
     /// What it carries beside the frame: for its QP's congestion control (HPCC's INT field,
     /// TIMELY's timestamp), or an LLDPDU's bytes.
     pub carried: Carried,
+    /// Its place among the events its sender's partition scheduled: twice the pushes of that
+    /// partition's event queue before it (a local event queued as push `s` has `2s + 1`), so
+    /// that the trace outputs order it among the events of its instant and tie as one
+    /// simulator does (`trace::split`). Not sent between MPI ranks (0 there).
+    pub origin: u64,
 }
 
 /// What a partition knows of the split.
@@ -255,6 +260,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 WireFrame::Data(f) if self.flows[f.flow as usize].qp.is_some() => self.telemetry_out(f),
                 _ => Carried::None,
             };
+            let origin = 2 * self.queue.pushed();
             let ps = self.part.as_deref_mut().expect("checked above");
             ps.outbox.push(Message {
                 to: peer,
@@ -263,6 +269,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 tie,
                 frame: w,
                 carried,
+                origin,
             });
             return;
         }
@@ -296,6 +303,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 from: p,
                 at: arrive,
                 tie: order::tie(self.now, arrive, self.scheduler),
+                origin: 2 * self.queue.pushed(),
                 frame: w,
                 carried: Carried::Lldp(frame.into_boxed_slice()),
             });
@@ -325,6 +333,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             _ => {}
         }
         self.ports[m.from as usize].inflight.push_back(m.frame);
+        self.observer.taken_in(self.queue.pushed(), m.tie, m.origin);
         self.queue.push_tied(m.at, m.tie, Event::Arrive(m.to));
     }
 
