@@ -260,7 +260,7 @@ pub fn merge_pfc(parts: Vec<Ns3Observer>) -> Vec<PfcLine> {
 /// sent to the first rank of a run over MPI ranks: the count, each line (time in ns, node,
 /// switch flag, device, pause flag), then whether keys follow and, if so, each line's (instant
 /// in ps, tie, receiving port); then whether its queue monitor follows and, if so, the ports
-/// its events touched ([`QlenPart::ship`]).
+/// its events touched (`QlenPart::ship`).
 impl Shipped for Ns3Observer {
     fn ship(&self, out: &mut Vec<u8>) {
         let mut e = Enc(out);
