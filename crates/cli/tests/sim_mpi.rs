@@ -309,20 +309,91 @@ mod with_mpi {
             text(&o)
         );
         assert!(!dir.join("w.vcd").exists());
-        // the fork's queue monitor, refused on rank 0 before the run, ends the other ranks
-        std::fs::create_dir_all(dir.join("qlen")).unwrap();
-        let mut a = ns3_args("incast-16-4MB-buf8", "qlen", &["--mpi", "--quiet"]);
-        let run = lossless_testkit::corpus_dir().join("hpcc-ns3/incast-16-4MB-buf8");
-        a[2] = run.join("config_qlen.txt").to_string_lossy().into_owned();
+        // and under --ns3: refused on rank 0 before the run, which ends the other ranks
+        std::fs::create_dir_all(dir.join("out")).unwrap();
+        let a = ns3_args(
+            "incast-16-4MB-buf8",
+            "out",
+            &["--mpi", "--quiet", "--pcap", "out/x.pcap"],
+        );
         let a: Vec<&str> = a.iter().map(String::as_str).collect();
         let o = mpirun(&mpi, &dir, &["-n", "2", "--oversubscribe"], &a);
         assert!(!o.status.success(), "{}", text(&o));
         assert!(
-            String::from_utf8_lossy(&o.stderr).contains("--mpi: the queue monitor"),
+            String::from_utf8_lossy(&o.stderr)
+                .contains("--mpi: the ranks write no --pcap, --vcd, --report or --series yet"),
             "{}",
             text(&o)
         );
-        assert!(!dir.join("qlen/report.json").exists());
+        assert!(!dir.join("out/report.json").exists());
+    }
+
+    #[test]
+    fn the_ns3_queue_monitor_under_mpirun_writes_the_one_thread_qlen_txt_byte_for_byte() {
+        // every rank's partitions sample their own switch ports; the counts reach rank 0 with
+        // their pfc.txt lines: the incast's config_qlen.txt (its congested port's whole incast
+        // in the 100 ms dump) and the HPCC fat tree monitored from 100 ns before its flows
+        // start (2 s) to 2.1 s (switches on every rank)
+        let Some(mpi) = require_mpirun("sim_mpi_qlen") else {
+            return;
+        };
+        let dir = temp_dir("sim_mpi_qlen");
+        let corpus = lossless_testkit::corpus_dir().join("hpcc-ns3");
+        let ft_config = dir.join("ft_qlen.txt");
+        let monitored: String = std::fs::read_to_string(corpus.join("ft-k4-websearch-hpcc/config.txt"))
+            .unwrap()
+            .lines()
+            .map(|l| match l.split_whitespace().next() {
+                Some("QLEN_MON_START") => "QLEN_MON_START 1999999900\n".to_string(),
+                Some("QLEN_MON_END") => "QLEN_MON_END 2100000000\n".to_string(),
+                _ => format!("{l}\n"),
+            })
+            .collect();
+        std::fs::write(&ft_config, monitored).unwrap();
+        let incast_config = corpus.join("incast-16-4MB-buf8/config_qlen.txt");
+        for (run, config) in [
+            ("incast-16-4MB-buf8", incast_config),
+            ("ft-k4-websearch-hpcc", ft_config),
+        ] {
+            let config = config.to_string_lossy().into_owned();
+            let args = |out: &str, extra: &[&str]| {
+                std::fs::create_dir_all(dir.join(out)).unwrap();
+                let mut a = ns3_args(run, out, extra);
+                a[2].clone_from(&config);
+                a
+            };
+            let one = format!("{run}-one");
+            let a = args(&one, &["--threads", "1", "--quiet"]);
+            let a: Vec<&str> = a.iter().map(String::as_str).collect();
+            let o = run_in(&dir, &a);
+            assert!(o.status.success(), "{}", text(&o));
+            let read = |out: &str, f: &str| std::fs::read(dir.join(out).join(f)).unwrap();
+            let qlen = String::from_utf8(read(&one, "qlen.txt")).unwrap();
+            assert!(
+                qlen.matches("time: ").count() == 2 && qlen.lines().any(|l| l.split(' ').count() > 3),
+                "{run}: {qlen}"
+            );
+            for (mpi_args, threads) in [
+                (&["-n", "2", "--oversubscribe"][..], "1"),
+                (&["-n", "2", "--oversubscribe"][..], "2"),
+            ] {
+                let out = format!("{run}-mpi-{}-{threads}", mpi_args[1]);
+                let a = args(&out, &["--mpi", "--threads", threads, "--quiet"]);
+                let a: Vec<&str> = a.iter().map(String::as_str).collect();
+                let o = mpirun(&mpi, &dir, mpi_args, &a);
+                assert!(
+                    o.status.success(),
+                    "{run} {mpi_args:?} --threads {threads}: {}",
+                    text(&o)
+                );
+                for f in ["qlen.txt", "fct.txt", "pfc.txt", "report.json"] {
+                    assert!(
+                        read(&out, f) == read(&one, f),
+                        "{run} {mpi_args:?} --threads {threads}: {f} differs from one thread's"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -154,18 +154,13 @@ fn simulate(
         _ => Some(super::sim::threads_for(args, &config, false)?).filter(|&t| t > 1),
     };
     if threads.is_some() || mpi.is_some() {
-        let flag = if mpi.is_some() { "--mpi" } else { "--threads" };
         if traced && mpi.is_some() {
             anyhow::bail!(
                 "--mpi: the ranks write no --pcap, --vcd, --report or --series yet (each partition's trace records would have to reach rank 0); write them with --threads on one machine"
             );
         }
-        if fork.monitors() && mpi.is_some() {
-            anyhow::bail!(
-                "{flag}: the queue monitor (QLEN_MON_START before SIMULATOR_STOP_TIME) is not gathered over ranks yet; run it on one rank (--threads splits it)"
-            );
-        }
-        // (each part samples its own switch ports at the monitor's instants)
+        // (each part samples its own switch ports at the monitor's instants; over ranks, the
+        // other ranks' parts ship their samples with their pfc.txt lines)
         let qlen = fork.part_monitor(&config);
         if traced && let Some(threads) = threads {
             // pfc.txt and qlen.txt from each part's own observer, the other outputs merged

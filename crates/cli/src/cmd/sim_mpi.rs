@@ -28,8 +28,8 @@ mod with_mpi {
     use anyhow::Context as _;
     use lossless_live::signals;
     use lossless_sim::experiments::ranks::{self, RankError, Transport, mpi::MpiRank};
-    use lossless_sim::ns3::Ns3Observer;
     use lossless_sim::ns3::run::{Experiment, Ns3Options};
+    use lossless_sim::ns3::{Ns3Observer, QlenPart};
     use lossless_sim::scenario::Overrides;
     use mpi::traits::Communicator;
 
@@ -163,13 +163,23 @@ mod with_mpi {
         };
         let experiment = Experiment::load(&opts, &mut |_| {}).map_err(|e| anyhow::anyhow!("{e}"))?;
         let config = &experiment.sim_config;
+        // the queue monitor's samples, as rank 0 takes them (`ForkOutputs::part_monitor`)
+        let keys = &experiment.keys;
+        let qlen = (keys.qlen_file.is_some() && keys.qlen_start_ns < experiment.stop_ns()).then(|| {
+            QlenPart::new(
+                config,
+                keys.qlen_start_ns,
+                keys.qlen_end_ns,
+                lossless_proto::units::Instant::ZERO + config.duration,
+            )
+        });
         signals::install_stop_handlers().context("installing the Ctrl-C handler")?;
         let threads = args.threads.unwrap_or(1);
         ranks::run_rank_observed(
             config,
             threads,
             tr,
-            &|_| Ns3Observer::for_part(config),
+            &|_| Ns3Observer::for_part(config).with_qlen(qlen.clone()),
             &|_, _| false,
         )?;
         Ok(finished())

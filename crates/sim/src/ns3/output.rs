@@ -259,7 +259,8 @@ pub fn merge_pfc(parts: Vec<Ns3Observer>) -> Vec<PfcLine> {
 /// A part's `pfc.txt` lines, with what orders them among the other parts' ([`merge_pfc`]),
 /// sent to the first rank of a run over MPI ranks: the count, each line (time in ns, node,
 /// switch flag, device, pause flag), then whether keys follow and, if so, each line's (instant
-/// in ps, tie, receiving port).
+/// in ps, tie, receiving port); then whether its queue monitor follows and, if so, the ports
+/// its events touched (`QlenPart::ship`).
 impl Shipped for Ns3Observer {
     fn ship(&self, out: &mut Vec<u8>) {
         let mut e = Enc(out);
@@ -280,6 +281,13 @@ impl Shipped for Ns3Observer {
                     e.u64(tie);
                     e.u32(port);
                 }
+            }
+            None => e.u8(0),
+        }
+        match &self.qlen {
+            Some(q) => {
+                e.u8(1);
+                q.ship(&mut e);
             }
             None => e.u8(0),
         }
@@ -306,6 +314,12 @@ impl Shipped for Ns3Observer {
             }
         } else {
             self.keys = None;
+        }
+        if d.bool()? {
+            self.qlen
+                .as_deref_mut()
+                .ok_or_else(|| d.err("a queue monitor's samples for a run without one"))?
+                .unship(d)?;
         }
         Ok(())
     }
@@ -584,7 +598,9 @@ impl QlenPart {
 
     /// Queue `prio` of `port` holds `bytes` from `at` on.
     fn changed(&mut self, port: PortId, prio: u8, bytes: u64, at: Instant) {
-        let Some(st) = self.state.get_mut(port as usize) else {
+        // (a host's queues are not monitored)
+        let (Some(Some(_)), Some(st)) = (self.ports.get(port as usize), self.state.get_mut(port as usize))
+        else {
             return;
         };
         let at = at.as_ps();
@@ -597,6 +613,63 @@ impl QlenPart {
         st.advance(upto, &self.dumps);
         st.prio[prio as usize & 7] = bytes;
         st.touched = true;
+    }
+
+    /// Appends the ports this part's events touched: their count, then each one's index, its
+    /// queues' bytes per priority, the samples counted, the dumps passed, its counts per bin
+    /// and its counts at each dump passed (each a count and 32-bit values).
+    fn ship(&self, e: &mut Enc<'_>) {
+        let touched: Vec<(usize, &PortSamples)> =
+            self.state.iter().enumerate().filter(|(_, s)| s.touched).collect();
+        e.len(touched.len());
+        for (i, st) in touched {
+            e.u32(i as u32);
+            for &b in &st.prio {
+                e.u64(b);
+            }
+            e.u64(st.done);
+            e.len(st.snaps.len());
+            for v in std::iter::once(&st.cnt).chain(&st.snaps) {
+                e.len(v.len());
+                for &c in v {
+                    e.u32(c);
+                }
+            }
+        }
+    }
+
+    /// Takes in what [`QlenPart::ship`] wrote, into a monitor made for the same run.
+    fn unship(&mut self, d: &mut Dec<'_>) -> Result<(), DecodeError> {
+        let n = d.len(4 + 64 + 8 + 16)?;
+        for _ in 0..n {
+            let i = d.u32()? as usize;
+            let mut st = PortSamples {
+                touched: true,
+                ..PortSamples::default()
+            };
+            for b in &mut st.prio {
+                *b = d.u64()?;
+            }
+            st.done = d.u64()?;
+            let snaps = d.len(8)?;
+            let read = |d: &mut Dec<'_>| -> Result<Vec<u32>, DecodeError> {
+                let k = d.len(4)?;
+                (0..k).map(|_| d.u32()).collect()
+            };
+            st.cnt = read(d)?;
+            for _ in 0..snaps {
+                st.snaps.push(read(d)?);
+            }
+            if st.done > self.samples || st.snaps.len() > self.dumps.len() {
+                return Err(d.err("a queue monitor's samples past the run's"));
+            }
+            *self
+                .state
+                .get_mut(i)
+                .filter(|_| self.ports.get(i).is_some_and(Option::is_some))
+                .ok_or_else(|| d.err("a queue monitor's port that is not a switch port"))? = st;
+        }
+        Ok(())
     }
 
     /// `qlen.txt` of a split run whose parts (in partition order) kept `parts`, as

@@ -22,9 +22,8 @@
 //! the message beside its frame, [`Carried::Lldp`], into the receiver's copy of the sending
 //! port's wire). Over MPI ranks the same: a scan's parts are gathered from every rank, and
 //! each partition's digest carries the feature state it owns (`exchange_features.rs`, DCBX
-//! ports' reports included). Refused by the drivers, not here: the trace outputs and, over
-//! MPI ranks, `--ns3`'s queue monitor (on threads each part's observer samples its own
-//! ports: `ns3::QlenPart`).
+//! ports' reports included). `--ns3`'s queue monitor: each part's observer samples its own
+//! ports (`ns3::QlenPart`). Refused by the drivers, not here: the trace outputs.
 
 use lossless_proto::units::Instant;
 
