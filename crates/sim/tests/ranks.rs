@@ -582,14 +582,16 @@ fn what_a_frame_carries_for_hpcc_pint_and_timely_is_encoded_byte_for_byte_and_de
         tie: 7,
         frame: WireFrame::Control(ControlFrame::Pause { quanta: 0x0809 }),
         carried,
-        origin: 0,
+        origin: 0x0a0b,
     };
-    // to, from, at (16 bytes), tie, the frame (kind 1: PAUSE, its quanta): little-endian
+    // to, from, at (16 bytes), tie, origin, the frame (kind 1: PAUSE, its quanta):
+    // little-endian
     let head: Vec<u8> = [
         &[4u8, 3, 2, 1][..],
         &[5, 0, 0, 0],
         &[6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
         &[7, 0, 0, 0, 0, 0, 0, 0],
+        &[0x0b, 0x0a, 0, 0, 0, 0, 0, 0],
         &[1, 9, 8],
     ]
     .concat();

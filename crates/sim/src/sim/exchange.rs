@@ -192,6 +192,7 @@ pub fn encode_message(m: &Message, out: &mut Vec<u8>) {
     e.u32(m.from);
     e.u128(m.at.as_ps());
     e.u64(m.tie);
+    e.u64(m.origin);
     wire_frame(&mut e, &m.frame);
     carried(&mut e, &m.carried);
 }
@@ -203,11 +204,9 @@ pub fn decode_message(d: &mut Dec<'_>) -> Result<Message, DecodeError> {
         from: d.u32()?,
         at: Instant::from_ps(d.u128()?),
         tie: d.u64()?,
+        origin: d.u64()?,
         frame: read_wire_frame(d)?,
         carried: read_carried(d)?,
-        // (the order among a sender's events matters only to the trace outputs, which the
-        // ranks do not write)
-        origin: 0,
     })
 }
 
