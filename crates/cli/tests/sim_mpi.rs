@@ -340,16 +340,10 @@ mod with_mpi {
         let dir = temp_dir("sim_mpi_qlen");
         let corpus = lossless_testkit::corpus_dir().join("hpcc-ns3");
         let ft_config = dir.join("ft_qlen.txt");
-        let monitored: String = std::fs::read_to_string(corpus.join("ft-k4-websearch-hpcc/config.txt"))
-            .unwrap()
-            .lines()
-            .map(|l| match l.split_whitespace().next() {
-                Some("QLEN_MON_START") => "QLEN_MON_START 1999999900\n".to_string(),
-                Some("QLEN_MON_END") => "QLEN_MON_END 2100000000\n".to_string(),
-                _ => format!("{l}\n"),
-            })
-            .collect();
-        std::fs::write(&ft_config, monitored).unwrap();
+        lossless_testkit::write_monitored_ft_config(
+            &corpus.join("ft-k4-websearch-hpcc/config.txt"),
+            &ft_config,
+        );
         let incast_config = corpus.join("incast-16-4MB-buf8/config_qlen.txt");
         for (run, config) in [
             ("incast-16-4MB-buf8", incast_config),

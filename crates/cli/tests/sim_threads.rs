@@ -349,16 +349,7 @@ fn ns3_queue_monitors_write_the_one_thread_qlen_txt_and_outputs_at_2_3_and_8_thr
     }
     let scratch = temp_dir("sim_threads_qlen");
     let ft_config = scratch.join("ft_qlen.txt");
-    let text: String = std::fs::read_to_string(ft.join("config.txt"))
-        .unwrap()
-        .lines()
-        .map(|l| match l.split_whitespace().next() {
-            Some("QLEN_MON_START") => "QLEN_MON_START 1999999900\n".to_string(),
-            Some("QLEN_MON_END") => "QLEN_MON_END 2100000000\n".to_string(),
-            _ => format!("{l}\n"),
-        })
-        .collect();
-    std::fs::write(&ft_config, text).unwrap();
+    lossless_testkit::write_monitored_ft_config(&ft.join("config.txt"), &ft_config);
     for (name, dir, config, threads, dumps) in [
         (
             "incast",

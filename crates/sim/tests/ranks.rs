@@ -175,17 +175,7 @@ fn the_dcbx_builtins_over_ranks_and_node_by_node_report_what_one_simulator_does(
     // flow-control mode and the lossless priorities DCBX left in force reach rank 0 in its
     // owner's digest
     for (name, marks) in DCBX_BUILTINS {
-        let cfg = load(name, &[]);
-        let seq = sequential(&cfg);
-        assert_acted(name, &seq, marks);
-        for (r, t) in [(2, 1), (2, 2), (4, 1)] {
-            let (par, stats) = json_over_ranks(&cfg, r, t, None);
-            assert!(
-                par == seq,
-                "{name} over {r} ranks × {t} threads ({stats:?}): {}",
-                first_difference(&seq, &par)
-            );
-        }
+        let (cfg, seq) = acts_and_splits_over_2_and_4_ranks(name, marks);
         let nodes = cfg.nodes.len();
         let mut part = Partitioning::from_map((0..nodes as u16).collect());
         part.parts = nodes as u16;
@@ -672,18 +662,26 @@ fn the_pathology_builtins_over_2_and_4_ranks_of_1_and_2_threads_report_what_one_
     // carry the hosts' stalls, pfcwd, the detector's per-port state, victims (with the blocked
     // time whose pauser ran on another rank) and the frames lost on a cut link
     for (name, marks) in PATHOLOGY_BUILTINS {
-        let cfg = load(name, &[]);
-        let seq = sequential(&cfg);
-        assert_acted(name, &seq, marks);
-        for (r, t) in [(2, 1), (2, 2), (4, 1)] {
-            let (par, stats) = json_over_ranks(&cfg, r, t, None);
-            assert!(
-                par == seq,
-                "{name} over {r} ranks × {t} threads ({stats:?}): {}",
-                first_difference(&seq, &par)
-            );
-        }
+        acts_and_splits_over_2_and_4_ranks(name, marks);
     }
+}
+
+/// Checks that the built-in `name` shows `marks` on one simulator (its mechanism acts) and
+/// reports the same over 2 ranks × 1 and 2 threads and 4 ranks × 1; returns its configuration
+/// and the one-simulator JSON.
+fn acts_and_splits_over_2_and_4_ranks(name: &str, marks: &[&str]) -> (SimConfig, String) {
+    let cfg = load(name, &[]);
+    let seq = sequential(&cfg);
+    assert_acted(name, &seq, marks);
+    for (r, t) in [(2, 1), (2, 2), (4, 1)] {
+        let (par, stats) = json_over_ranks(&cfg, r, t, None);
+        assert!(
+            par == seq,
+            "{name} over {r} ranks × {t} threads ({stats:?}): {}",
+            first_difference(&seq, &par)
+        );
+    }
+    (cfg, seq)
 }
 
 #[test]

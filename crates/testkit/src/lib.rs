@@ -236,3 +236,19 @@ pub fn corpus_dir() -> PathBuf {
         .find(|c| c.is_dir())
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"))
 }
+
+/// Writes to `out` the corpus' HPCC fat tree `config.txt` (at `config`) with its queue monitor
+/// from 100 ns before its flows start (2 s) to 2.1 s, so that every switch has queues to
+/// sample while the monitor runs.
+pub fn write_monitored_ft_config(config: &Path, out: &Path) {
+    let text: String = std::fs::read_to_string(config)
+        .unwrap_or_else(|e| panic!("{}: {e}", config.display()))
+        .lines()
+        .map(|l| match l.split_whitespace().next() {
+            Some("QLEN_MON_START") => "QLEN_MON_START 1999999900\n".to_string(),
+            Some("QLEN_MON_END") => "QLEN_MON_END 2100000000\n".to_string(),
+            _ => format!("{l}\n"),
+        })
+        .collect();
+    std::fs::write(out, text).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
+}
