@@ -535,6 +535,24 @@ fn pcap_vcd_html_and_series_of_builtins_where_pfc_fires_are_the_one_thread_files
 }
 
 #[test]
+fn traces_of_the_dcbx_builtins_with_lldpdus_on_cut_links_are_the_one_thread_files_at_2_and_3_threads() {
+    // the LLDPDUs' bytes cross cut links beside their frames and land in the pcapng of the
+    // port that sent them; in dcbx-disagree PFC is not operational on a link and a lossless
+    // priority drops there (its JSON, compared with the rest, says so)
+    let dir = temp_dir("sim_threads_dcbx_traces");
+    let threads = |t: &str| vec!["--threads".to_owned(), t.to_owned()];
+    for name in ["dcbx-adopt", "dcbx-disagree"] {
+        let one = traces_agree(&dir, name, &[name], &[threads("2"), threads("3")]);
+        // an LLDPDU (EtherType 0x88cc) in a capture
+        let lldp = one
+            .iter()
+            .filter(|(p, _)| p.starts_with("pcap"))
+            .any(|(_, b)| b.windows(2).any(|w| w == [0x88, 0xcc]));
+        assert!(lldp, "{name}: LLDPDUs captured");
+    }
+}
+
+#[test]
 fn traces_of_an_incast_split_node_by_node_are_the_one_thread_files() {
     // every node its own partition: every frame crosses a cut link, and frames one switch
     // sends at one instant on links of one delay arrive in different partitions under one
