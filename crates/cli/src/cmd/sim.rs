@@ -198,13 +198,13 @@ pub struct SimArgs {
     /// Split the fabric over N threads, 1..=1024: each runs partitions (groups of switches
     /// with their hosts; 4 per thread by default, see --partitions, placed anew each window)
     /// and they run in windows of the cut links' smallest delay; the report is the
-    /// one-thread run's, byte for byte, and so are --ns3's fct.txt and pfc.txt and the trace
-    /// outputs (--pcap, --vcd, --report, --series: each partition records its calls, merged
-    /// window by window into one run's order) (docs/parallel.md). Default: the cores that
-    /// help — the most threads, up to the cores, for which every thread's partition has
+    /// one-thread run's, byte for byte, and so are --ns3's fct.txt, pfc.txt and qlen.txt and
+    /// the trace outputs (--pcap, --vcd, --report, --series: each partition records its calls,
+    /// merged window by window into one run's order) (docs/parallel.md). Default: the cores
+    /// that help — the most threads, up to the cores, for which every thread's partition has
     /// windows of at least 200 ns in which its ports can send 2 MB at line rate (large
-    /// fabrics with long links); otherwise one, and one with the trace outputs (ask for
-    /// threads). Splits flows, workloads, RoCEv2 QPs under DCQCN, HPCC, HPCC-PINT, TIMELY and
+    /// fabrics with long links); otherwise one, and one with the trace outputs or --ns3's
+    /// queue monitor (ask for threads to split them). Splits flows, workloads, RoCEv2 QPs under DCQCN, HPCC, HPCC-PINT, TIMELY and
     /// DCTCP, PAUSE/PFC, ECN, ETS, QCN, bit errors, DCBX and the pathology parts (stalls,
     /// storm prevention, pfcwd, static routes, link events, the deadlock detector, victims).
     /// Links shorter than ~40 m (windows under 200 ns) make it slower than one thread.
