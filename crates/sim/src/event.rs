@@ -1017,8 +1017,8 @@ mod tests {
     #[test]
     fn a_queued_event_of_eight_bytes_takes_at_most_32_bytes() {
         assert!(std::mem::size_of::<Entry<u64>>() <= 32);
-        // in the ring: a 64-bit key, the event, the next node's index
-        assert!(std::mem::size_of::<Node<u64>>() <= 24);
+        // in the ring: a 64-bit key, the push's number, the event, the next node's index
+        assert!(std::mem::size_of::<Node<u64>>() <= 32);
     }
 
     #[test]

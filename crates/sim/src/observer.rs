@@ -48,6 +48,15 @@ pub enum CcField {
     Timestamp(u64),
 }
 
+/// Bits of a tie (`Observer::event_start`) that hold its scheduler, the lowest.
+pub const TIE_SCHEDULER_BITS: u32 = 22;
+
+/// The scheduler a tie names (the build, node `n` as `n + 1`, the workloads, the fabric:
+/// `sim/order.rs`).
+pub fn scheduler_of(tie: u64) -> u32 {
+    (tie & ((1 << TIE_SCHEDULER_BITS) - 1)) as u32
+}
+
 /// Receives the simulator's trace events. Every method has an empty default.
 pub trait Observer {
     /// Whether [`Observer::cc_field`] is wanted (the simulator then looks up the field of

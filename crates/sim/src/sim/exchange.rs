@@ -1033,7 +1033,7 @@ pub(crate) struct Absorbed {
     /// Per port (absorbed ones, with victim accounting): the receive-pause clocks at the end.
     pub(super) rx_paused: Vec<Option<[lossless_proto::units::Duration; 8]>>,
     /// Per port (absorbed DCBX ports only): the flow-control mode at the end and the DCBX report.
-    pub(super) dcbx: Vec<Option<(Mode, crate::report::DcbxReport)>>,
+    pub(super) dcbx: Vec<Option<(Mode, crate::sim::dcbx_report::DcbxReport)>>,
 }
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {

@@ -20,7 +20,7 @@ use lossless_proto::units::{Duration, Instant};
 use crate::event::EventQueue;
 use crate::frame::{NodeId, PortId};
 use crate::observer::Observer;
-use crate::report::DcbxReport;
+use crate::sim::dcbx_report::DcbxReport;
 use crate::sim::exchange::{Dec, DecodeError, Enc};
 use crate::sim::features::pathology::victims::{CauseChange, Deferred, Slot};
 use crate::sim::{Event, Node, Simulator};

@@ -46,6 +46,7 @@ use lossless_proto::units::Instant;
 use rand_pcg::Pcg64;
 
 mod build;
+pub mod dcbx_report;
 pub mod exchange;
 mod exchange_features;
 mod fabric;

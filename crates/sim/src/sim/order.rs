@@ -32,8 +32,10 @@ use crate::sim::{Event, Simulator};
 
 /// Bits of the tie that hold the scheduling delay (inverted).
 const DELAY_BITS: u32 = 32;
-/// Bits of the tie that hold the scheduler.
-const SCHEDULER_BITS: u32 = TIE_BITS - DELAY_BITS;
+/// Bits of the tie that hold the scheduler (the observer's reading of a tie,
+/// [`scheduler_of`], is defined beside the hook that hands it out).
+const SCHEDULER_BITS: u32 = crate::observer::TIE_SCHEDULER_BITS;
+const _: () = assert!(SCHEDULER_BITS == TIE_BITS - DELAY_BITS);
 /// The largest delay the tie tells apart, in picoseconds (4.29 ms).
 const MAX_DELAY: u64 = (1 << DELAY_BITS) - 1;
 /// The scheduler of the events the build schedules.
@@ -56,10 +58,7 @@ pub fn scheduler_node(s: u32) -> Option<NodeId> {
     (s != BUILD && (s as usize) <= MAX_NODES).then(|| s - 1)
 }
 
-/// The scheduler a tie names (the build, node `n` as `n + 1`, the workloads, the fabric).
-pub fn scheduler_of(tie: u64) -> u32 {
-    (tie & ((1 << SCHEDULER_BITS) - 1)) as u32
-}
+pub use crate::observer::scheduler_of;
 
 /// The tie of an event due at `at`, scheduled at `now` by `scheduler`.
 #[inline(always)]

@@ -28,8 +28,8 @@ use lossless_proto::flow_control::ControlFrame;
 use lossless_proto::units::Instant;
 
 use crate::frame::{Frame, NodeId, PortId};
+use crate::observer::scheduler_of;
 use crate::observer::{CcField, Observer, WireFrame};
-use crate::sim::order::scheduler_of;
 
 /// Where an event falls in one simulator's order: (instant in ps, tie, origin).
 type Key = (u128, u64, u64);
