@@ -136,6 +136,16 @@ pub fn run(args: &SimArgs, config_path: &Path, mpi: Option<&mut dyn Transport>) 
 type Simulated = (Ran, Vec<PfcLine>, Extras, Instant);
 
 /// Runs the experiment `name` with the fork's queue monitor and the other outputs observing;
+/// After a split run: `qlen.txt` from the parts' queue monitors, when the experiment has one.
+fn write_monitored(fork: &mut ForkOutputs, parts: &mut [Ns3Observer]) -> anyhow::Result<()> {
+    let mut monitors: Vec<_> = parts.iter_mut().filter_map(Ns3Observer::qlen_mut).collect();
+    if !monitors.is_empty() {
+        fork.monitored_parts(&mut monitors);
+        fork.ran(false)?;
+    }
+    Ok(())
+}
+
 /// `Ok(Err(status))` when a signal interrupted it (nothing is written).
 fn simulate(
     args: &SimArgs,
@@ -179,11 +189,7 @@ fn simulate(
             };
             let end = ran.end;
             let mut parts: Vec<Ns3Observer> = parts.into_iter().map(|(ns3, _)| ns3).collect();
-            let mut monitors: Vec<_> = parts.iter_mut().filter_map(Ns3Observer::qlen_mut).collect();
-            if !monitors.is_empty() {
-                fork.monitored_parts(&mut monitors);
-                fork.ran(false)?;
-            }
+            write_monitored(fork, &mut parts)?;
             return Ok(Ok((ran, merge_pfc(parts), extras, end)));
         }
         let part = |_| Ns3Observer::for_part(&config).with_qlen(qlen.clone());
@@ -196,11 +202,7 @@ fn simulate(
             Err(status) => return Ok(Err(status)),
         };
         let (ran, mut parts) = ran;
-        let mut monitors: Vec<_> = parts.iter_mut().filter_map(Ns3Observer::qlen_mut).collect();
-        if !monitors.is_empty() {
-            fork.monitored_parts(&mut monitors);
-            fork.ran(false)?;
-        }
+        write_monitored(fork, &mut parts)?;
         let end = Instant::ZERO + config.duration;
         return Ok(Ok((ran, merge_pfc(parts), Extras::default(), end)));
     }
