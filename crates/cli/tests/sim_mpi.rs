@@ -443,6 +443,31 @@ mod with_mpi {
     }
 
     #[test]
+    fn a_partition_file_splits_every_rank_as_written_and_the_traces_are_the_one_thread_files() {
+        // not the automatic split (the ToR alone): half the senders with the ToR on rank 0,
+        // the others with the receiver on rank 1; every rank reads the file
+        let dir = temp_dir("sim_mpi_partition_file");
+        let mut file = String::from("tor 0\nreceiver 1\n");
+        for s in 1..=16 {
+            file.push_str(&format!("sender{s} {}\n", usize::from(s > 8)));
+        }
+        let part = dir.join("halves.part");
+        std::fs::write(&part, file).unwrap();
+        let args = strings(&[
+            "sim",
+            "incast",
+            "--set",
+            "senders=16",
+            "--duration",
+            "300us",
+            "--partition",
+            part.to_str().unwrap(),
+        ]);
+        let shapes: [(&[&str], &str); 1] = [(&["-n", "2", "--oversubscribe"], "1")];
+        same_traces("sim_mpi_partition_file", &args, true, &shapes);
+    }
+
+    #[test]
     fn ns3_traces_of_an_incast_where_pfc_fires_under_mpirun_are_the_one_thread_files() {
         // fct.txt, pfc.txt and the JSON beside the VCD, the page and the series (the
         // captures are 144 MB here: the built-ins above check them)
