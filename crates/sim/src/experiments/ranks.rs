@@ -8,7 +8,9 @@
 //! by sender partition, each in the order it sent them — the order of the threaded run, so
 //! the result does not depend on `R` or `T`. At the end every partition sends its
 //! [`Digest`] to rank 0, whose partition 0 absorbs them ([`Simulator::absorb`]): the report
-//! collected there is the one-thread run's, byte for byte.
+//! collected there is the one-thread run's, byte for byte. With the trace outputs
+//! ([`run_rank_traced`]) every partition's records of each window (`trace::split`) are
+//! gathered on rank 0 after that window, where they are merged into one simulator's order.
 //!
 //! The ranks talk through a [`Transport`]: MPI (`ranks::mpi`, with feature `mpi`) or, in one
 //! process, [`local`] (threads standing for ranks), which the tests use where no MPI is
@@ -70,8 +72,8 @@ pub enum RankError {
     /// The digests did not fit partition 0's simulator.
     #[error("merging the partitions: {0}")]
     Merge(String),
-    /// Rank 0 could not take a window's trace records (they did not decode, or an output
-    /// failed); every rank stopped after that window.
+    /// Rank 0 could not take a window's trace records (its collector refused bytes that did
+    /// not decode and stopped); every rank stopped after the next window.
     #[error("the trace outputs: {0}")]
     Trace(String),
 }

@@ -19,6 +19,10 @@
 //! Memory stays bounded: a [`Recorder`] holds one window's records, which the driver takes
 //! after every window ([`Recorder::take`]) and a [`Collector`] merges as soon as every
 //! partition's records of that window are in.
+//!
+//! Over MPI ranks (`--mpi`, `experiments::ranks::run_rank_traced`) each partition's records
+//! are encoded after every window ([`Recorder::take_encoded`], [`Batch::encode`]), gathered
+//! on rank 0 and decoded there ([`decode_window`]) before they are merged ([`merge_into`]).
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
