@@ -1,6 +1,6 @@
 //! `mpirun -n R lossless sim --mpi`: the JSON report of rank 0 is the one-thread run's byte for
-//! byte, the other ranks write nothing, and what the partitioned engine does not split is
-//! refused on every rank without a hang. Needs a build with `--features mpi` and `mpirun`
+//! byte, and so are its trace outputs (pcapng, VCD, HTML report, CSV series), the other ranks
+//! write nothing, and what fails is said on every rank without a hang. Needs a build with `--features mpi` and `mpirun`
 //! (scripts/install-peers.sh installs OpenMPI; scripts/test.sh runs these with the feature).
 
 #[path = "cli_support/mod.rs"]
@@ -288,44 +288,257 @@ mod with_mpi {
         same_json_and_exit("sim_mpi_dcbx_disagree", |_| "dcbx-disagree".into(), &[], 3);
     }
 
+    /// Every file under `dir` (relative path, bytes), sorted by path.
+    fn files_under(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut todo = vec![dir.to_path_buf()];
+        while let Some(d) = todo.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    todo.push(p);
+                } else {
+                    out.push((
+                        p.strip_prefix(dir).unwrap().to_path_buf(),
+                        std::fs::read(&p).unwrap(),
+                    ));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// `args` with every trace output (--pcap, --vcd, --report, --series) and --json into
+    /// `out` (relative to the run's directory).
+    fn with_traces(args: &[String], out: &str, pcap: bool) -> Vec<String> {
+        let mut a = args.to_vec();
+        if pcap {
+            a.extend(["--pcap".into(), format!("{out}/pcap")]);
+        }
+        a.extend([
+            "--vcd".into(),
+            format!("{out}/w.vcd"),
+            "--report".into(),
+            format!("{out}/rpt"),
+            "--series".into(),
+            format!("{out}/ser"),
+            "--json".into(),
+            format!("{out}/r.json"),
+        ]);
+        a
+    }
+
+    /// The files `args` (after `lossless`, with every trace output added) write into a
+    /// directory of their own on one thread, then under mpirun with each of `shapes`
+    /// (mpirun's arguments, --threads): the same files, byte for byte, and the same exit
+    /// status (0, or 3 where a lossless priority dropped); returns the one-thread files.
+    fn same_traces(
+        test: &str,
+        args: &[String],
+        pcap: bool,
+        shapes: &[(&[&str], &str)],
+    ) -> Option<Vec<(PathBuf, Vec<u8>)>> {
+        let mpi = require_mpirun(test)?;
+        let dir = temp_dir(test);
+        std::fs::create_dir_all(dir.join("one")).unwrap();
+        let mut a = with_traces(args, "one", pcap);
+        a.extend(["--threads".into(), "1".into(), "--quiet".into()]);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        let o = run_in(&dir, &a);
+        let code = o.status.code();
+        assert!(matches!(code, Some(0 | 3)), "{}", text(&o));
+        let one = files_under(&dir.join("one"));
+        for (mpi_args, threads) in shapes {
+            let out = format!("mpi-{}-{threads}", mpi_args[1]);
+            std::fs::create_dir_all(dir.join(&out)).unwrap();
+            let mut a = with_traces(args, &out, pcap);
+            a.extend(["--mpi".into(), "--threads".into(), threads.to_string()]);
+            let a: Vec<&str> = a.iter().map(String::as_str).collect();
+            let o = mpirun(&mpi, &dir, mpi_args, &a);
+            assert_eq!(
+                o.status.code(),
+                code,
+                "{mpi_args:?} --threads {threads}: {}",
+                text(&o)
+            );
+            let got = files_under(&dir.join(&out));
+            let names = |v: &[(PathBuf, Vec<u8>)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+            assert_eq!(
+                names(&one),
+                names(&got),
+                "{mpi_args:?} --threads {threads}: the same files"
+            );
+            for ((path, a), (_, b)) in one.iter().zip(&got) {
+                assert!(
+                    a == b,
+                    "{args:?} {mpi_args:?} --threads {threads}: {} differs from one thread's",
+                    path.display()
+                );
+            }
+            // one summary (rank 0's)
+            let stdout = String::from_utf8_lossy(&o.stdout);
+            assert_eq!(stdout.matches("M events/s").count(), 1, "{}", text(&o));
+        }
+        Some(one)
+    }
+
+    /// mpirun -n 2 (1 and 2 threads a rank) and -n 4.
+    const SHAPES: [(&[&str], &str); 3] = [
+        (&["-n", "2", "--oversubscribe"], "1"),
+        (&["-n", "2", "--oversubscribe"], "2"),
+        (&["-n", "4", "--oversubscribe"], "1"),
+    ];
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// The bytes of the file of `files` whose path ends with `name`.
+    fn file<'a>(files: &'a [(PathBuf, Vec<u8>)], name: &str) -> &'a [u8] {
+        &files
+            .iter()
+            .find(|(p, _)| p.ends_with(name))
+            .unwrap_or_else(|| panic!("{name} written"))
+            .1
+    }
+
     #[test]
-    fn what_the_partitioned_engine_lacks_is_refused_on_every_rank_without_a_hang() {
-        let Some(mpi) = require_mpirun("sim_mpi_refused") else {
+    fn pcap_vcd_html_and_series_of_builtins_where_pfc_fires_under_mpirun_are_the_one_thread_files() {
+        // incast (PFC at the ToR), storm-pfcwd (a stalled NIC's XOFF storm, pfcwd acting;
+        // the NIC stalls at 10 ms)
+        for args in [
+            strings(&["sim", "incast", "--set", "senders=16", "--duration", "300us"]),
+            strings(&["sim", "storm-pfcwd", "--duration", "12ms"]),
+        ] {
+            let Some(one) = same_traces("sim_mpi_traces", &args, true, &SHAPES) else {
+                return;
+            };
+            let pause = String::from_utf8_lossy(file(&one, "pause.csv"));
+            assert!(pause.lines().count() > 10, "{args:?}: ports paused: {pause}");
+            assert!(
+                one.iter()
+                    .filter(|(p, b)| p.starts_with("pcap") && b.len() > 1000)
+                    .count()
+                    > 2,
+                "{args:?}: frames captured"
+            );
+            assert!(file(&one, "index.html").len() > 10_000 && file(&one, "w.vcd").len() > 10_000);
+        }
+    }
+
+    #[test]
+    fn traces_of_dcbx_adopt_with_lldpdus_crossing_ranks_under_mpirun_are_the_one_thread_files() {
+        let args = strings(&["sim", "dcbx-adopt"]);
+        let Some(one) = same_traces("sim_mpi_dcbx_traces", &args, true, &SHAPES) else {
             return;
         };
-        let dir = temp_dir("sim_mpi_refused");
-        // the trace outputs (written on threads, not over ranks yet)
-        let o = mpirun(
-            &mpi,
-            &dir,
-            &["-n", "2", "--oversubscribe"],
-            &["sim", "incast", "--mpi", "--vcd", "w.vcd", "--quiet"],
-        );
-        assert!(!o.status.success(), "{}", text(&o));
+        // an LLDPDU (EtherType 0x88cc) in a capture
         assert!(
-            String::from_utf8_lossy(&o.stderr)
-                .contains("--mpi: the ranks write no --pcap, --vcd, --report or --series yet"),
-            "{}",
-            text(&o)
+            one.iter()
+                .filter(|(p, _)| p.starts_with("pcap"))
+                .any(|(_, b)| b.windows(2).any(|w| w == [0x88, 0xcc])),
+            "LLDPDUs captured"
         );
-        assert!(!dir.join("w.vcd").exists());
-        // and under --ns3: refused on rank 0 before the run, which ends the other ranks
-        std::fs::create_dir_all(dir.join("out")).unwrap();
-        let a = ns3_args(
-            "incast-16-4MB-buf8",
-            "out",
-            &["--mpi", "--quiet", "--pcap", "out/x.pcap"],
-        );
-        let a: Vec<&str> = a.iter().map(String::as_str).collect();
-        let o = mpirun(&mpi, &dir, &["-n", "2", "--oversubscribe"], &a);
-        assert!(!o.status.success(), "{}", text(&o));
-        assert!(
-            String::from_utf8_lossy(&o.stderr)
-                .contains("--mpi: the ranks write no --pcap, --vcd, --report or --series yet"),
-            "{}",
-            text(&o)
-        );
-        assert!(!dir.join("out/report.json").exists());
+    }
+
+    #[test]
+    fn a_partition_file_splits_every_rank_as_written_and_the_traces_are_the_one_thread_files() {
+        // not the automatic split (the ToR alone): half the senders with the ToR on rank 0,
+        // the others with the receiver on rank 1; every rank reads the file
+        let dir = temp_dir("sim_mpi_partition_file");
+        let mut file = String::from("tor 0\nreceiver 1\n");
+        for s in 1..=16 {
+            file.push_str(&format!("sender{s} {}\n", usize::from(s > 8)));
+        }
+        let part = dir.join("halves.part");
+        std::fs::write(&part, file).unwrap();
+        let args = strings(&[
+            "sim",
+            "incast",
+            "--set",
+            "senders=16",
+            "--duration",
+            "300us",
+            "--partition",
+            part.to_str().unwrap(),
+        ]);
+        let shapes: [(&[&str], &str); 1] = [(&["-n", "2", "--oversubscribe"], "1")];
+        same_traces("sim_mpi_partition_file", &args, true, &shapes);
+    }
+
+    #[test]
+    fn ns3_traces_of_an_incast_where_pfc_fires_under_mpirun_are_the_one_thread_files() {
+        // fct.txt, pfc.txt and the JSON beside the VCD, the page and the series (the
+        // captures are 144 MB here: the built-ins above check them)
+        let name = "incast-16-4MB-timely-buf4";
+        let run = lossless_testkit::corpus_dir().join("hpcc-ns3").join(name);
+        if !run.join("config.txt").is_file() {
+            lossless_testkit::skip_missing_corpus("sim_mpi_ns3_traces", &run);
+            return;
+        }
+        let mut args = ns3_args(name, "OUT", &[]);
+        // (ns3_args writes --ns3-out and --json for one directory: each run has its own)
+        args.truncate(args.len() - 4);
+        let shapes: [(&[&str], &str); 2] = [
+            (&["-n", "2", "--oversubscribe"], "1"),
+            (&["-n", "4", "--oversubscribe"], "1"),
+        ];
+        let Some(mpi) = require_mpirun("sim_mpi_ns3_traces") else {
+            return;
+        };
+        let dir = temp_dir("sim_mpi_ns3_traces");
+        let run_in_dir = |out: &str, extra: &[&str], mpi_args: Option<&[&str]>| {
+            std::fs::create_dir_all(dir.join(out)).unwrap();
+            let mut a = with_traces(&args, out, false);
+            a.extend(["--ns3-out".into(), out.into()]);
+            a.extend(extra.iter().map(|s| s.to_string()));
+            let a: Vec<&str> = a.iter().map(String::as_str).collect();
+            let o = match mpi_args {
+                Some(m) => mpirun(&mpi, &dir, m, &a),
+                None => run_in(&dir, &a),
+            };
+            assert!(o.status.success(), "{mpi_args:?}: {}", text(&o));
+            files_under(&dir.join(out))
+        };
+        let one = run_in_dir("one", &["--threads", "1", "--quiet"], None);
+        let pfc = String::from_utf8_lossy(file(&one, "pfc.txt")).into_owned();
+        assert!(pfc.lines().count() > 10, "PFC fires: {pfc}");
+        assert!(file(&one, "w.vcd").len() > 10_000 && !file(&one, "fct.txt").is_empty());
+        for (mpi_args, threads) in shapes {
+            let out = format!("mpi-{}-{threads}", mpi_args[1]);
+            let got = run_in_dir(&out, &["--mpi", "--threads", threads, "--quiet"], Some(mpi_args));
+            let names = |v: &[(PathBuf, Vec<u8>)]| v.iter().map(|f| f.0.clone()).collect::<Vec<_>>();
+            assert_eq!(names(&one), names(&got), "{mpi_args:?}: the same files");
+            for ((path, a), (_, b)) in one.iter().zip(&got) {
+                assert!(
+                    a == b,
+                    "{mpi_args:?}: {} differs from one thread's",
+                    path.display()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_trace_output_rank_0_cannot_open_ends_every_rank_with_its_error_and_no_hang() {
+        let Some(mpi) = require_mpirun("sim_mpi_bad_output") else {
+            return;
+        };
+        let dir = temp_dir("sim_mpi_bad_output");
+        for out in [
+            &["--vcd", "no/such/dir/w.vcd"][..],
+            &["--pcap", "no/such/dir/pcap"][..],
+        ] {
+            let mut a = vec!["sim", "incast", "--mpi", "--quiet", "--json", "r.json"];
+            a.extend(out);
+            let o = mpirun(&mpi, &dir, &["-n", "2", "--oversubscribe"], &a);
+            assert!(!o.status.success(), "{}", text(&o));
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(err.contains("no/such/dir"), "{out:?}: {}", text(&o));
+            assert!(!err.contains("panicked"), "{}", text(&o));
+            assert!(!dir.join("r.json").exists());
+        }
     }
 
     #[test]

@@ -11,6 +11,8 @@ use lossless_sim::frame::{Frame, NodeId};
 use lossless_sim::observer::Observer;
 use lossless_sim::scenario::{self, Overrides};
 use lossless_sim::sim::exchange::{self, Dec, DecodeError, Digest, Shipped};
+use lossless_sim::trace::split::{self, Recorder};
+use lossless_sim::trace::vcd::VcdSink;
 use lossless_sim::{Report, Simulator};
 use lossless_testkit::pathology::{DCBX_BUILTINS, PATHOLOGY_BUILTINS, assert_acted, fired};
 
@@ -843,6 +845,185 @@ fn a_digest_with_the_pathology_parts_and_a_scan_part_decode_to_what_was_encoded_
             // and priority) past every ingress port
             bytes[11 + 5..11 + 9].copy_from_slice(&u32::MAX.to_le_bytes());
             assert!(exchange::decode_scan_part(&mut Dec::new(&bytes)).is_err());
+        }
+    }
+}
+
+/// The VCD of `cfg` on one thread.
+fn vcd_one_thread(cfg: &SimConfig) -> Vec<u8> {
+    let sink = VcdSink::new(cfg, Vec::new()).expect("writes to memory");
+    let mut sim = Simulator::with_observer(cfg.clone(), sink).expect("builds");
+    sim.run();
+    sim.observer_mut().finish().expect("writes to memory");
+    std::mem::replace(sim.observer_mut(), VcdSink::new(cfg, Vec::new()).expect("memory")).into_inner()
+}
+
+/// One rank's result of a traced run (its merged run and observers on rank 0).
+type TracedRank = Result<Option<(Simulator<Recorder<VcdSink<Vec<u8>>>>, usize)>, RankError>;
+
+/// The VCD of `cfg` over `r` ranks × `t` threads, each partition's trace records gathered on
+/// rank 0 window by window and merged into one sink there; rank 0's window hook fails at its
+/// `fail_at`-th call. Every rank's result, rank 0's VCD and the windows it took.
+fn vcd_over_ranks(
+    cfg: &SimConfig,
+    r: usize,
+    t: u16,
+    fail_at: Option<usize>,
+) -> (Vec<TracedRank>, Vec<u8>, usize) {
+    let part = ranks::partitioning(cfg, r, t).expect("splits");
+    let parts = usize::from(part.parts);
+    let mut sink = VcdSink::new(cfg, Vec::new()).expect("writes to memory");
+    let mut windows = 0usize;
+    let results = std::thread::scope(|s| {
+        let mut trs = local::ranks(r).into_iter();
+        let lead = trs.next().expect("rank 0");
+        let others: Vec<_> = trs
+            .map(|mut tr| {
+                let part = part.clone();
+                s.spawn(move || {
+                    ranks::run_rank_traced(
+                        cfg,
+                        part,
+                        t,
+                        &mut tr,
+                        &|_| Recorder::<VcdSink<Vec<u8>>>::new(),
+                        &|o, out| o.take_encoded(out),
+                        None,
+                        &|_, _| false,
+                    )
+                    .map(|(sim, _)| sim.map(|(sim, o)| (sim, o.len())))
+                })
+            })
+            .collect();
+        let (sink, windows) = (&mut sink, &mut windows);
+        let rank0 = s.spawn(move || {
+            let mut tr = lead;
+            let mut window = |from_ranks: Vec<Vec<u8>>| {
+                *windows += 1;
+                if fail_at == Some(*windows) {
+                    return Err("the test's output failed".to_string());
+                }
+                let batches = split::decode_window(&from_ranks, parts).map_err(|e| e.to_string())?;
+                split::merge_into(&batches, sink);
+                Ok(())
+            };
+            ranks::run_rank_traced(
+                cfg,
+                part.clone(),
+                t,
+                &mut tr,
+                &|_| Recorder::<VcdSink<Vec<u8>>>::new(),
+                &|o, out| o.take_encoded(out),
+                Some(&mut window),
+                &|_, _| false,
+            )
+            .map(|(sim, _)| sim.map(|(sim, o)| (sim, o.len())))
+        });
+        let mut all = vec![rank0.join().expect("no panic")];
+        all.extend(others.into_iter().map(|h| h.join().expect("no panic")));
+        all
+    });
+    sink.finish().expect("writes to memory");
+    (results, sink.into_inner(), windows)
+}
+
+#[test]
+fn trace_records_gathered_on_rank_0_window_by_window_give_the_one_thread_vcd() {
+    // PFC fires in the incast and the storm; LLDPDUs cross cut links in dcbx-adopt
+    for (name, set) in [
+        ("incast", &["senders=16"][..]),
+        ("storm-pfcwd", &[][..]),
+        ("dcbx-adopt", &[][..]),
+    ] {
+        let cfg = load(name, set);
+        let one = vcd_one_thread(&cfg);
+        assert!(one.len() > 10_000, "{name}: a VCD with changes");
+        for (r, t) in [(2, 1), (2, 2), (4, 1)] {
+            let (results, vcd, windows) = vcd_over_ranks(&cfg, r, t, None);
+            let mut results = results.into_iter();
+            let (merged, observers) = results
+                .next()
+                .expect("rank 0")
+                .expect("runs")
+                .expect("rank 0 gets the merged run");
+            assert!(results.all(|x| x.expect("runs").is_none()));
+            assert_eq!(observers, r * usize::from(t));
+            assert!(windows > 1, "{name} {r} × {t}: records gathered window by window");
+            assert!(
+                vcd == one,
+                "{name} {r} × {t}: the VCD differs from one thread's: {}",
+                first_difference(&String::from_utf8_lossy(&one), &String::from_utf8_lossy(&vcd))
+            );
+            assert_eq!(
+                json_of_observed(&merged),
+                sequential(&cfg),
+                "{name} {r} × {t}: the report"
+            );
+        }
+    }
+}
+
+/// The report of a merged run, whatever its observer.
+fn json_of_observed<O: Observer>(sim: &Simulator<O>) -> String {
+    serde_json::to_string_pretty(&Report::collect(sim)).expect("serialises")
+}
+
+#[test]
+fn trace_records_rank_0_cannot_take_stop_every_rank_in_the_run_and_at_its_end() {
+    let cfg = load("incast", &["senders=16"]);
+    let (_, _, windows) = vcd_over_ranks(&cfg, 2, 1, None);
+    // a window in the run, and the records taken after the last window
+    for fail_at in [3, windows] {
+        let (results, _, _) = vcd_over_ranks(&cfg, 2, 1, Some(fail_at));
+        let mut results = results.into_iter();
+        match results.next().expect("rank 0") {
+            Err(RankError::Trace(why)) => assert!(why.contains("the test's output failed"), "{why}"),
+            other => panic!("rank 0 at window {fail_at}: {:?}", other.map(|_| ())),
+        }
+        for other in results {
+            assert!(
+                matches!(other, Err(RankError::Elsewhere)),
+                "the other rank stops with it at window {fail_at}: {:?}",
+                other.map(|_| ())
+            );
+        }
+    }
+}
+
+#[test]
+fn ranks_that_disagree_on_the_trace_records_all_refuse_before_the_run() {
+    let cfg = load("incast", &["senders=16"]);
+    let part = ranks::partitioning(&cfg, 2, 1).expect("splits");
+    let results: Vec<_> = std::thread::scope(|s| {
+        let hs: Vec<_> = local::ranks(2)
+            .into_iter()
+            .map(|mut tr| {
+                let (cfg, part) = (&cfg, part.clone());
+                s.spawn(move || {
+                    if tr.rank() == 0 {
+                        ranks::run_rank_traced(
+                            cfg,
+                            part,
+                            1,
+                            &mut tr,
+                            &|_| Recorder::<VcdSink<Vec<u8>>>::new(),
+                            &|o, out| o.take_encoded(out),
+                            Some(&mut |_| Ok(())),
+                            &|_, _| false,
+                        )
+                        .map(|_| ())
+                    } else {
+                        ranks::run_rank_split(cfg, Ok(part), 1, &mut tr, &|_, _| false).map(|_| ())
+                    }
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().expect("no panic")).collect()
+    });
+    for r in results {
+        match r {
+            Err(RankError::Split(why)) => assert!(why.contains("disagree on whether trace outputs"), "{why}"),
+            other => panic!("{other:?}"),
         }
     }
 }

@@ -164,14 +164,31 @@ fn simulate(
         _ => Some(super::sim::threads_for(args, &config, false)?).filter(|&t| t > 1),
     };
     if threads.is_some() || mpi.is_some() {
-        if traced && mpi.is_some() {
-            anyhow::bail!(
-                "--mpi: the ranks write no --pcap, --vcd, --report or --series yet (each partition's trace records would have to reach rank 0); write them with --threads on one machine"
-            );
-        }
         // (each part samples its own switch ports at the monitor's instants; over ranks, the
         // other ranks' parts ship their samples with their pfc.txt lines)
         let qlen = fork.part_monitor(&config);
+        if traced && let Some(tr) = mpi {
+            // pfc.txt and qlen.txt from each part's own observer (the other ranks' shipped
+            // after the run), the other outputs' records gathered on rank 0 window by window
+            // and merged (`trace::split`)
+            let part = |_| {
+                (
+                    Ns3Observer::for_part(&config).with_qlen(qlen.clone()),
+                    Recorder::<Extras>::new(),
+                )
+            };
+            let extras = (pcap, (vcd, html));
+            let ran =
+                super::sim::simulate_traced_ranks(args, name, &config, tr, extras, &part, |o| &mut o.1)?;
+            let (ran, parts, extras) = match ran {
+                Ok(done) => done,
+                Err(status) => return Ok(Err(status)),
+            };
+            let end = ran.end;
+            let mut parts: Vec<Ns3Observer> = parts.into_iter().map(|(ns3, _)| ns3).collect();
+            write_monitored(fork, &mut parts)?;
+            return Ok(Ok((ran, merge_pfc(parts), extras, end)));
+        }
         if traced && let Some(threads) = threads {
             // pfc.txt and qlen.txt from each part's own observer, the other outputs merged
             // (`trace::split`)

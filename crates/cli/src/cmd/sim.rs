@@ -241,11 +241,12 @@ pub struct SimArgs {
     pub show_partition: bool,
     /// Run over MPI ranks: `mpirun -n R lossless sim --mpi [--threads T] ...` (a scenario or
     /// --ns3) splits the fabric into R × T partitions, T threads on each rank; rank 0 writes
-    /// the outputs (the report, and --ns3's fct.txt and pfc.txt, are the one-thread run's,
-    /// byte for byte), the others write nothing. Splits and refuses what --threads does (the
-    /// pathology parts, QCN, bit errors and DCBX split), and refuses the trace outputs, which
-    /// --threads writes. Needs a
-    /// build with `--features mpi` (docs/parallel.md: choosing R and T, Slurm).
+    /// the outputs (the report, --ns3's fct.txt and pfc.txt, and the trace outputs --pcap,
+    /// --vcd, --report and --series are the one-thread run's, byte for byte: each partition's
+    /// trace records are gathered on rank 0 window by window and merged there), the others
+    /// write nothing. Splits and refuses what --threads does (the pathology parts, QCN, bit
+    /// errors and DCBX split). Needs a build with `--features mpi` (docs/parallel.md: choosing
+    /// R and T, Slurm).
     #[arg(long, conflicts_with_all = ["sweep", "show", "list"])]
     pub mpi: bool,
 }
@@ -546,10 +547,21 @@ fn simulate(
 ) -> anyhow::Result<Result<Ran, ExitCode>> {
     let built = || format!("{name}: the scenario loads but cannot be built");
     let traced = pcap.is_some() || vcd.is_some() || html.0.is_some() || html.1.is_some();
-    if traced && mpi.is_some() {
-        anyhow::bail!(
-            "--mpi: the ranks write no --pcap, --vcd, --report or --series yet (each partition's trace records would have to reach rank 0); write them with --threads on one machine"
-        );
+    if traced && let Some(tr) = mpi {
+        // each partition's trace records reach rank 0 window by window (`trace::split`)
+        let extras = (pcap, (vcd, html));
+        let recorder = |_| Recorder::<Extras>::new();
+        let (mut ran, _, mut extras) =
+            match simulate_traced_ranks(args, name, &config, tr, extras, &recorder, |r| r)? {
+                Ok(done) => done,
+                Err(status) => return Ok(Err(status)),
+            };
+        if let Some(twin) = twin {
+            twin.compare_into(&mut ran.report);
+        }
+        let end = ran.end;
+        finish_extras(args, &mut extras, end, &ran.report, wrote, all)?;
+        return Ok(Ok(ran));
     }
     // (the default stays one thread with these: the threads that help are asked for)
     let split = args.threads.is_some() || args.partition.is_some();
@@ -902,6 +914,79 @@ pub(super) fn simulate_ranks<O: Observer + Shipped + Send>(
     tr: &mut dyn Transport,
     observer: &(dyn Fn(u16) -> O + Sync),
 ) -> anyhow::Result<Result<(Ran, Vec<O>), ExitCode>> {
+    on_ranks(args, name, config, tr, observer, None)
+}
+
+/// [`simulate_ranks`] with the outputs in `extras` (`trace::split`): every partition's
+/// observer (made by `observer`, on every rank) holds a recorder of its trace calls (`recorder`
+/// finds it), whose records of each window are gathered on rank 0 (`ranks::run_rank_traced`)
+/// and handed to a collector thread here, which merges them into one simulator's order and
+/// replays them into `extras`: the outputs are the one-thread run's, byte for byte. Returns
+/// the run, the parts' observers (in partition order) and the outputs to finish;
+/// `Ok(Err(status))` when a signal interrupted it (nothing is written).
+#[allow(clippy::type_complexity)]
+pub(super) fn simulate_traced_ranks<P: Observer + Shipped + Send>(
+    args: &SimArgs,
+    name: &str,
+    config: &SimConfig,
+    tr: &mut dyn Transport,
+    extras: Extras,
+    observer: &(dyn Fn(u16) -> P + Sync),
+    recorder: fn(&mut P) -> &mut Recorder<Extras>,
+) -> anyhow::Result<Result<(Ran, Vec<P>, Extras), ExitCode>> {
+    use lossless_sim::trace::split::{self, DecodeError};
+    let parts = tr
+        .ranks()
+        .saturating_mul(usize::from(args.threads.unwrap_or(1).max(1)));
+    // a few windows in flight at most: rank 0 (and so every rank, at its next collective)
+    // waits for the collector, not memory
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Vec<u8>>>(4);
+    let (ran, (extras, broke)) = std::thread::scope(|s| {
+        // (it stops taking windows when they do not decode: the next window's hand-over
+        // fails, and every rank stops; an output that fails to write says so when it is
+        // finished, after the run, as on threads)
+        let collector = s.spawn(move || -> (Extras, Option<DecodeError>) {
+            let mut extras = extras;
+            for from_ranks in rx {
+                match split::decode_window(&from_ranks, parts) {
+                    Ok(batches) => split::merge_into(&batches, &mut extras),
+                    Err(e) => return (extras, Some(e)),
+                }
+            }
+            (extras, None)
+        });
+        let ran = {
+            // (dropped when the run ends, however it ends: the collector then finishes)
+            let tx = tx;
+            let take = |o: &mut P, out: &mut Vec<u8>| recorder(o).take_encoded(out);
+            let mut window = |from_ranks: Vec<Vec<u8>>| {
+                tx.send(from_ranks)
+                    .map_err(|_| "rank 0 stopped writing them (its message says why)".to_string())
+            };
+            on_ranks(args, name, config, tr, observer, Some((&take, &mut window)))
+        };
+        let done = collector.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (ran, done)
+    });
+    if let Some(e) = broke {
+        return Err(anyhow::Error::new(e).context(format!("{name}: --mpi")));
+    }
+    Ok(ran?.map(|(ran, parts)| (ran, parts, extras)))
+}
+
+/// The trace records of a run over ranks: how a partition's are taken, and where rank 0's
+/// collector takes each window's.
+type RankTraces<'a, 'b, O> = (ranks::TakeRecords<'a, O>, ranks::WindowRecords<'b>);
+
+/// [`simulate_ranks`], with the trace records `traces` when given.
+fn on_ranks<O: Observer + Shipped + Send>(
+    args: &SimArgs,
+    name: &str,
+    config: &SimConfig,
+    tr: &mut dyn Transport,
+    observer: &(dyn Fn(u16) -> O + Sync),
+    traces: Option<RankTraces<'_, '_, O>>,
+) -> anyhow::Result<Result<(Ran, Vec<O>), ExitCode>> {
     let (r, threads) = (tr.ranks(), args.threads.unwrap_or(1));
     if let Some(w) =
         ranks::window(config, r, threads).filter(|&w| w < lossless_sim::experiments::parallel::SHORT_WINDOW)
@@ -917,8 +1002,20 @@ pub(super) fn simulate_ranks<O: Observer + Shipped + Send>(
     let parts = u16::try_from(r.saturating_mul(usize::from(threads.max(1))))
         .context("--mpi: more than 65,535 partitions (ranks × threads)")?;
     let part = partitioning_for(args, config, parts)?;
-    let (sim, st) = ranks::run_rank_observed_split(config, part, threads, tr, observer, &window_done)
-        .with_context(|| format!("{name}: --mpi on {r} ranks × {threads} threads"))?;
+    let run = match traces {
+        Some((take, window)) => ranks::run_rank_traced(
+            config,
+            part,
+            threads,
+            tr,
+            observer,
+            take,
+            Some(window),
+            &window_done,
+        ),
+        None => ranks::run_rank_observed_split(config, part, threads, tr, observer, &window_done),
+    };
+    let (sim, st) = run.with_context(|| format!("{name}: --mpi on {r} ranks × {threads} threads"))?;
     progress.finish();
     let (sim, observers) = sim.context("rank 0 got no merged simulator")?;
     if signals::stop_requested() && sim.now() < sim.end() {
@@ -937,6 +1034,14 @@ pub(super) fn simulate_ranks<O: Observer + Shipped + Send>(
             per(&st.wait_s_per_thread),
             st.transport_s
         );
+        if st.trace_gathers > 0 {
+            errln!(
+                "trace records gathered on rank 0: {:.0} bytes per window ({:.1} MB in {} gathers)",
+                st.trace_bytes as f64 / st.trace_gathers as f64,
+                st.trace_bytes as f64 / 1e6,
+                st.trace_gathers
+            );
+        }
     }
     let ran = Ran {
         report: Report::collect(&sim),

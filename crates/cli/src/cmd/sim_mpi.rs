@@ -34,7 +34,9 @@ mod with_mpi {
     use mpi::traits::Communicator;
 
     use super::SimArgs;
-    use crate::cmd::sim::{Scenario, interrupted_status};
+    use lossless_sim::trace::split::Recorder;
+
+    use crate::cmd::sim::{Extras, Scenario, interrupted_status, partitioning_for};
 
     /// A transport that remembers whether this rank reached the ranks' first collective.
     struct Counted<'a> {
@@ -98,7 +100,10 @@ mod with_mpi {
             Err(e) => match e.downcast_ref::<RankError>() {
                 // the ranks agreed on it: the rank that failed said why, rank 0 that it
                 // stopped
-                Some(RankError::Elsewhere) if rank != 0 => Ok(ExitCode::from(2)),
+                Some(RankError::Elsewhere) if rank != 0 => {
+                    errln!("error (rank {rank} of {size}): {e:#}");
+                    Ok(ExitCode::from(2))
+                }
                 Some(RankError::Partition(_)) if rank != 0 => Ok(ExitCode::from(2)),
                 _ if reached => {
                     if rank != 0 {
@@ -143,8 +148,41 @@ mod with_mpi {
         // SIGINT/SIGTERM reach every rank under mpirun: rank 0 decides where all stop
         signals::install_stop_handlers().context("installing the Ctrl-C handler")?;
         let threads = args.threads.unwrap_or(1);
-        ranks::run_rank(&config, threads, tr, &|_, _| false)?;
+        let part = split_for(args, &config, tr, threads)?;
+        if traced(args) {
+            // each partition's trace records go to rank 0 window by window
+            ranks::run_rank_traced(
+                &config,
+                part,
+                threads,
+                tr,
+                &|_| Recorder::<Extras>::new(),
+                &|r, out| r.take_encoded(out),
+                None,
+                &|_, _| false,
+            )?;
+        } else {
+            ranks::run_rank_split(&config, Ok(part), threads, tr, &|_, _| false)?;
+        }
         Ok(finished())
+    }
+
+    /// Whether rank 0 writes trace outputs (`--pcap`, `--vcd`, `--report`, `--series`): then
+    /// every rank's partitions record their calls for it.
+    fn traced(args: &SimArgs) -> bool {
+        args.pcap.is_some() || args.vcd.is_some() || args.report.is_some() || args.series.is_some()
+    }
+
+    /// The partitioning rank 0 uses (`--partition`'s file, or the automatic one).
+    fn split_for(
+        args: &SimArgs,
+        config: &lossless_sim::config::SimConfig,
+        tr: &dyn Transport,
+        threads: u16,
+    ) -> anyhow::Result<lossless_sim::experiments::partition_model::Partitioning> {
+        let parts = u16::try_from(tr.ranks().saturating_mul(usize::from(threads.max(1))))
+            .context("--mpi: more than 65,535 partitions (ranks × threads)")?;
+        partitioning_for(args, config, parts)
     }
 
     /// [`follow`] for `--ns3 CONFIG`: loads the experiment as rank 0 does (which says what
@@ -175,13 +213,22 @@ mod with_mpi {
         });
         signals::install_stop_handlers().context("installing the Ctrl-C handler")?;
         let threads = args.threads.unwrap_or(1);
-        ranks::run_rank_observed(
-            config,
-            threads,
-            tr,
-            &|_| Ns3Observer::for_part(config).with_qlen(qlen.clone()),
-            &|_, _| false,
-        )?;
+        let part = split_for(args, config, tr, threads)?;
+        let ns3 = || Ns3Observer::for_part(config).with_qlen(qlen.clone());
+        if traced(args) {
+            ranks::run_rank_traced(
+                config,
+                part,
+                threads,
+                tr,
+                &|_| (ns3(), Recorder::<Extras>::new()),
+                &|(_, r), out| r.take_encoded(out),
+                None,
+                &|_, _| false,
+            )?;
+        } else {
+            ranks::run_rank_observed_split(config, part, threads, tr, &|_| ns3(), &|_, _| false)?;
+        }
         Ok(finished())
     }
 

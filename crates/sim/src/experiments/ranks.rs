@@ -8,7 +8,9 @@
 //! by sender partition, each in the order it sent them — the order of the threaded run, so
 //! the result does not depend on `R` or `T`. At the end every partition sends its
 //! [`Digest`] to rank 0, whose partition 0 absorbs them ([`Simulator::absorb`]): the report
-//! collected there is the one-thread run's, byte for byte.
+//! collected there is the one-thread run's, byte for byte. With the trace outputs
+//! ([`run_rank_traced`]) every partition's records of each window (`trace::split`) are
+//! gathered on rank 0 after that window, where they are merged into one simulator's order.
 //!
 //! The ranks talk through a [`Transport`]: MPI (`ranks::mpi`, with feature `mpi`) or, in one
 //! process, [`local`] (threads standing for ranks), which the tests use where no MPI is
@@ -25,6 +27,7 @@ use crate::observer::{NoObserver, Observer};
 use crate::sim::Simulator;
 use crate::sim::exchange::{self, Dec, Digest, Shipped};
 use crate::sim::partition::{Message, PartitionError, ScanPart};
+use crate::trace::split::Recorder;
 
 #[cfg(feature = "mpi")]
 pub mod mpi;
@@ -69,6 +72,47 @@ pub enum RankError {
     /// The digests did not fit partition 0's simulator.
     #[error("merging the partitions: {0}")]
     Merge(String),
+    /// Rank 0 could not take a window's trace records (its collector refused bytes that did
+    /// not decode and stopped); every rank stopped after the next window.
+    #[error("the trace outputs: {0}")]
+    Trace(String),
+}
+
+/// What a partition's observer records for the trace outputs goes to rank 0 window by window
+/// ([`run_rank_traced`]), not behind its digest: a recorder ships nothing.
+impl<O> Shipped for Recorder<O> {
+    fn ship(&self, _out: &mut Vec<u8>) {}
+    fn unship(&mut self, _d: &mut Dec<'_>) -> Result<(), exchange::DecodeError> {
+        Ok(())
+    }
+}
+
+/// An observer beside a recorder ([`run_rank_traced`]): ships what the observer ships.
+impl<A: Shipped, O> Shipped for (A, Recorder<O>) {
+    fn ship(&self, out: &mut Vec<u8>) {
+        self.0.ship(out);
+    }
+    fn unship(&mut self, d: &mut Dec<'_>) -> Result<(), exchange::DecodeError> {
+        self.0.unship(d)
+    }
+}
+
+/// Appends what one partition's observer recorded in a window to the bytes its rank sends
+/// rank 0 (`trace::split::Recorder::take_encoded`), leaving none recorded.
+pub type TakeRecords<'a, O> = &'a (dyn Fn(&mut O, &mut Vec<u8>) + Sync);
+
+/// On rank 0, takes one window's trace records: every rank's bytes, in rank order (each its
+/// partitions' records in partition order, as [`TakeRecords`] appended them). An error stops
+/// every rank after the next window.
+pub type WindowRecords<'a> = &'a mut WindowFn<'a>;
+
+/// What takes one window's trace records on rank 0 ([`WindowRecords`]).
+pub type WindowFn<'a> = dyn FnMut(Vec<Vec<u8>>) -> Result<(), String> + 'a;
+
+/// The trace records of a run: how each partition's are taken, and on rank 0 where they go.
+struct Traces<'a, 'b, O> {
+    take: TakeRecords<'a, O>,
+    window: Option<WindowRecords<'b>>,
 }
 
 /// How a run over ranks went (this rank's threads; rank 0 adds nothing of the others).
@@ -92,6 +136,11 @@ pub struct RankStats {
     pub wait_s_per_thread: Vec<f64>,
     /// Seconds the rank spent in the transport's collectives (its first thread).
     pub transport_s: f64,
+    /// Bytes of trace records gathered (rank 0: from every rank, its own included; another
+    /// rank: what it sent), over the run.
+    pub trace_bytes: u64,
+    /// Gathers of trace records (the windows and the run's end).
+    pub trace_gathers: u64,
 }
 
 /// The partitioning of a run over `ranks` × `threads`: the automatic one for `ranks · threads`
@@ -157,7 +206,7 @@ pub fn run_rank_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
     window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
 ) -> Result<(Option<Observed<O>>, RankStats), RankError> {
     let part = partitioning(config, transport.ranks(), threads);
-    run_observed(config, part, threads, transport, observer, window_done)
+    run_observed(config, part, threads, transport, observer, window_done, None)
 }
 
 /// [`run_rank_observed`] split as `part` says (`ranks × threads` partitions, partition `p` on
@@ -170,7 +219,35 @@ pub fn run_rank_observed_split<O: Observer + Shipped + Send, T: Transport + ?Siz
     observer: &(dyn Fn(u16) -> O + Sync),
     window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
 ) -> Result<(Option<Observed<O>>, RankStats), RankError> {
-    run_observed(config, Ok(part), threads, transport, observer, window_done)
+    run_observed(config, Ok(part), threads, transport, observer, window_done, None)
+}
+
+/// [`run_rank_observed_split`] with the trace outputs (`trace::split`): after every window,
+/// and once more at the end, `take` appends each partition's records of that window to its
+/// rank's bytes, which are gathered on rank 0 (one `MPI_Gather`/`MPI_Gatherv` a window) and
+/// handed to `window` there (the other ranks pass `None`), so that no rank holds more than a
+/// window's records. Every rank calls it with the same arguments but `window`.
+#[allow(clippy::too_many_arguments)]
+pub fn run_rank_traced<O: Observer + Shipped + Send, T: Transport + ?Sized>(
+    config: &SimConfig,
+    part: Partitioning,
+    threads: u16,
+    transport: &mut T,
+    observer: &(dyn Fn(u16) -> O + Sync),
+    take: TakeRecords<'_, O>,
+    window: Option<WindowRecords<'_>>,
+    window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
+) -> Result<(Option<Observed<O>>, RankStats), RankError> {
+    let traces = Traces { take, window };
+    run_observed(
+        config,
+        Ok(part),
+        threads,
+        transport,
+        observer,
+        window_done,
+        Some(traces),
+    )
 }
 
 /// [`run_rank`] split as `part` says (`ranks × threads` partitions, partition `p` on rank
@@ -182,7 +259,15 @@ pub fn run_rank_split<T: Transport + ?Sized>(
     transport: &mut T,
     window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
 ) -> Result<(Option<Simulator>, RankStats), RankError> {
-    let (sim, stats) = run_observed(config, part, threads, transport, &|_| NoObserver, window_done)?;
+    let (sim, stats) = run_observed(
+        config,
+        part,
+        threads,
+        transport,
+        &|_| NoObserver,
+        window_done,
+        None,
+    )?;
     Ok((sim.map(|(sim, _)| sim), stats))
 }
 
@@ -193,15 +278,25 @@ fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
     transport: &mut T,
     observer: &(dyn Fn(u16) -> O + Sync),
     window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
+    traces: Option<Traces<'_, '_, O>>,
 ) -> Result<(Option<Observed<O>>, RankStats), RankError> {
     let (rank, ranks) = (transport.rank(), transport.ranks());
     let t = usize::from(threads.max(1));
     // every rank builds its partitions; one that cannot tells the others before any window
     let built = part.and_then(|p| build_rank(config, p, ranks, threads, rank, observer));
-    let [_, _, failed] = transport.min_all([0, 0, flag(built.is_err())])?;
+    // (and all agree on whether the trace records are gathered: a gather some ranks skip
+    // would leave the others waiting)
+    let traced = traces.is_some();
+    let [all_traced, none_traced, failed] =
+        transport.min_all([u64::from(traced), u64::from(!traced), flag(built.is_err())])?;
     let (part, sims) = match built {
         Err(e) => return Err(e),
         Ok(_) if failed != u64::MAX => return Err(RankError::Elsewhere),
+        Ok(_) if all_traced == 0 && none_traced == 0 => {
+            return Err(RankError::Split(
+                "the ranks disagree on whether trace outputs are written (every rank must be given the same arguments)".into(),
+            ));
+        }
         Ok(b) => b,
     };
     let n = t * ranks;
@@ -224,6 +319,12 @@ fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
     // a deadlock scan: this rank's partitions' parts, then every partition's (all ranks)
     let scans: Vec<Mutex<Option<ScanPart>>> = (0..t).map(|_| Mutex::new(None)).collect();
     let all_scans: RwLock<Option<Vec<ScanPart>>> = RwLock::new(None);
+    // each partition's trace records of the window, encoded (gathered on rank 0 after it)
+    let records: Vec<Mutex<Vec<u8>>> = (0..t).map(|_| Mutex::new(Vec::new())).collect();
+    let (take, window_records) = match traces {
+        Some(tr) => (Some(tr.take), tr.window),
+        None => (None, None),
+    };
     let stats = Mutex::new(RankStats {
         ranks,
         threads: threads.max(1),
@@ -243,6 +344,7 @@ fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
         failure: &failure,
         scans: &scans,
         all_scans: &all_scans,
+        records: &records,
         stats: &stats,
         of_node,
         n,
@@ -261,13 +363,18 @@ fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
             .enumerate()
             .map(|(i, sim)| {
                 let shared = &shared;
-                s.spawn(move || shared.worker(i + 1, sim, None::<&mut T>, &|_, _| false))
+                s.spawn(move || shared.worker(i + 1, sim, None::<&mut T>, take, None, &|_, _| false))
             })
             .collect();
         // the rank's first partition runs here: the thread that talks to the other ranks
-        let lead = shared.worker(0, lead_sim, Some(&mut *transport), &|at, ev| {
-            rank == 0 && window_done(at, ev)
-        });
+        let lead = shared.worker(
+            0,
+            lead_sim,
+            Some(&mut *transport),
+            take,
+            window_records,
+            &|at, ev| rank == 0 && window_done(at, ev),
+        );
         let mut all = vec![lead];
         all.extend(
             handles
@@ -279,15 +386,27 @@ fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
     let stats = stats
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Some(e) = failure
+    let failure = failure
         .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-    {
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if take.is_some() && !done.iter().any(|(_, error)| *error) {
+        // (the last window's trace records may have failed on this rank only: the others
+        // learn it here, before they would wait for its digests)
+        let [_, _, failed] = transport.min_all([0, 0, flag(failure.is_some())])?;
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        if failed != u64::MAX {
+            return Err(RankError::Elsewhere);
+        }
+    }
+    if let Some(e) = failure {
         return Err(e);
     }
     if done.iter().any(|(_, error)| *error) {
         return Err(RankError::Elsewhere);
     }
+
     // the digests of every partition (each followed by what its observer ships) go to rank
     // 0, whose partition 0 absorbs them
     let mut bytes = Vec::new();
@@ -388,6 +507,8 @@ struct Shared<'a> {
     scans: &'a [Mutex<Option<ScanPart>>],
     /// Every partition's part of the scan just made (`None`: gathering it failed).
     all_scans: &'a RwLock<Option<Vec<ScanPart>>>,
+    /// Each partition's trace records of the window, encoded.
+    records: &'a [Mutex<Vec<u8>>],
     stats: &'a Mutex<RankStats>,
     of_node: &'a [u16],
     /// Partitions in all.
@@ -404,12 +525,16 @@ struct Shared<'a> {
 impl Shared<'_> {
     /// Runs this rank's partition `me` (local) to the end; the one with the transport talks to
     /// the other ranks between the barriers. Returns the simulator and whether the run was
-    /// stopped by an error (here or elsewhere).
+    /// stopped by an error (here or elsewhere). With `take`, the partition's trace records are
+    /// taken after every window and once at the end, and the thread with the transport
+    /// gathers its rank's on rank 0, where `window` takes them.
     fn worker<O: Observer, T: Transport + ?Sized>(
         &self,
         me: usize,
         mut sim: Simulator<O>,
         mut transport: Option<&mut T>,
+        take: Option<TakeRecords<'_, O>>,
+        mut window: Option<WindowRecords<'_>>,
         window_done: &dyn Fn(Instant, u64) -> bool,
     ) -> (Simulator<O>, bool) {
         let (n, t) = (self.n, self.t);
@@ -421,6 +546,8 @@ impl Shared<'_> {
         let mut stop_next = false;
         let mut stopped = false;
         let mut error = false;
+        // bytes of trace records gathered, and gathers
+        let mut traced = (0u64, 0u64);
         for parity in (0..2).cycle() {
             *lock(&self.next[me][parity]) = sim.next_event_at();
             self.barrier.wait();
@@ -466,6 +593,9 @@ impl Shared<'_> {
             clock = std::time::Instant::now();
             windows += 1;
             sim.take_outbox(&mut out);
+            if let Some(take) = take {
+                take(sim.observer_mut(), &mut lock(&self.records[me]));
+            }
             messages += out.len() as u64;
             if window_done(until, sim.events()) {
                 stop_next = true;
@@ -484,6 +614,14 @@ impl Shared<'_> {
                 let t0 = std::time::Instant::now();
                 if let Err(e) = self.swap_with_ranks(tr) {
                     lock(self.failure).get_or_insert(e);
+                }
+                if take.is_some() {
+                    match self.gather_records(tr, window.as_deref_mut()) {
+                        Ok(bytes) => traced = (traced.0 + bytes, traced.1 + 1),
+                        Err(e) => {
+                            lock(self.failure).get_or_insert(e);
+                        }
+                    }
                 }
                 talk += t0.elapsed().as_secs_f64();
             }
@@ -540,6 +678,24 @@ impl Shared<'_> {
         if !stopped && !error {
             sim.run_until(self.end);
         }
+        // the records since the last window's (every partition of every rank takes as many
+        // as the others: the k-th gather of every rank covers the same window)
+        if let Some(take) = take
+            && !error
+        {
+            take(sim.observer_mut(), &mut lock(&self.records[me]));
+            self.barrier.wait();
+            if let Some(tr) = transport.as_deref_mut() {
+                let t0 = std::time::Instant::now();
+                match self.gather_records(tr, window) {
+                    Ok(bytes) => traced = (traced.0 + bytes, traced.1 + 1),
+                    Err(e) => {
+                        lock(self.failure).get_or_insert(e);
+                    }
+                }
+                talk += t0.elapsed().as_secs_f64();
+            }
+        }
         let mut st = lock(self.stats);
         st.windows = windows;
         st.messages += messages;
@@ -548,8 +704,31 @@ impl Shared<'_> {
         st.wait_s_per_thread[me] = wait + clock.elapsed().as_secs_f64();
         if transport.is_some() {
             st.transport_s = talk;
+            st.trace_bytes = traced.0;
+            st.trace_gathers = traced.1;
         }
         (sim, error)
+    }
+
+    /// Gathers this rank's partitions' trace records of the window on rank 0 (in partition
+    /// order), where `window` takes every rank's; returns the bytes gathered (rank 0) or sent.
+    fn gather_records<T: Transport + ?Sized>(
+        &self,
+        tr: &mut T,
+        window: Option<&mut WindowFn<'_>>,
+    ) -> Result<u64, RankError> {
+        let mut bytes = Vec::new();
+        for slot in self.records {
+            bytes.append(&mut lock(slot));
+        }
+        let mut n = bytes.len() as u64;
+        if let Some(all) = tr.gather(bytes)? {
+            n = all.iter().map(|b| b.len() as u64).sum();
+            if let Some(window) = window {
+                window(all).map_err(RankError::Trace)?;
+            }
+        }
+        Ok(n)
     }
 
     /// Every partition's part of the deadlock scan just made, in partition order: this rank's

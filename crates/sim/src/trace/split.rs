@@ -19,6 +19,10 @@
 //! Memory stays bounded: a [`Recorder`] holds one window's records, which the driver takes
 //! after every window ([`Recorder::take`]) and a [`Collector`] merges as soon as every
 //! partition's records of that window are in.
+//!
+//! Over MPI ranks (`--mpi`, `experiments::ranks::run_rank_traced`) each partition's records
+//! are encoded after every window ([`Recorder::take_encoded`], [`Batch::encode`]), gathered
+//! on rank 0 and decoded there ([`decode_window`]) before they are merged ([`merge_into`]).
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -27,7 +31,10 @@ use std::marker::PhantomData;
 use lossless_proto::flow_control::ControlFrame;
 use lossless_proto::units::Instant;
 
-use crate::frame::{Frame, NodeId, PortId};
+use lossless_wire::int::{IntHeader, IntHop};
+use lossless_wire::pint::{PintField, PintWidth};
+
+use crate::frame::{Frame, FrameKind, NodeId, PortId};
 use crate::observer::scheduler_of;
 use crate::observer::{CcField, Observer, WireFrame};
 
@@ -116,6 +123,16 @@ impl<O> Recorder<O> {
     pub fn take(&mut self) -> Batch {
         self.open = false;
         std::mem::take(&mut self.batch)
+    }
+
+    /// Appends the calls recorded since the last take (the window's) to `out`, as
+    /// [`Batch::encode`] writes them, leaving none (and the room they took, for the next).
+    pub fn take_encoded(&mut self, out: &mut Vec<u8>) {
+        self.open = false;
+        self.batch.encode(out);
+        self.batch.events.clear();
+        self.batch.recs.clear();
+        self.batch.lldp.clear();
     }
 
     #[inline]
@@ -279,6 +296,372 @@ impl<S: Observer> Collector<S> {
     }
 }
 
+/// Bytes of a window's records that do not decode (a run over MPI ranks: what another rank
+/// sent rank 0).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("trace records from another rank: {what} at byte {at} of {len}")]
+pub struct DecodeError {
+    /// What was wrong.
+    pub what: &'static str,
+    /// Where, in bytes from the start of the buffer.
+    pub at: usize,
+    /// The buffer's length.
+    pub len: usize,
+}
+
+/// Writes integers as LEB128 (7 bits a byte, low first): ports, priorities and lengths take a
+/// byte or two, instants in picoseconds five to eight.
+fn put(out: &mut Vec<u8>, mut v: u128) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads what [`put`] and the fixed-width writers of [`Batch::encode`] wrote.
+struct Rd<'a> {
+    buf: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Rd<'a> {
+    fn err(&self, what: &'static str) -> DecodeError {
+        DecodeError {
+            what,
+            at: self.at,
+            len: self.buf.len(),
+        }
+    }
+    fn byte(&mut self) -> Result<u8, DecodeError> {
+        let b = *self.buf.get(self.at).ok_or_else(|| self.err("cut short"))?;
+        self.at += 1;
+        Ok(b)
+    }
+    fn big(&mut self) -> Result<u128, DecodeError> {
+        let mut v = 0u128;
+        for shift in (0..128).step_by(7) {
+            let b = self.byte()?;
+            let bits = u128::from(b & 0x7F);
+            if shift == 126 && bits > 0b11 {
+                return Err(self.err("an integer of more than 128 bits"));
+            }
+            v |= bits << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(self.err("an integer of more than 128 bits"))
+    }
+    fn int<T: TryFrom<u128>>(&mut self) -> Result<T, DecodeError> {
+        let v = self.big()?;
+        T::try_from(v).map_err(|_| self.err("an integer out of range"))
+    }
+    fn instant(&mut self) -> Result<Instant, DecodeError> {
+        Ok(Instant::from_ps(self.big()?))
+    }
+    fn bool(&mut self) -> Result<bool, DecodeError> {
+        match self.byte()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(self.err("a flag that is neither 0 nor 1")),
+        }
+    }
+    /// A count of items of at least one byte each, no more than the bytes left.
+    fn count(&mut self) -> Result<usize, DecodeError> {
+        let n: usize = self.int()?;
+        if n > self.buf.len() - self.at {
+            return Err(self.err("a count larger than the bytes that follow"));
+        }
+        Ok(n)
+    }
+}
+
+fn put_control(out: &mut Vec<u8>, f: &ControlFrame) {
+    match f {
+        ControlFrame::Pause { quanta } => {
+            out.push(0);
+            put(out, u128::from(*quanta));
+        }
+        ControlFrame::Pfc { enable_vector, time } => {
+            out.push(1);
+            out.push(*enable_vector);
+            for t in time {
+                put(out, u128::from(*t));
+            }
+        }
+    }
+}
+
+fn read_control(r: &mut Rd<'_>) -> Result<ControlFrame, DecodeError> {
+    Ok(match r.byte()? {
+        0 => ControlFrame::Pause { quanta: r.int()? },
+        1 => {
+            let enable_vector = r.byte()?;
+            let mut time = [0u16; 8];
+            for t in &mut time {
+                *t = r.int()?;
+            }
+            ControlFrame::Pfc { enable_vector, time }
+        }
+        _ => return Err(r.err("an unknown control frame")),
+    })
+}
+
+fn put_frame(out: &mut Vec<u8>, f: &Frame) {
+    put(out, u128::from(f.id));
+    for v in [f.flow, f.len, f.ingress, f.src, f.dst] {
+        put(out, u128::from(v));
+    }
+    out.extend_from_slice(&[f.priority, f.kind as u8, f.flags, f.hops]);
+}
+
+fn read_frame(r: &mut Rd<'_>) -> Result<Frame, DecodeError> {
+    Ok(Frame {
+        id: r.int()?,
+        flow: r.int()?,
+        len: r.int()?,
+        ingress: r.int()?,
+        src: r.int()?,
+        dst: r.int()?,
+        priority: r.byte()?,
+        kind: *FrameKind::ALL
+            .get(usize::from(r.byte()?))
+            .ok_or_else(|| r.err("an unknown frame kind"))?,
+        flags: r.byte()?,
+        hops: r.byte()?,
+    })
+}
+
+fn put_wire(out: &mut Vec<u8>, w: &WireFrame) {
+    match w {
+        WireFrame::Data(f) => {
+            out.push(0);
+            put_frame(out, f);
+        }
+        WireFrame::Control(c) => {
+            out.push(1);
+            put_control(out, c);
+        }
+        WireFrame::Lldp { len } => {
+            out.push(2);
+            put(out, u128::from(*len));
+        }
+    }
+}
+
+fn read_wire(r: &mut Rd<'_>) -> Result<WireFrame, DecodeError> {
+    Ok(match r.byte()? {
+        0 => WireFrame::Data(read_frame(r)?),
+        1 => WireFrame::Control(read_control(r)?),
+        2 => WireFrame::Lldp { len: r.int()? },
+        _ => return Err(r.err("an unknown wire frame kind")),
+    })
+}
+
+fn put_cc(out: &mut Vec<u8>, f: &CcField) {
+    match f {
+        CcField::Int(h) => {
+            out.push(0);
+            for hop in &h.hops {
+                put(out, u128::from(hop.0));
+            }
+            put(out, u128::from(h.nhop));
+        }
+        CcField::Pint(code, width) => {
+            out.push(1);
+            put(out, u128::from(code.0));
+            out.push(match width {
+                PintWidth::One => 1,
+                PintWidth::Two => 2,
+            });
+        }
+        CcField::Timestamp(ns) => {
+            out.push(2);
+            put(out, u128::from(*ns));
+        }
+    }
+}
+
+fn read_cc(r: &mut Rd<'_>) -> Result<CcField, DecodeError> {
+    Ok(match r.byte()? {
+        0 => {
+            let mut h = IntHeader::default();
+            for hop in &mut h.hops {
+                *hop = IntHop(r.int()?);
+            }
+            h.nhop = r.int()?;
+            CcField::Int(h)
+        }
+        1 => {
+            let code = PintField(r.int()?);
+            let width = match r.byte()? {
+                1 => PintWidth::One,
+                2 => PintWidth::Two,
+                _ => return Err(r.err("an unknown PINT width")),
+            };
+            CcField::Pint(code, width)
+        }
+        2 => CcField::Timestamp(r.int()?),
+        _ => return Err(r.err("an unknown congestion-control field")),
+    })
+}
+
+impl Batch {
+    /// Appends the batch to `out` (its counterpart is [`Batch::decode`]): the events, each as
+    /// its key, its number of calls and the calls (a tag byte, then the call's arguments),
+    /// then the LLDPDUs' bytes; integers as LEB128.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        put(out, self.events.len() as u128);
+        for (i, &((at, tie, origin), _)) in self.events.iter().enumerate() {
+            put(out, at);
+            put(out, u128::from(tie));
+            put(out, u128::from(origin));
+            let calls = self.calls(i);
+            put(out, calls.len() as u128);
+            for r in calls {
+                put_rec(out, r);
+            }
+        }
+        put(out, self.lldp.len() as u128);
+        out.extend_from_slice(&self.lldp);
+    }
+
+    /// The batch [`Batch::encode`] wrote at the start of `buf`, and the bytes it took.
+    pub fn decode(buf: &[u8]) -> Result<(Batch, usize), DecodeError> {
+        let mut r = Rd { buf, at: 0 };
+        let mut b = Batch::default();
+        let events = r.count()?;
+        b.events.reserve(events);
+        for _ in 0..events {
+            let key = (r.big()?, r.int()?, r.int()?);
+            let start = u32::try_from(b.recs.len()).map_err(|_| r.err("more than 2^32 calls"))?;
+            b.events.push((key, start));
+            let calls = r.count()?;
+            if calls == 0 {
+                return Err(r.err("an event without calls"));
+            }
+            for _ in 0..calls {
+                let rec = read_rec(&mut r)?;
+                b.recs.push(rec);
+            }
+        }
+        let n = r.count()?;
+        b.lldp.extend_from_slice(&buf[r.at..r.at + n]);
+        r.at += n;
+        let lldp = b.lldp.len() as u32;
+        if b.recs
+            .iter()
+            .any(|rec| matches!(*rec, Rec::Lldp(_, from, to, _) if from > to || to > lldp))
+        {
+            return Err(r.err("an LLDPDU outside the batch's bytes"));
+        }
+        Ok((b, r.at))
+    }
+}
+
+fn put_rec(out: &mut Vec<u8>, r: &Rec) {
+    let port = |out: &mut Vec<u8>, tag: u8, p: PortId| {
+        out.push(tag);
+        put(out, u128::from(p));
+    };
+    match r {
+        Rec::Pause(p, m, at) => {
+            port(out, 0, *p);
+            out.push(*m);
+            put(out, at.as_ps());
+        }
+        Rec::Tx(p, f, s, l) => {
+            port(out, 1, *p);
+            put_wire(out, f);
+            put(out, s.as_ps());
+            put(out, l.as_ps());
+        }
+        Rec::Cc(p, f) => {
+            port(out, 2, *p);
+            put_cc(out, f);
+        }
+        Rec::Control(p, f, at) => {
+            port(out, 3, *p);
+            put_control(out, f);
+            put(out, at.as_ps());
+        }
+        Rec::Request(p, q, on, at) => {
+            port(out, 4, *p);
+            out.extend_from_slice(&[*q, u8::from(*on)]);
+            put(out, at.as_ps());
+        }
+        Rec::Buffer(n, lp, q, b, at) => {
+            port(out, 5, *n);
+            put(out, u128::from(*lp));
+            out.push(*q);
+            put(out, u128::from(*b));
+            put(out, at.as_ps());
+        }
+        Rec::Queue(p, q, b, at) => {
+            port(out, 6, *p);
+            out.push(*q);
+            put(out, u128::from(*b));
+            put(out, at.as_ps());
+        }
+        Rec::Delivered(n, f, at) => {
+            port(out, 7, *n);
+            put_frame(out, f);
+            put(out, at.as_ps());
+        }
+        Rec::Lldp(p, from, to, s) => {
+            port(out, 8, *p);
+            put(out, u128::from(*from));
+            put(out, u128::from(*to));
+            put(out, s.as_ps());
+        }
+    }
+}
+
+fn read_rec(r: &mut Rd<'_>) -> Result<Rec, DecodeError> {
+    let tag = r.byte()?;
+    let p: u32 = r.int()?;
+    Ok(match tag {
+        0 => Rec::Pause(p, r.byte()?, r.instant()?),
+        1 => Rec::Tx(p, read_wire(r)?, r.instant()?, r.instant()?),
+        2 => Rec::Cc(p, Box::new(read_cc(r)?)),
+        3 => Rec::Control(p, read_control(r)?, r.instant()?),
+        4 => Rec::Request(p, r.byte()?, r.bool()?, r.instant()?),
+        5 => Rec::Buffer(p, r.int()?, r.byte()?, r.int()?, r.instant()?),
+        6 => Rec::Queue(p, r.byte()?, r.int()?, r.instant()?),
+        7 => Rec::Delivered(p, read_frame(r)?, r.instant()?),
+        8 => Rec::Lldp(p, r.int()?, r.int()?, r.instant()?),
+        _ => return Err(r.err("an unknown observer call")),
+    })
+}
+
+/// The batches of one window of `parts` partitions from the bytes each rank sent (in rank
+/// order, each its partitions' batches in partition order, as [`Recorder::take_encoded`]
+/// wrote them).
+pub fn decode_window(from_ranks: &[Vec<u8>], parts: usize) -> Result<Vec<Batch>, DecodeError> {
+    let mut out = Vec::with_capacity(parts);
+    for bytes in from_ranks {
+        let mut at = 0;
+        while at < bytes.len() {
+            let (b, used) = Batch::decode(&bytes[at..]).map_err(|e| DecodeError {
+                at: e.at + at,
+                len: bytes.len(),
+                ..e
+            })?;
+            at += used;
+            out.push(b);
+        }
+    }
+    if out.len() != parts {
+        return Err(DecodeError {
+            what: "a window's batches not one per partition",
+            at: 0,
+            len: out.len(),
+        });
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,5 +700,125 @@ mod tests {
         c.add(0, a.take());
         assert_eq!(c.into_sink().0, vec![0, 1, 2, 3, 4, 40, 5, 6]);
         assert!(a.take().is_empty() && b.take().is_empty());
+    }
+
+    /// A sink that writes down every call, in call order.
+    #[derive(Default)]
+    struct Log(Vec<String>);
+    impl Observer for Log {
+        const CC_FIELDS: bool = true;
+        const PAUSE_STATE: bool = true;
+        fn pause_changed(&mut self, p: PortId, m: u8, at: Instant) {
+            self.0.push(format!("pause {p} {m} {at:?}"));
+        }
+        fn tx_start(&mut self, p: PortId, f: &WireFrame, s: Instant, l: Instant) {
+            self.0.push(format!("tx {p} {f:?} {s:?} {l:?}"));
+        }
+        fn cc_field(&mut self, p: PortId, f: &CcField) {
+            self.0.push(format!("cc {p} {f:?}"));
+        }
+        fn control_received(&mut self, p: PortId, f: &ControlFrame, at: Instant) {
+            self.0.push(format!("control {p} {f:?} {at:?}"));
+        }
+        fn request_changed(&mut self, p: PortId, q: u8, on: bool, at: Instant) {
+            self.0.push(format!("request {p} {q} {on} {at:?}"));
+        }
+        fn buffer_changed(&mut self, n: NodeId, lp: u32, q: u8, b: u64, at: Instant) {
+            self.0.push(format!("buffer {n} {lp} {q} {b} {at:?}"));
+        }
+        fn queue_changed(&mut self, p: PortId, q: u8, b: u64, at: Instant) {
+            self.0.push(format!("queue {p} {q} {b} {at:?}"));
+        }
+        fn delivered(&mut self, n: NodeId, f: &Frame, at: Instant) {
+            self.0.push(format!("delivered {n} {f:?} {at:?}"));
+        }
+        fn lldp_tx(&mut self, p: PortId, f: &[u8], s: Instant) {
+            self.0.push(format!("lldp {p} {f:?} {s:?}"));
+        }
+    }
+
+    /// Every kind of call, with values that need every byte of their fields.
+    fn every_call(o: &mut impl Observer) {
+        let at = Instant::from_ps(u128::from(u64::MAX) * 3 + 7);
+        let frame = Frame {
+            id: u64::MAX,
+            flow: u32::MAX,
+            len: 1500,
+            ingress: 7,
+            src: 1 << 20,
+            dst: 3,
+            priority: 3,
+            kind: FrameKind::Cnm,
+            flags: 0xC5,
+            hops: 255,
+        };
+        let pfc = ControlFrame::Pfc {
+            enable_vector: 0x88,
+            time: [0, 1, 127, 128, 255, 256, 0x7FFF, u16::MAX],
+        };
+        let mut int = IntHeader::default();
+        for (i, h) in int.hops.iter_mut().enumerate() {
+            *h = IntHop(u64::MAX >> i);
+        }
+        int.nhop = 9;
+        o.event_start(at, 5, 11);
+        o.pause_changed(u32::MAX, 0xFF, at);
+        o.tx_start(1, &WireFrame::Data(frame), at, Instant::from_ps(u128::MAX));
+        o.tx_start(2, &WireFrame::Control(pfc), at, at);
+        o.tx_start(
+            3,
+            &WireFrame::Control(ControlFrame::Pause { quanta: 0xFFFF }),
+            at,
+            at,
+        );
+        o.tx_start(4, &WireFrame::Lldp { len: 64 }, at, at);
+        o.lldp_tx(4, &[1, 2, 3, 0x80, 0xFF], at);
+        o.cc_field(5, &CcField::Int(int));
+        o.cc_field(5, &CcField::Pint(PintField(0x1FF), PintWidth::Two));
+        o.cc_field(5, &CcField::Pint(PintField(7), PintWidth::One));
+        o.cc_field(5, &CcField::Timestamp(u64::MAX - 1));
+        o.event_start(Instant::ZERO, 0, 0);
+        o.control_received(6, &pfc, Instant::ZERO);
+        o.request_changed(7, 7, true, at);
+        o.request_changed(7, 0, false, at);
+        o.buffer_changed(8, 300, 2, u64::MAX, at);
+        o.queue_changed(9, 1, 0, at);
+        o.delivered(10, &frame, at);
+        o.lldp_tx(11, &[], at);
+    }
+
+    #[test]
+    fn a_batch_encoded_and_decoded_replays_every_call_as_recorded_and_cut_short_it_is_refused() {
+        let mut direct = Log::default();
+        every_call(&mut direct);
+        let mut r = Recorder::<Log>::new();
+        every_call(&mut r);
+        let mut bytes = Vec::new();
+        r.take_encoded(&mut bytes);
+        assert!(r.take().is_empty(), "taking leaves none");
+        // one rank's two partitions, the second with nothing recorded
+        r.take_encoded(&mut bytes);
+        let batches = decode_window(&[bytes.clone()], 2).expect("decodes");
+        assert_eq!(batches[0].len(), direct.0.len());
+        assert!(batches[1].is_empty());
+        let mut replayed = Log::default();
+        merge_into(&batches, &mut replayed);
+        assert_eq!(replayed.0, direct.0);
+        assert!(
+            decode_window(&[bytes.clone()], 3).is_err(),
+            "a partition's batch missing"
+        );
+        let whole = bytes.len() - 2;
+        for cut in 0..whole {
+            assert!(
+                decode_window(&[bytes[..cut].to_vec()], 1).is_err(),
+                "cut short at {cut} of {whole}"
+            );
+        }
+        // an unknown call
+        let mut bad = bytes[..whole].to_vec();
+        let tag = bad.iter().position(|&b| b == 0).expect("a pause's tag");
+        bad[tag] = 0xEE;
+        assert!(Batch::decode(&bad).is_err());
     }
 }

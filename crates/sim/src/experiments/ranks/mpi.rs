@@ -1,6 +1,7 @@
 //! The [`Transport`] over MPI (rsmpi on the system's MPI, feature `mpi`): an `MPI_Allreduce`
 //! (minimum) per window, an `MPI_Alltoall` of byte counts and an `MPI_Alltoallv` of the bytes
-//! per window, an `MPI_Gather` and `MPI_Gatherv` of the digests at the end.
+//! per window, an `MPI_Gather` and `MPI_Gatherv` of the digests at the end (and of the trace
+//! records after every window, when the trace outputs are written).
 
 use mpi::Count;
 use mpi::collective::SystemOperation;
