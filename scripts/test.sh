@@ -36,7 +36,7 @@ if [ "$mpi" = 1 ]; then
   echo "== cargo clippy and test --features mpi (lossless sim --mpi under mpirun)"
   cargo clippy -p lossless-sim -p lossless-cli --all-targets --features lossless-cli/mpi --locked -- -D warnings || status=$?
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-    cargo test -p lossless-cli --features mpi --locked --test sim_mpi || status=$?
+    cargo test -p lossless-cli --features mpi --locked --test sim_mpi -- --test-threads 1 || status=$?
 else
   msg="SKIPPED the --features mpi step (mpirun -n 2 and -n 4 against one thread): mpirun, mpicc or libclang is missing. Run the README's test command as root to install them."
   echo "!!!!!!!! $msg"

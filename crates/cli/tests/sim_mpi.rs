@@ -37,7 +37,7 @@ mod with_mpi {
 
     use super::support::{bin, run_in, wait_bounded};
 
-    /// `mpirun ARGS lossless ...` in `dir`, at most two minutes, allowed as root.
+    /// `mpirun ARGS lossless ...` in `dir`, at most two minutes, allowed as root, waits yielding.
     fn mpirun(mpirun: &Path, dir: &Path, mpi_args: &[&str], args: &[&str]) -> Output {
         let child = Command::new(mpirun)
             .args(mpi_args)
@@ -46,6 +46,9 @@ mod with_mpi {
             .current_dir(dir)
             .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
             .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            // ranks that wait yield the core: the tests' ranks share two cores with each
+            // other and with the build (a spinning wait made a 2-rank run miss its two minutes)
+            .env("OMPI_MCA_mpi_yield_when_idle", "1")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
