@@ -775,7 +775,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     },
                 };
                 let now = self.now;
-                let Some(qp) = self.qp_mut(f) else {
+                let fs = &mut self.flows[f as usize];
+                let Some(qp) = fs.qp.as_deref_mut() else {
                     return;
                 };
                 qp.counters.replies_received += 1;
@@ -827,11 +828,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     if let Some(t) = qp.telemetry.as_deref_mut() {
                         t.release();
                     }
-                    let fs = &mut self.flows[f as usize];
                     fs.stats.completed = Some(now);
                     return;
                 }
-                self.qp_check_failed(f);
+                // `qp_check_failed`, with the QP at hand
+                if qp.req.is_failed() {
+                    qp.done = true;
+                }
                 if repace {
                     self.qp_repace(f);
                 }
