@@ -418,7 +418,15 @@ impl Qp {
     }
 
     /// Whether its bytes in flight have reached its window (the reference's `IsWinBound`).
+    #[inline(always)]
     fn window_bound(&self) -> bool {
+        // no window (`QpWindow::at` is `None`): nothing to ask the reaction point
+        self.window.bytes != 0 && self.window_bound_at_rate()
+    }
+
+    /// [`Self::window_bound`] of a QP with a window (scaled by its rate with `VAR_WIN`).
+    #[inline(never)]
+    fn window_bound_at_rate(&self) -> bool {
         self.window
             .at(self.rate().bps(), self.line.bps())
             .is_some_and(|w| self.req.next_byte().saturating_sub(self.req.acked_bytes()) >= w)
