@@ -30,7 +30,7 @@ use lossless_proto::hpcc_pint::HpccPint;
 use lossless_proto::qcn::QcnRp;
 use lossless_proto::rocev2::{DataPacket, RcConfigError, Reply, Requester, Responder};
 use lossless_proto::timely::Timely;
-use lossless_proto::units::{Instant, Rate};
+use lossless_proto::units::{Duration, Instant, Rate};
 
 use crate::config::model::{ModelConfig, Pacing, ReplyQueue};
 use crate::config::traffic::FlowSpec;
@@ -44,11 +44,52 @@ use crate::sim::order::schedule;
 use crate::sim::{Event, Node, Simulator};
 
 /// When a QP that started a packet of `len` bytes at `at` may start the next one, at `rate`
-/// and no sooner than its pattern allows.
-fn pacing(model: &ModelConfig, spec: &FlowSpec, rate: Rate, at: Instant, len: u64) -> Instant {
-    let gap = model.wire_time(rate, len);
+/// and no sooner than its pattern allows. `memo` keeps the last wire time computed: a QP's
+/// packets mostly repeat both the rate and the length, and the wire time is a 128-bit
+/// division.
+fn pacing(
+    model: &ModelConfig,
+    spec: &FlowSpec,
+    memo: &mut GapMemo,
+    rate: Rate,
+    at: Instant,
+    len: u64,
+) -> Instant {
+    let gap = memo.wire_time(model, rate, len);
     let gap = spec.gap(len).map_or(gap, |g| g.max(gap));
     spec.next_on(at + gap)
+}
+
+/// The last wire time a QP's pacing computed, and the rate and length it is for.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GapMemo {
+    rate: Rate,
+    len: u64,
+    gap: Duration,
+}
+
+impl GapMemo {
+    /// A memo that matches no packet yet (no packet is `u64::MAX` bytes long).
+    fn new(line: Rate) -> GapMemo {
+        GapMemo {
+            rate: line,
+            len: u64::MAX,
+            gap: Duration::ZERO,
+        }
+    }
+
+    /// `model.wire_time(rate, len)`, computed again only when the rate or the length changed.
+    #[inline(always)]
+    fn wire_time(&mut self, model: &ModelConfig, rate: Rate, len: u64) -> Duration {
+        if rate != self.rate || len != self.len {
+            *self = GapMemo {
+                rate,
+                len,
+                gap: model.wire_time(rate, len),
+            };
+        }
+        self.gap
+    }
 }
 
 /// The reaction point of a QP, if it has congestion control.
@@ -170,6 +211,8 @@ pub(crate) struct Qp {
     last_rate: Rate,
     /// Start and length of the last packet sent (pacing is counted from it).
     last_tx: Option<(Instant, u64)>,
+    /// The pacing gap last computed.
+    gap_memo: GapMemo,
 }
 
 /// The state a QP's receiver owns (its host's partition in a split run).
@@ -284,6 +327,7 @@ impl Qp {
             series,
             last_rate: first,
             last_tx: None,
+            gap_memo: GapMemo::new(line),
         })
     }
 
@@ -374,7 +418,15 @@ impl Qp {
     }
 
     /// Whether its bytes in flight have reached its window (the reference's `IsWinBound`).
+    #[inline(always)]
     fn window_bound(&self) -> bool {
+        // no window (`QpWindow::at` is `None`): nothing to ask the reaction point
+        self.window.bytes != 0 && self.window_bound_at_rate()
+    }
+
+    /// [`Self::window_bound`] of a QP with a window (scaled by its rate with `VAR_WIN`).
+    #[inline(never)]
+    fn window_bound_at_rate(&self) -> bool {
         self.window
             .at(self.rate().bps(), self.line.bps())
             .is_some_and(|w| self.req.next_byte().saturating_sub(self.req.acked_bytes()) >= w)
@@ -389,6 +441,21 @@ impl Qp {
             return true;
         }
         false
+    }
+
+    /// The instant of a `QpTimer` to schedule (recorded as pending) when its engines' earliest
+    /// deadline is earlier than the timer pending, or none is; `None` when none is needed.
+    #[inline(always)]
+    fn timer_due(&mut self, now: Instant) -> Option<Instant> {
+        if self.done {
+            return None;
+        }
+        let d = self.deadline()?.max(now);
+        if d < self.timer_at || self.timer_at < now {
+            self.timer_at = d;
+            return Some(d);
+        }
+        None
     }
 
     /// The earliest deadline of the sender's engines.
@@ -412,15 +479,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let Some(qp) = self.qp_mut(f) else {
             return;
         };
-        if qp.done {
-            return;
-        }
-        if let Some(d) = qp.deadline() {
-            let d = d.max(now);
-            if d < qp.timer_at || qp.timer_at < now {
-                qp.timer_at = d;
-                schedule!(self, d, Event::QpTimer(f));
-            }
+        if let Some(d) = qp.timer_due(now) {
+            schedule!(self, d, Event::QpTimer(f));
         }
     }
 
@@ -506,7 +566,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if qp.done || qp.ready || qp.next_tx <= now {
             return;
         }
-        let next = pacing(&self.config.model, &fs.spec, qp.rate(), at, len).max(now);
+        let rate = qp.rate();
+        let next = pacing(&self.config.model, &fs.spec, &mut qp.gap_memo, rate, at, len).max(now);
         if next == qp.next_tx {
             return;
         }
@@ -536,7 +597,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if qp.done {
             return;
         }
-        let next = pacing(&self.config.model, &fs.spec, qp.rate(), at, len);
+        let rate = qp.rate();
+        let next = pacing(&self.config.model, &fs.spec, &mut qp.gap_memo, rate, at, len);
         qp.next_tx = next;
         if qp.ready || qp.emit_at == Instant::MAX {
             return; // `qp_pull` or the caller's `qp_wake` reads the new instant
@@ -670,13 +732,31 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 qp.counters.retransmitted_frames += 1;
             }
             qp.last_tx = Some((now, len));
-            qp.next_tx = pacing(&self.config.model, &fs.spec, qp.rate(), now, len);
+            // `note_rate` left the rate it read in `last_rate`
+            let rate = qp.last_rate;
+            qp.next_tx = pacing(&self.config.model, &fs.spec, &mut qp.gap_memo, rate, now, len);
             fs.stats.sent_frames += 1;
             fs.stats.sent_bytes += len;
             fs.stats.first_sent.get_or_insert(now);
             self.totals.injected += 1;
-            self.qp_wake(f);
-            self.qp_arm(f);
+            // `qp_wake` then `qp_arm`, with the QP at hand: neither ready nor done here, and
+            // its next packet is due after this one (an `Emit`) unless the rate's gap is zero
+            if now >= fs.spec.stop {
+                qp.done = true;
+                return Some(frame);
+            }
+            if qp.next_tx <= now {
+                self.qp_wake(f);
+                self.qp_arm(f);
+                return Some(frame);
+            }
+            if qp.emit_at != qp.next_tx {
+                qp.emit_at = qp.next_tx;
+                schedule!(self, qp.next_tx, Event::Emit(f));
+            }
+            if let Some(d) = qp.timer_due(now) {
+                schedule!(self, d, Event::QpTimer(f));
+            }
             return Some(frame);
         }
     }
@@ -703,7 +783,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     },
                 };
                 let now = self.now;
-                let Some(qp) = self.qp_mut(f) else {
+                let fs = &mut self.flows[f as usize];
+                let Some(qp) = fs.qp.as_deref_mut() else {
                     return;
                 };
                 qp.counters.replies_received += 1;
@@ -755,11 +836,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     if let Some(t) = qp.telemetry.as_deref_mut() {
                         t.release();
                     }
-                    let fs = &mut self.flows[f as usize];
                     fs.stats.completed = Some(now);
                     return;
                 }
-                self.qp_check_failed(f);
+                // `qp_check_failed`, with the QP at hand
+                if qp.req.is_failed() {
+                    qp.done = true;
+                }
                 if repace {
                     self.qp_repace(f);
                 }
