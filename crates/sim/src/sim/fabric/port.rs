@@ -201,6 +201,15 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if port.busy || port.fault.down {
             return;
         }
+        // nothing queued, no control frame due, no LLDPDU and nothing for the NIC to pull:
+        // `try_transmit_idle` would return at once (no deadline moved since the last arm)
+        if !port.ctl_check
+            && port.nonempty == 0
+            && !port.lldp_queued
+            && port.pull | port.reply_first as u8 == 0
+        {
+            return;
+        }
         self.try_transmit_idle(p);
     }
 
@@ -298,20 +307,18 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.engine_fault(p, "transmission selection lost track of a queue", &e);
             return;
         }
+        let (kind, node) = (port.kind, port.node);
         self.hook_transmitting(p, &frame);
         self.start_frame(p, frame, slot);
-        let port = &self.ports[pi];
-        if port.release_at_dequeue() {
+        match kind {
             // the HPCC ns-3 switch frees the ingress charge as the packet is dequeued (and
             // checks its resume there), before the packet's transmission starts
-            self.release_ingress(port.node, frame);
-        }
-        let port = &self.ports[pi];
-        // the freed queue slot goes to the host's longest-blocked flow of this class (one
-        // wake-up per frame sent: waking them all costs events quadratic in blocked flows);
-        // a switch has none
-        if !port.at_switch() {
-            self.wake_blocked(port.node, q);
+            PortKind::SwitchReleasingAtDequeue => self.release_ingress(node, frame),
+            // the freed queue slot goes to the host's longest-blocked flow of this class (one
+            // wake-up per frame sent: waking them all costs events quadratic in blocked
+            // flows); a switch has none
+            PortKind::Host => self.wake_blocked(node, q),
+            PortKind::Switch => {}
         }
     }
 
@@ -322,7 +329,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let port = &mut self.ports[p as usize];
         port.timer_stale = true;
         port.busy = true;
-        port.current = Some(frame);
+        if port.kind == PortKind::Switch {
+            // only this kind releases the frame's buffer charge at its end (`on_tx_end`): a
+            // host's frames carry no charge, the ns-3 MMU released it at the dequeue
+            port.current = Some(frame);
+        }
         let w = WireFrame::Data(frame);
         let st = &mut port.stats.prio[frame.priority as usize];
         st.tx_frames += 1;
