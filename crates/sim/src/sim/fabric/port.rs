@@ -132,11 +132,6 @@ impl Port {
     pub(in crate::sim) fn at_switch(&self) -> bool {
         self.kind != PortKind::Host
     }
-    /// Whether its switch's buffer lets a frame go at its dequeue.
-    #[inline(always)]
-    pub(in crate::sim) fn release_at_dequeue(&self) -> bool {
-        self.kind == PortKind::SwitchReleasingAtDequeue
-    }
     /// The flow-control engine changed (a request, a deadline, a frame in or out): a control
     /// frame may be due and its next deadline may have moved.
     #[inline(always)]
@@ -352,13 +347,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// The transmitter of `p` is free again: release the sent frame's buffer charge and start
     /// the next.
     pub(in crate::sim) fn on_tx_end(&mut self, p: PortId) {
-        let pi = p as usize;
-        self.ports[pi].busy = false;
-        if let Some(frame) = self.ports[pi].current.take()
-            && !self.ports[pi].release_at_dequeue()
-        {
+        let port = &mut self.ports[p as usize];
+        port.busy = false;
+        // kept only where the frame's end releases its charge (`start_frame`)
+        if let Some(frame) = port.current.take() {
             // the frame has left the buffer: release its ingress charge
-            self.release_ingress(self.ports[pi].node, frame);
+            let node = port.node;
+            self.release_ingress(node, frame);
         }
         self.try_transmit(p);
     }
