@@ -116,7 +116,7 @@ fn ns3_framing_times_each_frame_by_its_own_length_and_the_rate_in_force() {
         assert_eq!(s.free_at, t + Duration::from_ns(ns), "{bytes} B at 100G");
         t = s.free_at + Duration::from_ns(1);
     }
-    let mut c = fc.config().clone();
+    let mut c = *fc.config();
     c.rate = Rate::from_gbps(400);
     fc.reconfigure(t, c).unwrap();
     let s = fc.on_tx_start(t, 1048, 3).unwrap();
