@@ -104,3 +104,25 @@ fn the_framing_defaults_to_ieee_when_a_serialized_config_has_none() {
     assert_eq!(back.framing, Framing::Ieee8023);
     assert_eq!(back, c);
 }
+
+#[test]
+fn ns3_framing_times_each_frame_by_its_own_length_and_the_rate_in_force() {
+    // the engine reuses the last frame's time while lengths repeat: a length that changes,
+    // and a rate that changes under the same length, are timed afresh
+    let mut fc = engine(Rate::from_gbps(100), Framing::Ns3);
+    let mut t = Instant::from_ps(1_000_000);
+    for (bytes, ns) in [(1048, 83), (1048, 83), (60, 4), (1048, 83), (0, 0), (1048, 83)] {
+        let s = fc.on_tx_start(t, bytes, 3).unwrap();
+        assert_eq!(s.free_at, t + Duration::from_ns(ns), "{bytes} B at 100G");
+        t = s.free_at + Duration::from_ns(1);
+    }
+    let mut c = *fc.config();
+    c.rate = Rate::from_gbps(400);
+    fc.reconfigure(t, c).unwrap();
+    let s = fc.on_tx_start(t, 1048, 3).unwrap();
+    assert_eq!(
+        s.free_at,
+        t + Duration::from_ns(20),
+        "1048 B at 400G after the change"
+    );
+}

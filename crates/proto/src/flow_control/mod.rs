@@ -182,6 +182,11 @@ pub struct FlowControl {
     /// `cfg.mode` and `cfg.framing`, beside the masks the data path reads.
     mode: Mode,
     framing: Framing,
+    /// [`Framing::Ns3`]: the length of the last frame started and its transmission time in
+    /// picoseconds (`ns3_tx_time`), reused while frames keep that length (most do); 0 when
+    /// none is kept. In the padding before `tx`: the engine does not grow.
+    ns3_len: u32,
+    ns3_time: u64,
     /// Starts with its busy mask.
     tx: TxSide,
     quantum: Duration,
@@ -202,6 +207,8 @@ impl FlowControl {
             active: cfg.active_mask(),
             mode: cfg.mode,
             framing: cfg.framing,
+            ns3_len: 0,
+            ns3_time: 0,
             cfg,
             tx: TxSide::default(),
             rx: RxSide::default(),
@@ -266,6 +273,7 @@ impl FlowControl {
         self.active = active;
         self.mode = cfg.mode;
         self.framing = cfg.framing;
+        (self.ns3_len, self.ns3_time) = (0, 0);
         self.cfg = cfg;
         Ok(())
     }
@@ -357,6 +365,7 @@ impl FlowControl {
         xoff | xon != 0
     }
 
+    #[inline(always)]
     fn occupy(&mut self, frame_bytes: u64) -> TxSlot {
         let start = self.now;
         let (last_bit, free_at) = match self.framing {
@@ -371,8 +380,13 @@ impl FlowControl {
                 ),
             ),
             Framing::Ns3 => {
-                let t = ns3_tx_time(self.byte, frame_bytes);
-                (start.saturating_add(t), start.saturating_add(t))
+                let t = if frame_bytes == u64::from(self.ns3_len) {
+                    Duration::from_ps(u128::from(self.ns3_time))
+                } else {
+                    self.ns3_tx_time_of_new_length(frame_bytes)
+                };
+                let end = start.saturating_add(t);
+                (end, end)
             }
         };
         self.tx_last_bit = last_bit;
@@ -382,6 +396,21 @@ impl FlowControl {
             last_bit,
             free_at,
         }
+    }
+
+    /// [`ns3_tx_time`] of `frame_bytes` at the port's rate, for a frame whose length differs
+    /// from the last one's (`occupy` reuses that one's time otherwise); kept for the next.
+    #[inline(never)]
+    fn ns3_tx_time_of_new_length(&mut self, frame_bytes: u64) -> Duration {
+        let t = ns3_tx_time(self.byte, frame_bytes);
+        // kept when both fit (a frame's time does, below 213 days)
+        if let (Ok(len), Ok(ps)) = (u32::try_from(frame_bytes), u64::try_from(t.as_ps()))
+            && len != 0
+        {
+            self.ns3_len = len;
+            self.ns3_time = ps;
+        }
+        t
     }
 
     /// Records that a data frame of `frame_bytes` (FCS included) and priority `p` starts now;

@@ -132,11 +132,6 @@ impl Port {
     pub(in crate::sim) fn at_switch(&self) -> bool {
         self.kind != PortKind::Host
     }
-    /// Whether its switch's buffer lets a frame go at its dequeue.
-    #[inline(always)]
-    pub(in crate::sim) fn release_at_dequeue(&self) -> bool {
-        self.kind == PortKind::SwitchReleasingAtDequeue
-    }
     /// The flow-control engine changed (a request, a deadline, a frame in or out): a control
     /// frame may be due and its next deadline may have moved.
     #[inline(always)]
@@ -160,7 +155,9 @@ pub(in crate::sim) fn station_address(port: PortId) -> [u8; 6] {
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Queues `frame` at egress port `p` (transmission selection told first); false (and an
     /// engine fault) when the selection refuses it.
-    #[inline]
+    // inlined: a call cost more than its body (the frame passed through the stack, the
+    // registers saved; fat tree −20 M instructions)
+    #[inline(always)]
     pub(crate) fn enqueue(&mut self, p: PortId, frame: Frame) -> bool {
         if self.ports[p as usize].cn_enq != 0 {
             return self.hook_enqueue_cn(p, frame);
@@ -199,6 +196,15 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     pub(in crate::sim) fn try_transmit(&mut self, p: PortId) {
         let port = &self.ports[p as usize];
         if port.busy || port.fault.down {
+            return;
+        }
+        // nothing queued, no control frame due, no LLDPDU and nothing for the NIC to pull:
+        // `try_transmit_idle` would return at once (no deadline moved since the last arm)
+        if !port.ctl_check
+            && port.nonempty == 0
+            && !port.lldp_queued
+            && port.pull | port.reply_first as u8 == 0
+        {
             return;
         }
         self.try_transmit_idle(p);
@@ -298,20 +304,18 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.engine_fault(p, "transmission selection lost track of a queue", &e);
             return;
         }
+        let (kind, node) = (port.kind, port.node);
         self.hook_transmitting(p, &frame);
         self.start_frame(p, frame, slot);
-        let port = &self.ports[pi];
-        if port.release_at_dequeue() {
+        match kind {
             // the HPCC ns-3 switch frees the ingress charge as the packet is dequeued (and
             // checks its resume there), before the packet's transmission starts
-            self.release_ingress(port.node, frame);
-        }
-        let port = &self.ports[pi];
-        // the freed queue slot goes to the host's longest-blocked flow of this class (one
-        // wake-up per frame sent: waking them all costs events quadratic in blocked flows);
-        // a switch has none
-        if !port.at_switch() {
-            self.wake_blocked(port.node, q);
+            PortKind::SwitchReleasingAtDequeue => self.release_ingress(node, frame),
+            // the freed queue slot goes to the host's longest-blocked flow of this class (one
+            // wake-up per frame sent: waking them all costs events quadratic in blocked
+            // flows); a switch has none
+            PortKind::Host => self.wake_blocked(node, q),
+            PortKind::Switch => {}
         }
     }
 
@@ -322,7 +326,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let port = &mut self.ports[p as usize];
         port.timer_stale = true;
         port.busy = true;
-        port.current = Some(frame);
+        if port.kind == PortKind::Switch {
+            // only this kind releases the frame's buffer charge at its end (`on_tx_end`): a
+            // host's frames carry no charge, the ns-3 MMU released it at the dequeue
+            port.current = Some(frame);
+        }
         let w = WireFrame::Data(frame);
         let st = &mut port.stats.prio[frame.priority as usize];
         st.tx_frames += 1;
@@ -339,13 +347,13 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// The transmitter of `p` is free again: release the sent frame's buffer charge and start
     /// the next.
     pub(in crate::sim) fn on_tx_end(&mut self, p: PortId) {
-        let pi = p as usize;
-        self.ports[pi].busy = false;
-        if let Some(frame) = self.ports[pi].current.take()
-            && !self.ports[pi].release_at_dequeue()
-        {
+        let port = &mut self.ports[p as usize];
+        port.busy = false;
+        // kept only where the frame's end releases its charge (`start_frame`)
+        if let Some(frame) = port.current.take() {
             // the frame has left the buffer: release its ingress charge
-            self.release_ingress(self.ports[pi].node, frame);
+            let node = port.node;
+            self.release_ingress(node, frame);
         }
         self.try_transmit(p);
     }

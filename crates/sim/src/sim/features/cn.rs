@@ -109,20 +109,28 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 /// What a frame leaving queue `q` of a host port that holds QP packets or of a switch port
 /// with congestion notification does there: frees the QP's slot, or meets the ECN marker
 /// deciding at dequeue (kept out of the path of other ports).
-#[inline(never)]
+// inlined into the transmitter, so that the frame is not copied in and out; the marker's
+// decision stays out of line
+#[inline(always)]
 pub(in crate::sim::features) fn dequeued_cn(port: &mut Port, q: u8, mut frame: Frame) -> Frame {
     // pulled from a QP (host ports): the queue may take the QP's next packet
     if frame.kind == FrameKind::RoceData {
         port.staged &= !(1 << q);
     }
-    if port.cn_deq & (1 << q) != 0
-        && frame.ecn().is_capable()
-        && let Some(cn) = port.cn.as_deref_mut()
+    if port.cn_deq & (1 << q) != 0 && frame.ecn().is_capable() {
+        mark_dequeued(port, q, &mut frame);
+    }
+    frame
+}
+
+/// [`dequeued_cn`] of an ECN-capable frame of a queue whose marker decides at dequeue.
+#[inline(never)]
+fn mark_dequeued(port: &mut Port, q: u8, frame: &mut Frame) {
+    if let Some(cn) = port.cn.as_deref_mut()
         && cn.mark_at_dequeue(q as usize, port.queues[q as usize].bytes)
     {
         frame.set_ecn(Ecn::Ce);
     }
-    frame
 }
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
