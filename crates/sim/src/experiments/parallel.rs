@@ -455,7 +455,11 @@ pub fn run_parts_on<O: Observer + Send>(
                             part.of_node.clone(),
                             p as u16,
                             observer(p as u16),
-                            CalendarQueue::default(),
+                            if O::PUSH_NUMBERS {
+                                CalendarQueue::numbered()
+                            } else {
+                                CalendarQueue::default()
+                            },
                         );
                         match built {
                             Ok(sim) => *lock(&sims[p]) = Some(sim),
