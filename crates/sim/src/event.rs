@@ -54,9 +54,11 @@ pub trait EventQueue<E> {
     }
     /// Number of pending events.
     fn len(&self) -> usize;
-    /// Events pushed so far: the sequence number the next push gets.
+    /// Events pushed so far: the sequence number the next push gets, where the queue numbers
+    /// its pushes ([`EventQueue::numbers`]; a plain [`CalendarQueue`] says 0).
     fn pushed(&self) -> u64;
-    /// Whether [`Scheduled::seq`] is the push's number (a plain [`CalendarQueue`] says 0).
+    /// Whether [`Scheduled::seq`] is the push's number and [`EventQueue::pushed`] counts
+    /// (a plain [`CalendarQueue`] says 0 for both).
     fn numbers(&self) -> bool {
         true
     }
@@ -346,8 +348,8 @@ struct Node<E, S> {
 /// bucket for the events a network simulation mostly schedules — a frame time or a
 /// propagation delay ahead.
 ///
-/// Made with `default()`, its ring does not keep each push's number ([`Scheduled::seq`] is
-/// 0 and [`EventQueue::numbers`] false): a number per entry costs the simulator ≈ 3 % more
+/// Made with `default()`, it does not number its pushes ([`Scheduled::seq`] and
+/// [`EventQueue::pushed`] are 0, [`EventQueue::numbers`] false): a number per entry costs the simulator ≈ 3 % more
 /// instructions (docs/benchmarks.md, "The queue's numbers for traced split runs only"), and
 /// only a split run's trace merge reads it. [`CalendarQueue::numbered`] keeps it.
 #[derive(Debug)]
@@ -393,7 +395,8 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
         self.0.numbered.as_ref().map_or_else(|| self.0.len(), |n| n.len())
     }
     fn pushed(&self) -> u64 {
-        self.0.numbered.as_ref().map_or(self.0.next_seq, |n| n.next_seq)
+        // (a plain ring counts only what goes into its heaps)
+        self.0.numbered.as_ref().map_or(0, |n| n.next_seq)
     }
     fn numbers(&self) -> bool {
         self.0.numbered.is_some()
@@ -442,6 +445,8 @@ struct Ring<E, S> {
     far: BinaryHeap<Entry<E>>,
     /// Slot of the earliest far event (`u128::MAX` when there is none).
     far_slot: u128,
+    /// Pushes so far; a plain ring counts only those into its heaps, which order their
+    /// entries by it (the ring needs no number: `NearEntry`).
     next_seq: u64,
     /// A numbered calendar that takes every event instead (a plain one's, for
     /// [`CalendarQueue::numbered`]): this one's ring stays empty, so its pushes and pops
@@ -675,11 +680,13 @@ impl<E: Copy, S: Seq> Ring<E, S> {
     /// event beyond the window, or (defensively) one before the cursor.
     #[cold]
     #[inline(never)]
-    fn push_rare(&mut self, t: u128, tie: u64, seq: u64, event: E) {
+    fn push_rare(&mut self, t: u128, tie: u64, event: E) {
         if let Some(n) = self.numbered.as_deref_mut() {
             n.push_tied(Instant::from_ps(t), tie, event);
             return;
         }
+        let seq = self.next_seq;
+        self.next_seq += 1;
         let key = heap_key(t, tie);
         let slot = key >> SLOT_LOW;
         if self.pool.capacity() == 0 {
@@ -772,7 +779,9 @@ impl<E: Copy, S: Seq> Ring<E, S> {
             self.pull_far();
         }
         let e = self.spill.pop()?;
-        Some(e.scheduled())
+        // (a plain ring's heap numbers are its own order, not the pushes')
+        let seq = S::of(e.seq).get();
+        Some(Scheduled { seq, ..e.scheduled() })
     }
 
     /// The earliest ring entry's full key, without moving anything.
@@ -804,8 +813,6 @@ impl<E: Copy, S: Seq> EventQueue<E> for Ring<E, S> {
     // window) is a few instructions; everything else is in `push_rare`
     #[inline(always)]
     fn push_tied(&mut self, at: Instant, tie: u64, event: E) {
-        let seq = self.next_seq;
-        self.next_seq += 1;
         let t = at.as_ps();
         // inside the window: cursor <= slot < cursor + CAL_BUCKETS, in 64 bits (a time below
         // 2^64 ps, 213 days, is below MAX_KEY_TIME; the cursor, a key's slot, fits 64 bits)
@@ -816,16 +823,14 @@ impl<E: Copy, S: Seq> EventQueue<E> for Ring<E, S> {
         {
             let b = ((t >> CAL_SHIFT) as usize) & (CAL_BUCKETS - 1);
             let key = (t & ((1 << CAL_SHIFT) - 1)) << TIE_BITS | (tie & TIE_MASK);
-            self.insert_bucket(
-                b,
-                NearEntry {
-                    key,
-                    seq: S::of(seq),
-                    event,
-                },
-            );
+            // (a plain ring counts only the pushes its heaps order: `pushed`)
+            let seq = S::of(self.next_seq);
+            if S::NUMBERED {
+                self.next_seq += 1;
+            }
+            self.insert_bucket(b, NearEntry { key, seq, event });
         } else {
-            self.push_rare(t, tie, seq, event);
+            self.push_rare(t, tie, event);
         }
     }
 
@@ -1176,7 +1181,7 @@ mod tests {
                 }
             }
             assert_eq!((h.len(), h.pushed()), (c.len(), c.pushed()));
-            assert_eq!((h.len(), h.pushed()), (plain.len(), plain.pushed()));
+            assert_eq!((h.len(), 0), (plain.len(), plain.pushed()));
             assert_eq!(h.peek_time(), c.peek_time());
         }
     }
