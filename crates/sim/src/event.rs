@@ -432,6 +432,9 @@ struct Ring<E, S> {
     cur_head: usize,
     /// Which bucket `cur` holds (`NIL` for none).
     cur_b: u32,
+    /// `cur_b` while the spill heap is empty, else `NIL`: a pop whose cursor's bucket this is
+    /// takes the current array's head at once (most pops).
+    fast_b: u32,
     /// Scratch of a large bucket's sort: its keys with their positions, and the entries.
     sort_keys: Vec<u128>,
     sort_tmp: Vec<NearEntry<E, S>>,
@@ -465,6 +468,7 @@ impl<E, S> Default for Ring<E, S> {
             cur: Vec::new(),
             cur_head: 0,
             cur_b: NIL,
+            fast_b: NIL,
             sort_keys: Vec::new(),
             sort_tmp: Vec::new(),
             occupied: [0; CAL_WORDS],
@@ -630,6 +634,7 @@ impl<E: Copy, S: Seq> Ring<E, S> {
             }
         }
         self.cur_b = b as u32;
+        self.fast_b = if self.spill.is_empty() { self.cur_b } else { NIL };
     }
 
     /// Sorts a large current array stably by key without allocating beyond the largest bucket
@@ -698,6 +703,7 @@ impl<E: Copy, S: Seq> Ring<E, S> {
         }
         if slot < self.cursor {
             self.spill.push(Entry { key, seq, event });
+            self.fast_b = NIL;
         } else if slot < self.window_end() {
             self.insert_near(slot, key, seq, event);
         } else {
@@ -755,6 +761,7 @@ impl<E: Copy, S: Seq> Ring<E, S> {
                         self.cur.clear();
                         self.cur_head = 0;
                         self.cur_b = NIL;
+                        self.fast_b = NIL;
                         self.vacate(b);
                     }
                     e
@@ -779,6 +786,9 @@ impl<E: Copy, S: Seq> Ring<E, S> {
             self.pull_far();
         }
         let e = self.spill.pop()?;
+        if self.spill.is_empty() {
+            self.fast_b = self.cur_b;
+        }
         // (a plain ring's heap numbers are its own order, not the pushes')
         let seq = S::of(e.seq).get();
         Some(Scheduled { seq, ..e.scheduled() })
@@ -843,13 +853,10 @@ impl<E: Copy, S: Seq> EventQueue<E> for Ring<E, S> {
     // tips LTO's heuristics against it, costing a quarter of the event rate)
     #[inline(always)]
     fn pop_before(&mut self, until: Instant) -> Option<Scheduled<E>> {
-        if self.near == 0 || !self.spill.is_empty() {
-            return self.pop_general(until.as_ps());
-        }
         let at_cursor = (self.cursor as usize) & (CAL_BUCKETS - 1);
-        if at_cursor as u32 == self.cur_b {
-            // the cursor's own bucket is current (and so not empty): nothing is earlier than
-            // its head (most pops: every one after a bucket's first)
+        if at_cursor as u32 == self.fast_b {
+            // the cursor's own bucket is current (and so not empty) and the spill heap empty:
+            // nothing is earlier than its head (most pops: every one after a bucket's first)
             let e = self.cur[self.cur_head];
             let at = (self.cursor << CAL_SHIFT) | u128::from(e.key >> TIE_BITS);
             if at >= until.as_ps() {
@@ -860,6 +867,7 @@ impl<E: Copy, S: Seq> EventQueue<E> for Ring<E, S> {
                 self.cur.clear();
                 self.cur_head = 0;
                 self.cur_b = NIL;
+                self.fast_b = NIL;
                 self.vacate(at_cursor);
             }
             self.near -= 1;
@@ -869,6 +877,9 @@ impl<E: Copy, S: Seq> EventQueue<E> for Ring<E, S> {
                 seq: e.seq.get(),
                 event: e.event,
             });
+        }
+        if self.near == 0 || !self.spill.is_empty() {
+            return self.pop_general(until.as_ps());
         }
         // the first event of a bucket: the next occupied one from the cursor's
         let b = self.next_occupied()?;
@@ -912,6 +923,7 @@ impl<E: Copy, S: Seq> EventQueue<E> for Ring<E, S> {
                 self.cur.clear();
                 self.cur_head = 0;
                 self.cur_b = NIL;
+                self.fast_b = NIL;
                 self.vacate(b);
             }
             e
@@ -1145,6 +1157,26 @@ mod tests {
         assert!(std::mem::size_of::<Node<u64, ()>>() <= 24);
         // in a numbered one, the push's number too
         assert!(std::mem::size_of::<Node<u64, u64>>() <= 32);
+    }
+
+    #[test]
+    fn events_before_the_window_pop_first_and_the_current_bucket_after_them() {
+        let mut c = CalendarQueue::default();
+        let far = 10 * ((CAL_BUCKETS as u128) << CAL_SHIFT);
+        let push = |c: &mut CalendarQueue<u32>, t: u128, e: u32| c.push(Instant::from_ps(t), e);
+        for (t, e) in [(0, 0), (far, 1), (far, 2), (far + 1, 3)] {
+            push(&mut c, t, e);
+        }
+        // the window jumps to the far events, whose bucket becomes current
+        assert_eq!(c.pop().map(|s| s.event), Some(0));
+        assert_eq!(c.pop().map(|s| s.event), Some(1));
+        // events in the past (a simulator never schedules them) wait in the spill heap
+        for (t, e) in [(100, 4), (far, 5), (100, 6), (200, 7)] {
+            push(&mut c, t, e);
+        }
+        assert_eq!(c.0.spill.len(), 3);
+        let order: Vec<u32> = std::iter::from_fn(|| c.pop().map(|s| s.event)).collect();
+        assert_eq!(order, [4, 6, 7, 2, 5, 3]);
     }
 
     #[test]
