@@ -20,8 +20,9 @@ pub struct Scheduled<E> {
     pub at: Instant,
     /// The caller's order among events at the same instant (smaller first).
     pub tie: u64,
-    /// Its push's number in this queue (0 for the first): equal (time, tie) pop in this
-    /// order, and a split run's trace records are merged by it (`trace::split`).
+    /// Its push's number in this queue (0 for the first) where the queue keeps it
+    /// ([`EventQueue::numbers`]; a plain [`CalendarQueue`] says 0): equal (time, tie) pop in
+    /// push order, and a split run's trace records are merged by it (`trace::split`).
     pub seq: u64,
     /// What happens.
     pub event: E,
@@ -53,8 +54,14 @@ pub trait EventQueue<E> {
     }
     /// Number of pending events.
     fn len(&self) -> usize;
-    /// Events pushed so far: the sequence number the next push gets.
+    /// Events pushed so far: the sequence number the next push gets, where the queue numbers
+    /// its pushes ([`EventQueue::numbers`]; a plain [`CalendarQueue`] says 0).
     fn pushed(&self) -> u64;
+    /// Whether [`Scheduled::seq`] is the push's number and [`EventQueue::pushed`] counts
+    /// (a plain [`CalendarQueue`] says 0 for both).
+    fn numbers(&self) -> bool {
+        true
+    }
     /// Whether no event is pending.
     fn is_empty(&self) -> bool {
         self.len() == 0
@@ -282,23 +289,57 @@ const _: () = assert!(SLOT_LOW == 64);
 /// End of a node list; also "no bucket" for the current one.
 const NIL: u32 = u32::MAX;
 
+/// What a ring entry carries of its push's number: nothing (`()`, a plain calendar) or the
+/// number (`u64`, a numbered one, for [`Scheduled::seq`]).
+trait Seq: Copy + std::fmt::Debug {
+    /// Whether the record is the number.
+    const NUMBERED: bool;
+    /// The entry's record of push number `n`.
+    fn of(n: u64) -> Self;
+    /// The push number recorded (0 where none is).
+    fn get(self) -> u64;
+}
+
+impl Seq for () {
+    const NUMBERED: bool = false;
+    #[inline(always)]
+    fn of(_: u64) {}
+    #[inline(always)]
+    fn get(self) -> u64 {
+        0
+    }
+}
+
+impl Seq for u64 {
+    const NUMBERED: bool = true;
+    #[inline(always)]
+    fn of(n: u64) -> u64 {
+        n
+    }
+    #[inline(always)]
+    fn get(self) -> u64 {
+        self
+    }
+}
+
 /// A ring entry: its time within the bucket's slot and its tie in one `u64`
-/// (`offset << 54 | tie`, the low 64 bits of the full key), and its push's number; the slot
-/// itself is the bucket's position. A bucket keeps its entries in insertion order among equal
-/// keys (its list is newest first, pushes into the current array go after their equals), so
-/// a stable sort on the key alone gives (key, sequence) order; the sequence number is carried
-/// only for [`Scheduled::seq`] (a split run's trace merge), not compared.
+/// (`offset << 54 | tie`, the low 64 bits of the full key), and in a numbered calendar its
+/// push's number; the slot itself is the bucket's position. A bucket keeps its entries in
+/// insertion order among equal keys (its list is newest first, pushes into the current array
+/// go after their equals), so a stable sort on the key alone gives (key, sequence) order; the
+/// sequence number is carried only for [`Scheduled::seq`] (a split run's trace merge), never
+/// compared, and a plain calendar's entries (16 bytes for an 8-byte event) leave it out.
 #[derive(Clone, Copy, Debug)]
-struct NearEntry<E> {
+struct NearEntry<E, S> {
     key: u64,
-    seq: u64,
+    seq: S,
     event: E,
 }
 
 /// An entry of a bucket that the cursor has not reached: a node of the bucket's list.
 #[derive(Clone, Copy, Debug)]
-struct Node<E> {
-    entry: NearEntry<E>,
+struct Node<E, S> {
+    entry: NearEntry<E, S>,
     next: u32,
 }
 
@@ -306,6 +347,73 @@ struct Node<E> {
 /// event popped, as in any discrete-event simulation) with O(1) push and a small sort per
 /// bucket for the events a network simulation mostly schedules — a frame time or a
 /// propagation delay ahead.
+///
+/// Made with `default()`, it does not number its pushes ([`Scheduled::seq`] and
+/// [`EventQueue::pushed`] are 0, [`EventQueue::numbers`] false): a number per entry costs the simulator ≈ 3 % more
+/// instructions (docs/benchmarks.md, "The queue's numbers for traced split runs only"), and
+/// only a split run's trace merge reads it. [`CalendarQueue::numbered`] keeps it.
+#[derive(Debug)]
+pub struct CalendarQueue<E>(Ring<E, ()>);
+
+impl<E> Default for CalendarQueue<E> {
+    fn default() -> Self {
+        CalendarQueue(Ring::default())
+    }
+}
+
+impl<E> CalendarQueue<E> {
+    /// A calendar queue whose pops say their push's number ([`Scheduled::seq`]), for an
+    /// observer that asks for it (`Observer::PUSH_NUMBERS`, a split run's trace records).
+    pub fn numbered() -> Self {
+        CalendarQueue(Ring {
+            numbered: Some(Box::default()),
+            ..Ring::default()
+        })
+    }
+
+    /// A calendar queue that numbers its pushes when `numbers` is true ([`Self::numbered`]),
+    /// a plain one otherwise: a partition's queue for an observer of `Observer::PUSH_NUMBERS`.
+    pub fn numbered_if(numbers: bool) -> Self {
+        if numbers {
+            Self::numbered()
+        } else {
+            Self(Ring::default())
+        }
+    }
+}
+
+impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
+    #[inline(always)]
+    fn push_tied(&mut self, at: Instant, tie: u64, event: E) {
+        self.0.push_tied(at, tie, event);
+    }
+    #[inline]
+    fn pop(&mut self) -> Option<Scheduled<E>> {
+        self.0.pop_before(Instant::MAX)
+    }
+    #[inline(always)]
+    fn pop_before(&mut self, until: Instant) -> Option<Scheduled<E>> {
+        self.0.pop_before(until)
+    }
+    fn peek_time(&self) -> Option<Instant> {
+        match &self.0.numbered {
+            Some(n) => n.peek_time(),
+            None => self.0.peek_time(),
+        }
+    }
+    fn len(&self) -> usize {
+        self.0.numbered.as_ref().map_or_else(|| self.0.len(), |n| n.len())
+    }
+    fn pushed(&self) -> u64 {
+        // (a plain ring counts only what goes into its heaps)
+        self.0.numbered.as_ref().map_or(0, |n| n.next_seq)
+    }
+    fn numbers(&self) -> bool {
+        self.0.numbered.is_some()
+    }
+}
+
+/// The calendar of a [`CalendarQueue`], its entries carrying `S` of their push's number.
 ///
 /// Events less than one window (≈ 4.2 µs) ahead of the cursor go into a ring of 1.024 ns
 /// buckets, each an unsorted list of nodes from one shared pool; a bitmap finds the next
@@ -320,23 +428,26 @@ struct Node<E> {
 /// (and a large bucket's sort scratch) only for a bucket larger than any before: nothing
 /// allocates per event.
 #[derive(Debug)]
-pub struct CalendarQueue<E> {
+struct Ring<E, S> {
     /// Slot number (time >> CAL_SHIFT) of the cursor: no ring event is earlier.
     cursor: u128,
     /// First node of each bucket's list (`NIL` when empty or when the bucket is current).
     heads: Box<[u32; CAL_BUCKETS]>,
     /// The nodes of every list, and free ones.
-    pool: Vec<Node<E>>,
+    pool: Vec<Node<E, S>>,
     /// First free node of the pool (`NIL` for none).
     free: u32,
     /// The current bucket's events, sorted, from `cur_head` on.
-    cur: Vec<NearEntry<E>>,
+    cur: Vec<NearEntry<E, S>>,
     cur_head: usize,
     /// Which bucket `cur` holds (`NIL` for none).
     cur_b: u32,
+    /// `cur_b` while the spill heap is empty, else `NIL`: a pop whose cursor's bucket this is
+    /// takes the current array's head at once (most pops).
+    fast_b: u32,
     /// Scratch of a large bucket's sort: its keys with their positions, and the entries.
     sort_keys: Vec<u128>,
-    sort_tmp: Vec<NearEntry<E>>,
+    sort_tmp: Vec<NearEntry<E, S>>,
     /// Bit b set while bucket b holds an event.
     occupied: [u64; CAL_WORDS],
     /// Events in the ring.
@@ -347,12 +458,18 @@ pub struct CalendarQueue<E> {
     far: BinaryHeap<Entry<E>>,
     /// Slot of the earliest far event (`u128::MAX` when there is none).
     far_slot: u128,
+    /// Pushes so far; a plain ring counts only those into its heaps, which order their
+    /// entries by it (the ring needs no number: `NearEntry`).
     next_seq: u64,
+    /// A numbered calendar that takes every event instead (a plain one's, for
+    /// [`CalendarQueue::numbered`]): this one's ring stays empty, so its pushes and pops
+    /// take the rare paths, which hand them on.
+    numbered: Option<Box<Ring<E, u64>>>,
 }
 
-impl<E> Default for CalendarQueue<E> {
+impl<E, S> Default for Ring<E, S> {
     fn default() -> Self {
-        CalendarQueue {
+        Ring {
             cursor: 0,
             // a fixed-size array: a bucket index (masked to the ring) needs no bounds check
             heads: Box::new([NIL; CAL_BUCKETS]),
@@ -361,6 +478,7 @@ impl<E> Default for CalendarQueue<E> {
             cur: Vec::new(),
             cur_head: 0,
             cur_b: NIL,
+            fast_b: NIL,
             sort_keys: Vec::new(),
             sort_tmp: Vec::new(),
             occupied: [0; CAL_WORDS],
@@ -369,11 +487,12 @@ impl<E> Default for CalendarQueue<E> {
             far: BinaryHeap::with_capacity(256),
             far_slot: u128::MAX,
             next_seq: 0,
+            numbered: None,
         }
     }
 }
 
-impl<E: Copy> CalendarQueue<E> {
+impl<E: Copy, S: Seq> Ring<E, S> {
     /// First slot past the window.
     #[inline]
     fn window_end(&self) -> u128 {
@@ -382,7 +501,7 @@ impl<E: Copy> CalendarQueue<E> {
 
     /// Links `entry` at the front of bucket `b`'s list.
     #[inline(always)]
-    fn link(&mut self, b: usize, entry: NearEntry<E>) {
+    fn link(&mut self, b: usize, entry: NearEntry<E, S>) {
         let next = self.heads[b];
         let n = if self.free != NIL {
             let n = self.free;
@@ -407,7 +526,7 @@ impl<E: Copy> CalendarQueue<E> {
         let b = (slot as usize) & (CAL_BUCKETS - 1);
         let entry = NearEntry {
             key: key as u64,
-            seq,
+            seq: S::of(seq),
             event,
         };
         self.insert_bucket(b, entry);
@@ -415,7 +534,7 @@ impl<E: Copy> CalendarQueue<E> {
 
     /// Puts `entry` (its key within its slot) into bucket `b`, which lies in the window.
     #[inline(always)]
-    fn insert_bucket(&mut self, b: usize, entry: NearEntry<E>) {
+    fn insert_bucket(&mut self, b: usize, entry: NearEntry<E, S>) {
         if b as u32 == self.cur_b {
             // a new event has the largest sequence number and usually a time no earlier than
             // the rest: it goes at the end, else before the larger keys (after its equals)
@@ -525,6 +644,7 @@ impl<E: Copy> CalendarQueue<E> {
             }
         }
         self.cur_b = b as u32;
+        self.fast_b = if self.spill.is_empty() { self.cur_b } else { NIL };
     }
 
     /// Sorts a large current array stably by key without allocating beyond the largest bucket
@@ -575,7 +695,15 @@ impl<E: Copy> CalendarQueue<E> {
     /// event beyond the window, or (defensively) one before the cursor.
     #[cold]
     #[inline(never)]
-    fn push_rare(&mut self, slot: u128, key: u128, seq: u64, event: E) {
+    fn push_rare(&mut self, t: u128, tie: u64, event: E) {
+        if let Some(n) = self.numbered.as_deref_mut() {
+            n.push_tied(Instant::from_ps(t), tie, event);
+            return;
+        }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let key = heap_key(t, tie);
+        let slot = key >> SLOT_LOW;
         if self.pool.capacity() == 0 {
             self.pool = Vec::with_capacity(CAL_RESERVE);
             self.cur = Vec::with_capacity(CAL_RESERVE);
@@ -585,6 +713,7 @@ impl<E: Copy> CalendarQueue<E> {
         }
         if slot < self.cursor {
             self.spill.push(Entry { key, seq, event });
+            self.fast_b = NIL;
         } else if slot < self.window_end() {
             self.insert_near(slot, key, seq, event);
         } else {
@@ -602,6 +731,9 @@ impl<E: Copy> CalendarQueue<E> {
     #[cold]
     #[inline(never)]
     fn pop_general(&mut self, until: u128) -> Option<Scheduled<E>> {
+        if let Some(n) = self.numbered.as_deref_mut() {
+            return n.pop_before(Instant::from_ps(until));
+        }
         if self.near == 0 && self.spill.is_empty() {
             // the window is empty: jump it to the earliest far event
             if self.far_slot == u128::MAX || self.far.peek()?.key >> TIE_BITS >= until {
@@ -639,6 +771,7 @@ impl<E: Copy> CalendarQueue<E> {
                         self.cur.clear();
                         self.cur_head = 0;
                         self.cur_b = NIL;
+                        self.fast_b = NIL;
                         self.vacate(b);
                     }
                     e
@@ -647,7 +780,7 @@ impl<E: Copy> CalendarQueue<E> {
                 return Some(Scheduled {
                     at: Instant::from_ps(key >> TIE_BITS),
                     tie: (key as u64) & TIE_MASK,
-                    seq: e.seq,
+                    seq: e.seq.get(),
                     event: e.event,
                 });
             }
@@ -663,7 +796,12 @@ impl<E: Copy> CalendarQueue<E> {
             self.pull_far();
         }
         let e = self.spill.pop()?;
-        Some(e.scheduled())
+        if self.spill.is_empty() {
+            self.fast_b = self.cur_b;
+        }
+        // (a plain ring's heap numbers are its own order, not the pushes')
+        let seq = S::of(e.seq).get();
+        Some(Scheduled { seq, ..e.scheduled() })
     }
 
     /// The earliest ring entry's full key, without moving anything.
@@ -688,15 +826,13 @@ impl<E: Copy> CalendarQueue<E> {
     }
 }
 
-impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
+impl<E: Copy, S: Seq> EventQueue<E> for Ring<E, S> {
     /// Adds an event; an event before the cursor's slot (a simulator never schedules into
     /// the past) still pops in (time, tie, sequence) order.
     // inlined at every call site: the common case (a non-empty queue, an event inside the
     // window) is a few instructions; everything else is in `push_rare`
     #[inline(always)]
     fn push_tied(&mut self, at: Instant, tie: u64, event: E) {
-        let seq = self.next_seq;
-        self.next_seq += 1;
         let t = at.as_ps();
         // inside the window: cursor <= slot < cursor + CAL_BUCKETS, in 64 bits (a time below
         // 2^64 ps, 213 days, is below MAX_KEY_TIME; the cursor, a key's slot, fits 64 bits)
@@ -707,10 +843,14 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
         {
             let b = ((t >> CAL_SHIFT) as usize) & (CAL_BUCKETS - 1);
             let key = (t & ((1 << CAL_SHIFT) - 1)) << TIE_BITS | (tie & TIE_MASK);
+            // (a plain ring counts only the pushes its heaps order: `pushed`)
+            let seq = S::of(self.next_seq);
+            if S::NUMBERED {
+                self.next_seq += 1;
+            }
             self.insert_bucket(b, NearEntry { key, seq, event });
         } else {
-            let key = heap_key(t, tie);
-            self.push_rare(key >> SLOT_LOW, key, seq, event);
+            self.push_rare(t, tie, event);
         }
     }
 
@@ -723,13 +863,10 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
     // tips LTO's heuristics against it, costing a quarter of the event rate)
     #[inline(always)]
     fn pop_before(&mut self, until: Instant) -> Option<Scheduled<E>> {
-        if self.near == 0 || !self.spill.is_empty() {
-            return self.pop_general(until.as_ps());
-        }
         let at_cursor = (self.cursor as usize) & (CAL_BUCKETS - 1);
-        if at_cursor as u32 == self.cur_b {
-            // the cursor's own bucket is current (and so not empty): nothing is earlier than
-            // its head (most pops: every one after a bucket's first)
+        if at_cursor as u32 == self.fast_b {
+            // the cursor's own bucket is current (and so not empty) and the spill heap empty:
+            // nothing is earlier than its head (most pops: every one after a bucket's first)
             let e = self.cur[self.cur_head];
             let at = (self.cursor << CAL_SHIFT) | u128::from(e.key >> TIE_BITS);
             if at >= until.as_ps() {
@@ -740,15 +877,19 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
                 self.cur.clear();
                 self.cur_head = 0;
                 self.cur_b = NIL;
+                self.fast_b = NIL;
                 self.vacate(at_cursor);
             }
             self.near -= 1;
             return Some(Scheduled {
                 at: Instant::from_ps(at),
                 tie: e.key & TIE_MASK,
-                seq: e.seq,
+                seq: e.seq.get(),
                 event: e.event,
             });
+        }
+        if self.near == 0 || !self.spill.is_empty() {
+            return self.pop_general(until.as_ps());
         }
         // the first event of a bucket: the next occupied one from the cursor's
         let b = self.next_occupied()?;
@@ -792,6 +933,7 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
                 self.cur.clear();
                 self.cur_head = 0;
                 self.cur_b = NIL;
+                self.fast_b = NIL;
                 self.vacate(b);
             }
             e
@@ -800,7 +942,7 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
         Some(Scheduled {
             at: Instant::from_ps(at),
             tie: near_key & TIE_MASK,
-            seq: e.seq,
+            seq: e.seq.get(),
             event: e.event,
         })
     }
@@ -821,6 +963,9 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
     }
     fn pushed(&self) -> u64 {
         self.next_seq
+    }
+    fn numbers(&self) -> bool {
+        S::NUMBERED
     }
 }
 
@@ -1017,8 +1162,70 @@ mod tests {
     #[test]
     fn a_queued_event_of_eight_bytes_takes_at_most_32_bytes() {
         assert!(std::mem::size_of::<Entry<u64>>() <= 32);
-        // in the ring: a 64-bit key, the push's number, the event, the next node's index
-        assert!(std::mem::size_of::<Node<u64>>() <= 32);
+        // in a plain ring: a 64-bit key, the event, the next node's index
+        assert_eq!(std::mem::size_of::<NearEntry<u64, ()>>(), 16);
+        assert!(std::mem::size_of::<Node<u64, ()>>() <= 24);
+        // in a numbered one, the push's number too
+        assert!(std::mem::size_of::<Node<u64, u64>>() <= 32);
+    }
+
+    #[test]
+    fn events_before_the_window_pop_first_and_the_current_bucket_after_them() {
+        let mut c = CalendarQueue::default();
+        let far = 10 * ((CAL_BUCKETS as u128) << CAL_SHIFT);
+        let push = |c: &mut CalendarQueue<u32>, t: u128, e: u32| c.push(Instant::from_ps(t), e);
+        for (t, e) in [(0, 0), (far, 1), (far, 2), (far + 1, 3)] {
+            push(&mut c, t, e);
+        }
+        // the window jumps to the far events, whose bucket becomes current
+        assert_eq!(c.pop().map(|s| s.event), Some(0));
+        assert_eq!(c.pop().map(|s| s.event), Some(1));
+        // events in the past (a simulator never schedules them) wait in the spill heap
+        for (t, e) in [(100, 4), (far, 5), (100, 6), (200, 7)] {
+            push(&mut c, t, e);
+        }
+        assert_eq!(c.0.spill.len(), 3);
+        let order: Vec<u32> = std::iter::from_fn(|| c.pop().map(|s| s.event)).collect();
+        assert_eq!(order, [4, 6, 7, 2, 5, 3]);
+    }
+
+    #[test]
+    fn a_numbered_calendar_pops_the_heaps_order_and_push_numbers() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(13);
+        let mut h = HeapQueue::with_capacity(16);
+        let mut c = CalendarQueue::numbered();
+        let mut plain = CalendarQueue::default();
+        assert!(c.numbers() && !plain.numbers() && h.numbers());
+        let mut now = 0u128;
+        let window = (CAL_BUCKETS as u128) << CAL_SHIFT;
+        for step in 0..50_000u32 {
+            if rng.gen_bool(0.52) || h.is_empty() {
+                let dt: u128 = match rng.gen_range(0..4) {
+                    0 => 0,
+                    1 => rng.gen_range(0..1 << CAL_SHIFT),
+                    2 => rng.gen_range(0..window),
+                    _ => rng.gen_range(window..4 * window),
+                };
+                let tie = rng.gen_range(0..4u64) << 40;
+                for q in [&mut h as &mut dyn EventQueue<u32>, &mut c, &mut plain] {
+                    q.push_tied(Instant::from_ps(now + dt), tie, step);
+                }
+            } else {
+                let until = Instant::from_ps(now + rng.gen_range(0..2 * window));
+                let (a, b, p) = (h.pop_before(until), c.pop_before(until), plain.pop_before(until));
+                let a = a.map(|a| (a.at, a.tie, a.seq, a.event));
+                assert_eq!(a, b.map(|b| (b.at, b.tie, b.seq, b.event)), "step {step}");
+                // the plain one pops the same events, without their numbers
+                assert_eq!(a.map(|a| (a.0, a.1, a.3)), p.map(|p| (p.at, p.tie, p.event)));
+                if let Some(a) = a {
+                    now = a.0.as_ps();
+                }
+            }
+            assert_eq!((h.len(), h.pushed()), (c.len(), c.pushed()));
+            assert_eq!((h.len(), 0), (plain.len(), plain.pushed()));
+            assert_eq!(h.peek_time(), c.peek_time());
+        }
     }
 
     #[test]

@@ -70,6 +70,12 @@ pub trait Observer {
     /// observer that ignores them turns it off so that the simulator does not read the
     /// occupancy per frame for nothing).
     const BUFFER_STATE: bool = true;
+    /// Whether [`Observer::event_start`]'s `seq` and [`Observer::taken_in`]'s must be the
+    /// pushes' numbers (a split run's trace records, `trace::split`): the simulator's queue
+    /// must then keep them ([`crate::event::EventQueue::numbers`]; a split run gives such an
+    /// observer's parts [`crate::event::CalendarQueue::numbered`]). Off by default: the
+    /// plain calendar queue leaves the number out of its entries.
+    const PUSH_NUMBERS: bool = false;
     /// The priorities `port` may not start data frames for (its peer's pauses; PAUSE: bit 0)
     /// became `mask` at `at`.
     #[inline(always)]
@@ -134,6 +140,7 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
     const PAUSE_STATE: bool = A::PAUSE_STATE || B::PAUSE_STATE;
     const BUFFER_STATE: bool = A::BUFFER_STATE || B::BUFFER_STATE;
     const CC_FIELDS: bool = A::CC_FIELDS || B::CC_FIELDS;
+    const PUSH_NUMBERS: bool = A::PUSH_NUMBERS || B::PUSH_NUMBERS;
     fn cc_field(&mut self, port: PortId, field: &CcField) {
         self.0.cc_field(port, field);
         self.1.cc_field(port, field);
@@ -188,6 +195,7 @@ impl<T: Observer> Observer for Option<T> {
     const PAUSE_STATE: bool = T::PAUSE_STATE;
     const BUFFER_STATE: bool = T::BUFFER_STATE;
     const CC_FIELDS: bool = T::CC_FIELDS;
+    const PUSH_NUMBERS: bool = T::PUSH_NUMBERS;
     fn cc_field(&mut self, port: PortId, field: &CcField) {
         if let Some(o) = self {
             o.cc_field(port, field);

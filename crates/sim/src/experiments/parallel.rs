@@ -455,7 +455,7 @@ pub fn run_parts_on<O: Observer + Send>(
                             part.of_node.clone(),
                             p as u16,
                             observer(p as u16),
-                            CalendarQueue::default(),
+                            CalendarQueue::numbered_if(O::PUSH_NUMBERS),
                         );
                         match built {
                             Ok(sim) => *lock(&sims[p]) = Some(sim),

@@ -489,7 +489,7 @@ fn build_rank<O: Observer>(
                 part.of_node.clone(),
                 me as u16,
                 observer(me as u16),
-                CalendarQueue::default(),
+                CalendarQueue::numbered_if(O::PUSH_NUMBERS),
             )
         })
         .collect::<Result<Vec<_>, _>>()?;

@@ -315,6 +315,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Handles every event before `until` (capped at the end of the scenario) and advances
     /// the clock to it. Returns true when the end has been reached.
     pub fn run_until(&mut self, until: Instant) -> bool {
+        assert!(
+            !O::PUSH_NUMBERS || self.queue.numbers(),
+            "an observer that reads the pushes' numbers needs a queue that keeps them (CalendarQueue::numbered)"
+        );
         let until = until.min(self.end);
         // an engine fault or the deadlock detector halts the run (and moves `end` to now)
         while !self.patho.halted {

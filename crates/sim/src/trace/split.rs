@@ -7,7 +7,8 @@
 //! The key of an event is (instant, tie, origin) (`sim/order.rs`): one simulator handles the
 //! events of one instant and tie in the order they were pushed, and all of them were scheduled
 //! by one node (the tie names the scheduler), whose partition pushed them in that order. So
-//! the origin of an event a partition pushed itself is `2 × its sequence number + 1`, and a
+//! the origin of an event a partition pushed itself is `2 × its sequence number + 1` (a
+//! [`Recorder`]'s partition numbers its pushes, [`Observer::PUSH_NUMBERS`]), and a
 //! frame that crossed a cut link carries `2 × the pushes its sender's queue had made` when it
 //! left ([`crate::sim::partition::Message::origin`]): it sorts after the events its sender
 //! pushed before it and before those pushed after. Events the build scheduled are pushed in the
@@ -149,6 +150,8 @@ impl<O: Observer> Observer for Recorder<O> {
     const CC_FIELDS: bool = O::CC_FIELDS;
     const PAUSE_STATE: bool = O::PAUSE_STATE;
     const BUFFER_STATE: bool = O::BUFFER_STATE;
+    // (its records' origins are the pushes' numbers)
+    const PUSH_NUMBERS: bool = true;
 
     fn event_start(&mut self, at: Instant, tie: u64, seq: u64) {
         let from_away = self
