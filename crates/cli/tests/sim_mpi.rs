@@ -35,7 +35,7 @@ mod with_mpi {
 
     use lossless_testkit::temp_dir;
 
-    use super::support::{bin, run_in, wait_bounded};
+    use super::support::{bin, files_under, run_in, wait_bounded};
 
     /// `mpirun ARGS lossless ...` in `dir`, at most two minutes, allowed as root, waits yielding.
     fn mpirun(mpirun: &Path, dir: &Path, mpi_args: &[&str], args: &[&str]) -> Output {
@@ -289,27 +289,6 @@ mod with_mpi {
     fn dcbx_disagree_under_mpirun_n_2_and_n_4_writes_the_one_thread_json_and_exit_status() {
         // PFC not operational on a link whose ends disagree (exit status 3: lossless drops)
         same_json_and_exit("sim_mpi_dcbx_disagree", |_| "dcbx-disagree".into(), &[], 3);
-    }
-
-    /// Every file under `dir` (relative path, bytes), sorted by path.
-    fn files_under(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-        let mut out = Vec::new();
-        let mut todo = vec![dir.to_path_buf()];
-        while let Some(d) = todo.pop() {
-            for e in std::fs::read_dir(&d).unwrap() {
-                let p = e.unwrap().path();
-                if p.is_dir() {
-                    todo.push(p);
-                } else {
-                    out.push((
-                        p.strip_prefix(dir).unwrap().to_path_buf(),
-                        std::fs::read(&p).unwrap(),
-                    ));
-                }
-            }
-        }
-        out.sort();
-        out
     }
 
     /// `args` with every trace output (--pcap, --vcd, --report, --series) and --json into

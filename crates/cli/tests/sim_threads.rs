@@ -420,27 +420,6 @@ fn sigint_stops_a_threaded_run_at_a_window_and_writes_nothing() {
     assert!(!dir.join("out.json").exists());
 }
 
-/// Every file under `dir` (relative path, bytes), sorted by path.
-fn files_under(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                todo.push(p);
-            } else {
-                out.push((
-                    p.strip_prefix(dir).unwrap().to_path_buf(),
-                    std::fs::read(&p).unwrap(),
-                ));
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 /// Runs `lossless sim` with `args` and every trace output (--pcap, --vcd, --report,
 /// --series, --json) into `out`; returns the files written.
 fn traced_run(out: &std::path::Path, args: &[&str]) -> Vec<(std::path::PathBuf, Vec<u8>)> {

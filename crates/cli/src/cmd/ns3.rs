@@ -167,10 +167,10 @@ fn simulate(
         // (each part samples its own switch ports at the monitor's instants; over ranks, the
         // other ranks' parts ship their samples with their pfc.txt lines)
         let qlen = fork.part_monitor(&config);
-        if traced && let Some(tr) = mpi {
-            // pfc.txt and qlen.txt from each part's own observer (the other ranks' shipped
-            // after the run), the other outputs' records gathered on rank 0 window by window
-            // and merged (`trace::split`)
+        if traced {
+            // pfc.txt and qlen.txt from each part's own observer (over ranks, the other ranks'
+            // shipped after the run), the other outputs' records merged (`trace::split`; over
+            // ranks, gathered on rank 0 window by window)
             let part = |_| {
                 (
                     Ns3Observer::for_part(&config).with_qlen(qlen.clone()),
@@ -178,28 +178,15 @@ fn simulate(
                 )
             };
             let extras = (pcap, (vcd, html));
-            let ran =
-                super::sim::simulate_traced_ranks(args, name, &config, tr, extras, &part, |o| &mut o.1)?;
-            let (ran, parts, extras) = match ran {
-                Ok(done) => done,
-                Err(status) => return Ok(Err(status)),
+            let ran = match mpi {
+                Some(tr) => {
+                    super::sim::simulate_traced_ranks(args, name, &config, tr, extras, &part, |o| &mut o.1)?
+                }
+                None => {
+                    let threads = threads.unwrap_or(1);
+                    super::sim::simulate_traced(args, name, &config, threads, extras, &part, |o| &mut o.1)?
+                }
             };
-            let end = ran.end;
-            let mut parts: Vec<Ns3Observer> = parts.into_iter().map(|(ns3, _)| ns3).collect();
-            write_monitored(fork, &mut parts)?;
-            return Ok(Ok((ran, merge_pfc(parts), extras, end)));
-        }
-        if traced && let Some(threads) = threads {
-            // pfc.txt and qlen.txt from each part's own observer, the other outputs merged
-            // (`trace::split`)
-            let part = |_| {
-                (
-                    Ns3Observer::for_part(&config).with_qlen(qlen.clone()),
-                    Recorder::<Extras>::new(),
-                )
-            };
-            let extras = (pcap, (vcd, html));
-            let ran = super::sim::simulate_traced(args, name, &config, threads, extras, &part, |o| &mut o.1)?;
             let (ran, parts, extras) = match ran {
                 Ok(done) => done,
                 Err(status) => return Ok(Err(status)),

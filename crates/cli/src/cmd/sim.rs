@@ -547,37 +547,26 @@ fn simulate(
 ) -> anyhow::Result<Result<Ran, ExitCode>> {
     let built = || format!("{name}: the scenario loads but cannot be built");
     let traced = pcap.is_some() || vcd.is_some() || html.0.is_some() || html.1.is_some();
-    if traced && let Some(tr) = mpi {
-        // each partition's trace records reach rank 0 window by window (`trace::split`)
-        let extras = (pcap, (vcd, html));
-        let recorder = |_| Recorder::<Extras>::new();
-        let (mut ran, _, mut extras) =
-            match simulate_traced_ranks(args, name, &config, tr, extras, &recorder, |r| r)? {
-                Ok(done) => done,
-                Err(status) => return Ok(Err(status)),
-            };
-        if let Some(twin) = twin {
-            twin.compare_into(&mut ran.report);
-        }
-        let end = ran.end;
-        finish_extras(args, &mut extras, end, &ran.report, wrote, all)?;
-        return Ok(Ok(ran));
-    }
     // (the default stays one thread with these: the threads that help are asked for)
     let split = args.threads.is_some() || args.partition.is_some();
-    let threads = if traced && split {
+    let threads = if traced && split && mpi.is_none() {
         threads_for(args, &config, twin.is_some())?
     } else {
         1
     };
-    if traced && threads > 1 {
+    if traced && (threads > 1 || mpi.is_some()) {
+        // each partition's trace records merged window by window (`trace::split`; over
+        // ranks, gathered on rank 0)
         let extras = (pcap, (vcd, html));
         let recorder = |_| Recorder::<Extras>::new();
-        let (mut ran, _, mut extras) =
-            match simulate_traced(args, name, &config, threads, extras, &recorder, |r| r)? {
-                Ok(done) => done,
-                Err(status) => return Ok(Err(status)),
-            };
+        let ran = match mpi {
+            Some(tr) => simulate_traced_ranks(args, name, &config, tr, extras, &recorder, |r| r)?,
+            None => simulate_traced(args, name, &config, threads, extras, &recorder, |r| r)?,
+        };
+        let (mut ran, _, mut extras) = match ran {
+            Ok(done) => done,
+            Err(status) => return Ok(Err(status)),
+        };
         if let Some(twin) = twin {
             twin.compare_into(&mut ran.report);
         }

@@ -190,3 +190,25 @@ pub fn assert_no_panic(status: ExitStatus, err: &str, what: &str) {
         "{what} panicked: {status:?} {err}"
     );
 }
+
+/// Every file under `dir` (path relative to it, bytes), sorted by path: the outputs of two
+/// runs compared whole.
+pub fn files_under(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                out.push((
+                    p.strip_prefix(dir).unwrap().to_path_buf(),
+                    std::fs::read(&p).unwrap(),
+                ));
+            }
+        }
+    }
+    out.sort();
+    out
+}
