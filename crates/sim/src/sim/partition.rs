@@ -247,10 +247,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     }
 
     /// Puts `w`, which `p` started sending, on the wire: to arrive at the peer at `arrive`, in
-    /// this simulator or, across a cut link, as a message.
+    /// this simulator or, across a cut link, as a message. `peer` is `p`'s peer, which the
+    /// caller holds.
     #[inline(always)]
-    pub(in crate::sim) fn put_on_wire(&mut self, p: PortId, w: WireFrame, arrive: Instant) {
-        let peer = self.ports[p as usize].peer;
+    pub(in crate::sim) fn put_on_wire(&mut self, p: PortId, peer: PortId, w: WireFrame, arrive: Instant) {
         if let Some(ps) = self.part.as_deref_mut()
             && ps.of_node[self.ports[peer as usize].node as usize] != ps.me
         {

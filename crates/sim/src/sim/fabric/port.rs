@@ -227,9 +227,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             port.busy = true;
             port.stats.count_control_tx(&tx.frame);
             let pint_len = port.pint.is_some().then(|| port.mac.config().framing);
-            let arrive = tx.last_bit + port.prop;
+            let (arrive, peer) = (tx.last_bit + port.prop, port.peer);
             schedule!(self, tx.free_at, Event::TxEnd(p));
-            self.put_on_wire(p, w, arrive);
+            self.put_on_wire(p, peer, w, arrive);
             self.observer.tx_start(p, &w, tx.start, tx.last_bit);
             if let Some(framing) = pint_len {
                 // the PINT estimate's previous frame (the fork's PFC frames go through the
@@ -247,7 +247,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.arm_timer(p);
             return;
         }
-        if self.hook_before_data(p) {
+        // the hook's flags read here, on the port at hand
+        let (lldp, nic) = (port.lldp_queued, port.pull | port.reply_first as u8 != 0);
+        if self.hook_before_data(p, lldp, nic) {
             return;
         }
         let port = &mut self.ports[pi];
@@ -304,8 +306,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.engine_fault(p, "transmission selection lost track of a queue", &e);
             return;
         }
-        let (kind, node) = (port.kind, port.node);
-        self.hook_transmitting(p, &frame);
+        let (kind, node, int_stamp) = (port.kind, port.node, port.int_stamp);
+        self.hook_transmitting(p, int_stamp, &frame);
         self.start_frame(p, frame, slot);
         match kind {
             // the HPCC ns-3 switch frees the ingress charge as the packet is dequeued (and
@@ -335,9 +337,16 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let st = &mut port.stats.prio[frame.priority as usize];
         st.tx_frames += 1;
         st.tx_bytes += frame.len as u64;
-        let arrive = slot.last_bit + port.prop;
+        let (arrive, peer) = (slot.last_bit + port.prop, port.peer);
         schedule!(self, slot.free_at, Event::TxEnd(p));
-        self.put_on_wire(p, w, arrive);
+        if self.part.is_none() {
+            // `put_on_wire` without a partition, on the port already at hand (the event
+            // queue is another field: no second index of the port)
+            port.inflight.push_back(w);
+            schedule!(self, arrive, Event::Arrive(peer));
+        } else {
+            self.put_on_wire(p, peer, w, arrive);
+        }
         if O::CC_FIELDS && frame.kind == FrameKind::RoceData {
             self.observe_cc_field(p, &frame);
         }

@@ -62,10 +62,10 @@ impl Routes {
     #[inline(always)]
     pub(crate) fn get(&self, dst: usize) -> &[PortId] {
         let Dest { target, slot } = self.dests[dst];
-        let (start, count) = (
-            self.table[2 * target as usize],
-            self.table[2 * target as usize + 1],
-        );
+        // the second word first: its bounds check covers the first word too
+        let t = 2 * target as usize;
+        let count = self.table[t + 1];
+        let start = self.table[t];
         // branch-free: the own hosts' entry (count LOCAL | 1) is offset by the slot
         let local = count >> 31;
         let start = (start + slot * local) as usize;

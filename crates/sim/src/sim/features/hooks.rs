@@ -41,21 +41,22 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// Before data: the transmitter of `p` is idle and no control frame is due. An LLDPDU of
     /// DCBX goes first (`dcbx.rs`), then the NIC serves its reply queue and QPs (`qp.rs`).
-    /// True when one of them started a frame.
+    /// True when one of them started a frame. The caller passes the port's flags it holds:
+    /// `lldp` its `lldp_queued`, `nic` whether its `pull` or `reply_first` is set.
     #[inline(always)]
-    pub(in crate::sim) fn hook_before_data(&mut self, p: PortId) -> bool {
-        if self.ports[p as usize].lldp_queued && self.start_lldp(p) {
+    pub(in crate::sim) fn hook_before_data(&mut self, p: PortId, lldp: bool, nic: bool) -> bool {
+        if lldp && self.start_lldp(p) {
             return true;
         }
-        let port = &self.ports[p as usize];
-        port.pull | port.reply_first as u8 != 0 && self.nic_service(p)
+        nic && self.nic_service(p)
     }
 
     /// Transmitting: `frame` was dequeued at `p` and is about to start. A switch stamps the
     /// INT record of an HPCC QP's data packet or PINT's code (`hpcc.rs`); victim accounting.
+    /// The caller passes the port's `int_stamp`.
     #[inline(always)]
-    pub(in crate::sim) fn hook_transmitting(&mut self, p: PortId, frame: &Frame) {
-        if self.ports[p as usize].int_stamp {
+    pub(in crate::sim) fn hook_transmitting(&mut self, p: PortId, int_stamp: bool, frame: &Frame) {
+        if int_stamp {
             self.telemetry_transmitting(p, frame);
         }
         if self.patho.victims.is_some() {
