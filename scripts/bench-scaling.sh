@@ -2,9 +2,9 @@
 # Issue 22's scaling figures for the 320-host fat tree (the HPCC ns-3 corpus's topology,
 # WebSearch at 30 %, DCQCN, 200 µs) and a 1,024-host fat tree (k = 16, the same traffic).
 #
-# The partitioned engine does not exist yet: what this prints is the model of a windowed
-# barrier measured on the sequential run (crates/sim/src/experiments/partition_model.rs) —
-# per partition count, the automatic partitioning's cut links and lookahead, the windows,
+# First it prints the model of the windowed barrier measured on the sequential run
+# (crates/sim/src/experiments/partition_model.rs), which needs no cores to spare: per
+# partition count, the automatic partitioning's cut links and lookahead, the windows,
 # events and cross-partition frames per window, the critical path (the busiest partition's
 # events summed over windows) and the speed-up it allows, statically and with the groups
 # placed per window by the previous window's cost, and (engine×) the engine's default partitions
