@@ -183,19 +183,23 @@ pub struct Ns3Observer {
     qlen: Option<Box<QlenPart>>,
 }
 
+/// Every port of `config` in the simulator's order (link i's ports 2i at `a` and 2i + 1 at
+/// `b`) as (node, ns-3 device index, whether the node is a switch): a node's devices count
+/// its links in order from 1.
+fn ns3_devices(config: &SimConfig) -> impl Iterator<Item = (u32, u32, bool)> + '_ {
+    let mut next = vec![0u32; config.nodes.len()];
+    config.links.iter().flat_map(|l| [l.a, l.b]).map(move |n| {
+        next[n as usize] += 1;
+        let switch = matches!(config.nodes[n as usize].kind, NodeKind::Switch(_));
+        (n, next[n as usize], switch)
+    })
+}
+
 impl Ns3Observer {
     /// An observer for a simulation of `config` (ports numbered as the simulator numbers them:
     /// link i has ports 2i at `a` and 2i + 1 at `b`; devices count each node's links in order).
     pub fn new(config: &SimConfig) -> Self {
-        let mut next = vec![0u32; config.nodes.len()];
-        let mut ports = Vec::with_capacity(config.links.len() * 2);
-        for l in &config.links {
-            for n in [l.a, l.b] {
-                next[n as usize] += 1;
-                let switch = matches!(config.nodes[n as usize].kind, NodeKind::Switch(_));
-                ports.push((n, next[n as usize], switch));
-            }
-        }
+        let ports = ns3_devices(config).collect();
         Ns3Observer {
             ports,
             pfc: Vec::new(),
@@ -440,16 +444,11 @@ impl QlenMonitor {
     /// A monitor of every switch port of `config` from `start_ns` until the first sample at or
     /// after `end_ns`.
     pub fn new(config: &SimConfig, start_ns: u64, end_ns: u64) -> Self {
-        let mut next = vec![0u32; config.nodes.len()];
-        let mut ports = Vec::new();
-        for (i, l) in config.links.iter().enumerate() {
-            for (end, n) in [l.a, l.b].into_iter().enumerate() {
-                next[n as usize] += 1;
-                if matches!(config.nodes[n as usize].kind, NodeKind::Switch(_)) {
-                    ports.push(((2 * i + end) as PortId, n, next[n as usize], Vec::new()));
-                }
-            }
-        }
+        let mut ports: Vec<_> = ns3_devices(config)
+            .enumerate()
+            .filter(|&(_, (_, _, switch))| switch)
+            .map(|(p, (n, dev, _))| (p as PortId, n, dev, Vec::new()))
+            .collect();
         ports.sort_by_key(|p| (p.1, p.2));
         QlenMonitor {
             ports,
@@ -578,15 +577,9 @@ impl QlenPart {
         } else {
             Vec::new()
         };
-        let mut next = vec![0u32; config.nodes.len()];
-        let mut ports = Vec::with_capacity(config.links.len() * 2);
-        for l in &config.links {
-            for n in [l.a, l.b] {
-                next[n as usize] += 1;
-                let switch = matches!(config.nodes[n as usize].kind, NodeKind::Switch(_));
-                ports.push(switch.then_some((n, next[n as usize])));
-            }
-        }
+        let ports: Vec<_> = ns3_devices(config)
+            .map(|(n, dev, switch)| switch.then_some((n, dev)))
+            .collect();
         QlenPart {
             start_ps,
             samples,
