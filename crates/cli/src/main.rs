@@ -41,6 +41,7 @@ macro_rules! errout {
 }
 
 mod cmd;
+mod huge_pages;
 
 /// Lossless Ethernet toolkit: 802.3x PAUSE, 802.1Qbb PFC, 802.1Qaz ETS and DCBX.
 ///
@@ -79,7 +80,11 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Sim(args) => cmd::sim::run(*args),
+        Command::Sim(args) => {
+            // a large fabric's run is bound by TLB misses on 4 kB pages
+            huge_pages::ensure();
+            cmd::sim::run(*args)
+        }
         Command::Decode(args) => cmd::decode::run(args),
         Command::Dcbx(args) => cmd::dcbx::run(args),
         Command::Dcb(args) => cmd::dcb::run(args),
