@@ -350,6 +350,30 @@ impl Placer {
             *t = self.thread_of_set[self.set_of[p] as usize];
         }
     }
+
+    /// One window's placement as thread `me` of `threads` sees it: places the partitions, of
+    /// `cost` each ([`Placer::place`]; every thread computes the same from the same costs),
+    /// refills `mine` with the partitions `me` runs now (each with cost 0, to be measured in
+    /// this window), and returns how many of those it ran in the last window left it (each
+    /// thread counts the partitions that leave it: their sum is the window's moves).
+    pub fn place_mine(
+        &mut self,
+        cost: &[u64],
+        threads: usize,
+        me: usize,
+        thread_of: &mut [u16],
+        mine: &mut Vec<(usize, u64)>,
+    ) -> u64 {
+        self.place(cost, threads, thread_of);
+        let left = mine.iter().filter(|m| usize::from(thread_of[m.0]) != me).count() as u64;
+        mine.clear();
+        mine.extend(
+            (0..cost.len())
+                .filter(|&p| usize::from(thread_of[p]) == me)
+                .map(|p| (p, 0)),
+        );
+        left
+    }
 }
 
 /// Runs `config` split as `part` says on `schedule.threads` threads, each partition observed
@@ -497,15 +521,7 @@ pub fn run_parts_on<O: Observer + Send>(
                             for (c, slot) in costs.iter_mut().zip(cost) {
                                 *c = slot[parity].load(Relaxed);
                             }
-                            placer.place(&costs, threads, &mut thread_of);
-                            // (each thread counts the partitions that leave it)
-                            moves += mine.iter().filter(|m| usize::from(thread_of[m.0]) != me).count() as u64;
-                            mine.clear();
-                            mine.extend(
-                                (0..n)
-                                    .filter(|&p| usize::from(thread_of[p]) == me)
-                                    .map(|p| (p, 0)),
-                            );
+                            moves += placer.place_mine(&costs, threads, me, &mut thread_of, &mut mine);
                         }
                         wait += clock.elapsed().as_secs_f64();
                         clock = std::time::Instant::now();
