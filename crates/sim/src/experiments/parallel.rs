@@ -530,15 +530,9 @@ pub fn run_parts_on<O: Observer + Send>(
                         for (p, c) in &mut mine {
                             let mut guard = lock(&sims[*p]);
                             let Some(sim) = guard.as_mut() else { continue };
-                            let t0 = std::time::Instant::now();
-                            let e0 = sim.events();
-                            sim.run_until(until);
-                            let ev = sim.events() - e0;
+                            let (ev, cost) = run_window(sim, until, placement);
+                            *c = cost;
                             window_ev += ev;
-                            *c = match placement {
-                                Placement::Time => t0.elapsed().as_nanos() as u64,
-                                _ => ev,
-                            };
                             sim.take_outbox(&mut out);
                             after_window(*p as u16, sim.observer_mut());
                             messages += out.len() as u64;
@@ -574,16 +568,7 @@ pub fn run_parts_on<O: Observer + Send>(
                         for (p, c) in &mut mine {
                             let mut guard = lock(&sims[*p]);
                             let Some(sim) = guard.as_mut() else { continue };
-                            let t0 = std::time::Instant::now();
-                            for from in 0..n {
-                                let v = std::mem::take(&mut *lock(&mail[*p * n + from]));
-                                for m in &v {
-                                    sim.take_in(m);
-                                }
-                            }
-                            if placement == Placement::Time {
-                                *c += t0.elapsed().as_nanos() as u64;
-                            }
+                            *c += take_mail(sim, &mail[*p * n..(*p + 1) * n], placement);
                         }
                         intake += taking.elapsed().as_secs_f64();
                         // (set before the barrier above by partition 0's thread: all see it)
@@ -671,6 +656,47 @@ pub fn run_parts_on<O: Observer + Send>(
         }
     }
     Ok((done, stats))
+}
+
+/// Runs `sim` to `until` (one window of a partition, on threads or over ranks): returns its
+/// events in the window and its cost as `placement` weighs it (the events, or under
+/// [`Placement::Time`] the nanoseconds taken).
+pub(crate) fn run_window<O: Observer>(
+    sim: &mut Simulator<O>,
+    until: Instant,
+    placement: Placement,
+) -> (u64, u64) {
+    let t0 = std::time::Instant::now();
+    let e0 = sim.events();
+    sim.run_until(until);
+    let ev = sim.events() - e0;
+    let cost = match placement {
+        Placement::Time => t0.elapsed().as_nanos() as u64,
+        _ => ev,
+    };
+    (ev, cost)
+}
+
+/// Takes into `sim` the frames of its mail, `mail[from]` for each sending partition in turn,
+/// each sender's in the order sent (the order that makes the result independent of the
+/// split); returns what that adds to its cost under `placement` (the nanoseconds taken under
+/// [`Placement::Time`], else 0).
+pub(crate) fn take_mail<O: Observer>(
+    sim: &mut Simulator<O>,
+    mail: &[Mutex<Vec<Message>>],
+    placement: Placement,
+) -> u64 {
+    let t0 = std::time::Instant::now();
+    for slot in mail {
+        let v = std::mem::take(&mut *lock(slot));
+        for m in &v {
+            sim.take_in(m);
+        }
+    }
+    match placement {
+        Placement::Time => t0.elapsed().as_nanos() as u64,
+        _ => 0,
+    }
 }
 
 /// A lock that a panicked thread did not leave unusable (its panic is re-raised at the join).

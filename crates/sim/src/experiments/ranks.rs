@@ -1,6 +1,9 @@
 //! One fabric over processes (MPI ranks) × threads (issue 22): `R` ranks of `T` threads run
-//! the `R·T` partitions of the automatic partitioning (`partition_model.rs`), partition `p` on
-//! rank `p / T`. Each rank runs its partitions on threads as `parallel.rs` does; per window
+//! the `P ≥ R·T` partitions of the automatic partitioning (`partition_model.rs`; by default
+//! `P = R·T`, partition `p` on rank `p / T`), rank `r` a fixed contiguous block of them
+//! ([`rank_starts`]). Each rank runs its partitions on its threads as `parallel.rs` does,
+//! placing them anew each window by last window's cost when it has more than threads
+//! (`parallel::Placer`; a partition never leaves its rank); per window
 //! the ranks agree on where it starts (the earliest pending event of all: one all-reduce, which
 //! also carries a stop and an error flag) and exchange the frames that crossed a cut link
 //! between ranks (one all-to-all of bytes, each message encoded by
@@ -23,7 +26,7 @@ use lossless_proto::units::{Duration, Instant};
 
 use crate::config::SimConfig;
 use crate::event::CalendarQueue;
-use crate::experiments::parallel::{Placement, Placer, Schedule};
+use crate::experiments::parallel::{Placement, Placer, Schedule, run_window, take_mail};
 use crate::experiments::partition_model::{Partitioning, cut_lookahead};
 use crate::observer::{NoObserver, Observer};
 use crate::sim::Simulator;
@@ -690,15 +693,9 @@ impl<O: Observer> Shared<'_, O> {
             for (p, c) in &mut mine {
                 let mut guard = lock(&self.sims[*p]);
                 let Some(sim) = guard.as_mut() else { continue };
-                let t0 = std::time::Instant::now();
-                let e0 = sim.events();
-                sim.run_until(until);
-                let ev = sim.events() - e0;
+                let (ev, cost) = run_window(sim, until, self.placement);
+                *c = cost;
                 window_ev += ev;
-                *c = match self.placement {
-                    Placement::Time => t0.elapsed().as_nanos() as u64,
-                    _ => ev,
-                };
                 sim.take_outbox(&mut out);
                 if let Some(take) = take {
                     take(sim.observer_mut(), &mut lock(&self.records[*p]));
@@ -751,16 +748,7 @@ impl<O: Observer> Shared<'_, O> {
             for (p, c) in &mut mine {
                 let mut guard = lock(&self.sims[*p]);
                 let Some(sim) = guard.as_mut() else { continue };
-                let t0 = std::time::Instant::now();
-                for from in 0..n {
-                    let v = std::mem::take(&mut *lock(&self.mail[*p * n + from]));
-                    for msg in &v {
-                        sim.take_in(msg);
-                    }
-                }
-                if self.placement == Placement::Time {
-                    *c += t0.elapsed().as_nanos() as u64;
-                }
+                *c += take_mail(sim, &self.mail[*p * n..(*p + 1) * n], self.placement);
             }
             // 6. a fabric-wide timer ended the window in every partition at the same point (as
             // in `parallel.rs`): each handles it now that the frames sent before it are in; a
