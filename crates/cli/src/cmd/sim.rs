@@ -1059,16 +1059,20 @@ fn on_ranks<O: Observer + Shipped + Send>(
     if !args.quiet {
         let w = st.windows.max(1) as f64;
         let per = |v: &[f64]| v.iter().map(|x| format!("{x:.3}")).collect::<Vec<_>>().join(" ");
-        let placed = if st.partitions_here > usize::from(st.threads) {
-            let by = match st.placement {
-                parallel::Placement::Static => "statically".to_string(),
-                parallel::Placement::Events => format!("by events each window ({} moves)", st.moves),
-                parallel::Placement::Time => format!("by time each window ({} moves)", st.moves),
+        let placed = if st.partitions_here > usize::from(st.threads) || st.threads > 1 {
+            let how = if st.partitions_here > usize::from(st.threads) {
+                let by = match st.placement {
+                    parallel::Placement::Static => "statically".to_string(),
+                    parallel::Placement::Events => format!("by events each window ({} moves)", st.moves),
+                    parallel::Placement::Time => format!("by time each window ({} moves)", st.moves),
+                };
+                format!("rank 0's {} placed {by}", st.partitions_here)
+            } else {
+                "one a thread".to_string()
             };
             format!(
-                " of {} partitions (rank 0's {} placed {by}; its busiest thread's events summed over windows {}, of {} in all)",
+                " of {} partitions ({how}; its busiest thread's events summed over windows {}, of {} in all)",
                 st.partitions,
-                st.partitions_here,
                 st.critical_events,
                 st.events_per_thread.iter().sum::<u64>()
             )
