@@ -586,6 +586,75 @@ mod with_mpi {
     }
 
     #[test]
+    fn more_partitions_than_threads_under_mpirun_write_the_one_thread_json_and_refuse_too_few() {
+        // 6 partitions on 2 ranks × 2 threads: each rank places its 3 on its 2 threads anew
+        // each window (frames between partitions of one thread, of one rank, of two ranks)
+        let Some(mpi) = require_mpirun("sim_mpi_partitions") else {
+            return;
+        };
+        let dir = temp_dir("sim_mpi_partitions");
+        let ft = fat_tree(&dir);
+        for (scenario, extra) in [(ft.as_str(), &[][..]), ("incast", &["--set", "senders=16"][..])] {
+            let mut one = vec!["sim", scenario, "--json", "one.json", "--threads", "1", "--quiet"];
+            one.extend(extra);
+            let o = run_in(&dir, &one);
+            assert!(o.status.success(), "{}", text(&o));
+            let expected = std::fs::read(dir.join("one.json")).unwrap();
+            let mut a = vec![
+                "sim",
+                scenario,
+                "--json",
+                "mpi.json",
+                "--mpi",
+                "--threads",
+                "2",
+                "--partitions",
+                "6",
+            ];
+            a.extend(extra);
+            let o = mpirun(&mpi, &dir, &["-n", "2", "--oversubscribe"], &a);
+            assert!(o.status.success(), "{scenario}: {}", text(&o));
+            let got = std::fs::read(dir.join("mpi.json")).unwrap();
+            assert!(got == expected, "{scenario}: the JSON differs from one thread's");
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(
+                err.contains(
+                    "2 ranks × 2 threads of 6 partitions (rank 0's 3 placed by events each window ("
+                ),
+                "{scenario}: {}",
+                text(&o)
+            );
+            if scenario == ft {
+                assert!(to_other_ranks(&o) > 0.0, "frames cross between ranks");
+            }
+        }
+        // fewer partitions than ranks × threads: every rank says why, none hangs
+        let o = mpirun(
+            &mpi,
+            &dir,
+            &["-n", "2", "--oversubscribe"],
+            &[
+                "sim",
+                "incast",
+                "--mpi",
+                "--threads",
+                "2",
+                "--partitions",
+                "3",
+                "--quiet",
+            ],
+        );
+        assert!(!o.status.success(), "{}", text(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("--partitions 3: fewer than 4 for --mpi on 2 ranks × 2 threads"),
+            "{}",
+            text(&o)
+        );
+        assert!(!err.contains("panicked"), "{}", text(&o));
+    }
+
+    #[test]
     fn a_scenario_that_does_not_load_ends_every_rank_with_its_error() {
         let Some(mpi) = require_mpirun("sim_mpi_bad_scenario") else {
             return;

@@ -5,6 +5,7 @@
 //! sim_mpi.rs` runs `mpirun`).
 
 use lossless_sim::config::SimConfig;
+use lossless_sim::experiments::parallel::{Placement, Schedule};
 use lossless_sim::experiments::partition_model::Partitioning;
 use lossless_sim::experiments::ranks::{self, RankError, RankStats, Transport, local};
 use lossless_sim::frame::{Frame, NodeId};
@@ -44,6 +45,17 @@ fn over_ranks_split(
     t: u16,
     part: Option<&Partitioning>,
 ) -> Vec<Result<(Option<Simulator>, RankStats), RankError>> {
+    over_ranks_scheduled(cfg, r, Schedule::adaptive(t), part)
+}
+
+/// [`over_ranks_split`] on the threads and placement `schedule` gives each rank.
+fn over_ranks_scheduled(
+    cfg: &SimConfig,
+    r: usize,
+    schedule: Schedule,
+    part: Option<&Partitioning>,
+) -> Vec<Result<(Option<Simulator>, RankStats), RankError>> {
+    let t = schedule.threads;
     std::thread::scope(|s| {
         let hs: Vec<_> = local::ranks(r)
             .into_iter()
@@ -53,7 +65,7 @@ fn over_ranks_split(
                         Some(p) => Ok(p.clone()),
                         None => ranks::partitioning(cfg, tr.ranks(), t),
                     };
-                    ranks::run_rank_split(cfg, p, t, &mut tr, &|_, _| false)
+                    ranks::run_rank_split(cfg, p, schedule, &mut tr, &|_, _| false)
                 })
             })
             .collect();
@@ -63,7 +75,17 @@ fn over_ranks_split(
 
 /// The JSON of rank 0, checking that the other ranks return nothing.
 fn json_over_ranks(cfg: &SimConfig, r: usize, t: u16, part: Option<&Partitioning>) -> (String, RankStats) {
-    let mut results = over_ranks_split(cfg, r, t, part).into_iter();
+    json_over_ranks_scheduled(cfg, r, Schedule::adaptive(t), part)
+}
+
+/// [`json_over_ranks`] on the threads and placement `schedule` gives each rank.
+fn json_over_ranks_scheduled(
+    cfg: &SimConfig,
+    r: usize,
+    schedule: Schedule,
+    part: Option<&Partitioning>,
+) -> (String, RankStats) {
+    let mut results = over_ranks_scheduled(cfg, r, schedule, part).into_iter();
     let (sim, stats) = results.next().expect("rank 0").expect("rank 0 runs");
     for other in results {
         let (none, _) = other.expect("every rank runs");
@@ -509,55 +531,65 @@ fn every_partitions_observer_reaches_rank_0_in_partition_order_with_what_it_saw_
     let mut all_seen = one.observer().seen.clone();
     all_seen.sort_unstable();
     assert!(all_seen.len() > 100, "frames were delivered");
-    let (r, t) = (2, 2);
-    let part = ranks::partitioning(&cfg, r, t).expect("splits");
-    let make = |p: u16| Deliveries {
-        part: p,
-        seen: Vec::new(),
-    };
-    let results: Vec<_> = std::thread::scope(|s| {
-        let hs: Vec<_> = local::ranks(r)
-            .into_iter()
-            .map(|mut tr| {
-                let (cfg, make) = (&cfg, &make);
-                s.spawn(move || ranks::run_rank_observed(cfg, t, &mut tr, make, &|_, _| false))
-            })
-            .collect();
-        hs.into_iter().map(|h| h.join().expect("no panic")).collect()
-    });
-    let mut results = results.into_iter();
-    let (merged, observers) = results
-        .next()
-        .expect("rank 0")
-        .expect("runs")
-        .0
-        .expect("rank 0 gets the merged run");
-    assert!(results.all(|x| x.expect("runs").0.is_none()));
-    let merged_json = serde_json::to_string_pretty(&Report::collect(&merged)).expect("serialises");
-    assert!(merged_json == seq, "{}", first_difference(&seq, &merged_json));
-    assert_eq!(observers.len(), usize::from(part.parts));
-    let mut union = Vec::new();
-    for (i, o) in observers.iter().enumerate() {
-        assert_eq!(usize::from(o.part), i);
+    // one partition per thread, and 7 on 2 × 2 (3 on rank 0, 4 on rank 1)
+    for (r, t, p) in [(2usize, 2u16, 4u16), (2, 2, 7)] {
+        let part = Partitioning::by_tier(&cfg, p);
+        let make = |p: u16| Deliveries {
+            part: p,
+            seen: Vec::new(),
+        };
+        let results: Vec<_> = std::thread::scope(|s| {
+            let hs: Vec<_> = local::ranks(r)
+                .into_iter()
+                .map(|mut tr| {
+                    let (cfg, make, part) = (&cfg, &make, part.clone());
+                    s.spawn(move || {
+                        let schedule = Schedule::adaptive(t);
+                        ranks::run_rank_observed_split(cfg, part, schedule, &mut tr, make, &|_, _| false)
+                    })
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().expect("no panic")).collect()
+        });
+        let mut results = results.into_iter();
+        let (merged, observers) = results
+            .next()
+            .expect("rank 0")
+            .expect("runs")
+            .0
+            .expect("rank 0 gets the merged run");
+        assert!(results.all(|x| x.expect("runs").0.is_none()));
+        let merged_json = serde_json::to_string_pretty(&Report::collect(&merged)).expect("serialises");
         assert!(
-            o.seen
-                .iter()
-                .all(|&(_, node, _)| usize::from(part.of_node[node as usize]) == i),
-            "partition {i} saw only its own hosts"
+            merged_json == seq,
+            "{p}: {}",
+            first_difference(&seq, &merged_json)
         );
-        union.extend_from_slice(&o.seen);
+        assert_eq!(observers.len(), usize::from(part.parts));
+        let mut union = Vec::new();
+        for (i, o) in observers.iter().enumerate() {
+            assert_eq!(usize::from(o.part), i);
+            assert!(
+                o.seen
+                    .iter()
+                    .all(|&(_, node, _)| usize::from(part.of_node[node as usize]) == i),
+                "partition {i} saw only its own hosts"
+            );
+            union.extend_from_slice(&o.seen);
+        }
+        let rank1 = ranks::rank_starts(usize::from(p), r)[1];
+        assert!(
+            observers[rank1..].iter().any(|o| !o.seen.is_empty()),
+            "rank 1's partitions shipped deliveries"
+        );
+        union.sort_unstable();
+        assert!(
+            union == all_seen,
+            "{p}: {} vs {} deliveries",
+            union.len(),
+            all_seen.len()
+        );
     }
-    assert!(
-        observers[usize::from(t)..].iter().any(|o| !o.seen.is_empty()),
-        "rank 1's partitions shipped deliveries"
-    );
-    union.sort_unstable();
-    assert!(
-        union == all_seen,
-        "{} vs {} deliveries",
-        union.len(),
-        all_seen.len()
-    );
 }
 
 #[test]
@@ -870,7 +902,23 @@ fn vcd_over_ranks(
     t: u16,
     fail_at: Option<usize>,
 ) -> (Vec<TracedRank>, Vec<u8>, usize) {
-    let part = ranks::partitioning(cfg, r, t).expect("splits");
+    vcd_over_ranks_split(
+        cfg,
+        r,
+        t,
+        ranks::partitioning(cfg, r, t).expect("splits"),
+        fail_at,
+    )
+}
+
+/// [`vcd_over_ranks`] split as `part` says.
+fn vcd_over_ranks_split(
+    cfg: &SimConfig,
+    r: usize,
+    t: u16,
+    part: Partitioning,
+    fail_at: Option<usize>,
+) -> (Vec<TracedRank>, Vec<u8>, usize) {
     let parts = usize::from(part.parts);
     let mut sink = VcdSink::new(cfg, Vec::new()).expect("writes to memory");
     let mut windows = 0usize;
@@ -884,7 +932,7 @@ fn vcd_over_ranks(
                     ranks::run_rank_traced(
                         cfg,
                         part,
-                        t,
+                        Schedule::adaptive(t),
                         &mut tr,
                         &|_| Recorder::<VcdSink<Vec<u8>>>::new(),
                         &|o, out| o.take_encoded(out),
@@ -910,7 +958,7 @@ fn vcd_over_ranks(
             ranks::run_rank_traced(
                 cfg,
                 part.clone(),
-                t,
+                Schedule::adaptive(t),
                 &mut tr,
                 &|_| Recorder::<VcdSink<Vec<u8>>>::new(),
                 &|o, out| o.take_encoded(out),
@@ -1004,7 +1052,7 @@ fn ranks_that_disagree_on_the_trace_records_all_refuse_before_the_run() {
                         ranks::run_rank_traced(
                             cfg,
                             part,
-                            1,
+                            Schedule::adaptive(1),
                             &mut tr,
                             &|_| Recorder::<VcdSink<Vec<u8>>>::new(),
                             &|o, out| o.take_encoded(out),
@@ -1013,7 +1061,8 @@ fn ranks_that_disagree_on_the_trace_records_all_refuse_before_the_run() {
                         )
                         .map(|_| ())
                     } else {
-                        ranks::run_rank_split(cfg, Ok(part), 1, &mut tr, &|_, _| false).map(|_| ())
+                        ranks::run_rank_split(cfg, Ok(part), Schedule::adaptive(1), &mut tr, &|_, _| false)
+                            .map(|_| ())
                     }
                 })
             })
@@ -1024,6 +1073,144 @@ fn ranks_that_disagree_on_the_trace_records_all_refuse_before_the_run() {
         match r {
             Err(RankError::Split(why)) => assert!(why.contains("disagree on whether trace outputs"), "{why}"),
             other => panic!("{other:?}"),
+        }
+    }
+}
+
+/// The JSON over `r` ranks × `t` threads of `p` partitions (the automatic partitioning), each
+/// rank placing its own on its threads each window by their events; checks the run's figures.
+fn json_over_ranks_placed(cfg: &SimConfig, r: usize, t: u16, p: u16) -> (String, RankStats) {
+    let part = Partitioning::by_tier(cfg, p);
+    let (json, stats) = json_over_ranks(cfg, r, t, Some(&part));
+    let here = ranks::rank_starts(usize::from(p), r)[1];
+    assert_eq!((stats.partitions, stats.partitions_here), (usize::from(p), here));
+    let placed = if here > usize::from(t) {
+        Placement::Events
+    } else {
+        Placement::Static
+    };
+    assert_eq!(stats.placement, placed, "{stats:?}");
+    assert_eq!(stats.events_per_thread.len(), usize::from(t), "{stats:?}");
+    (json, stats)
+}
+
+#[test]
+fn more_partitions_than_threads_on_each_rank_placed_by_events_report_what_one_simulator_does() {
+    // 2 × 2 of 6 (three a rank on two threads), 2 × 1 of 3 (ranks of 2 and 1), 3 × 1 of 4
+    // (1, 1, 2) and 2 × 2 of 5 (2 and 3): frames cross between partitions of one thread, of
+    // one rank and of two ranks, and every partition takes them in sender by sender
+    for (name, set) in [("incast", &["senders=16"][..]), ("storm-pfcwd", &[][..])] {
+        let cfg = load(name, set);
+        let seq = sequential(&cfg);
+        for (r, t, p) in [(2, 2, 6), (2, 1, 3), (3, 1, 4), (2, 2, 5)] {
+            let (par, stats) = json_over_ranks_placed(&cfg, r, t, p);
+            assert!(
+                par == seq,
+                "{name} over {r} ranks × {t} threads of {p} partitions ({stats:?}): {}",
+                first_difference(&seq, &par)
+            );
+        }
+    }
+}
+
+#[test]
+fn a_fat_tree_of_more_partitions_than_threads_per_rank_moves_them_and_reports_what_one_simulator_does() {
+    let cfg = fat_tree(false);
+    let seq = sequential(&cfg);
+    for (r, t, p) in [(2, 2, 6), (2, 1, 3), (2, 2, 8), (3, 2, 9)] {
+        let (par, stats) = json_over_ranks_placed(&cfg, r, t, p);
+        assert!(stats.messages_between_ranks > 0 && stats.windows > 1, "{stats:?}");
+        if t > 1 {
+            // the busiest partition changes from window to window: the placement follows it
+            assert!(stats.moves > 0, "{r} × {t} of {p}: {stats:?}");
+        }
+        assert!(
+            stats.critical_events >= stats.events_per_thread.iter().sum::<u64>() / u64::from(t),
+            "{stats:?}"
+        );
+        assert!(
+            par == seq,
+            "fat tree over {r} × {t} of {p} ({stats:?}): {}",
+            first_difference(&seq, &par)
+        );
+    }
+    // placed by time, or statically: the same report
+    let part = Partitioning::by_tier(&cfg, 6);
+    for placement in [Placement::Time, Placement::Static] {
+        let schedule = Schedule {
+            threads: 2,
+            placement,
+        };
+        let (par, stats) = json_over_ranks_scheduled(&cfg, 2, schedule, Some(&part));
+        assert_eq!(stats.placement, placement);
+        if placement == Placement::Static {
+            assert_eq!(stats.moves, 0, "{stats:?}");
+        }
+        assert!(
+            par == seq,
+            "fat tree over 2 × 2 of 6 by {placement:?} ({stats:?}): {}",
+            first_difference(&seq, &par)
+        );
+    }
+}
+
+#[test]
+fn the_deadlock_builtins_one_node_a_partition_several_a_thread_report_what_one_simulator_does() {
+    // the detector's scans gather every partition's part when a thread runs several of its
+    // rank's partitions and they move between its threads
+    for name in ["deadlock-ring", "four-bridge", "deadlock-bounce"] {
+        let cfg = load(name, &[]);
+        let seq = sequential(&cfg);
+        let nodes = cfg.nodes.len();
+        let part = Partitioning::from_map((0..nodes as u16).collect());
+        for (r, t) in [(2usize, 1u16), (2, 2), (3, 1)] {
+            let (par, stats) = json_over_ranks(&cfg, r, t, Some(&part));
+            assert!(stats.partitions_here > usize::from(t), "{stats:?}");
+            assert!(
+                par == seq,
+                "{name} node by node over {r} ranks × {t} threads ({stats:?}): {}",
+                first_difference(&seq, &par)
+            );
+        }
+    }
+}
+
+#[test]
+fn trace_records_of_more_partitions_than_threads_give_the_one_thread_vcd() {
+    for (name, set) in [("incast", &["senders=16"][..]), ("storm-pfcwd", &[][..])] {
+        let cfg = load(name, set);
+        let one = vcd_one_thread(&cfg);
+        let (r, t, p) = (2, 2, 6);
+        let (results, vcd, windows) = vcd_over_ranks_split(&cfg, r, t, Partitioning::by_tier(&cfg, p), None);
+        let mut results = results.into_iter();
+        let (merged, observers) = results
+            .next()
+            .expect("rank 0")
+            .expect("runs")
+            .expect("rank 0 gets the merged run");
+        assert!(results.all(|x| x.expect("runs").is_none()));
+        assert_eq!(observers, usize::from(p));
+        assert!(windows > 1, "{name}: records gathered window by window");
+        assert!(
+            vcd == one,
+            "{name} {r} × {t} of {p}: the VCD differs from one thread's: {}",
+            first_difference(&String::from_utf8_lossy(&one), &String::from_utf8_lossy(&vcd))
+        );
+        assert_eq!(json_of_observed(&merged), sequential(&cfg), "{name}: the report");
+    }
+}
+
+#[test]
+fn fewer_partitions_than_ranks_times_threads_are_refused_on_every_rank() {
+    let cfg = load("incast", &["senders=16"]);
+    let part = Partitioning::by_tier(&cfg, 3);
+    for result in over_ranks_split(&cfg, 2, 2, Some(&part)) {
+        match result {
+            Err(RankError::Split(why)) => assert!(
+                why.contains("3 partitions for 2 ranks × 2 threads") && why.contains("at least 4"),
+                "{why}"
+            ),
+            other => panic!("{:?}", other.map(|(_, st)| st)),
         }
     }
 }

@@ -216,20 +216,23 @@ pub struct SimArgs {
     /// loaded thread). Default: 4 per thread, at most the fabric's groups (first-tier switches
     /// with their hosts, and each switch above); P = --threads places one on each for the whole
     /// run. Each partition holds a copy of the whole fabric: memory grows with P
-    /// (docs/parallel.md, "The scheduler"). Not with --mpi.
-    #[arg(long, value_name = "P", conflicts_with_all = ["sweep", "partition", "mpi"],
+    /// (docs/parallel.md, "The scheduler"). With --mpi on R ranks: P in all, at least R × T
+    /// (default R × T, one a thread), each rank a fixed block of ⌊P/R⌋ or ⌈P/R⌉ placed on its
+    /// T threads anew each window (a partition never leaves its rank).
+    #[arg(long, value_name = "P", conflicts_with_all = ["sweep", "partition"],
           value_parser = clap::value_parser!(u16).range(1..=4096))]
     pub partitions: Option<u16>,
     /// How partitions go onto threads when there are more partitions than threads: `events`
     /// (default: anew each window, weighed by the events each handled in the window before;
     /// the same placement on every machine), `time` (weighed by the time each took), or
     /// `static` (partition p on thread p mod threads throughout). The report is the same.
-    #[arg(long, value_name = "HOW", conflicts_with_all = ["sweep", "mpi"])]
+    /// With --mpi, each rank places its own partitions on its threads.
+    #[arg(long, value_name = "HOW", conflicts_with = "sweep")]
     pub placement: Option<PlacementArg>,
     /// Split the fabric as FILE says instead of the automatic tier-and-group partitioning
     /// (alone: one thread per partition of the file; with --threads N: the file's partitions,
-    /// at least N, placed on N threads as --placement says; with --mpi: ranks × threads of
-    /// them): a line `NAME PARTITION` per node, or `PREFIX* PARTITION` for every node whose
+    /// at least N, placed on N threads as --placement says; with --mpi: at least ranks ×
+    /// threads of them, as --partitions P): a line `NAME PARTITION` per node, or `PREFIX* PARTITION` for every node whose
     /// name starts with PREFIX, `#` comments; every node placed, every partition used
     /// (docs/parallel.md). --show-partition prints the automatic one to start from.
     #[arg(long, value_name = "FILE", conflicts_with = "sweep")]
@@ -239,8 +242,9 @@ pub struct SimArgs {
     /// exit.
     #[arg(long, conflicts_with_all = ["sweep", "partition", "mpi"])]
     pub show_partition: bool,
-    /// Run over MPI ranks: `mpirun -n R lossless sim --mpi [--threads T] ...` (a scenario or
-    /// --ns3) splits the fabric into R × T partitions, T threads on each rank; rank 0 writes
+    /// Run over MPI ranks: `mpirun -n R lossless sim --mpi [--threads T] [--partitions P] ...`
+    /// (a scenario or --ns3) splits the fabric into R × T partitions (or P, at least R × T,
+    /// placed on each rank's threads anew each window), T threads on each rank; rank 0 writes
     /// the outputs (the report, --ns3's fct.txt and pfc.txt, and the trace outputs --pcap,
     /// --vcd, --report and --series are the one-thread run's, byte for byte: each partition's
     /// trace records are gathered on rank 0 window by window and merged there), the others
@@ -781,6 +785,52 @@ pub(super) fn schedule_for(
     Ok((part, schedule))
 }
 
+/// The partitions of a run over `ranks` MPI ranks (`--mpi`) and how each rank places its own
+/// on its `--threads` T: `--partition`'s file or the automatic partitioning into `--partitions`
+/// P (default R × T), at least R × T (every thread of every rank runs one; rank r runs the
+/// block `ranks::rank_starts`), placed as `--placement` says (by events by default).
+pub(super) fn rank_schedule_for(
+    args: &SimArgs,
+    config: &SimConfig,
+    ranks: usize,
+) -> anyhow::Result<(
+    lossless_sim::experiments::partition_model::Partitioning,
+    lossless_sim::experiments::parallel::Schedule,
+)> {
+    use lossless_sim::experiments::parallel::Schedule;
+    let threads = args.threads.unwrap_or(1).max(1);
+    let least = ranks.saturating_mul(usize::from(threads));
+    let shape = format!("--mpi on {ranks} ranks × {threads} threads");
+    let parts = match (&args.partition, args.partitions) {
+        (Some(file), _) => {
+            let p = partitions_in_file(file)?;
+            anyhow::ensure!(
+                usize::from(p) >= least,
+                "--partition {}: {p} partition(s), fewer than {least} for {shape}: every thread of every rank runs at least one",
+                file.display()
+            );
+            p
+        }
+        (None, Some(p)) => {
+            anyhow::ensure!(
+                usize::from(p) >= least,
+                "--partitions {p}: fewer than {least} for {shape}: every thread of every rank runs at least one (--partitions counts the partitions of all ranks)"
+            );
+            p
+        }
+        (None, None) => u16::try_from(least)
+            .with_context(|| format!("{shape}: more than 65,535 partitions (ranks × threads)"))?,
+    };
+    let part = partitioning_for(args, config, parts)?;
+    let schedule = Schedule {
+        threads,
+        placement: args
+            .placement
+            .map_or_else(Default::default, PlacementArg::placement),
+    };
+    Ok((part, schedule))
+}
+
 /// `--placement`: how partitions go onto threads (`parallel::Placement`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum PlacementArg {
@@ -924,9 +974,8 @@ pub(super) fn simulate_traced_ranks<P: Observer + Shipped + Send>(
     recorder: fn(&mut P) -> &mut Recorder<Extras>,
 ) -> anyhow::Result<Result<(Ran, Vec<P>, Extras), ExitCode>> {
     use lossless_sim::trace::split::{self, DecodeError};
-    let parts = tr
-        .ranks()
-        .saturating_mul(usize::from(args.threads.unwrap_or(1).max(1)));
+    // (the partitions of every rank: the collector waits for each one's batch of a window)
+    let parts = usize::from(rank_schedule_for(args, config, tr.ranks())?.0.parts);
     // a few windows in flight at most: rank 0 (and so every rank, at its next collective)
     // waits for the collector, not memory
     let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Vec<u8>>>(4);
@@ -976,10 +1025,10 @@ fn on_ranks<O: Observer + Shipped + Send>(
     observer: &(dyn Fn(u16) -> O + Sync),
     traces: Option<RankTraces<'_, '_, O>>,
 ) -> anyhow::Result<Result<(Ran, Vec<O>), ExitCode>> {
+    use lossless_sim::experiments::parallel;
     let (r, threads) = (tr.ranks(), args.threads.unwrap_or(1));
-    if let Some(w) =
-        ranks::window(config, r, threads).filter(|&w| w < lossless_sim::experiments::parallel::SHORT_WINDOW)
-    {
+    let (part, schedule) = rank_schedule_for(args, config, r)?;
+    if let Some(w) = parallel::window_of(config, &part).filter(|&w| w < parallel::SHORT_WINDOW) {
         errln!(
             "note: --mpi on {r} ranks × {threads} threads: the shortest link between partitions makes windows of {:.1} ns, each an exchange between every rank; expect this run to be slower than on one thread (docs/parallel.md)",
             w.as_ps() as f64 / 1e3
@@ -988,21 +1037,18 @@ fn on_ranks<O: Observer + Shipped + Send>(
     let wall = WallClock::now();
     let progress = WindowProgress::new(config, "rank 0's first thread");
     let window_done = |at, events| progress.window_done(at, events);
-    let parts = u16::try_from(r.saturating_mul(usize::from(threads.max(1))))
-        .context("--mpi: more than 65,535 partitions (ranks × threads)")?;
-    let part = partitioning_for(args, config, parts)?;
     let run = match traces {
         Some((take, window)) => ranks::run_rank_traced(
             config,
             part,
-            threads,
+            schedule,
             tr,
             observer,
             take,
             Some(window),
             &window_done,
         ),
-        None => ranks::run_rank_observed_split(config, part, threads, tr, observer, &window_done),
+        None => ranks::run_rank_observed_split(config, part, schedule, tr, observer, &window_done),
     };
     let (sim, st) = run.with_context(|| format!("{name}: --mpi on {r} ranks × {threads} threads"))?;
     progress.finish();
@@ -1013,8 +1059,28 @@ fn on_ranks<O: Observer + Shipped + Send>(
     if !args.quiet {
         let w = st.windows.max(1) as f64;
         let per = |v: &[f64]| v.iter().map(|x| format!("{x:.3}")).collect::<Vec<_>>().join(" ");
+        let placed = if st.partitions_here > usize::from(st.threads) || st.threads > 1 {
+            let how = if st.partitions_here > usize::from(st.threads) {
+                let by = match st.placement {
+                    parallel::Placement::Static => "statically".to_string(),
+                    parallel::Placement::Events => format!("by events each window ({} moves)", st.moves),
+                    parallel::Placement::Time => format!("by time each window ({} moves)", st.moves),
+                };
+                format!("rank 0's {} placed {by}", st.partitions_here)
+            } else {
+                "one a thread".to_string()
+            };
+            format!(
+                " of {} partitions ({how}; its busiest thread's events summed over windows {}, of {} in all)",
+                st.partitions,
+                st.critical_events,
+                st.events_per_thread.iter().sum::<u64>()
+            )
+        } else {
+            String::new()
+        };
         errln!(
-            "{r} ranks × {threads} threads: {} windows of {:.1} ns; rank 0 sent {:.1} frames per window ({:.1} to other ranks); its seconds busy per thread {}, waiting {}, in MPI {:.3}",
+            "{r} ranks × {threads} threads{placed}: {} windows of {:.1} ns; rank 0 sent {:.1} frames per window ({:.1} to other ranks); its seconds busy per thread {}, waiting {}, in MPI {:.3}",
             st.windows,
             st.lookahead_ps as f64 / 1e3,
             st.messages as f64 / w,

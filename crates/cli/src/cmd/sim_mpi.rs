@@ -36,7 +36,7 @@ mod with_mpi {
     use super::SimArgs;
     use lossless_sim::trace::split::Recorder;
 
-    use crate::cmd::sim::{Extras, Scenario, interrupted_status, partitioning_for};
+    use crate::cmd::sim::{Extras, Scenario, interrupted_status, rank_schedule_for};
 
     /// A transport that remembers whether this rank reached the ranks' first collective.
     struct Counted<'a> {
@@ -147,14 +147,13 @@ mod with_mpi {
         let config = scenario.load(&ov).map_err(|e| anyhow::anyhow!("{e}"))?;
         // SIGINT/SIGTERM reach every rank under mpirun: rank 0 decides where all stop
         signals::install_stop_handlers().context("installing the Ctrl-C handler")?;
-        let threads = args.threads.unwrap_or(1);
-        let part = split_for(args, &config, tr, threads)?;
+        let (part, schedule) = rank_schedule_for(args, &config, tr.ranks())?;
         if traced(args) {
             // each partition's trace records go to rank 0 window by window
             ranks::run_rank_traced(
                 &config,
                 part,
-                threads,
+                schedule,
                 tr,
                 &|_| Recorder::<Extras>::new(),
                 &|r, out| r.take_encoded(out),
@@ -162,7 +161,7 @@ mod with_mpi {
                 &|_, _| false,
             )?;
         } else {
-            ranks::run_rank_split(&config, Ok(part), threads, tr, &|_, _| false)?;
+            ranks::run_rank_split(&config, Ok(part), schedule, tr, &|_, _| false)?;
         }
         Ok(finished())
     }
@@ -171,18 +170,6 @@ mod with_mpi {
     /// every rank's partitions record their calls for it.
     fn traced(args: &SimArgs) -> bool {
         args.pcap.is_some() || args.vcd.is_some() || args.report.is_some() || args.series.is_some()
-    }
-
-    /// The partitioning rank 0 uses (`--partition`'s file, or the automatic one).
-    fn split_for(
-        args: &SimArgs,
-        config: &lossless_sim::config::SimConfig,
-        tr: &dyn Transport,
-        threads: u16,
-    ) -> anyhow::Result<lossless_sim::experiments::partition_model::Partitioning> {
-        let parts = u16::try_from(tr.ranks().saturating_mul(usize::from(threads.max(1))))
-            .context("--mpi: more than 65,535 partitions (ranks × threads)")?;
-        partitioning_for(args, config, parts)
     }
 
     /// [`follow`] for `--ns3 CONFIG`: loads the experiment as rank 0 does (which says what
@@ -212,14 +199,13 @@ mod with_mpi {
             )
         });
         signals::install_stop_handlers().context("installing the Ctrl-C handler")?;
-        let threads = args.threads.unwrap_or(1);
-        let part = split_for(args, config, tr, threads)?;
+        let (part, schedule) = rank_schedule_for(args, config, tr.ranks())?;
         let ns3 = || Ns3Observer::for_part(config).with_qlen(qlen.clone());
         if traced(args) {
             ranks::run_rank_traced(
                 config,
                 part,
-                threads,
+                schedule,
                 tr,
                 &|_| (ns3(), Recorder::<Extras>::new()),
                 &|(_, r), out| r.take_encoded(out),
@@ -227,7 +213,7 @@ mod with_mpi {
                 &|_, _| false,
             )?;
         } else {
-            ranks::run_rank_observed_split(config, part, threads, tr, &|_| ns3(), &|_, _| false)?;
+            ranks::run_rank_observed_split(config, part, schedule, tr, &|_| ns3(), &|_, _| false)?;
         }
         Ok(finished())
     }

@@ -350,6 +350,30 @@ impl Placer {
             *t = self.thread_of_set[self.set_of[p] as usize];
         }
     }
+
+    /// One window's placement as thread `me` of `threads` sees it: places the partitions, of
+    /// `cost` each ([`Placer::place`]; every thread computes the same from the same costs),
+    /// refills `mine` with the partitions `me` runs now (each with cost 0, to be measured in
+    /// this window), and returns how many of those it ran in the last window left it (each
+    /// thread counts the partitions that leave it: their sum is the window's moves).
+    pub fn place_mine(
+        &mut self,
+        cost: &[u64],
+        threads: usize,
+        me: usize,
+        thread_of: &mut [u16],
+        mine: &mut Vec<(usize, u64)>,
+    ) -> u64 {
+        self.place(cost, threads, thread_of);
+        let left = mine.iter().filter(|m| usize::from(thread_of[m.0]) != me).count() as u64;
+        mine.clear();
+        mine.extend(
+            (0..cost.len())
+                .filter(|&p| usize::from(thread_of[p]) == me)
+                .map(|p| (p, 0)),
+        );
+        left
+    }
 }
 
 /// Runs `config` split as `part` says on `schedule.threads` threads, each partition observed
@@ -497,15 +521,7 @@ pub fn run_parts_on<O: Observer + Send>(
                             for (c, slot) in costs.iter_mut().zip(cost) {
                                 *c = slot[parity].load(Relaxed);
                             }
-                            placer.place(&costs, threads, &mut thread_of);
-                            // (each thread counts the partitions that leave it)
-                            moves += mine.iter().filter(|m| usize::from(thread_of[m.0]) != me).count() as u64;
-                            mine.clear();
-                            mine.extend(
-                                (0..n)
-                                    .filter(|&p| usize::from(thread_of[p]) == me)
-                                    .map(|p| (p, 0)),
-                            );
+                            moves += placer.place_mine(&costs, threads, me, &mut thread_of, &mut mine);
                         }
                         wait += clock.elapsed().as_secs_f64();
                         clock = std::time::Instant::now();
@@ -514,15 +530,9 @@ pub fn run_parts_on<O: Observer + Send>(
                         for (p, c) in &mut mine {
                             let mut guard = lock(&sims[*p]);
                             let Some(sim) = guard.as_mut() else { continue };
-                            let t0 = std::time::Instant::now();
-                            let e0 = sim.events();
-                            sim.run_until(until);
-                            let ev = sim.events() - e0;
+                            let (ev, cost) = run_window(sim, until, placement);
+                            *c = cost;
                             window_ev += ev;
-                            *c = match placement {
-                                Placement::Time => t0.elapsed().as_nanos() as u64,
-                                _ => ev,
-                            };
                             sim.take_outbox(&mut out);
                             after_window(*p as u16, sim.observer_mut());
                             messages += out.len() as u64;
@@ -558,16 +568,7 @@ pub fn run_parts_on<O: Observer + Send>(
                         for (p, c) in &mut mine {
                             let mut guard = lock(&sims[*p]);
                             let Some(sim) = guard.as_mut() else { continue };
-                            let t0 = std::time::Instant::now();
-                            for from in 0..n {
-                                let v = std::mem::take(&mut *lock(&mail[*p * n + from]));
-                                for m in &v {
-                                    sim.take_in(m);
-                                }
-                            }
-                            if placement == Placement::Time {
-                                *c += t0.elapsed().as_nanos() as u64;
-                            }
+                            *c += take_mail(sim, &mail[*p * n..(*p + 1) * n], placement);
                         }
                         intake += taking.elapsed().as_secs_f64();
                         // (set before the barrier above by partition 0's thread: all see it)
@@ -655,6 +656,47 @@ pub fn run_parts_on<O: Observer + Send>(
         }
     }
     Ok((done, stats))
+}
+
+/// Runs `sim` to `until` (one window of a partition, on threads or over ranks): returns its
+/// events in the window and its cost as `placement` weighs it (the events, or under
+/// [`Placement::Time`] the nanoseconds taken).
+pub(crate) fn run_window<O: Observer>(
+    sim: &mut Simulator<O>,
+    until: Instant,
+    placement: Placement,
+) -> (u64, u64) {
+    let t0 = std::time::Instant::now();
+    let e0 = sim.events();
+    sim.run_until(until);
+    let ev = sim.events() - e0;
+    let cost = match placement {
+        Placement::Time => t0.elapsed().as_nanos() as u64,
+        _ => ev,
+    };
+    (ev, cost)
+}
+
+/// Takes into `sim` the frames of its mail, `mail[from]` for each sending partition in turn,
+/// each sender's in the order sent (the order that makes the result independent of the
+/// split); returns what that adds to its cost under `placement` (the nanoseconds taken under
+/// [`Placement::Time`], else 0).
+pub(crate) fn take_mail<O: Observer>(
+    sim: &mut Simulator<O>,
+    mail: &[Mutex<Vec<Message>>],
+    placement: Placement,
+) -> u64 {
+    let t0 = std::time::Instant::now();
+    for slot in mail {
+        let v = std::mem::take(&mut *lock(slot));
+        for m in &v {
+            sim.take_in(m);
+        }
+    }
+    match placement {
+        Placement::Time => t0.elapsed().as_nanos() as u64,
+        _ => 0,
+    }
 }
 
 /// A lock that a panicked thread did not leave unusable (its panic is re-raised at the join).

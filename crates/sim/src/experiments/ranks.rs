@@ -1,6 +1,9 @@
 //! One fabric over processes (MPI ranks) × threads (issue 22): `R` ranks of `T` threads run
-//! the `R·T` partitions of the automatic partitioning (`partition_model.rs`), partition `p` on
-//! rank `p / T`. Each rank runs its partitions on threads as `parallel.rs` does; per window
+//! the `P ≥ R·T` partitions of the automatic partitioning (`partition_model.rs`; by default
+//! `P = R·T`, partition `p` on rank `p / T`), rank `r` a fixed contiguous block of them
+//! ([`rank_starts`]). Each rank runs its partitions on its threads as `parallel.rs` does,
+//! placing them anew each window by last window's cost when it has more than threads
+//! (`parallel::Placer`; a partition never leaves its rank); per window
 //! the ranks agree on where it starts (the earliest pending event of all: one all-reduce, which
 //! also carries a stop and an error flag) and exchange the frames that crossed a cut link
 //! between ranks (one all-to-all of bytes, each message encoded by
@@ -16,12 +19,14 @@
 //! process, [`local`] (threads standing for ranks), which the tests use where no MPI is
 //! installed.
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Barrier, Mutex, PoisonError, RwLock};
 
 use lossless_proto::units::{Duration, Instant};
 
 use crate::config::SimConfig;
 use crate::event::CalendarQueue;
+use crate::experiments::parallel::{Placement, Placer, Schedule, run_window, take_mail};
 use crate::experiments::partition_model::{Partitioning, cut_lookahead};
 use crate::observer::{NoObserver, Observer};
 use crate::sim::Simulator;
@@ -122,6 +127,19 @@ pub struct RankStats {
     pub ranks: usize,
     /// Threads per rank.
     pub threads: u16,
+    /// Partitions in all (at least ranks × threads).
+    pub partitions: usize,
+    /// Of them, this rank's.
+    pub partitions_here: usize,
+    /// How this rank's partitions went onto its threads (static with one per thread).
+    pub placement: Placement,
+    /// This rank's partitions that ran on another of its threads than in the window before.
+    pub moves: u64,
+    /// Events each of this rank's threads handled.
+    pub events_per_thread: Vec<u64>,
+    /// Sum over windows of this rank's busiest thread's events (its critical path in
+    /// events).
+    pub critical_events: u64,
     /// The window, ps (0: no cut link, one window).
     pub lookahead_ps: u128,
     /// Windows run.
@@ -187,7 +205,7 @@ pub fn run_rank<T: Transport + ?Sized>(
     window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
 ) -> Result<(Option<Simulator>, RankStats), RankError> {
     let part = partitioning(config, transport.ranks(), threads);
-    run_rank_split(config, part, threads, transport, window_done)
+    run_rank_split(config, part, Schedule::adaptive(threads), transport, window_done)
 }
 
 /// What rank 0 gets of an observed run: the merged simulator and every partition's observer,
@@ -206,20 +224,21 @@ pub fn run_rank_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
     window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
 ) -> Result<(Option<Observed<O>>, RankStats), RankError> {
     let part = partitioning(config, transport.ranks(), threads);
-    run_observed(config, part, threads, transport, observer, window_done, None)
+    let schedule = Schedule::adaptive(threads);
+    run_observed(config, part, schedule, transport, observer, window_done, None)
 }
 
-/// [`run_rank_observed`] split as `part` says (`ranks × threads` partitions, partition `p` on
-/// rank `p / threads`), e.g. a partitioning read from a partition file.
+/// [`run_rank_observed`] split as `part` says, e.g. a partitioning read from a partition file,
+/// on `schedule.threads` threads per rank: as [`run_rank_split`].
 pub fn run_rank_observed_split<O: Observer + Shipped + Send, T: Transport + ?Sized>(
     config: &SimConfig,
     part: Partitioning,
-    threads: u16,
+    schedule: Schedule,
     transport: &mut T,
     observer: &(dyn Fn(u16) -> O + Sync),
     window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
 ) -> Result<(Option<Observed<O>>, RankStats), RankError> {
-    run_observed(config, Ok(part), threads, transport, observer, window_done, None)
+    run_observed(config, Ok(part), schedule, transport, observer, window_done, None)
 }
 
 /// [`run_rank_observed_split`] with the trace outputs (`trace::split`): after every window,
@@ -231,7 +250,7 @@ pub fn run_rank_observed_split<O: Observer + Shipped + Send, T: Transport + ?Siz
 pub fn run_rank_traced<O: Observer + Shipped + Send, T: Transport + ?Sized>(
     config: &SimConfig,
     part: Partitioning,
-    threads: u16,
+    schedule: Schedule,
     transport: &mut T,
     observer: &(dyn Fn(u16) -> O + Sync),
     take: TakeRecords<'_, O>,
@@ -242,7 +261,7 @@ pub fn run_rank_traced<O: Observer + Shipped + Send, T: Transport + ?Sized>(
     run_observed(
         config,
         Ok(part),
-        threads,
+        schedule,
         transport,
         observer,
         window_done,
@@ -250,19 +269,23 @@ pub fn run_rank_traced<O: Observer + Shipped + Send, T: Transport + ?Sized>(
     )
 }
 
-/// [`run_rank`] split as `part` says (`ranks × threads` partitions, partition `p` on rank
-/// `p / threads`), e.g. a partitioning read from a file or drawn by a test.
+/// [`run_rank`] split as `part` says, e.g. a partitioning read from a file or drawn by a
+/// test, on `schedule.threads` threads per rank: its `P` partitions (at least ranks ×
+/// threads) go to the ranks in contiguous blocks ([`rank_starts`]: with `P = ranks × threads`,
+/// partition `p` on rank `p / threads`), and each rank places its own on its threads anew each
+/// window as `schedule.placement` says (`parallel::Placer`; a partition never leaves its
+/// rank).
 pub fn run_rank_split<T: Transport + ?Sized>(
     config: &SimConfig,
     part: Result<Partitioning, RankError>,
-    threads: u16,
+    schedule: Schedule,
     transport: &mut T,
     window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
 ) -> Result<(Option<Simulator>, RankStats), RankError> {
     let (sim, stats) = run_observed(
         config,
         part,
-        threads,
+        schedule,
         transport,
         &|_| NoObserver,
         window_done,
@@ -274,16 +297,16 @@ pub fn run_rank_split<T: Transport + ?Sized>(
 fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
     config: &SimConfig,
     part: Result<Partitioning, RankError>,
-    threads: u16,
+    schedule: Schedule,
     transport: &mut T,
     observer: &(dyn Fn(u16) -> O + Sync),
     window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
     traces: Option<Traces<'_, '_, O>>,
 ) -> Result<(Option<Observed<O>>, RankStats), RankError> {
     let (rank, ranks) = (transport.rank(), transport.ranks());
-    let t = usize::from(threads.max(1));
+    let t = usize::from(schedule.threads.max(1));
     // every rank builds its partitions; one that cannot tells the others before any window
-    let built = part.and_then(|p| build_rank(config, p, ranks, threads, rank, observer));
+    let built = part.and_then(|p| build_rank(config, p, ranks, t, rank, observer));
     // (and all agree on whether the trace records are gathered: a gather some ranks skip
     // would leave the others waiting)
     let traced = traces.is_some();
@@ -299,7 +322,15 @@ fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
         }
         Ok(b) => b,
     };
-    let n = t * ranks;
+    let n = usize::from(part.parts);
+    let starts = rank_starts(n, ranks);
+    let (first, m) = (starts[rank], starts[rank + 1] - starts[rank]);
+    // one partition per thread: no placement balances better than keeping them where they are
+    let placement = if m == t {
+        Placement::Static
+    } else {
+        schedule.placement
+    };
     let la = lookahead(config, &part);
     let end = sims[0].end();
     let end_ps = u64::try_from(end.as_ps())
@@ -307,37 +338,49 @@ fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
         .filter(|&e| e < u64::MAX - 1)
         .ok_or(RankError::TooLong(config.duration))?;
     let barrier = Barrier::new(t);
+    // this rank's partitions (local numbers); each locked by the one thread that runs it in a
+    // window
+    let sims: Vec<Mutex<Option<Simulator<O>>>> = sims.into_iter().map(|s| Mutex::new(Some(s))).collect();
+    // each local partition's next event and its cost in the last window, in two slots by
+    // window parity (as in `parallel.rs`)
     let next: Vec<[Mutex<Option<Instant>>; 2]> =
-        (0..t).map(|_| [Mutex::new(None), Mutex::new(None)]).collect();
+        (0..m).map(|_| [Mutex::new(None), Mutex::new(None)]).collect();
+    let cost: Vec<[AtomicU64; 2]> = (0..m).map(|_| [AtomicU64::new(0), AtomicU64::new(0)]).collect();
     // mail[to_local * n + from]: what partition `from` (global) sent to this rank's `to_local`
-    let mail: Vec<Mutex<Vec<Message>>> = (0..t * n).map(|_| Mutex::new(Vec::new())).collect();
+    let mail: Vec<Mutex<Vec<Message>>> = (0..m * n).map(|_| Mutex::new(Vec::new())).collect();
     // away[from_local * n + to]: what this rank's `from_local` sent to partition `to` elsewhere
-    let away: Vec<Mutex<Vec<Message>>> = (0..t * n).map(|_| Mutex::new(Vec::new())).collect();
+    let away: Vec<Mutex<Vec<Message>>> = (0..m * n).map(|_| Mutex::new(Vec::new())).collect();
     // the window agreed on: its start (None: the run is over), stop, error
     let agreed: Mutex<(Option<Instant>, bool, bool)> = Mutex::new((None, false, false));
     let failure: Mutex<Option<RankError>> = Mutex::new(None);
     // a deadlock scan: this rank's partitions' parts, then every partition's (all ranks)
-    let scans: Vec<Mutex<Option<ScanPart>>> = (0..t).map(|_| Mutex::new(None)).collect();
+    let scans: Vec<Mutex<Option<ScanPart>>> = (0..m).map(|_| Mutex::new(None)).collect();
     let all_scans: RwLock<Option<Vec<ScanPart>>> = RwLock::new(None);
     // each partition's trace records of the window, encoded (gathered on rank 0 after it)
-    let records: Vec<Mutex<Vec<u8>>> = (0..t).map(|_| Mutex::new(Vec::new())).collect();
+    let records: Vec<Mutex<Vec<u8>>> = (0..m).map(|_| Mutex::new(Vec::new())).collect();
+    let window_events: Vec<AtomicU64> = (0..t).map(|_| AtomicU64::new(0)).collect();
+    let stop_next = AtomicBool::new(false);
     let (take, window_records) = match traces {
         Some(tr) => (Some(tr.take), tr.window),
         None => (None, None),
     };
     let stats = Mutex::new(RankStats {
         ranks,
-        threads: threads.max(1),
+        threads: t as u16,
+        partitions: n,
+        partitions_here: m,
+        placement,
         lookahead_ps: la.map_or(0, |d| d.as_ps()),
         busy_s_per_thread: vec![0.0; t],
         wait_s_per_thread: vec![0.0; t],
+        events_per_thread: vec![0; t],
         ..Default::default()
     });
-    let of_node = &part.of_node;
-    let first = rank * t;
     let shared = Shared {
         barrier: &barrier,
+        sims: &sims,
         next: &next,
+        cost: &cost,
         mail: &mail,
         away: &away,
         agreed: &agreed,
@@ -345,36 +388,31 @@ fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
         scans: &scans,
         all_scans: &all_scans,
         records: &records,
+        window_events: &window_events,
+        stop_next: &stop_next,
         stats: &stats,
-        of_node,
+        of_node: &part.of_node,
+        starts: &starts,
+        placement,
         n,
         t,
+        m,
         first,
         la,
         end,
         end_ps,
     };
-    let mut sims = sims.into_iter();
-    let lead_sim = sims
-        .next()
-        .ok_or(RankError::Merge("no partition on this rank".into()))?;
-    let done: Vec<(Simulator<O>, bool)> = std::thread::scope(|s| {
-        let handles: Vec<_> = sims
-            .enumerate()
-            .map(|(i, sim)| {
-                let shared = &shared;
-                s.spawn(move || shared.worker(i + 1, sim, None::<&mut T>, take, None, &|_, _| false))
+    // (only rank 0 runs partition 0, whose thread asks `window_done`)
+    let window_done = |at, ev| rank == 0 && window_done(at, ev);
+    let errors: Vec<bool> = std::thread::scope(|s| {
+        let handles: Vec<_> = (1..t)
+            .map(|me| {
+                let (shared, window_done) = (&shared, &window_done);
+                s.spawn(move || shared.worker(me, None::<&mut T>, take, None, window_done))
             })
             .collect();
-        // the rank's first partition runs here: the thread that talks to the other ranks
-        let lead = shared.worker(
-            0,
-            lead_sim,
-            Some(&mut *transport),
-            take,
-            window_records,
-            &|at, ev| rank == 0 && window_done(at, ev),
-        );
+        // the rank's first thread runs here: the one that talks to the other ranks
+        let lead = shared.worker(0, Some(&mut *transport), take, window_records, &window_done);
         let mut all = vec![lead];
         all.extend(
             handles
@@ -389,7 +427,8 @@ fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
     let failure = failure
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if take.is_some() && !done.iter().any(|(_, error)| *error) {
+    let errored = errors.iter().any(|&e| e);
+    if take.is_some() && !errored {
         // (the last window's trace records may have failed on this rank only: the others
         // learn it here, before they would wait for its digests)
         let [_, _, failed] = transport.min_all([0, 0, flag(failure.is_some())])?;
@@ -403,14 +442,23 @@ fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
     if let Some(e) = failure {
         return Err(e);
     }
-    if done.iter().any(|(_, error)| *error) {
+    if errored {
         return Err(RankError::Elsewhere);
     }
 
     // the digests of every partition (each followed by what its observer ships) go to rank
     // 0, whose partition 0 absorbs them
+    let mut sims: Vec<Simulator<O>> = sims
+        .into_iter()
+        .filter_map(|s| s.into_inner().unwrap_or_else(PoisonError::into_inner))
+        .collect();
+    if sims.len() != m {
+        return Err(RankError::Merge(format!(
+            "{} of this rank's {m} partitions ran",
+            sims.len()
+        )));
+    }
     let mut bytes = Vec::new();
-    let mut sims: Vec<Simulator<O>> = done.into_iter().map(|(s, _)| s).collect();
     for (i, sim) in sims.iter().enumerate() {
         if rank == 0 && i == 0 {
             continue;
@@ -441,7 +489,8 @@ fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
                     digests.len() + 1
                 )));
             }
-            if usize::from(digest.part) >= t {
+            // (rank 0's own partitions are 0..m)
+            if usize::from(digest.part) >= m {
                 let mut o = observer(digest.part);
                 o.unship(&mut d)?;
                 observers.push(o);
@@ -461,6 +510,14 @@ fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
     Ok((Some((merged, observers)), stats))
 }
 
+/// Where each rank's partitions start when `n` partitions go to `ranks` ranks: rank `r` runs
+/// partitions `starts[r]..starts[r + 1]`, a contiguous block of ⌊n/ranks⌋ or ⌈n/ranks⌉ (with
+/// `n = ranks × threads`, partition `p` on rank `p / threads`).
+pub fn rank_starts(n: usize, ranks: usize) -> Vec<usize> {
+    let ranks = ranks.max(1);
+    (0..=ranks).map(|r| r * n / ranks).collect()
+}
+
 type Built<O> = (Partitioning, Vec<Simulator<O>>);
 
 /// This rank's partitions of `config`, each observed by the observer `observer` makes for it.
@@ -468,21 +525,28 @@ fn build_rank<O: Observer>(
     config: &SimConfig,
     part: Partitioning,
     ranks: usize,
-    threads: u16,
+    t: usize,
     rank: usize,
     observer: &dyn Fn(u16) -> O,
 ) -> Result<Built<O>, RankError> {
-    let t = usize::from(threads.max(1));
-    if usize::from(part.parts) != ranks * t || part.of_node.iter().any(|&p| usize::from(p) >= ranks * t) {
+    let n = usize::from(part.parts);
+    if n < ranks * t {
         return Err(RankError::Split(format!(
-            "a partitioning into {} partitions for {ranks} ranks × {t} threads",
-            part.parts
+            "{n} partitions for {ranks} ranks × {t} threads: every thread runs at least one (at least {} partitions)",
+            ranks * t
+        )));
+    }
+    if part.of_node.iter().any(|&p| usize::from(p) >= n) {
+        return Err(RankError::Split(format!(
+            "a partitioning into {n} partitions that puts a node in partition {}",
+            part.of_node.iter().max().copied().unwrap_or(0)
         )));
     }
     if lookahead(config, &part) == Some(Duration::ZERO) {
         return Err(PartitionError::Unsupported("a cut link without delay (no lookahead)").into());
     }
-    let sims = (rank * t..(rank + 1) * t)
+    let starts = rank_starts(n, ranks);
+    let sims = (starts[rank]..starts[rank + 1])
         .map(|me| {
             Simulator::partition_observed(
                 config.clone(),
@@ -497,9 +561,12 @@ fn build_rank<O: Observer>(
 }
 
 /// What a rank's threads share.
-struct Shared<'a> {
+struct Shared<'a, O: Observer> {
     barrier: &'a Barrier,
+    /// This rank's partitions, by local number.
+    sims: &'a [Mutex<Option<Simulator<O>>>],
     next: &'a [[Mutex<Option<Instant>>; 2]],
+    cost: &'a [[AtomicU64; 2]],
     mail: &'a [Mutex<Vec<Message>>],
     away: &'a [Mutex<Vec<Message>>],
     agreed: &'a Mutex<(Option<Instant>, bool, bool)>,
@@ -509,12 +576,22 @@ struct Shared<'a> {
     all_scans: &'a RwLock<Option<Vec<ScanPart>>>,
     /// Each partition's trace records of the window, encoded.
     records: &'a [Mutex<Vec<u8>>],
+    /// Each thread's events in the current window (written before the third barrier, read
+    /// by the first thread after it).
+    window_events: &'a [AtomicU64],
+    /// Set by the thread that ran partition 0 when `window_done` asked to stop.
+    stop_next: &'a AtomicBool,
     stats: &'a Mutex<RankStats>,
     of_node: &'a [u16],
+    /// Each rank's first partition, and the partitions in all at the end ([`rank_starts`]).
+    starts: &'a [usize],
+    placement: Placement,
     /// Partitions in all.
     n: usize,
-    /// Partitions (threads) on this rank.
+    /// Threads on this rank.
     t: usize,
+    /// Partitions on this rank.
+    m: usize,
     /// This rank's first partition.
     first: usize,
     la: Option<Duration>,
@@ -522,41 +599,56 @@ struct Shared<'a> {
     end_ps: u64,
 }
 
-impl Shared<'_> {
-    /// Runs this rank's partition `me` (local) to the end; the one with the transport talks to
-    /// the other ranks between the barriers. Returns the simulator and whether the run was
-    /// stopped by an error (here or elsewhere). With `take`, the partition's trace records are
-    /// taken after every window and once at the end, and the thread with the transport
-    /// gathers its rank's on rank 0, where `window` takes them.
-    fn worker<O: Observer, T: Transport + ?Sized>(
+impl<O: Observer> Shared<'_, O> {
+    /// The rank that runs partition `p`.
+    fn rank_of(&self, p: usize) -> usize {
+        self.starts.partition_point(|&s| s <= p).saturating_sub(1)
+    }
+
+    /// Runs thread `me` of this rank to the end: in each window the partitions the placement
+    /// gives it (`parallel::Placer`, as in `parallel.rs`; with as many partitions as threads,
+    /// local partition `me` throughout); the thread with the transport talks to the other
+    /// ranks between the barriers. Returns whether the run was stopped by an error (here or
+    /// elsewhere). With `take`, each partition's trace records are taken after every window
+    /// and once at the end, and the thread with the transport gathers its rank's on rank 0,
+    /// where `window` takes them.
+    fn worker<T: Transport + ?Sized>(
         &self,
         me: usize,
-        mut sim: Simulator<O>,
         mut transport: Option<&mut T>,
         take: Option<TakeRecords<'_, O>>,
         mut window: Option<WindowRecords<'_>>,
-        window_done: &dyn Fn(Instant, u64) -> bool,
-    ) -> (Simulator<O>, bool) {
-        let (n, t) = (self.n, self.t);
-        let global = self.first + me;
+        window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
+    ) -> bool {
+        let (n, t, m) = (self.n, self.t, self.m);
+        // local partition p starts on thread p mod t (the placement with every cost 0)
+        let mut thread_of: Vec<u16> = (0..m).map(|p| (p % t) as u16).collect();
+        let mut mine: Vec<(usize, u64)> = (me..m).step_by(t).map(|p| (p, 0)).collect();
+        let mut placer = Placer::default();
+        let mut costs = vec![0u64; m];
         let mut out: Vec<Message> = Vec::new();
-        let (mut windows, mut messages, mut between) = (0u64, 0u64, 0u64);
+        let (mut windows, mut messages, mut between, mut moves) = (0u64, 0u64, 0u64, 0u64);
+        let (mut events, mut critical_events) = (0u64, 0u64);
         let (mut busy, mut wait, mut talk) = (0.0f64, 0.0f64, 0.0f64);
         let mut clock = std::time::Instant::now();
-        let mut stop_next = false;
         let mut stopped = false;
         let mut error = false;
         // bytes of trace records gathered, and gathers
         let mut traced = (0u64, 0u64);
         for parity in (0..2).cycle() {
-            *lock(&self.next[me][parity]) = sim.next_event_at();
+            // 1. publish what this thread's partitions need of the next window
+            for &(p, c) in &mine {
+                *lock(&self.next[p][parity]) = lock(&self.sims[p]).as_ref().and_then(|s| s.next_event_at());
+                self.cost[p][parity].store(c, Relaxed);
+            }
             self.barrier.wait();
             if let Some(tr) = transport.as_deref_mut() {
-                let local = self.next.iter().filter_map(|m| *lock(&m[parity])).min();
+                let local = self.next.iter().filter_map(|x| *lock(&x[parity])).min();
                 let local_ps = local.map_or(u64::MAX, |x| {
                     u64::try_from(x.as_ps()).unwrap_or(u64::MAX).min(self.end_ps)
                 });
                 let failed = lock(self.failure).is_some();
+                let stop_next = self.stop_next.load(Relaxed);
                 let t0 = std::time::Instant::now();
                 let agreed = match tr.min_all([local_ps, flag(stop_next), flag(failed)]) {
                     Ok([start, stop, err]) => (
@@ -573,6 +665,8 @@ impl Shared<'_> {
                 *lock(self.agreed) = agreed;
             }
             self.barrier.wait();
+            // 2. the window agreed on, and this window's placement (the same on every thread
+            // of the rank: computed from the same slots)
             let (start, stop, err) = *lock(self.agreed);
             if err {
                 error = true;
@@ -586,31 +680,55 @@ impl Shared<'_> {
                 break;
             };
             let until = self.la.map_or(self.end, |d| (start + d).min(self.end));
+            if self.placement != Placement::Static {
+                for (c, slot) in costs.iter_mut().zip(self.cost) {
+                    *c = slot[parity].load(Relaxed);
+                }
+                moves += placer.place_mine(&costs, t, me, &mut thread_of, &mut mine);
+            }
             wait += clock.elapsed().as_secs_f64();
             clock = std::time::Instant::now();
-            sim.run_until(until);
-            busy += clock.elapsed().as_secs_f64();
-            clock = std::time::Instant::now();
-            windows += 1;
-            sim.take_outbox(&mut out);
-            if let Some(take) = take {
-                take(sim.observer_mut(), &mut lock(&self.records[me]));
-            }
-            messages += out.len() as u64;
-            if window_done(until, sim.events()) {
-                stop_next = true;
-            }
-            for m in out.drain(..) {
-                let to = self.of_node[sim.node_of_port(m.to) as usize] as usize;
-                if (self.first..self.first + t).contains(&to) {
-                    lock(&self.mail[(to - self.first) * n + global]).push(m);
-                } else {
-                    between += 1;
-                    lock(&self.away[me * n + to]).push(m);
+            // 3. run this thread's partitions through the window
+            let mut window_ev = 0u64;
+            for (p, c) in &mut mine {
+                let mut guard = lock(&self.sims[*p]);
+                let Some(sim) = guard.as_mut() else { continue };
+                let (ev, cost) = run_window(sim, until, self.placement);
+                *c = cost;
+                window_ev += ev;
+                sim.take_outbox(&mut out);
+                if let Some(take) = take {
+                    take(sim.observer_mut(), &mut lock(&self.records[*p]));
+                }
+                messages += out.len() as u64;
+                let from = self.first + *p;
+                if from == 0 && window_done(until, sim.events()) {
+                    self.stop_next.store(true, Relaxed);
+                }
+                for msg in out.drain(..) {
+                    let to = self.of_node[sim.node_of_port(msg.to) as usize] as usize;
+                    if (self.first..self.first + m).contains(&to) {
+                        lock(&self.mail[(to - self.first) * n + from]).push(msg);
+                    } else {
+                        between += 1;
+                        lock(&self.away[*p * n + to]).push(msg);
+                    }
                 }
             }
+            busy += clock.elapsed().as_secs_f64();
+            events += window_ev;
+            self.window_events[me].store(window_ev, Relaxed);
+            clock = std::time::Instant::now();
+            windows += 1;
             self.barrier.wait();
+            // 4. the frames between ranks, and the window's trace records
             if let Some(tr) = transport.as_deref_mut() {
+                critical_events += self
+                    .window_events
+                    .iter()
+                    .map(|e| e.load(Relaxed))
+                    .max()
+                    .unwrap_or(0);
                 let t0 = std::time::Instant::now();
                 if let Err(e) = self.swap_with_ranks(tr) {
                     lock(self.failure).get_or_insert(e);
@@ -626,20 +744,34 @@ impl Shared<'_> {
                 talk += t0.elapsed().as_secs_f64();
             }
             self.barrier.wait();
-            for from in 0..n {
-                let v = std::mem::take(&mut *lock(&self.mail[me * n + from]));
-                for m in &v {
-                    sim.take_in(m);
-                }
+            // 5. take in each partition's mail, sender by sender
+            for (p, c) in &mut mine {
+                let mut guard = lock(&self.sims[*p]);
+                let Some(sim) = guard.as_mut() else { continue };
+                *c += take_mail(sim, &self.mail[*p * n..(*p + 1) * n], self.placement);
             }
-            // a fabric-wide timer ended the window in every partition at the same point (as
+            // 6. a fabric-wide timer ended the window in every partition at the same point (as
             // in `parallel.rs`): each handles it now that the frames sent before it are in; a
-            // deadlock scan's parts are gathered from every thread of every rank, and each
-            // partition builds the same graph from all of them
-            if sim.holds_fabric_timer() {
-                sim.handle_held();
-                if let Some(mine) = sim.take_scan_part() {
-                    *lock(&self.scans[me]) = Some(mine);
+            // deadlock scan's parts are gathered from every partition of every rank, and each
+            // partition builds the same graph from all of them (every thread has a partition,
+            // and every partition holds the same timer: all threads take the same barriers)
+            let held = mine.first().is_some_and(|&(p, _)| {
+                lock(&self.sims[p])
+                    .as_ref()
+                    .is_some_and(|s| s.holds_fabric_timer())
+            });
+            if held {
+                let mut scanned = false;
+                for &(p, _) in &mine {
+                    let mut guard = lock(&self.sims[p]);
+                    let Some(sim) = guard.as_mut() else { continue };
+                    sim.handle_held();
+                    if let Some(part) = sim.take_scan_part() {
+                        *lock(&self.scans[p]) = Some(part);
+                        scanned = true;
+                    }
+                }
+                if scanned {
                     self.barrier.wait();
                     if let Some(tr) = transport.as_deref_mut() {
                         let t0 = std::time::Instant::now();
@@ -662,7 +794,11 @@ impl Shared<'_> {
                             break;
                         };
                         let parts: Vec<&ScanPart> = all.iter().collect();
-                        sim.scan_parts(&parts);
+                        for &(p, _) in &mine {
+                            if let Some(sim) = lock(&self.sims[p]).as_mut() {
+                                sim.scan_parts(&parts);
+                            }
+                        }
                     }
                     // (the first thread writes the next scan's parts only after the window
                     // barriers that follow: every thread has read these by then)
@@ -670,20 +806,33 @@ impl Shared<'_> {
                 // every partition halts at the same scan (the same findings everywhere), so
                 // every thread of every rank leaves the loop after this window (and, as in
                 // `parallel.rs`, `run_until` below finds the run halted)
-                if sim.halted() {
+                let halted = mine
+                    .first()
+                    .is_some_and(|&(p, _)| lock(&self.sims[p]).as_ref().is_some_and(|s| s.halted()));
+                if halted {
                     break;
                 }
             }
         }
-        if !stopped && !error {
-            sim.run_until(self.end);
+        // (after a stop, each partition stays where the window left it)
+        for &(p, _) in &mine {
+            if let Some(sim) = lock(&self.sims[p]).as_mut()
+                && !stopped
+                && !error
+            {
+                sim.run_until(self.end);
+            }
         }
         // the records since the last window's (every partition of every rank takes as many
         // as the others: the k-th gather of every rank covers the same window)
         if let Some(take) = take
             && !error
         {
-            take(sim.observer_mut(), &mut lock(&self.records[me]));
+            for &(p, _) in &mine {
+                if let Some(sim) = lock(&self.sims[p]).as_mut() {
+                    take(sim.observer_mut(), &mut lock(&self.records[p]));
+                }
+            }
             self.barrier.wait();
             if let Some(tr) = transport.as_deref_mut() {
                 let t0 = std::time::Instant::now();
@@ -700,14 +849,17 @@ impl Shared<'_> {
         st.windows = windows;
         st.messages += messages;
         st.messages_between_ranks += between;
+        st.moves += moves;
+        st.events_per_thread[me] = events;
         st.busy_s_per_thread[me] = busy;
         st.wait_s_per_thread[me] = wait + clock.elapsed().as_secs_f64();
         if transport.is_some() {
+            st.critical_events = critical_events;
             st.transport_s = talk;
             st.trace_bytes = traced.0;
             st.trace_gathers = traced.1;
         }
-        (sim, error)
+        error
     }
 
     /// Gathers this rank's partitions' trace records of the window on rank 0 (in partition
@@ -769,16 +921,16 @@ impl Shared<'_> {
     /// to this rank's, into the mail. Per destination rank: groups of (from, to, count,
     /// messages), from this rank's partitions in order.
     fn swap_with_ranks<T: Transport + ?Sized>(&self, tr: &mut T) -> Result<(), RankError> {
-        let (n, t) = (self.n, self.t);
+        let (n, m) = (self.n, self.m);
         let ranks = tr.ranks();
         let mut out: Vec<Vec<u8>> = vec![Vec::new(); ranks];
-        for from_local in 0..t {
+        for from_local in 0..m {
             for to in 0..n {
                 let v = std::mem::take(&mut *lock(&self.away[from_local * n + to]));
                 if v.is_empty() {
                     continue;
                 }
-                let buf = &mut out[to / t];
+                let buf = &mut out[self.rank_of(to)];
                 exchange::encode_group((self.first + from_local) as u16, to as u16, v.len(), buf);
                 for m in &v {
                     exchange::encode_message(m, buf);
@@ -791,7 +943,7 @@ impl Shared<'_> {
             while !d.is_empty() {
                 let (from, to, count) = exchange::decode_group(&mut d)?;
                 let (from, to) = (from as usize, to as usize);
-                if from / t != r || from >= n || !(self.first..self.first + t).contains(&to) {
+                if from >= n || self.rank_of(from) != r || !(self.first..self.first + m).contains(&to) {
                     return Err(exchange::DecodeError {
                         what: "messages between partitions that do not belong there",
                         at: 0,
