@@ -723,7 +723,7 @@ fn read_partition_file(file: &Path) -> anyhow::Result<String> {
 }
 
 /// The partitioning of a run split into `parts` partitions: `--partition`'s file, or the
-/// automatic tier-and-group one (under `--mpi`: ranks × threads).
+/// automatic tier-and-group one.
 pub(super) fn partitioning_for(
     args: &SimArgs,
     config: &SimConfig,

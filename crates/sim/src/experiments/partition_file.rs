@@ -65,7 +65,7 @@ pub enum PartitionFileError {
     },
     /// A partition no node is in.
     #[error(
-        "partition {part} has no node; this run has {parts} partitions (the largest number in the file plus one, or ranks × threads under --mpi): give each at least one"
+        "partition {part} has no node; this run has {parts} partitions (the largest number in the file plus one): give each at least one"
     )]
     Empty {
         /// The empty partition.
