@@ -39,6 +39,7 @@ use crate::event::EventQueue;
 use crate::frame::{Ecn, FlowId, Frame, FrameKind, NodeId, PortId, flags};
 use crate::observer::Observer;
 use crate::series::{RateSeries, SERIES_CAP};
+use crate::sim::fabric::switch::EcmpMemo;
 use crate::sim::features::hpcc::{PsnRings, Telemetry};
 use crate::sim::order::schedule;
 use crate::sim::{Event, Node, Simulator};
@@ -213,6 +214,8 @@ pub(crate) struct Qp {
     last_tx: Option<(Instant, u64)>,
     /// The pacing gap last computed.
     gap_memo: GapMemo,
+    /// The ns-3 ECMP hashes its frames got at switches.
+    pub(crate) ecmp: EcmpMemo,
 }
 
 /// The state a QP's receiver owns (its host's partition in a split run).
@@ -328,6 +331,7 @@ impl Qp {
             last_rate: first,
             last_tx: None,
             gap_memo: GapMemo::new(line),
+            ecmp: EcmpMemo::new(),
         })
     }
 
