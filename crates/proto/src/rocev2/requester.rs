@@ -254,7 +254,8 @@ impl Requester {
                 msn,
             } => [cum_psn, sack_psn, msn],
         };
-        if psns.iter().any(|&v| v > PSN_MASK) {
+        // any of them above 24 bits
+        if (psns[0] | psns[1] | psns[2]) > PSN_MASK {
             self.counters.invalid_replies += 1;
             return;
         }

@@ -132,13 +132,18 @@ impl Responder {
             reply: None,
             duplicate: false,
         };
-        let idx = (p.psn <= PSN_MASK)
-            .then(|| {
-                let d = Psn::from_low_bits(p.psn).distance_from(self.psn(self.expected));
-                self.expected.checked_add_signed(i64::from(d))
-            })
-            .flatten()
-            .filter(|&i| i < self.seg.packets);
+        // the packet expected next (the common case) needs no PSN arithmetic: its distance is 0
+        let idx = if p.psn == self.psn(self.expected).value() && self.expected < self.seg.packets {
+            Some(self.expected)
+        } else {
+            (p.psn <= PSN_MASK)
+                .then(|| {
+                    let d = Psn::from_low_bits(p.psn).distance_from(self.psn(self.expected));
+                    self.expected.checked_add_signed(i64::from(d))
+                })
+                .flatten()
+                .filter(|&i| i < self.seg.packets)
+        };
         let Some(idx) = idx.filter(|&i| {
             p.offset == self.seg.start(i)
                 && p.payload == self.seg.payload(i)
