@@ -121,6 +121,7 @@ impl Responder {
     /// Takes in one data packet that arrived at `now` and says what it delivered and what to
     /// send back. Packets that do not fit the message (PSN outside it, or offset, length or
     /// first/last flags not those of their PSN) are counted as malformed and dropped unanswered.
+    #[inline]
     pub fn handle_data(&mut self, now: Instant, p: &DataPacket) -> Received {
         if now > self.now {
             self.now = now;

@@ -8,7 +8,7 @@ use crate::buffer::{Admission, SwitchBuffer};
 use crate::config::SimConfig;
 use crate::config::model::{Ecmp, ns3_ecmp_hash};
 use crate::event::EventQueue;
-use crate::frame::{DropReason, FlowId, Frame, NO_PORT, NodeId, PortId};
+use crate::frame::{DropReason, FlowId, Frame, FrameKind, NO_PORT, NodeId, PortId};
 use crate::observer::Observer;
 use crate::sim::fabric::routes;
 use crate::sim::{Event, FlowState, Node, Simulator};
@@ -135,17 +135,21 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             Ecmp::Ns3 => {
                 let f = &self.flows[frame.flow as usize];
                 let hash = || ns3_flow_hash(f, frame.src, frame.dst, node, reverse);
-                // a QP's frames of one direction all go between its two hosts; the memo is
-                // used only for frames that do (a CNM starts at a switch)
-                let (from, to) = if reverse {
-                    (f.spec.dst, f.spec.src)
-                } else {
-                    (f.spec.src, f.spec.dst)
-                };
+                // a QP's data, replies and CNPs go between its two hosts (they are made in
+                // `qp.rs` and nothing changes a frame's ends), so the hash of each direction
+                // depends only on the switch; a CNM starts at a switch
+                debug_assert!(
+                    frame.kind == FrameKind::Cnm
+                        || f.qp.is_none()
+                        || (frame.src, frame.dst)
+                            == if reverse {
+                                (f.spec.dst, f.spec.src)
+                            } else {
+                                (f.spec.src, f.spec.dst)
+                            }
+                );
                 let h = match f.qp.as_deref() {
-                    Some(qp) if frame.src == from && frame.dst == to => {
-                        qp.ecmp.get(node, frame.hops, reverse, hash)
-                    }
+                    Some(qp) if frame.kind != FrameKind::Cnm => qp.ecmp.get(node, frame.hops, reverse, hash),
                     _ => hash(),
                 };
                 (h % n as u32) as usize

@@ -520,17 +520,25 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Schedules the receiver's timer at its notification point's late CNP when that is
     /// earlier than the one pending. (The receiver does not know whether its sender has
     /// finished: a late CNP due after the last reply still goes, as a NIC's would.)
+    #[inline(always)]
     fn np_arm(&mut self, f: FlowId) {
+        // mostly no late CNP is due: the scheduling stays out of the caller
+        if let Some(d) = self.qp_mut(f).and_then(|qp| qp.np.as_ref()?.poll_timeout()) {
+            self.np_arm_at(f, d);
+        }
+    }
+
+    /// [`Self::np_arm`] for a notification point whose late CNP is due at `d`.
+    #[inline(never)]
+    fn np_arm_at(&mut self, f: FlowId, d: Instant) {
         let now = self.now;
         let Some(qp) = self.qp_mut(f) else {
             return;
         };
-        if let Some(d) = qp.np.as_ref().and_then(Np::poll_timeout) {
-            let d = d.max(now);
-            if d < qp.np_timer_at || qp.np_timer_at < now {
-                qp.np_timer_at = d;
-                schedule!(self, d, Event::NpTimer(f));
-            }
+        let d = d.max(now);
+        if d < qp.np_timer_at || qp.np_timer_at < now {
+            qp.np_timer_at = d;
+            schedule!(self, d, Event::NpTimer(f));
         }
     }
 
