@@ -176,6 +176,7 @@ impl Requester {
     /// The next packet to put on the wire now (a retransmission first, else new data), or
     /// `None` when nothing may go: everything sent and waiting for replies, IRN's BDP cap
     /// reached, go-back-N's 2^23-PSN window full, or the requester complete or failed.
+    #[inline]
     pub fn poll_transmit(&mut self, now: Instant) -> Option<DataPacket> {
         self.advance(now);
         if self.state != RequesterState::Active {
@@ -240,6 +241,7 @@ impl Requester {
     /// Takes in one reply from the responder. Stale replies (acknowledging nothing new) and
     /// impossible ones (a PSN never sent, a kind the recovery mode does not use) are counted
     /// and otherwise ignored.
+    #[inline]
     pub fn handle_reply(&mut self, now: Instant, r: Reply) {
         self.advance(now);
         if self.state != RequesterState::Active {

@@ -221,6 +221,7 @@ impl Responder {
     }
 
     /// Delivers the expected packet and (IRN) the held ones it makes contiguous.
+    #[inline(always)]
     fn deliver(&mut self, p: &DataPacket) -> Received {
         let from = self.expected;
         self.expected += 1;
