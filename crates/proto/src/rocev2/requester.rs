@@ -369,6 +369,7 @@ impl Requester {
 
     /// Moves the cumulative acknowledgement to `new_una` (> `una`); returns the newest
     /// transmission number among the newly acknowledged packets (IRN; 0 otherwise).
+    #[inline(always)]
     fn acknowledge_to(&mut self, new_una: u64) -> u64 {
         let mut proven = 0;
         if let Some(irn) = &mut self.irn {
@@ -388,6 +389,7 @@ impl Requester {
 
     /// After an ACK or SACK that acknowledged something new: IRN infers losses, then the
     /// timer restarts if a response is still expected (IB: restarted on every acknowledgement).
+    #[inline(always)]
     fn after_progress(&mut self, proven: u64) {
         if self.state != RequesterState::Active {
             return;
