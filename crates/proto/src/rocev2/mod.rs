@@ -187,8 +187,16 @@ impl Segmentation {
     }
 
     /// Offset of packet `i` (`i ≤ packets`; `packets` gives the message length).
+    #[inline]
     pub(crate) fn start(&self, i: u64) -> u64 {
-        i.saturating_mul(self.mtu).min(self.bytes)
+        // `i.saturating_mul(mtu).min(bytes)` without the overflow check: a packet before the
+        // last ends before the last byte (`i · mtu < bytes`, no overflow), and from the
+        // packet count on the product is at least `bytes`
+        if i < self.packets {
+            i * self.mtu
+        } else {
+            self.bytes
+        }
     }
 
     /// End offset (exclusive) of packet `i`.

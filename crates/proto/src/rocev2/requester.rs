@@ -176,6 +176,7 @@ impl Requester {
     /// The next packet to put on the wire now (a retransmission first, else new data), or
     /// `None` when nothing may go: everything sent and waiting for replies, IRN's BDP cap
     /// reached, go-back-N's 2^23-PSN window full, or the requester complete or failed.
+    #[inline]
     pub fn poll_transmit(&mut self, now: Instant) -> Option<DataPacket> {
         self.advance(now);
         if self.state != RequesterState::Active {
@@ -240,6 +241,7 @@ impl Requester {
     /// Takes in one reply from the responder. Stale replies (acknowledging nothing new) and
     /// impossible ones (a PSN never sent, a kind the recovery mode does not use) are counted
     /// and otherwise ignored.
+    #[inline]
     pub fn handle_reply(&mut self, now: Instant, r: Reply) {
         self.advance(now);
         if self.state != RequesterState::Active {
@@ -254,7 +256,8 @@ impl Requester {
                 msn,
             } => [cum_psn, sack_psn, msn],
         };
-        if psns.iter().any(|&v| v > PSN_MASK) {
+        // any of them above 24 bits
+        if (psns[0] | psns[1] | psns[2]) > PSN_MASK {
             self.counters.invalid_replies += 1;
             return;
         }
@@ -366,6 +369,7 @@ impl Requester {
 
     /// Moves the cumulative acknowledgement to `new_una` (> `una`); returns the newest
     /// transmission number among the newly acknowledged packets (IRN; 0 otherwise).
+    #[inline(always)]
     fn acknowledge_to(&mut self, new_una: u64) -> u64 {
         let mut proven = 0;
         if let Some(irn) = &mut self.irn {
@@ -385,6 +389,7 @@ impl Requester {
 
     /// After an ACK or SACK that acknowledged something new: IRN infers losses, then the
     /// timer restarts if a response is still expected (IB: restarted on every acknowledgement).
+    #[inline(always)]
     fn after_progress(&mut self, proven: u64) {
         if self.state != RequesterState::Active {
             return;

@@ -2,11 +2,13 @@
 //! hops), admitted by the shared buffer (which may raise PFC on the ingress port), queued at
 //! the egress port (`port.rs`); the buffer's charge is released when the frame leaves.
 
+use std::cell::Cell;
+
 use crate::buffer::{Admission, SwitchBuffer};
 use crate::config::SimConfig;
 use crate::config::model::{Ecmp, ns3_ecmp_hash};
 use crate::event::EventQueue;
-use crate::frame::{DropReason, FlowId, Frame, NO_PORT, NodeId, PortId};
+use crate::frame::{DropReason, FlowId, Frame, FrameKind, NO_PORT, NodeId, PortId};
 use crate::observer::Observer;
 use crate::sim::fabric::routes;
 use crate::sim::{Event, FlowState, Node, Simulator};
@@ -23,6 +25,37 @@ pub(crate) struct Switch {
     pub(crate) ports: Vec<PortId>,
 }
 
+/// The ns-3 ECMP hashes a QP's frames got at the switches they crossed, remembered: the hash
+/// of a frame between the QP's hosts depends only on the switch and the direction, so it is
+/// computed once per switch and direction. A slot per direction and hop (the frame's hop
+/// count, modulo 4) holds the switch it is for; a slot holding another switch (another path
+/// after a reroute, or a path of more than 4 hops) is computed again and replaced.
+pub(crate) struct EcmpMemo([Cell<u64>; 8]);
+
+/// A slot that holds no hash: switch `NodeId::MAX` (node ids index the nodes, so none is it).
+const ECMP_EMPTY: u64 = u64::MAX;
+
+impl EcmpMemo {
+    /// A memo holding nothing.
+    pub(crate) fn new() -> EcmpMemo {
+        EcmpMemo([const { Cell::new(ECMP_EMPTY) }; 8])
+    }
+
+    /// The hash at switch `node`, hop `hop` of direction `reverse`: remembered, or
+    /// `compute`d and remembered.
+    #[inline(always)]
+    fn get(&self, node: NodeId, hop: u8, reverse: bool, compute: impl FnOnce() -> u32) -> u32 {
+        let slot = &self.0[(usize::from(reverse) << 2) | usize::from(hop & 3)];
+        let e = slot.get();
+        if (e >> 32) as NodeId == node {
+            return e as u32;
+        }
+        let h = compute();
+        slot.set((u64::from(node) << 32) | u64::from(h));
+        h
+    }
+}
+
 /// Mixed into the ECMP key of frames that travel from a flow's receiver to its sender.
 pub(in crate::sim) const REVERSE_HASH: u64 = 0x5245_5645_5253_4500;
 
@@ -31,6 +64,26 @@ pub(in crate::sim) fn splitmix64(mut x: u64) -> u64 {
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     x ^ (x >> 31)
+}
+
+/// [`Ecmp::FlowHash`]'s pick among `n` next hops at switch `node` for a frame of `flow`.
+#[inline(always)]
+fn flow_hash_pick(seed: u64, node: NodeId, flow: FlowId, reverse: bool, n: usize) -> usize {
+    let dir = if reverse { REVERSE_HASH } else { 0 };
+    let h = splitmix64(flow as u64 ^ ((node as u64) << 32) ^ seed ^ dir);
+    (h % n as u64) as usize
+}
+
+/// [`Ecmp::Ns3`]'s hash at switch `node` of a frame of flow `f` from `src` to `dst` (`reverse`:
+/// a reply or CNP, whose UDP ports are the data's swapped).
+#[inline(always)]
+fn ns3_flow_hash(f: &FlowState, src: NodeId, dst: NodeId, node: NodeId, reverse: bool) -> u32 {
+    let (sport, dport) = if reverse {
+        (f.dport, f.sport)
+    } else {
+        (f.sport, f.dport)
+    };
+    ns3_ecmp_hash(src, dst, sport, dport, node)
 }
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
@@ -64,16 +117,44 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let Node::Switch(sw) = &self.nodes[node as usize] else {
             return None;
         };
-        Self::route_in(
-            sw,
-            &self.config,
-            &self.flows,
-            node,
-            frame.flow,
-            frame.src,
-            frame.dst,
-            frame.kind.is_reverse(),
-        )
+        let cands = sw.routes.get(frame.dst as usize);
+        match cands.len() {
+            0 => None,
+            1 => Some(cands[0]),
+            n => Some(cands[self.ecmp_pick(node, frame, n)]),
+        }
+    }
+
+    /// The index among `n` (> 1) equal-cost next hops that switch `node` picks for `frame`
+    /// ([`Self::route_in`]'s choice; the ns-3 hash of a QP's frame from its [`EcmpMemo`]).
+    #[inline(never)]
+    fn ecmp_pick(&self, node: NodeId, frame: &Frame, n: usize) -> usize {
+        let reverse = frame.kind.is_reverse();
+        match self.config.model.ecmp {
+            Ecmp::FlowHash => flow_hash_pick(self.config.seed, node, frame.flow, reverse, n),
+            Ecmp::Ns3 => {
+                let f = &self.flows[frame.flow as usize];
+                let hash = || ns3_flow_hash(f, frame.src, frame.dst, node, reverse);
+                // a QP's data, replies and CNPs go between its two hosts (they are made in
+                // `qp.rs` and nothing changes a frame's ends), so the hash of each direction
+                // depends only on the switch; a CNM starts at a switch
+                debug_assert!(
+                    frame.kind == FrameKind::Cnm
+                        || f.qp.is_none()
+                        || (frame.src, frame.dst)
+                            == if reverse {
+                                (f.spec.dst, f.spec.src)
+                            } else {
+                                (f.spec.src, f.spec.dst)
+                            }
+                );
+                let h = match f.qp.as_deref() {
+                    Some(qp) if frame.kind != FrameKind::Cnm => qp.ecmp.get(node, frame.hops, reverse, hash),
+                    _ => hash(),
+                };
+                (h % n as u32) as usize
+            }
+        }
     }
 
     /// [`Self::route`] at switch `sw` (node `node`) for a frame of `flow` from `src` to `dst`;
@@ -95,19 +176,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             0 => None,
             1 => Some(cands[0]),
             n => Some(match config.model.ecmp {
-                Ecmp::FlowHash => {
-                    let dir = if reverse { REVERSE_HASH } else { 0 };
-                    let h = splitmix64(flow as u64 ^ ((node as u64) << 32) ^ config.seed ^ dir);
-                    cands[(h % n as u64) as usize]
-                }
+                Ecmp::FlowHash => cands[flow_hash_pick(config.seed, node, flow, reverse, n)],
                 Ecmp::Ns3 => {
-                    let f = &flows[flow as usize];
-                    let (sport, dport) = if reverse {
-                        (f.dport, f.sport)
-                    } else {
-                        (f.sport, f.dport)
-                    };
-                    let h = ns3_ecmp_hash(src, dst, sport, dport, node);
+                    let h = ns3_flow_hash(&flows[flow as usize], src, dst, node, reverse);
                     cands[(h % n as u32) as usize]
                 }
             }),

@@ -39,6 +39,7 @@ use crate::event::EventQueue;
 use crate::frame::{Ecn, FlowId, Frame, FrameKind, NodeId, PortId, flags};
 use crate::observer::Observer;
 use crate::series::{RateSeries, SERIES_CAP};
+use crate::sim::fabric::switch::EcmpMemo;
 use crate::sim::features::hpcc::{PsnRings, Telemetry};
 use crate::sim::order::schedule;
 use crate::sim::{Event, Node, Simulator};
@@ -213,6 +214,8 @@ pub(crate) struct Qp {
     last_tx: Option<(Instant, u64)>,
     /// The pacing gap last computed.
     gap_memo: GapMemo,
+    /// The ns-3 ECMP hashes its frames got at switches.
+    pub(crate) ecmp: EcmpMemo,
 }
 
 /// The state a QP's receiver owns (its host's partition in a split run).
@@ -328,6 +331,7 @@ impl Qp {
             last_rate: first,
             last_tx: None,
             gap_memo: GapMemo::new(line),
+            ecmp: EcmpMemo::new(),
         })
     }
 
@@ -516,17 +520,25 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Schedules the receiver's timer at its notification point's late CNP when that is
     /// earlier than the one pending. (The receiver does not know whether its sender has
     /// finished: a late CNP due after the last reply still goes, as a NIC's would.)
+    #[inline(always)]
     fn np_arm(&mut self, f: FlowId) {
+        // mostly no late CNP is due: the scheduling stays out of the caller
+        if let Some(d) = self.qp_mut(f).and_then(|qp| qp.np.as_ref()?.poll_timeout()) {
+            self.np_arm_at(f, d);
+        }
+    }
+
+    /// [`Self::np_arm`] for a notification point whose late CNP is due at `d`.
+    #[inline(never)]
+    fn np_arm_at(&mut self, f: FlowId, d: Instant) {
         let now = self.now;
         let Some(qp) = self.qp_mut(f) else {
             return;
         };
-        if let Some(d) = qp.np.as_ref().and_then(Np::poll_timeout) {
-            let d = d.max(now);
-            if d < qp.np_timer_at || qp.np_timer_at < now {
-                qp.np_timer_at = d;
-                schedule!(self, d, Event::NpTimer(f));
-            }
+        let d = d.max(now);
+        if d < qp.np_timer_at || qp.np_timer_at < now {
+            qp.np_timer_at = d;
+            schedule!(self, d, Event::NpTimer(f));
         }
     }
 
