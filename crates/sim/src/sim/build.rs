@@ -35,7 +35,18 @@ use crate::stats::{FlowStats, PortStats, Totals};
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Builds a simulator with a given event queue.
-    pub fn build(config: SimConfig, observer: O, mut queue: Q) -> Result<Self, BuildError> {
+    pub fn build(config: SimConfig, observer: O, queue: Q) -> Result<Self, BuildError> {
+        Self::build_part(config, observer, queue, None)
+    }
+
+    /// Builds a simulator with a given event queue; as partition `part` of a split fabric, a
+    /// flow's QP only where [`holds_qp`] says (the partition sets `part` itself afterwards).
+    pub(in crate::sim) fn build_part(
+        config: SimConfig,
+        observer: O,
+        mut queue: Q,
+        part: Option<&crate::sim::partition::PartState>,
+    ) -> Result<Self, BuildError> {
         if config.nodes.len() > order::MAX_NODES {
             return Err(BuildError::TooManyNodes {
                 nodes: config.nodes.len(),
@@ -56,12 +67,14 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         for f in &config.flows {
             check_flow(f, &is_host)?;
             let line = ports[node_ports[f.src as usize][0] as usize].rate;
-            let fs = FlowState::new(f.clone(), &mut pair_flows, line, config.seed).map_err(|source| {
-                BuildError::Qp {
-                    flow: f.name.clone(),
-                    source,
-                }
-            })?;
+            let with_qp = holds_qp(part, f);
+            let fs =
+                FlowState::new(f.clone(), &mut pair_flows, line, config.seed, with_qp).map_err(|source| {
+                    BuildError::Qp {
+                        flow: f.name.clone(),
+                        source,
+                    }
+                })?;
             flows.push(fs);
         }
         for w in &config.workloads {
@@ -130,6 +143,37 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         sim.start_pathology();
         Ok(sim)
     }
+
+    /// The state of a flow a workload creates now (`spec`, its source's line rate `line`): its
+    /// QP only where [`holds_qp`] says.
+    pub(in crate::sim) fn new_flow_state(
+        &mut self,
+        spec: FlowSpec,
+        line: Rate,
+    ) -> Result<FlowState, QpError> {
+        let with_qp = holds_qp(self.part.as_deref(), &spec);
+        FlowState::new(spec, &mut self.pair_flows, line, self.config.seed, with_qp)
+    }
+}
+
+/// Whether partition `part` (`None`: a whole fabric) holds the QP of flow `spec`: the
+/// partitions of its source and destination hosts do (their events are the QP's), and, for a
+/// congestion control whose packets carry a field that switches stamp (HPCC's INT, PINT,
+/// TIMELY's timestamp), every partition, whose switches write their part of it into their copy
+/// of the QP's rings (`features/hpcc.rs`). Elsewhere nothing reads a QP: its frames' hops only
+/// read the flow's specification and ports (ECMP), and the report takes each end from its
+/// owner (`partition::merge`, or the digests over MPI ranks, with a fresh QP where partition 0
+/// holds neither end: [`Simulator::restore_qps`]).
+pub(in crate::sim) fn holds_qp(part: Option<&crate::sim::partition::PartState>, spec: &FlowSpec) -> bool {
+    let Some(ps) = part else {
+        return true;
+    };
+    let Some(t) = spec.transport.as_deref() else {
+        return false;
+    };
+    crate::sim::features::qp::stamped(&t.cc)
+        || ps.of_node[spec.src as usize] == ps.me
+        || ps.of_node[spec.dst as usize] == ps.me
 }
 
 /// The largest frame any port of the simulation is asked to carry: every source's and
@@ -501,32 +545,21 @@ fn build_port(
 impl FlowState {
     /// A flow's state; `pair_flows` counts the flows of each (source, destination) pair so
     /// far (the flow's UDP source port is 10000 + that count, as the ns-3 reference does);
-    /// `seed` is the scenario's (a QP's engine that draws gets a stream of its own from it).
+    /// `seed` is the scenario's (a QP's engine that draws gets a stream of its own from it);
+    /// its QP, if it has a transport, only `with_qp` (see [`holds_qp`]).
     pub(super) fn new(
         spec: FlowSpec,
         pair_flows: &mut HashMap<(NodeId, NodeId), u16>,
         line: Rate,
         seed: u64,
+        with_qp: bool,
     ) -> Result<Self, QpError> {
         let n = pair_flows.entry((spec.src, spec.dst)).or_insert(0);
         let sport = 10_000u16.wrapping_add(*n);
         *n = n.wrapping_add(1);
-        let first = spec.next_on(spec.start);
         let qp = match &spec.transport {
-            None => None,
-            Some(t) => {
-                let mut qp = Qp::new(t, spec.size, line, first)?;
-                // one stream per flow, named by its endpoints and source port
-                qp.seed_sampling(super::splitmix64(
-                    seed ^ (u64::from(spec.src) << 40)
-                        ^ (u64::from(spec.dst) << 16)
-                        ^ u64::from(sport)
-                        ^ 0x5049_4E54,
-                ));
-                // the first `Emit` (pushed by the caller at `first`) is the QP's
-                qp.emit_at = first;
-                Some(Box::new(qp))
-            }
+            Some(t) if with_qp => Some(new_qp(&spec, t, sport, line, seed)?),
+            _ => None,
         };
         let dport = spec.transport.as_ref().map_or(ROCE_UDP_PORT, |t| t.udp_dport);
         Ok(FlowState {
@@ -542,6 +575,26 @@ impl FlowState {
             spec,
         })
     }
+}
+
+/// The QP of flow `spec` (transport `t`, UDP source port `sport`, its source's line rate
+/// `line`, the scenario's `seed`) as it starts.
+pub(super) fn new_qp(
+    spec: &FlowSpec,
+    t: &crate::config::transport::QpSpec,
+    sport: u16,
+    line: Rate,
+    seed: u64,
+) -> Result<Box<Qp>, QpError> {
+    let first = spec.next_on(spec.start);
+    let mut qp = Qp::new(t, spec.size, line, first)?;
+    // one stream per flow, named by its endpoints and source port
+    qp.seed_sampling(super::splitmix64(
+        seed ^ (u64::from(spec.src) << 40) ^ (u64::from(spec.dst) << 16) ^ u64::from(sport) ^ 0x5049_4E54,
+    ));
+    // the first `Emit` (pushed by the caller at `first`) is the QP's
+    qp.emit_at = first;
+    Ok(Box::new(qp))
 }
 
 /// A port's congestion notification: its markers and CPs, the priorities whose ECN markers

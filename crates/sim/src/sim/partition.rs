@@ -137,8 +137,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 nodes: config.nodes.len(),
             });
         }
-        let mut sim = Simulator::build(config, observer, queue)?;
-        sim.part = Some(Box::new(PartState {
+        let ps = Box::new(PartState {
             me,
             of_node,
             outbox: Vec::new(),
@@ -146,7 +145,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             replicated: 0,
             held: None,
             scan: false,
-        }));
+        });
+        let mut sim = Simulator::build_part(config, observer, queue, Some(&ps))?;
+        sim.part = Some(ps);
         Ok(sim)
     }
 }
@@ -334,6 +335,33 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         self.ports[m.from as usize].inflight.push_back(m.frame);
         self.observer.taken_in(self.queue.pushed(), m.tie, m.origin);
         self.queue.push_tied(m.at, m.tie, Event::Arrive(m.to));
+    }
+
+    /// Gives every flow with a transport that has no QP here (a partition that holds neither
+    /// of its ends, `build::holds_qp`) its QP as it starts: what such a partition's copy was
+    /// before partitions built only their own QPs (the ends' state is then taken from their
+    /// owners: the digests over MPI ranks, [`Simulator::absorb`]).
+    pub(in crate::sim) fn restore_qps(&mut self) {
+        for f in 0..self.flows.len() {
+            let fs = &self.flows[f];
+            let (Some(t), None) = (fs.spec.transport.as_deref(), fs.qp.as_ref()) else {
+                continue;
+            };
+            let line = self.ports[self.host_port(fs.spec.src) as usize].rate;
+            // (it was built once with the same arguments, in the partition of its source)
+            if let Ok(qp) = crate::sim::build::new_qp(&fs.spec, t, fs.sport, line, self.config.seed) {
+                self.flows[f].qp = Some(qp);
+            }
+        }
+    }
+
+    /// Each flow with a transport so far: its source, its destination, and whether this
+    /// simulator holds its QP (a partition: only if one of its hosts is an end, or the QP's
+    /// packets carry a field the switches stamp; see `build::holds_qp`).
+    pub fn qps_held(&self) -> impl Iterator<Item = (crate::frame::NodeId, crate::frame::NodeId, bool)> + '_ {
+        (self.flows.iter())
+            .filter(|f| f.spec.transport.is_some())
+            .map(|f| (f.spec.src, f.spec.dst, f.qp.is_some()))
     }
 
     /// The node port `p` belongs to.
