@@ -215,10 +215,11 @@ fn qps_under_dcqcn_hpcc_timely_and_dctcp_on_a_fat_tree_at_2_3_and_8_threads_repo
 }
 
 #[test]
-fn a_partition_holds_the_qps_of_its_hosts_flows_only_unless_switches_stamp_their_packets() {
+fn a_partition_holds_its_switches_ecn_markers_and_its_hosts_qps_only_unless_switches_stamp_them() {
     // a partition's memory: a QP's engines and state are its ends' (DCQCN, DCTCP), the
     // switches on its path write HPCC's INT records and TIMELY's timestamps into the QP's
-    // rings in every partition they cross (so those stay everywhere)
+    // rings in every partition they cross (so those stay everywhere); a switch port's ECN
+    // markers are its switch's
     use lossless_sim::experiments::partition_model::Partitioning;
     for (cc, everywhere) in [
         ("dcqcn", false),
@@ -229,10 +230,26 @@ fn a_partition_holds_the_qps_of_its_hosts_flows_only_unless_switches_stamp_their
         let cfg = fat_tree_k4(3, "100us", Some(cc), "");
         let part = Partitioning::by_tier(&cfg, 8);
         let (mut held, mut not_held) = (0, 0);
+        let whole = Simulator::new(cfg.clone()).expect("builds");
+        let cn: Vec<u32> = whole.port_cn_held().collect();
+        assert_eq!(
+            !cn.is_empty(),
+            matches!(cc, "dcqcn" | "dctcp"),
+            "{cc}: ECN markers"
+        );
         for me in 0..8 {
             let mut sim: Simulator =
                 Simulator::partition(cfg.clone(), part.of_node.clone(), me, Default::default())
                     .expect("builds");
+            // the ECN markers of its own switches' ports, no other
+            let mine: Vec<u32> = (cn.iter().copied())
+                .filter(|&p| part.of_node[sim.node_of_port(p) as usize] == me)
+                .collect();
+            assert_eq!(
+                sim.port_cn_held().collect::<Vec<_>>(),
+                mine,
+                "{cc}: partition {me}"
+            );
             // (alone, without the frames of the others: the workload's flows are created in
             // every partition all the same)
             sim.run_until(lossless_proto::units::Instant::from_ps(100_000_000));

@@ -53,7 +53,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             });
         }
         let max_frame_bytes = max_frame_bytes(&config)?;
-        let (ports, node_ports) = build_ports(&config, max_frame_bytes)?;
+        let (ports, node_ports) = build_ports(&config, max_frame_bytes, part)?;
         let is_host: Vec<bool> = config
             .nodes
             .iter()
@@ -154,6 +154,27 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let with_qp = holds_qp(self.part.as_deref(), &spec);
         FlowState::new(spec, &mut self.pair_flows, line, self.config.seed, with_qp)
     }
+
+    /// Gives every switch port whose congestion notification (ECN markers, QCN congestion
+    /// points) a partition did not build (another partition's, `build_ports`) that state as
+    /// built: what such a partition's untouched copy was before partitions built only their
+    /// own (the counters are then taken from their owners: the digests over MPI ranks,
+    /// [`Simulator::absorb`]).
+    pub(in crate::sim) fn restore_port_cn(&mut self) {
+        let seed = self.config.seed;
+        for (p, port) in self.ports.iter_mut().enumerate() {
+            let nd = &self.config.nodes[port.node as usize];
+            if port.cn.is_some() {
+                continue;
+            }
+            if let NodeKind::Switch(sw) = &nd.kind
+                // (built once with the same arguments, by the partition of its switch)
+                && let Ok(Some((cn, _, _))) = port_cn(sw, p as PortId, port.local, port.rate, seed, &nd.name)
+            {
+                port.cn = Some(Box::new(cn));
+            }
+        }
+    }
 }
 
 /// Whether partition `part` (`None`: a whole fabric) holds the QP of flow `spec`: the
@@ -196,9 +217,12 @@ fn max_frame_bytes(config: &SimConfig) -> Result<u32, BuildError> {
 
 /// Every link's two ports (a link's `a` end is port 2·i, its `b` end 2·i + 1), and each node's
 /// ports in link order.
+/// A partition (`part`) builds the congestion notification of its own switches' ports only
+/// (see [`Simulator::restore_port_cn`]).
 fn build_ports(
     config: &SimConfig,
     max_frame_bytes: u32,
+    part: Option<&crate::sim::partition::PartState>,
 ) -> Result<(Vec<Port>, Vec<Vec<PortId>>), BuildError> {
     let n = config.nodes.len();
     let mut node_ports: Vec<Vec<PortId>> = vec![Vec::new(); n];
@@ -220,6 +244,7 @@ fn build_ports(
                 me,
                 local,
                 dcbx: dcbx_cfg.as_ref(),
+                with_cn: part.is_none_or(|ps| ps.of_node[node as usize] == ps.me),
             };
             let mut port = build_port(config, li, link, end, max_frame_bytes)?;
             port.dscp_map = trust.dscp_map().map(|m| Box::new(*m));
@@ -398,7 +423,8 @@ fn build_host(config: &SimConfig, i: usize, h: &HostConfig, port: PortId, has_qp
 }
 
 /// One end of a link: its node, the port at the other end, its flow control as configured,
-/// its own port id, its index among its node's ports, and its DCBX configuration.
+/// its own port id, its index among its node's ports, its DCBX configuration, and whether its
+/// congestion notification is built (a partition's own switches' ports).
 struct PortEnd<'a> {
     node: NodeId,
     peer: PortId,
@@ -406,6 +432,7 @@ struct PortEnd<'a> {
     me: PortId,
     local: u32,
     dcbx: Option<&'a DcbxConfig>,
+    with_cn: bool,
 }
 
 /// The port at `end` of link `li`: its transmission selection, flow-control engine (with the
@@ -424,6 +451,7 @@ fn build_port(
         me,
         local,
         dcbx: dcbx_cfg,
+        with_cn,
     } = end;
     let mut params = PortParams {
         max_frame_bytes,
@@ -479,7 +507,10 @@ fn build_port(
             config.seed,
             &config.nodes[node as usize].name,
         )?
-        .map_or((None, (0, 0), 0), |(c, e, q)| (Some(c), e, q)),
+        // (checked all the same: every partition refuses what one simulator refuses)
+        .map_or((None, (0, 0), 0), |(c, e, q)| {
+            (with_cn.then(|| Box::new(c)), e, q)
+        }),
         NodeKind::Host(_) => (None, (0, 0), 0),
     };
     Ok(Port {
@@ -599,7 +630,7 @@ pub(super) fn new_qp(
 
 /// A port's congestion notification: its markers and CPs, the priorities whose ECN markers
 /// decide at enqueue and at dequeue, and the priorities of its CPs.
-type PortCnBuilt = (Box<PortCn>, (u8, u8), u8);
+type PortCnBuilt = (PortCn, (u8, u8), u8);
 
 /// The ECN markers and QCN congestion points of port `me` (local index `local`) of a switch
 /// configured with `sw`, or `None` when it has neither.
@@ -663,7 +694,7 @@ fn port_cn(
             cp_mask |= 1 << q;
         }
     }
-    Ok(Some((Box::new(cn), (enq_mask, deq_mask), cp_mask)))
+    Ok(Some((cn, (enq_mask, deq_mask), cp_mask)))
 }
 
 /// The PINT estimate of switch port `me` of rate `rate`, when some QP runs HPCC-PINT: T is

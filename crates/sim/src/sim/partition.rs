@@ -364,6 +364,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             .map(|f| (f.spec.src, f.spec.dst, f.qp.is_some()))
     }
 
+    /// The ports whose congestion notification (ECN markers, QCN congestion points) this
+    /// simulator holds (a partition: only its own switches', see `build::build_ports`).
+    pub fn port_cn_held(&self) -> impl Iterator<Item = PortId> + '_ {
+        (0..self.ports.len() as PortId).filter(|&p| self.ports[p as usize].cn.is_some())
+    }
+
     /// The node port `p` belongs to.
     pub fn node_of_port(&self, p: PortId) -> crate::frame::NodeId {
         self.ports[p as usize].node
