@@ -61,7 +61,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             .collect();
         let has_qps = config.flows.iter().any(|f| f.transport.is_some())
             || config.workloads.iter().any(|w| w.transport.is_some());
-        let nodes = build_nodes(&config, &ports, &node_ports, &is_host, has_qps)?;
+        let nodes = build_nodes(&config, &ports, &node_ports, &is_host, has_qps, part)?;
         let mut flows = Vec::with_capacity(config.flows.len());
         let mut pair_flows = HashMap::new();
         for f in &config.flows {
@@ -153,6 +153,28 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     ) -> Result<FlowState, QpError> {
         let with_qp = holds_qp(self.part.as_deref(), &spec);
         FlowState::new(spec, &mut self.pair_flows, line, self.config.seed, with_qp)
+    }
+
+    /// Gives every other partition's switch (a partition built its shared buffer without
+    /// ports, `build_nodes`) its shared buffer as built: what such a partition's untouched
+    /// copy was before (the peaks are then taken from their owners: the digests over MPI
+    /// ranks, [`Simulator::absorb`]).
+    pub(in crate::sim) fn restore_switch_buffers(&mut self) {
+        let Some(ps) = self.part.as_deref() else {
+            return;
+        };
+        for (i, node) in self.nodes.iter_mut().enumerate() {
+            let (Node::Switch(sw), NodeKind::Switch(s)) = (node, &self.config.nodes[i].kind) else {
+                continue;
+            };
+            if ps.of_node[i] != ps.me
+                && matches!(sw.buffer, SwitchBuffer::Shared(_))
+                // (built once with the same arguments, by the partition of the switch)
+                && let Ok(b) = shared_buffer(s, &sw.ports, &self.config)
+            {
+                sw.buffer = SwitchBuffer::Shared(b);
+            }
+        }
     }
 
     /// Gives every switch port whose congestion notification (ECN markers, QCN congestion
@@ -293,6 +315,7 @@ fn build_nodes(
     node_ports: &[Vec<PortId>],
     is_host: &[bool],
     has_qps: bool,
+    part: Option<&crate::sim::partition::PartState>,
 ) -> Result<Vec<Node>, BuildError> {
     let n = config.nodes.len();
     // the rate of the first host's NIC: the HPCC ns-3 MMU's reference rate (`get_nic_rate`)
@@ -322,6 +345,27 @@ fn build_nodes(
                     switch: nd.name.clone(),
                     source,
                 })?;
+                // another partition's switch: its shared buffer checked (every partition
+                // refuses what one simulator refuses), then kept without ports (its per port
+                // and priority state is read only by its own events and the report,
+                // [`Simulator::restore_switch_buffers`])
+                let buffer = match buffer {
+                    SwitchBuffer::Shared(_) if part.is_some_and(|ps| ps.of_node[i] != ps.me) => {
+                        SharedBuffer::new(
+                            s.buffer_bytes,
+                            s.threshold,
+                            s.xon_offset_bytes,
+                            Vec::new(),
+                            Vec::new(),
+                        )
+                        .map(SwitchBuffer::Shared)
+                        .map_err(|source| BuildError::Buffer {
+                            switch: nd.name.clone(),
+                            source,
+                        })?
+                    }
+                    b => b,
+                };
                 nodes.push(Node::Switch(Switch {
                     ports: node_ports[i].clone(),
                     buffer,

@@ -9,6 +9,13 @@
 //! the same as in one simulator (`order.rs`): a message carries the tie its arrival was
 //! scheduled with, and one partition's messages are taken in the order it sent them.
 //!
+//! What only one partition reads is built only there: a flow's QP in the partitions of its
+//! two ends (everywhere under HPCC, PINT and TIMELY, whose packets' field the switches on the
+//! path write into each partition's copy of the QP's rings: `build::holds_qp`), a switch
+//! port's ECN markers and QCN congestion points in its switch's (`build::build_ports`). The
+//! rest (ports, nodes, buffers, routes) is still the whole fabric's in every partition
+//! (docs/benchmarks.md, "Memory per partition").
+//!
 //! Supported: flows and workloads, RoCEv2 QPs under every congestion control (each end's
 //! state and timer is its host's; HPCC's INT field and TIMELY's timestamp cross a cut link
 //! in the message beside the frame), PAUSE and PFC, shared buffers, ETS, ECN marking.
