@@ -12,9 +12,10 @@
 //! What only one partition reads is built only there: a flow's QP in the partitions of its
 //! two ends (everywhere under HPCC, PINT and TIMELY, whose packets' field the switches on the
 //! path write into each partition's copy of the QP's rings: `build::holds_qp`), a switch
-//! port's ECN markers and QCN congestion points in its switch's (`build::build_ports`). The
-//! rest (ports, nodes, buffers, routes) is still the whole fabric's in every partition
-//! (docs/benchmarks.md, "Memory per partition").
+//! port's ECN markers and QCN congestion points in its switch's (`build::build_ports`), a
+//! switch's shared buffer with its ports in its switch's (`build::build_nodes`; the others
+//! keep one without ports). The rest (ports, nodes, routes) is still the whole fabric's in
+//! every partition (docs/benchmarks.md, "Memory per partition").
 //!
 //! Supported: flows and workloads, RoCEv2 QPs under every congestion control (each end's
 //! state and timer is its host's; HPCC's INT field and TIMELY's timestamp cross a cut link
