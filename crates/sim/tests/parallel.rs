@@ -215,6 +215,71 @@ fn qps_under_dcqcn_hpcc_timely_and_dctcp_on_a_fat_tree_at_2_3_and_8_threads_repo
 }
 
 #[test]
+fn a_partition_holds_its_switches_ecn_markers_and_its_hosts_qps_only_unless_switches_stamp_them() {
+    // a partition's memory: a QP's engines and state are its ends' (DCQCN, DCTCP), the
+    // switches on its path write HPCC's INT records and TIMELY's timestamps into the QP's
+    // rings in every partition they cross (so those stay everywhere); a switch port's ECN
+    // markers are its switch's
+    use lossless_sim::experiments::partition_model::Partitioning;
+    for (cc, everywhere) in [
+        ("dcqcn", false),
+        ("dctcp", false),
+        ("hpcc", true),
+        ("timely", true),
+    ] {
+        let cfg = fat_tree_k4(3, "100us", Some(cc), "");
+        let part = Partitioning::by_tier(&cfg, 8);
+        let (mut held, mut not_held) = (0, 0);
+        let whole = Simulator::new(cfg.clone()).expect("builds");
+        let cn: Vec<u32> = whole.port_cn_held().collect();
+        assert_eq!(
+            !cn.is_empty(),
+            matches!(cc, "dcqcn" | "dctcp"),
+            "{cc}: ECN markers"
+        );
+        for me in 0..8 {
+            let mut sim: Simulator =
+                Simulator::partition(cfg.clone(), part.of_node.clone(), me, Default::default())
+                    .expect("builds");
+            // the ECN markers of its own switches' ports, no other
+            let mine: Vec<u32> = (cn.iter().copied())
+                .filter(|&p| part.of_node[sim.node_of_port(p) as usize] == me)
+                .collect();
+            assert_eq!(
+                sim.port_cn_held().collect::<Vec<_>>(),
+                mine,
+                "{cc}: partition {me}"
+            );
+            // (alone, without the frames of the others: the workload's flows are created in
+            // every partition all the same)
+            sim.run_until(lossless_proto::units::Instant::from_ps(100_000_000));
+            for (src, dst, holds) in sim.qps_held() {
+                let mine = part.of_node[src as usize] == me || part.of_node[dst as usize] == me;
+                assert_eq!(
+                    holds,
+                    mine || everywhere,
+                    "{cc}: partition {me}, flow {src} -> {dst}"
+                );
+                if holds {
+                    held += 1;
+                } else {
+                    not_held += 1;
+                }
+            }
+        }
+        assert!(held > 0, "{cc}");
+        assert_eq!(not_held > 0, !everywhere, "{cc}: {held} held, {not_held} not");
+    }
+    // and the report is one simulator's, placed over fewer threads than partitions
+    check_scheduled(
+        "dcqcn fat tree",
+        &fat_tree_k4(3, "300us", Some("dcqcn"), ""),
+        8,
+        &[2],
+    );
+}
+
+#[test]
 fn a_fat_tree_under_a_websearch_workload_at_2_3_and_8_threads_reports_what_one_simulator_does() {
     // ECMP, three tiers, flows created by a workload (every partition runs its arrivals, so
     // that flow ids agree)

@@ -35,14 +35,25 @@ use crate::stats::{FlowStats, PortStats, Totals};
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Builds a simulator with a given event queue.
-    pub fn build(config: SimConfig, observer: O, mut queue: Q) -> Result<Self, BuildError> {
+    pub fn build(config: SimConfig, observer: O, queue: Q) -> Result<Self, BuildError> {
+        Self::build_part(config, observer, queue, None)
+    }
+
+    /// Builds a simulator with a given event queue; as partition `part` of a split fabric, a
+    /// flow's QP only where [`holds_qp`] says (the partition sets `part` itself afterwards).
+    pub(in crate::sim) fn build_part(
+        config: SimConfig,
+        observer: O,
+        mut queue: Q,
+        part: Option<&crate::sim::partition::PartState>,
+    ) -> Result<Self, BuildError> {
         if config.nodes.len() > order::MAX_NODES {
             return Err(BuildError::TooManyNodes {
                 nodes: config.nodes.len(),
             });
         }
         let max_frame_bytes = max_frame_bytes(&config)?;
-        let (ports, node_ports) = build_ports(&config, max_frame_bytes)?;
+        let (ports, node_ports) = build_ports(&config, max_frame_bytes, part)?;
         let is_host: Vec<bool> = config
             .nodes
             .iter()
@@ -50,18 +61,20 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             .collect();
         let has_qps = config.flows.iter().any(|f| f.transport.is_some())
             || config.workloads.iter().any(|w| w.transport.is_some());
-        let nodes = build_nodes(&config, &ports, &node_ports, &is_host, has_qps)?;
+        let nodes = build_nodes(&config, &ports, &node_ports, &is_host, has_qps, part)?;
         let mut flows = Vec::with_capacity(config.flows.len());
         let mut pair_flows = HashMap::new();
         for f in &config.flows {
             check_flow(f, &is_host)?;
             let line = ports[node_ports[f.src as usize][0] as usize].rate;
-            let fs = FlowState::new(f.clone(), &mut pair_flows, line, config.seed).map_err(|source| {
-                BuildError::Qp {
-                    flow: f.name.clone(),
-                    source,
-                }
-            })?;
+            let with_qp = holds_qp(part, f);
+            let fs =
+                FlowState::new(f.clone(), &mut pair_flows, line, config.seed, with_qp).map_err(|source| {
+                    BuildError::Qp {
+                        flow: f.name.clone(),
+                        source,
+                    }
+                })?;
             flows.push(fs);
         }
         for w in &config.workloads {
@@ -130,6 +143,80 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         sim.start_pathology();
         Ok(sim)
     }
+
+    /// The state of a flow a workload creates now (`spec`, its source's line rate `line`): its
+    /// QP only where [`holds_qp`] says.
+    pub(in crate::sim) fn new_flow_state(
+        &mut self,
+        spec: FlowSpec,
+        line: Rate,
+    ) -> Result<FlowState, QpError> {
+        let with_qp = holds_qp(self.part.as_deref(), &spec);
+        FlowState::new(spec, &mut self.pair_flows, line, self.config.seed, with_qp)
+    }
+
+    /// Gives every other partition's switch (a partition built its shared buffer without
+    /// ports, `build_nodes`) its shared buffer as built: what such a partition's untouched
+    /// copy was before (the peaks are then taken from their owners: the digests over MPI
+    /// ranks, [`Simulator::absorb`]).
+    pub(in crate::sim) fn restore_switch_buffers(&mut self) {
+        let Some(ps) = self.part.as_deref() else {
+            return;
+        };
+        for (i, node) in self.nodes.iter_mut().enumerate() {
+            let (Node::Switch(sw), NodeKind::Switch(s)) = (node, &self.config.nodes[i].kind) else {
+                continue;
+            };
+            if ps.of_node[i] != ps.me
+                && matches!(sw.buffer, SwitchBuffer::Shared(_))
+                // (built once with the same arguments, by the partition of the switch)
+                && let Ok(b) = shared_buffer(s, &sw.ports, &self.config)
+            {
+                sw.buffer = SwitchBuffer::Shared(b);
+            }
+        }
+    }
+
+    /// Gives every switch port whose congestion notification (ECN markers, QCN congestion
+    /// points) a partition did not build (another partition's, `build_ports`) that state as
+    /// built: what such a partition's untouched copy was before partitions built only their
+    /// own (the counters are then taken from their owners: the digests over MPI ranks,
+    /// [`Simulator::absorb`]).
+    pub(in crate::sim) fn restore_port_cn(&mut self) {
+        let seed = self.config.seed;
+        for (p, port) in self.ports.iter_mut().enumerate() {
+            let nd = &self.config.nodes[port.node as usize];
+            if port.cn.is_some() {
+                continue;
+            }
+            if let NodeKind::Switch(sw) = &nd.kind
+                // (built once with the same arguments, by the partition of its switch)
+                && let Ok(Some((cn, _, _))) = port_cn(sw, p as PortId, port.local, port.rate, seed, &nd.name)
+            {
+                port.cn = Some(Box::new(cn));
+            }
+        }
+    }
+}
+
+/// Whether partition `part` (`None`: a whole fabric) holds the QP of flow `spec`: the
+/// partitions of its source and destination hosts do (their events are the QP's), and, for a
+/// congestion control whose packets carry a field that switches stamp (HPCC's INT, PINT,
+/// TIMELY's timestamp), every partition, whose switches write their part of it into their copy
+/// of the QP's rings (`features/hpcc.rs`). Elsewhere nothing reads a QP: its frames' hops only
+/// read the flow's specification and ports (ECMP), and the report takes each end from its
+/// owner (`partition::merge`, or the digests over MPI ranks, with a fresh QP where partition 0
+/// holds neither end: [`Simulator::restore_qps`]).
+pub(in crate::sim) fn holds_qp(part: Option<&crate::sim::partition::PartState>, spec: &FlowSpec) -> bool {
+    let Some(ps) = part else {
+        return true;
+    };
+    let Some(t) = spec.transport.as_deref() else {
+        return false;
+    };
+    crate::sim::features::qp::stamped(&t.cc)
+        || ps.of_node[spec.src as usize] == ps.me
+        || ps.of_node[spec.dst as usize] == ps.me
 }
 
 /// The largest frame any port of the simulation is asked to carry: every source's and
@@ -152,9 +239,12 @@ fn max_frame_bytes(config: &SimConfig) -> Result<u32, BuildError> {
 
 /// Every link's two ports (a link's `a` end is port 2·i, its `b` end 2·i + 1), and each node's
 /// ports in link order.
+/// A partition (`part`) builds the congestion notification of its own switches' ports only
+/// (see [`Simulator::restore_port_cn`]).
 fn build_ports(
     config: &SimConfig,
     max_frame_bytes: u32,
+    part: Option<&crate::sim::partition::PartState>,
 ) -> Result<(Vec<Port>, Vec<Vec<PortId>>), BuildError> {
     let n = config.nodes.len();
     let mut node_ports: Vec<Vec<PortId>> = vec![Vec::new(); n];
@@ -176,6 +266,7 @@ fn build_ports(
                 me,
                 local,
                 dcbx: dcbx_cfg.as_ref(),
+                with_cn: part.is_none_or(|ps| ps.of_node[node as usize] == ps.me),
             };
             let mut port = build_port(config, li, link, end, max_frame_bytes)?;
             port.dscp_map = trust.dscp_map().map(|m| Box::new(*m));
@@ -224,6 +315,7 @@ fn build_nodes(
     node_ports: &[Vec<PortId>],
     is_host: &[bool],
     has_qps: bool,
+    part: Option<&crate::sim::partition::PartState>,
 ) -> Result<Vec<Node>, BuildError> {
     let n = config.nodes.len();
     // the rate of the first host's NIC: the HPCC ns-3 MMU's reference rate (`get_nic_rate`)
@@ -253,6 +345,27 @@ fn build_nodes(
                     switch: nd.name.clone(),
                     source,
                 })?;
+                // another partition's switch: its shared buffer checked (every partition
+                // refuses what one simulator refuses), then kept without ports (its per port
+                // and priority state is read only by its own events and the report,
+                // [`Simulator::restore_switch_buffers`])
+                let buffer = match buffer {
+                    SwitchBuffer::Shared(_) if part.is_some_and(|ps| ps.of_node[i] != ps.me) => {
+                        SharedBuffer::new(
+                            s.buffer_bytes,
+                            s.threshold,
+                            s.xon_offset_bytes,
+                            Vec::new(),
+                            Vec::new(),
+                        )
+                        .map(SwitchBuffer::Shared)
+                        .map_err(|source| BuildError::Buffer {
+                            switch: nd.name.clone(),
+                            source,
+                        })?
+                    }
+                    b => b,
+                };
                 nodes.push(Node::Switch(Switch {
                     ports: node_ports[i].clone(),
                     buffer,
@@ -354,7 +467,8 @@ fn build_host(config: &SimConfig, i: usize, h: &HostConfig, port: PortId, has_qp
 }
 
 /// One end of a link: its node, the port at the other end, its flow control as configured,
-/// its own port id, its index among its node's ports, and its DCBX configuration.
+/// its own port id, its index among its node's ports, its DCBX configuration, and whether its
+/// congestion notification is built (a partition's own switches' ports).
 struct PortEnd<'a> {
     node: NodeId,
     peer: PortId,
@@ -362,6 +476,7 @@ struct PortEnd<'a> {
     me: PortId,
     local: u32,
     dcbx: Option<&'a DcbxConfig>,
+    with_cn: bool,
 }
 
 /// The port at `end` of link `li`: its transmission selection, flow-control engine (with the
@@ -380,6 +495,7 @@ fn build_port(
         me,
         local,
         dcbx: dcbx_cfg,
+        with_cn,
     } = end;
     let mut params = PortParams {
         max_frame_bytes,
@@ -435,7 +551,10 @@ fn build_port(
             config.seed,
             &config.nodes[node as usize].name,
         )?
-        .map_or((None, (0, 0), 0), |(c, e, q)| (Some(c), e, q)),
+        // (checked all the same: every partition refuses what one simulator refuses)
+        .map_or((None, (0, 0), 0), |(c, e, q)| {
+            (with_cn.then(|| Box::new(c)), e, q)
+        }),
         NodeKind::Host(_) => (None, (0, 0), 0),
     };
     Ok(Port {
@@ -501,32 +620,21 @@ fn build_port(
 impl FlowState {
     /// A flow's state; `pair_flows` counts the flows of each (source, destination) pair so
     /// far (the flow's UDP source port is 10000 + that count, as the ns-3 reference does);
-    /// `seed` is the scenario's (a QP's engine that draws gets a stream of its own from it).
+    /// `seed` is the scenario's (a QP's engine that draws gets a stream of its own from it);
+    /// its QP, if it has a transport, only `with_qp` (see [`holds_qp`]).
     pub(super) fn new(
         spec: FlowSpec,
         pair_flows: &mut HashMap<(NodeId, NodeId), u16>,
         line: Rate,
         seed: u64,
+        with_qp: bool,
     ) -> Result<Self, QpError> {
         let n = pair_flows.entry((spec.src, spec.dst)).or_insert(0);
         let sport = 10_000u16.wrapping_add(*n);
         *n = n.wrapping_add(1);
-        let first = spec.next_on(spec.start);
         let qp = match &spec.transport {
-            None => None,
-            Some(t) => {
-                let mut qp = Qp::new(t, spec.size, line, first)?;
-                // one stream per flow, named by its endpoints and source port
-                qp.seed_sampling(super::splitmix64(
-                    seed ^ (u64::from(spec.src) << 40)
-                        ^ (u64::from(spec.dst) << 16)
-                        ^ u64::from(sport)
-                        ^ 0x5049_4E54,
-                ));
-                // the first `Emit` (pushed by the caller at `first`) is the QP's
-                qp.emit_at = first;
-                Some(Box::new(qp))
-            }
+            Some(t) if with_qp => Some(new_qp(&spec, t, sport, line, seed)?),
+            _ => None,
         };
         let dport = spec.transport.as_ref().map_or(ROCE_UDP_PORT, |t| t.udp_dport);
         Ok(FlowState {
@@ -544,9 +652,29 @@ impl FlowState {
     }
 }
 
+/// The QP of flow `spec` (transport `t`, UDP source port `sport`, its source's line rate
+/// `line`, the scenario's `seed`) as it starts.
+pub(super) fn new_qp(
+    spec: &FlowSpec,
+    t: &crate::config::transport::QpSpec,
+    sport: u16,
+    line: Rate,
+    seed: u64,
+) -> Result<Box<Qp>, QpError> {
+    let first = spec.next_on(spec.start);
+    let mut qp = Qp::new(t, spec.size, line, first)?;
+    // one stream per flow, named by its endpoints and source port
+    qp.seed_sampling(super::splitmix64(
+        seed ^ (u64::from(spec.src) << 40) ^ (u64::from(spec.dst) << 16) ^ u64::from(sport) ^ 0x5049_4E54,
+    ));
+    // the first `Emit` (pushed by the caller at `first`) is the QP's
+    qp.emit_at = first;
+    Ok(Box::new(qp))
+}
+
 /// A port's congestion notification: its markers and CPs, the priorities whose ECN markers
 /// decide at enqueue and at dequeue, and the priorities of its CPs.
-type PortCnBuilt = (Box<PortCn>, (u8, u8), u8);
+type PortCnBuilt = (PortCn, (u8, u8), u8);
 
 /// The ECN markers and QCN congestion points of port `me` (local index `local`) of a switch
 /// configured with `sw`, or `None` when it has neither.
@@ -610,7 +738,7 @@ fn port_cn(
             cp_mask |= 1 << q;
         }
     }
-    Ok(Some((Box::new(cn), (enq_mask, deq_mask), cp_mask)))
+    Ok(Some((cn, (enq_mask, deq_mask), cp_mask)))
 }
 
 /// The PINT estimate of switch port `me` of rate `rate`, when some QP runs HPCC-PINT: T is

@@ -1200,6 +1200,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             Some(ps) => return Err(format!("digests are absorbed by partition 0, not {}", ps.me)),
             None => return Err("digests are absorbed by a partition, not a whole run".into()),
         };
+        // (the report reads a QP of every flow with a transport, the congestion notification
+        // of every switch port that has one and every switch's buffer; their owners' figures
+        // come below)
+        self.restore_qps();
+        self.restore_port_cn();
+        self.restore_switch_buffers();
         let nports = self.ports.len();
         let mut a = Absorbed {
             pause_ps: vec![None; nports],

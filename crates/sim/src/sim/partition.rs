@@ -9,6 +9,14 @@
 //! the same as in one simulator (`order.rs`): a message carries the tie its arrival was
 //! scheduled with, and one partition's messages are taken in the order it sent them.
 //!
+//! What only one partition reads is built only there: a flow's QP in the partitions of its
+//! two ends (everywhere under HPCC, PINT and TIMELY, whose packets' field the switches on the
+//! path write into each partition's copy of the QP's rings: `build::holds_qp`), a switch
+//! port's ECN markers and QCN congestion points in its switch's (`build::build_ports`), a
+//! switch's shared buffer with its ports in its switch's (`build::build_nodes`; the others
+//! keep one without ports). The rest (ports, nodes, routes) is still the whole fabric's in
+//! every partition (docs/benchmarks.md, "Memory per partition").
+//!
 //! Supported: flows and workloads, RoCEv2 QPs under every congestion control (each end's
 //! state and timer is its host's; HPCC's INT field and TIMELY's timestamp cross a cut link
 //! in the message beside the frame), PAUSE and PFC, shared buffers, ETS, ECN marking.
@@ -137,8 +145,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 nodes: config.nodes.len(),
             });
         }
-        let mut sim = Simulator::build(config, observer, queue)?;
-        sim.part = Some(Box::new(PartState {
+        let ps = Box::new(PartState {
             me,
             of_node,
             outbox: Vec::new(),
@@ -146,7 +153,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             replicated: 0,
             held: None,
             scan: false,
-        }));
+        });
+        let mut sim = Simulator::build_part(config, observer, queue, Some(&ps))?;
+        sim.part = Some(ps);
         Ok(sim)
     }
 }
@@ -334,6 +343,39 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         self.ports[m.from as usize].inflight.push_back(m.frame);
         self.observer.taken_in(self.queue.pushed(), m.tie, m.origin);
         self.queue.push_tied(m.at, m.tie, Event::Arrive(m.to));
+    }
+
+    /// Gives every flow with a transport that has no QP here (a partition that holds neither
+    /// of its ends, `build::holds_qp`) its QP as it starts: what such a partition's copy was
+    /// before partitions built only their own QPs (the ends' state is then taken from their
+    /// owners: the digests over MPI ranks, [`Simulator::absorb`]).
+    pub(in crate::sim) fn restore_qps(&mut self) {
+        for f in 0..self.flows.len() {
+            let fs = &self.flows[f];
+            let (Some(t), None) = (fs.spec.transport.as_deref(), fs.qp.as_ref()) else {
+                continue;
+            };
+            let line = self.ports[self.host_port(fs.spec.src) as usize].rate;
+            // (it was built once with the same arguments, in the partition of its source)
+            if let Ok(qp) = crate::sim::build::new_qp(&fs.spec, t, fs.sport, line, self.config.seed) {
+                self.flows[f].qp = Some(qp);
+            }
+        }
+    }
+
+    /// Each flow with a transport so far: its source, its destination, and whether this
+    /// simulator holds its QP (a partition: only if one of its hosts is an end, or the QP's
+    /// packets carry a field the switches stamp; see `build::holds_qp`).
+    pub fn qps_held(&self) -> impl Iterator<Item = (crate::frame::NodeId, crate::frame::NodeId, bool)> + '_ {
+        (self.flows.iter())
+            .filter(|f| f.spec.transport.is_some())
+            .map(|f| (f.spec.src, f.spec.dst, f.qp.is_some()))
+    }
+
+    /// The ports whose congestion notification (ECN markers, QCN congestion points) this
+    /// simulator holds (a partition: only its own switches', see `build::build_ports`).
+    pub fn port_cn_held(&self) -> impl Iterator<Item = PortId> + '_ {
+        (0..self.ports.len() as PortId).filter(|&p| self.ports[p as usize].cn.is_some())
     }
 
     /// The node port `p` belongs to.

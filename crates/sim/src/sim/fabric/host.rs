@@ -345,7 +345,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             };
             let id = self.flows.len() as FlowId;
             let line = self.ports[self.host_port(src) as usize].rate;
-            let mut fs = match FlowState::new(spec, &mut self.pair_flows, line, self.config.seed) {
+            let mut fs = match self.new_flow_state(spec, line) {
                 Ok(fs) => fs,
                 Err(e) => {
                     let p = self.host_port(src);

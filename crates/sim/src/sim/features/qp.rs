@@ -218,6 +218,15 @@ pub(crate) struct Qp {
     pub(crate) ecmp: EcmpMemo,
 }
 
+/// Whether the packets of a QP under `cc` carry a field that the switches on their path write
+/// (HPCC's INT records, PINT's code, TIMELY's timestamps: the QP has `telemetry`).
+pub(crate) fn stamped(cc: &CcSpec) -> bool {
+    matches!(
+        cc,
+        CcSpec::Hpcc { .. } | CcSpec::HpccPint { .. } | CcSpec::Timely { .. }
+    )
+}
+
 /// The state a QP's receiver owns (its host's partition in a split run).
 pub(crate) struct ReceiverSide {
     resp: Responder,
@@ -302,6 +311,7 @@ impl Qp {
             CcSpec::Timely { .. } => Some(Box::new(Telemetry::Timestamp(PsnRings::new(packets)))),
             _ => None,
         };
+        debug_assert_eq!(telemetry.is_some(), stamped(&spec.cc));
         let mut series = RateSeries::with_capacity(SERIES_CAP);
         let first = rp.rate(line);
         series.record(start, first);
