@@ -1116,6 +1116,64 @@ mod tests {
     }
 
     #[test]
+    fn crowded_buckets_pop_in_the_heaps_order_whatever_their_push_order() {
+        // buckets of up to ~60 events with few distinct keys, pushed in key order, in
+        // reverse, or scrambled; bounded pops that stop inside the current bucket, then
+        // pushes into it (before, among and after its keys) and into an earlier bucket
+        use rand::{Rng, SeedableRng};
+        let slot = 1u128 << CAL_SHIFT;
+        for order in 0..3 {
+            let mut rng = rand_pcg::Pcg64::seed_from_u64(17 + order);
+            let mut h = HeapQueue::with_capacity(16);
+            let mut c = CalendarQueue::default();
+            let mut now = 0u128;
+            let mut step = 0u32;
+            for round in 0..300u128 {
+                let base = (now >> CAL_SHIFT) * slot + slot * rng.gen_range(1..4);
+                let n = rng.gen_range(1..60);
+                let mut keys: Vec<(u128, u64)> = (0..n)
+                    .map(|_| (base + 8 * rng.gen_range(0..4u128), rng.gen_range(0..3u64)))
+                    .collect();
+                match order {
+                    0 => keys.sort(),
+                    1 => keys.sort_by(|a, b| b.cmp(a)),
+                    _ => {}
+                }
+                for (t, tie) in keys {
+                    h.push_tied(Instant::from_ps(t), tie, step);
+                    c.push_tied(Instant::from_ps(t), tie, step);
+                    step += 1;
+                }
+                while !h.is_empty() {
+                    let until = Instant::from_ps(now + rng.gen_range(0..3 * slot));
+                    let (a, b) = (h.pop_before(until), c.pop_before(until));
+                    assert_eq!(
+                        a.map(|a| (a.at, a.tie, a.event)),
+                        b.map(|b| (b.at, b.tie, b.event)),
+                        "order {order} round {round}"
+                    );
+                    match a {
+                        Some(a) => now = a.at.as_ps(),
+                        None if rng.gen_bool(0.3) => {
+                            // stopped short: more events now, in the looked-at bucket or earlier
+                            for _ in 0..rng.gen_range(1..4) {
+                                let t = now + 8 * rng.gen_range(0..4u128) + slot * rng.gen_range(0..2);
+                                let tie = rng.gen_range(0..3u64);
+                                h.push_tied(Instant::from_ps(t), tie, step);
+                                c.push_tied(Instant::from_ps(t), tie, step);
+                                step += 1;
+                            }
+                        }
+                        None => {}
+                    }
+                    assert_eq!(h.len(), c.len());
+                }
+                assert!(c.is_empty());
+            }
+        }
+    }
+
+    #[test]
     fn times_past_the_keys_range_pop_last_in_insertion_order_as_in_the_heap() {
         let mut h = HeapQueue::with_capacity(8);
         let mut c = CalendarQueue::default();
