@@ -552,12 +552,19 @@ impl<E: Copy, S: Seq> Ring<E, S> {
     }
 
     /// Moves the far events that the window now covers into the ring.
-    #[inline]
+    #[inline(always)]
     fn pull_far(&mut self) {
-        let end = self.window_end();
-        if self.far_slot >= end {
+        // (most cursor moves: the far heap's earliest is still beyond the window)
+        if self.far_slot >= self.window_end() {
             return;
         }
+        self.pull_far_events();
+    }
+
+    /// `pull_far` once the window covers the far heap's earliest event.
+    #[inline(never)]
+    fn pull_far_events(&mut self) {
+        let end = self.window_end();
         while let Some(top) = self.far.peek() {
             let slot = top.key >> SLOT_LOW;
             if slot >= end {
