@@ -419,16 +419,15 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
 /// Events less than one window (≈ 4.2 µs) ahead of the cursor go into a ring of 1.024 ns
 /// buckets, each an unsorted list of nodes from one shared pool; a bitmap finds the next
 /// non-empty bucket. When the cursor reaches a bucket, its events move into one array,
-/// sorted as they are taken from the list into descending (time, tie) order — the newer
-/// first among equal keys, see `NearEntry` — from whose end they pop in order (later pushes
-/// into that bucket are inserted in order); a
-/// bucket of one event pops straight from its node. Later events (pause timers, idle flows)
-/// wait in a binary heap and move into the ring when the window reaches them; an event
-/// scheduled before the cursor's bucket (a simulator never does) waits in a spill heap that
-/// every pop compares against. Order is exactly (time, tie, sequence), as in [`HeapQueue`].
-/// The pool grows only when more events are pending than ever before, the current array
-/// (and a large bucket's sort scratch) only for a bucket larger than any before: nothing
-/// allocates per event.
+/// sorted stably into descending (time, tie) order — the newer first among equal keys, see
+/// `NearEntry` — from whose end they pop in order (later pushes into that bucket are
+/// inserted in order); a bucket of one event pops straight from its node. Later events
+/// (pause timers, idle flows) wait in a binary heap and move into the ring when the window
+/// reaches them; an event scheduled before the cursor's bucket (a simulator never does)
+/// waits in a spill heap that every pop compares against. Order is exactly (time, tie,
+/// sequence), as in [`HeapQueue`]. The pool grows only when more events are pending than
+/// ever before, the current array (and a large bucket's sort scratch) only for a bucket
+/// larger than any before: nothing allocates per event.
 #[derive(Debug)]
 struct Ring<E, S> {
     /// Slot number (time >> CAL_SHIFT) of the cursor: no ring event is earlier.
