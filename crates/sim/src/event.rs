@@ -645,7 +645,7 @@ impl<E: Copy, S: Seq> Ring<E, S> {
             // newer first among equal keys, so that they pop from the end oldest first
             if self.cur.len() <= SMALL_BUCKET {
                 // std's stable sort: an insertion sort at this size, nothing allocated
-                self.cur.sort_by(|x, y| y.key.cmp(&x.key));
+                self.cur.sort_by_key(|e| std::cmp::Reverse(e.key));
             } else {
                 self.sort_large_bucket();
             }
