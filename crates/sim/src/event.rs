@@ -325,8 +325,9 @@ impl Seq for u64 {
 /// A ring entry: its time within the bucket's slot and its tie in one `u64`
 /// (`offset << 54 | tie`, the low 64 bits of the full key), and in a numbered calendar its
 /// push's number; the slot itself is the bucket's position. A bucket keeps its entries in
-/// insertion order among equal keys (its list is newest first, pushes into the current array
-/// go after their equals), so a stable sort on the key alone gives (key, sequence) order; the
+/// insertion order among equal keys (its list and the current array newest first, a push
+/// into that array going before its equals, popped after them), so the key alone orders
+/// them; the
 /// sequence number is carried only for [`Scheduled::seq`] (a split run's trace merge), never
 /// compared, and a plain calendar's entries (16 bytes for an 8-byte event) leave it out.
 #[derive(Clone, Copy, Debug)]
@@ -418,15 +419,15 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
 /// Events less than one window (≈ 4.2 µs) ahead of the cursor go into a ring of 1.024 ns
 /// buckets, each an unsorted list of nodes from one shared pool; a bitmap finds the next
 /// non-empty bucket. When the cursor reaches a bucket, its events move into one array,
-/// sorted stably by (time, tie) — equal keys stay in insertion order, see `NearEntry` —
-/// from which they pop in order (later pushes into that bucket are inserted in order); a
-/// bucket of one event pops straight from its node. Later events (pause timers, idle flows)
-/// wait in a binary heap and move into the ring when the window reaches them; an event
-/// scheduled before the cursor's bucket (a simulator never does) waits in a spill heap that
-/// every pop compares against. Order is exactly (time, tie, sequence), as in [`HeapQueue`].
-/// The pool grows only when more events are pending than ever before, the current array
-/// (and a large bucket's sort scratch) only for a bucket larger than any before: nothing
-/// allocates per event.
+/// sorted stably into descending (time, tie) order — the newer first among equal keys, see
+/// `NearEntry` — from whose end they pop in order (later pushes into that bucket are
+/// inserted in order); a bucket of one event pops straight from its node. Later events
+/// (pause timers, idle flows) wait in a binary heap and move into the ring when the window
+/// reaches them; an event scheduled before the cursor's bucket (a simulator never does)
+/// waits in a spill heap that every pop compares against. Order is exactly (time, tie,
+/// sequence), as in [`HeapQueue`]. The pool grows only when more events are pending than
+/// ever before, the current array (and a large bucket's sort scratch) only for a bucket
+/// larger than any before: nothing allocates per event.
 #[derive(Debug)]
 struct Ring<E, S> {
     /// Slot number (time >> CAL_SHIFT) of the cursor: no ring event is earlier.
@@ -437,9 +438,9 @@ struct Ring<E, S> {
     pool: Vec<Node<E, S>>,
     /// First free node of the pool (`NIL` for none).
     free: u32,
-    /// The current bucket's events, sorted, from `cur_head` on.
+    /// The current bucket's events, by descending key (the newer first among equal keys):
+    /// they pop from its end.
     cur: Vec<NearEntry<E, S>>,
-    cur_head: usize,
     /// Which bucket `cur` holds (`NIL` for none).
     cur_b: u32,
     /// `cur_b` while the spill heap is empty, else `NIL`: a pop whose cursor's bucket this is
@@ -476,7 +477,6 @@ impl<E, S> Default for Ring<E, S> {
             pool: Vec::new(),
             free: NIL,
             cur: Vec::new(),
-            cur_head: 0,
             cur_b: NIL,
             fast_b: NIL,
             sort_keys: Vec::new(),
@@ -536,10 +536,10 @@ impl<E: Copy, S: Seq> Ring<E, S> {
     #[inline(always)]
     fn insert_bucket(&mut self, b: usize, entry: NearEntry<E, S>) {
         if b as u32 == self.cur_b {
-            // a new event has the largest sequence number and usually a time no earlier than
-            // the rest: it goes at the end, else before the larger keys (after its equals)
+            // a new event has the largest sequence number: it pops after its equals and the
+            // smaller keys, which lie after it in the descending array
             let mut i = self.cur.len();
-            while i > self.cur_head && self.cur[i - 1].key > entry.key {
+            while i > 0 && self.cur[i - 1].key <= entry.key {
                 i -= 1;
             }
             self.cur.insert(i, entry);
@@ -551,12 +551,19 @@ impl<E: Copy, S: Seq> Ring<E, S> {
     }
 
     /// Moves the far events that the window now covers into the ring.
-    #[inline]
+    #[inline(always)]
     fn pull_far(&mut self) {
-        let end = self.window_end();
-        if self.far_slot >= end {
+        // (most cursor moves: the far heap's earliest is still beyond the window)
+        if self.far_slot >= self.window_end() {
             return;
         }
+        self.pull_far_events();
+    }
+
+    /// `pull_far` once the window covers the far heap's earliest event.
+    #[inline(never)]
+    fn pull_far_events(&mut self) {
+        let end = self.window_end();
         while let Some(top) = self.far.peek() {
             let slot = top.key >> SLOT_LOW;
             if slot >= end {
@@ -612,13 +619,14 @@ impl<E: Copy, S: Seq> Ring<E, S> {
     fn make_current(&mut self, b: usize) {
         if self.cur_b != NIL {
             let old = self.cur_b as usize;
-            for i in self.cur_head..self.cur.len() {
+            // from the end (the oldest of equal keys first), each linked at the list's head:
+            // the list is newest first among equal keys again
+            for i in (0..self.cur.len()).rev() {
                 let e = self.cur[i];
                 self.link(old, e);
             }
         }
         self.cur.clear();
-        self.cur_head = 0;
         let head = std::mem::replace(&mut self.heads[b], NIL);
         let (mut n, mut last) = (head, NIL);
         while n != NIL {
@@ -633,12 +641,11 @@ impl<E: Copy, S: Seq> Ring<E, S> {
             self.free = head;
         }
         if self.cur.len() > 1 {
-            // the list is newest first: reversed, it is in insertion order, and a stable
-            // sort on the key gives (key, sequence) order
-            self.cur.reverse();
+            // the list is newest first: a stable sort into descending key order keeps the
+            // newer first among equal keys, so that they pop from the end oldest first
             if self.cur.len() <= SMALL_BUCKET {
                 // std's stable sort: an insertion sort at this size, nothing allocated
-                self.cur.sort_by_key(|e| e.key);
+                self.cur.sort_by_key(|e| std::cmp::Reverse(e.key));
             } else {
                 self.sort_large_bucket();
             }
@@ -647,9 +654,10 @@ impl<E: Copy, S: Seq> Ring<E, S> {
         self.fast_b = if self.spill.is_empty() { self.cur_b } else { NIL };
     }
 
-    /// Sorts a large current array stably by key without allocating beyond the largest bucket
-    /// so far (std's stable sort allocates its scratch for large slices): the keys with
-    /// their positions are sorted as unique `u128`s, then the entries gathered in that order.
+    /// Sorts a large current array into descending order without allocating beyond the
+    /// largest bucket so far (std's stable sort allocates its scratch for large slices): the
+    /// keys inverted with their positions (the list's order, newest first) are sorted as
+    /// unique `u128`s, then the entries gathered in that order.
     #[cold]
     #[inline(never)]
     fn sort_large_bucket(&mut self) {
@@ -658,7 +666,7 @@ impl<E: Copy, S: Seq> Ring<E, S> {
             self.cur
                 .iter()
                 .enumerate()
-                .map(|(i, e)| (u128::from(e.key) << 64) | i as u128),
+                .map(|(i, e)| (u128::from(!e.key) << 64) | i as u128),
         );
         self.sort_keys.sort_unstable();
         self.sort_tmp.clear();
@@ -687,8 +695,8 @@ impl<E: Copy, S: Seq> Ring<E, S> {
             }
             self.make_current(b);
         }
-        let e = self.cur[self.cur_head];
-        Some((b, slot, (slot << SLOT_LOW) | u128::from(e.key), false))
+        let key = self.cur.last()?.key;
+        Some((b, slot, (slot << SLOT_LOW) | u128::from(key), false))
     }
 
     /// `push` for an empty ring (the first push, or the window moving to this event), an
@@ -765,11 +773,8 @@ impl<E: Copy, S: Seq> Ring<E, S> {
                     self.vacate(b);
                     entry
                 } else {
-                    let e = self.cur[self.cur_head];
-                    self.cur_head += 1;
-                    if self.cur_head == self.cur.len() {
-                        self.cur.clear();
-                        self.cur_head = 0;
+                    let e = self.cur.pop()?;
+                    if self.cur.is_empty() {
                         self.cur_b = NIL;
                         self.fast_b = NIL;
                         self.vacate(b);
@@ -811,7 +816,7 @@ impl<E: Copy, S: Seq> Ring<E, S> {
         }
         let b = self.next_occupied()?;
         let min = if b as u32 == self.cur_b {
-            self.cur[self.cur_head].key
+            self.cur.last()?.key
         } else {
             let mut min = u64::MAX;
             let mut n = self.heads[b];
@@ -867,15 +872,13 @@ impl<E: Copy, S: Seq> EventQueue<E> for Ring<E, S> {
         if at_cursor as u32 == self.fast_b {
             // the cursor's own bucket is current (and so not empty) and the spill heap empty:
             // nothing is earlier than its head (most pops: every one after a bucket's first)
-            let e = self.cur[self.cur_head];
+            let e = *self.cur.last()?;
             let at = (self.cursor << CAL_SHIFT) | u128::from(e.key >> TIE_BITS);
             if at >= until.as_ps() {
                 return None;
             }
-            self.cur_head += 1;
-            if self.cur_head == self.cur.len() {
-                self.cur.clear();
-                self.cur_head = 0;
+            self.cur.pop();
+            if self.cur.is_empty() {
                 self.cur_b = NIL;
                 self.fast_b = NIL;
                 self.vacate(at_cursor);
@@ -907,7 +910,7 @@ impl<E: Copy, S: Seq> EventQueue<E> for Ring<E, S> {
         let near_key = if lone {
             self.pool[self.heads[b] as usize].entry.key
         } else {
-            self.cur[self.cur_head].key
+            self.cur.last()?.key
         };
         let at = (slot << CAL_SHIFT) | u128::from(near_key >> TIE_BITS);
         if at >= until.as_ps() {
@@ -927,11 +930,8 @@ impl<E: Copy, S: Seq> EventQueue<E> for Ring<E, S> {
             self.vacate(b);
             entry
         } else {
-            let e = self.cur[self.cur_head];
-            self.cur_head += 1;
-            if self.cur_head == self.cur.len() {
-                self.cur.clear();
-                self.cur_head = 0;
+            let e = self.cur.pop()?;
+            if self.cur.is_empty() {
                 self.cur_b = NIL;
                 self.fast_b = NIL;
                 self.vacate(b);
@@ -1119,6 +1119,64 @@ mod tests {
         assert_eq!(c.peek_time(), Some(Instant::from_ps(10 * slot)));
         let order: Vec<char> = std::iter::from_fn(|| c.pop().map(|s| s.event)).collect();
         assert_eq!(order, ['x', 'w', 'y', 'z']);
+    }
+
+    #[test]
+    fn crowded_buckets_pop_in_the_heaps_order_whatever_their_push_order() {
+        // buckets of up to ~60 events with few distinct keys, pushed in key order, in
+        // reverse, or scrambled; bounded pops that stop inside the current bucket, then
+        // pushes into it (before, among and after its keys) and into an earlier bucket
+        use rand::{Rng, SeedableRng};
+        let slot = 1u128 << CAL_SHIFT;
+        for order in 0..3 {
+            let mut rng = rand_pcg::Pcg64::seed_from_u64(17 + order);
+            let mut h = HeapQueue::with_capacity(16);
+            let mut c = CalendarQueue::default();
+            let mut now = 0u128;
+            let mut step = 0u32;
+            for round in 0..300u128 {
+                let base = (now >> CAL_SHIFT) * slot + slot * rng.gen_range(1..4);
+                let n = rng.gen_range(1..60);
+                let mut keys: Vec<(u128, u64)> = (0..n)
+                    .map(|_| (base + 8 * rng.gen_range(0..4u128), rng.gen_range(0..3u64)))
+                    .collect();
+                match order {
+                    0 => keys.sort(),
+                    1 => keys.sort_by(|a, b| b.cmp(a)),
+                    _ => {}
+                }
+                for (t, tie) in keys {
+                    h.push_tied(Instant::from_ps(t), tie, step);
+                    c.push_tied(Instant::from_ps(t), tie, step);
+                    step += 1;
+                }
+                while !h.is_empty() {
+                    let until = Instant::from_ps(now + rng.gen_range(0..3 * slot));
+                    let (a, b) = (h.pop_before(until), c.pop_before(until));
+                    assert_eq!(
+                        a.map(|a| (a.at, a.tie, a.event)),
+                        b.map(|b| (b.at, b.tie, b.event)),
+                        "order {order} round {round}"
+                    );
+                    match a {
+                        Some(a) => now = a.at.as_ps(),
+                        None if rng.gen_bool(0.3) => {
+                            // stopped short: more events now, in the looked-at bucket or earlier
+                            for _ in 0..rng.gen_range(1..4) {
+                                let t = now + 8 * rng.gen_range(0..4u128) + slot * rng.gen_range(0..2);
+                                let tie = rng.gen_range(0..3u64);
+                                h.push_tied(Instant::from_ps(t), tie, step);
+                                c.push_tied(Instant::from_ps(t), tie, step);
+                                step += 1;
+                            }
+                        }
+                        None => {}
+                    }
+                    assert_eq!(h.len(), c.len());
+                }
+                assert!(c.is_empty());
+            }
+        }
     }
 
     #[test]
