@@ -752,7 +752,7 @@ pub(super) fn schedule_for(
     lossless_sim::experiments::partition_model::Partitioning,
     lossless_sim::experiments::parallel::Schedule,
 )> {
-    use lossless_sim::experiments::parallel::{self, Schedule};
+    use lossless_sim::experiments::parallel;
     let threads = threads.max(1);
     let parts = match &args.partition {
         Some(file) => {
@@ -775,8 +775,22 @@ pub(super) fn schedule_for(
             p
         }
     };
+    placed(args, config, parts, threads)
+}
+
+/// `parts` partitions of the run (`partitioning_for`) placed on `threads` threads (of each
+/// rank under `--mpi`) as `--placement` says, by events by default.
+fn placed(
+    args: &SimArgs,
+    config: &SimConfig,
+    parts: u16,
+    threads: u16,
+) -> anyhow::Result<(
+    lossless_sim::experiments::partition_model::Partitioning,
+    lossless_sim::experiments::parallel::Schedule,
+)> {
     let part = partitioning_for(args, config, parts)?;
-    let schedule = Schedule {
+    let schedule = lossless_sim::experiments::parallel::Schedule {
         threads,
         placement: args
             .placement
@@ -797,7 +811,6 @@ pub(super) fn rank_schedule_for(
     lossless_sim::experiments::partition_model::Partitioning,
     lossless_sim::experiments::parallel::Schedule,
 )> {
-    use lossless_sim::experiments::parallel::Schedule;
     let threads = args.threads.unwrap_or(1).max(1);
     let least = ranks.saturating_mul(usize::from(threads));
     let shape = format!("--mpi on {ranks} ranks × {threads} threads");
@@ -821,14 +834,7 @@ pub(super) fn rank_schedule_for(
         (None, None) => u16::try_from(least)
             .with_context(|| format!("{shape}: more than 65,535 partitions (ranks × threads)"))?,
     };
-    let part = partitioning_for(args, config, parts)?;
-    let schedule = Schedule {
-        threads,
-        placement: args
-            .placement
-            .map_or_else(Default::default, PlacementArg::placement),
-    };
-    Ok((part, schedule))
+    placed(args, config, parts, threads)
 }
 
 /// `--placement`: how partitions go onto threads (`parallel::Placement`).
