@@ -430,19 +430,29 @@ fn eight_partitions_on_2_and_3_threads_placed_each_window_report_what_one_simula
 }
 
 #[test]
-fn the_default_split_has_more_partitions_than_threads_where_the_fabric_has_the_groups() {
-    use lossless_sim::experiments::parallel::{PARTITIONS_PER_THREAD, auto_partitions};
-    // a k = 4 fat tree: 8 edge groups, 8 aggregation and 4 core switches (20 groups)
+fn the_default_split_is_one_partition_a_thread_and_more_are_placed_when_asked() {
+    use lossless_sim::experiments::parallel::{PARTITIONS_PER_THREAD, Schedule, auto_partitions};
+    use lossless_sim::experiments::partition_model::Partitioning;
+    // one a thread (measured on 16 cores: four a thread lost at 2 to 16 threads), on a k = 4
+    // fat tree (20 groups) as on a k = 16 one (320 groups) and a k = 32 one
+    assert_eq!(PARTITIONS_PER_THREAD, 1);
     let ft = fat_tree_k4(7, "150us", None, "");
-    assert_eq!(auto_partitions(&ft, 1), 1);
-    assert_eq!(auto_partitions(&ft, 2), 2 * PARTITIONS_PER_THREAD);
-    assert_eq!(auto_partitions(&ft, 8), 20, "at most the groups");
-    // a k = 16 fat tree (1,024 hosts, 320 groups): 4 a thread on 16 threads; a k = 32 one
-    // (8,192 hosts, about 390 MB a copy) gets 10 extra copies in 4 GiB
-    assert_eq!(auto_partitions(&fat_tree(16, 1, "1ms", None, ""), 16), 64);
-    assert_eq!(auto_partitions(&fat_tree(32, 1, "1ms", None, ""), 16), 16 + 10);
+    for t in [1, 2, 8] {
+        assert_eq!(auto_partitions(&ft, t), t);
+    }
+    assert_eq!(auto_partitions(&fat_tree(16, 1, "1ms", None, ""), 16), 16);
+    assert_eq!(auto_partitions(&fat_tree(32, 1, "1ms", None, ""), 16), 16);
     let (_, stats) = parallel::run(&ft, 2).expect("splits");
-    assert_eq!((stats.threads, stats.partitions), (2, 2 * PARTITIONS_PER_THREAD));
+    assert_eq!(
+        (stats.threads, stats.partitions, stats.moves),
+        (2, 2, 0),
+        "{stats:?}"
+    );
+    // eight asked for on two threads: placed anew each window
+    let part = Partitioning::by_tier(&ft, 8);
+    let (_, stats) =
+        parallel::run_scheduled(&ft, &part, Schedule::adaptive(2), &|_, _| false).expect("splits");
+    assert_eq!((stats.threads, stats.partitions), (2, 8));
     assert!(stats.moves > 0, "partitions moved between threads: {stats:?}");
     assert!(
         stats.critical_events < stats.events_per_thread.iter().sum::<u64>(),

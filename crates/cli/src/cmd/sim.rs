@@ -196,7 +196,8 @@ pub struct SimArgs {
           value_parser = clap::value_parser!(u16).range(1..=super::sweep::MAX_JOBS as i64))]
     pub jobs: Option<u16>,
     /// Split the fabric over N threads, 1..=1024: each runs partitions (groups of switches
-    /// with their hosts; 4 per thread by default, see --partitions, placed anew each window)
+    /// with their hosts; one per thread by default, more with --partitions, placed anew each
+    /// window)
     /// and they run in windows of the cut links' smallest delay; the report is the
     /// one-thread run's, byte for byte, and so are --ns3's fct.txt, pfc.txt and qlen.txt and
     /// the trace outputs (--pcap, --vcd, --report, --series: each partition records its calls,
@@ -213,9 +214,10 @@ pub struct SimArgs {
     pub threads: Option<u16>,
     /// Split the fabric into P partitions, P ≥ --threads, placed on the threads anew each
     /// window by the events each handled in the window before (longest first to the least
-    /// loaded thread). Default: 4 per thread, at most the fabric's groups (first-tier switches
-    /// with their hosts, and each switch above); P = --threads places one on each for the whole
-    /// run. Each partition holds a copy of the whole fabric: memory grows with P
+    /// loaded thread). Default: --threads, one on each for the whole run (on a 16-core machine
+    /// four a thread, placed, lost to one a thread at 2 to 16 threads); at most the fabric's
+    /// groups (first-tier switches with their hosts, and each switch above). Each partition
+    /// holds a copy of most of the fabric: memory grows with P
     /// (docs/parallel.md, "The scheduler"). With --mpi on R ranks: P in all, at least R × T
     /// (default R × T, one a thread), each rank a fixed block of ⌊P/R⌋ or ⌈P/R⌉ placed on its
     /// T threads anew each window (a partition never leaves its rank).

@@ -233,20 +233,21 @@ impl Schedule {
 
 /// Partitions per thread that the automatic count aims at ([`auto_partitions`]).
 ///
-/// Measured on 2 threads (docs/parallel.md, "The scheduler"): on the 320-host fat tree the
-/// busiest thread's events fall by 3.6 % from 2 partitions to 8 and by 0.3 % more at 16; each
-/// partition is a whole-fabric simulator (about 5 MB more peak memory per partition on a
-/// k = 8 tree, 10 MB on the 320-host one) and more links are cut (1.5–1.8× the frames
-/// handed over at 8).
-pub const PARTITIONS_PER_THREAD: u16 = 4;
+/// One: measured by the clock on a 16-core machine (docs/benchmarks.md, "On a 16-core
+/// machine"), one partition a thread beat four at 2, 4, 8 and 16 threads on the 320-host and
+/// the k = 16 fat trees (16 threads: 1.37–1.46 s against 1.70–1.79 s, and 0.90–1.15 s against
+/// 1.35–1.45 s) with a quarter of the memory: the busiest thread's events fall with more
+/// partitions placed each window (docs/parallel.md, "The scheduler"), but the cut links and
+/// per-partition work cost more. `--partitions` still asks for more.
+pub const PARTITIONS_PER_THREAD: u16 = 1;
 
 /// What one partition's copy of the fabric is taken to hold per host when the automatic count
 /// weighs memory: the top of the 37–47 kB per host measured (docs/benchmarks.md, "Scale").
 pub const PARTITION_BYTES_PER_HOST: u64 = 48_000;
 
 /// The most memory the automatic count spends on partitions beyond one per thread
-/// (estimated at [`PARTITION_BYTES_PER_HOST`]): 4 GiB. A 1,024-host fabric on 16 threads
-/// still gets 4 partitions a thread; an 8,192-host one gets only what one per thread takes.
+/// (estimated at [`PARTITION_BYTES_PER_HOST`]), were [`PARTITIONS_PER_THREAD`] more than one:
+/// 4 GiB (an 8,192-host fabric on 16 threads would get 10 copies more).
 pub const EXTRA_PARTITION_BYTES: u64 = 4 << 30;
 
 /// The partitions the automatic partitioning of `config` gets on `threads` threads:
