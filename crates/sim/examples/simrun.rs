@@ -195,7 +195,7 @@ fn run_splits(
         let threads: u16 = it.next().ok_or("--split T:P")?.parse()?;
         let parts: u16 = match it.next() {
             Some(p) => p.parse()?,
-            None => parallel::auto_partitions(config, threads),
+            None => parallel::auto_partitions(threads),
         };
         let placement = match it.next().unwrap_or("events") {
             "static" => Placement::Static,

@@ -769,7 +769,7 @@ pub(super) fn schedule_for(
         None => {
             let p = args
                 .partitions
-                .unwrap_or_else(|| parallel::auto_partitions(config, threads));
+                .unwrap_or_else(|| parallel::auto_partitions(threads));
             anyhow::ensure!(
                 p >= threads,
                 "--partitions {p}: fewer than --threads {threads}: a thread runs at least one partition"

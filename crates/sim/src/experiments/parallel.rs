@@ -140,7 +140,7 @@ pub fn auto_threads(config: &SimConfig, cores: u16) -> AutoThreads {
 /// on the threads anew each window ([`Placement::Events`]).
 pub fn run(config: &SimConfig, threads: u16) -> Result<(Simulator, ParallelStats), PartitionError> {
     let threads = threads.max(1);
-    let part = Partitioning::by_tier(config, auto_partitions(config, threads));
+    let part = Partitioning::by_tier(config, auto_partitions(threads));
     run_scheduled(config, &part, Schedule::adaptive(threads), &|_, _| false)
 }
 
@@ -241,46 +241,12 @@ impl Schedule {
 /// per-partition work cost more. `--partitions` still asks for more.
 pub const PARTITIONS_PER_THREAD: u16 = 1;
 
-/// What one partition's copy of the fabric is taken to hold per host when the automatic count
-/// weighs memory: the top of the 37–47 kB per host measured (docs/benchmarks.md, "Scale").
-pub const PARTITION_BYTES_PER_HOST: u64 = 48_000;
-
-/// The most memory the automatic count spends on partitions beyond one per thread
-/// (estimated at [`PARTITION_BYTES_PER_HOST`]), were [`PARTITIONS_PER_THREAD`] more than one:
-/// 4 GiB (an 8,192-host fabric on 16 threads would get 10 copies more).
-pub const EXTRA_PARTITION_BYTES: u64 = 4 << 30;
-
-/// The partitions the automatic partitioning of `config` gets on `threads` threads:
-/// [`PARTITIONS_PER_THREAD`] per thread, at most the fabric's groups (first-tier switches with
-/// their hosts, and the switches above), no more copies of the fabric beyond one per thread
-/// than [`EXTRA_PARTITION_BYTES`] holds, and no more than `threads` where more would cut a link
-/// with a shorter lookahead than `threads` partitions do (a shorter window for every thread).
-pub fn auto_partitions(config: &SimConfig, threads: u16) -> u16 {
-    let threads = threads.max(1);
-    if threads == 1 {
-        return 1;
-    }
-    let groups = Partitioning::by_tier(config, 1).groups;
-    let hosts = config
-        .nodes
-        .iter()
-        .filter(|n| matches!(n.kind, crate::config::NodeKind::Host(_)))
-        .count() as u64;
-    let copy = hosts.max(1) * PARTITION_BYTES_PER_HOST;
-    let extra = u32::try_from(EXTRA_PARTITION_BYTES / copy).unwrap_or(u32::MAX);
-    let fine = u32::from(threads.saturating_mul(PARTITIONS_PER_THREAD))
-        .min(groups)
-        .min(u32::from(threads).saturating_add(extra));
-    let fine = u16::try_from(fine).unwrap_or(u16::MAX).max(threads);
-    if fine == threads {
-        return threads;
-    }
-    let coarse = lookahead(config, &Partitioning::by_tier(config, threads));
-    let finer = lookahead(config, &Partitioning::by_tier(config, fine));
-    match (coarse, finer) {
-        (Some(c), Some(f)) if f < c => threads,
-        _ => fine,
-    }
+/// The partitions the automatic partitioning gets on `threads` threads:
+/// [`PARTITIONS_PER_THREAD`] per thread. (Until that was one it also stopped at the fabric's
+/// groups, at 4 GiB of copies of the fabric and where finer partitions cut a link with a
+/// shorter lookahead; one a thread meets all three.)
+pub fn auto_partitions(threads: u16) -> u16 {
+    threads.max(1).saturating_mul(PARTITIONS_PER_THREAD)
 }
 
 /// Longest processing time first (Graham's LPT), with scratch kept between windows so that a

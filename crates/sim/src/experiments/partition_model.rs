@@ -221,10 +221,7 @@ impl Tracker {
             }
         }
         let parts = part.parts as usize;
-        let engine = Partitioning::by_tier(
-            config,
-            crate::experiments::parallel::auto_partitions(config, part.parts),
-        );
+        let engine = Partitioning::by_tier(config, crate::experiments::parallel::auto_partitions(part.parts));
         let units = usize::from(engine.parts);
         Tracker {
             engine_of_node: engine.of_node,
