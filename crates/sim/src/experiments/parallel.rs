@@ -427,7 +427,6 @@ pub fn run_parts_on<O: Observer + Send>(
         intake_s_per_thread: vec![0.0; threads],
         ..Default::default()
     });
-    let of_node = &part.of_node;
     let stop = AtomicBool::new(false);
     let (stop, build_failed, sims) = (&stop, &build_failed, &sims);
     std::thread::scope(|s| {
@@ -463,8 +462,6 @@ pub fn run_parts_on<O: Observer + Send>(
                     let mut mine: Vec<(usize, u64)> = (me..n).step_by(threads).map(|p| (p, 0)).collect();
                     let mut placer = Placer::default();
                     let mut costs = vec![0u64; n];
-                    let mut out: Vec<Message> = Vec::new();
-                    let mut by_dest: Vec<Vec<Message>> = vec![Vec::new(); n];
                     let (mut windows, mut messages, mut moves) = (0u64, 0u64, 0u64);
                     let (mut critical_s, mut critical_events) = (0.0f64, 0u64);
                     let (mut busy, mut wait, mut intake) = (0.0f64, 0.0f64, 0.0f64);
@@ -500,20 +497,13 @@ pub fn run_parts_on<O: Observer + Send>(
                             let (ev, cost) = run_window(sim, until, placement);
                             *c = cost;
                             window_ev += ev;
-                            sim.take_outbox(&mut out);
+                            sim.hand_over(|to, v| {
+                                messages += v.len() as u64;
+                                give(&mail[to * n + *p], v);
+                            });
                             after_window(*p as u16, sim.observer_mut());
-                            messages += out.len() as u64;
                             if *p == 0 && window_done(until, sim.events()) {
                                 stop.store(true, Relaxed);
-                            }
-                            for m in out.drain(..) {
-                                let to = of_node[sim.node_of_port(m.to) as usize] as usize;
-                                by_dest[to].push(m);
-                            }
-                            for (to, v) in by_dest.iter_mut().enumerate() {
-                                if !v.is_empty() {
-                                    lock(&mail[to * n + *p]).append(v);
-                                }
                             }
                         }
                         let window_s = clock.elapsed().as_secs_f64();
@@ -655,14 +645,27 @@ pub(crate) fn take_mail<O: Observer>(
 ) -> u64 {
     let t0 = std::time::Instant::now();
     for slot in mail {
-        let v = std::mem::take(&mut *lock(slot));
-        for m in &v {
+        // (emptied in place: the sender swaps its next frames into this allocation)
+        let mut v = lock(slot);
+        for m in v.iter() {
             sim.take_in(m);
         }
+        v.clear();
     }
     match placement {
         Placement::Time => t0.elapsed().as_nanos() as u64,
         _ => 0,
+    }
+}
+
+/// Moves the frames of `v` into the mail `slot`: by swapping the two vectors when the slot is
+/// empty (as the receiver leaves it), so that no frame is copied and the allocations go round.
+pub(crate) fn give(slot: &Mutex<Vec<Message>>, v: &mut Vec<Message>) {
+    let mut slot = lock(slot);
+    if slot.is_empty() {
+        std::mem::swap(&mut *slot, v);
+    } else {
+        slot.append(v);
     }
 }
 

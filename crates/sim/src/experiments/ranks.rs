@@ -26,7 +26,7 @@ use lossless_proto::units::{Duration, Instant};
 
 use crate::config::SimConfig;
 use crate::event::CalendarQueue;
-use crate::experiments::parallel::{Placement, Placer, Schedule, run_window, take_mail};
+use crate::experiments::parallel::{Placement, Placer, Schedule, give, run_window, take_mail};
 use crate::experiments::partition_model::{Partitioning, cut_lookahead};
 use crate::observer::{NoObserver, Observer};
 use crate::sim::Simulator;
@@ -391,7 +391,6 @@ fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
         window_events: &window_events,
         stop_next: &stop_next,
         stats: &stats,
-        of_node: &part.of_node,
         starts: &starts,
         placement,
         n,
@@ -582,7 +581,6 @@ struct Shared<'a, O: Observer> {
     /// Set by the thread that ran partition 0 when `window_done` asked to stop.
     stop_next: &'a AtomicBool,
     stats: &'a Mutex<RankStats>,
-    of_node: &'a [u16],
     /// Each rank's first partition, and the partitions in all at the end ([`rank_starts`]).
     starts: &'a [usize],
     placement: Placement,
@@ -626,7 +624,6 @@ impl<O: Observer> Shared<'_, O> {
         let mut mine: Vec<(usize, u64)> = (me..m).step_by(t).map(|p| (p, 0)).collect();
         let mut placer = Placer::default();
         let mut costs = vec![0u64; m];
-        let mut out: Vec<Message> = Vec::new();
         let (mut windows, mut messages, mut between, mut moves) = (0u64, 0u64, 0u64, 0u64);
         let (mut events, mut critical_events) = (0u64, 0u64);
         let (mut busy, mut wait, mut talk) = (0.0f64, 0.0f64, 0.0f64);
@@ -696,23 +693,21 @@ impl<O: Observer> Shared<'_, O> {
                 let (ev, cost) = run_window(sim, until, self.placement);
                 *c = cost;
                 window_ev += ev;
-                sim.take_outbox(&mut out);
+                let from = self.first + *p;
+                sim.hand_over(|to, v| {
+                    messages += v.len() as u64;
+                    if (self.first..self.first + m).contains(&to) {
+                        give(&self.mail[(to - self.first) * n + from], v);
+                    } else {
+                        between += v.len() as u64;
+                        give(&self.away[*p * n + to], v);
+                    }
+                });
                 if let Some(take) = take {
                     take(sim.observer_mut(), &mut lock(&self.records[*p]));
                 }
-                messages += out.len() as u64;
-                let from = self.first + *p;
                 if from == 0 && window_done(until, sim.events()) {
                     self.stop_next.store(true, Relaxed);
-                }
-                for msg in out.drain(..) {
-                    let to = self.of_node[sim.node_of_port(msg.to) as usize] as usize;
-                    if (self.first..self.first + m).contains(&to) {
-                        lock(&self.mail[(to - self.first) * n + from]).push(msg);
-                    } else {
-                        between += 1;
-                        lock(&self.away[*p * n + to]).push(msg);
-                    }
                 }
             }
             busy += clock.elapsed().as_secs_f64();
@@ -926,15 +921,17 @@ impl<O: Observer> Shared<'_, O> {
         let mut out: Vec<Vec<u8>> = vec![Vec::new(); ranks];
         for from_local in 0..m {
             for to in 0..n {
-                let v = std::mem::take(&mut *lock(&self.away[from_local * n + to]));
+                // (emptied in place: the sender swaps its next frames into this allocation)
+                let mut v = lock(&self.away[from_local * n + to]);
                 if v.is_empty() {
                     continue;
                 }
                 let buf = &mut out[self.rank_of(to)];
                 exchange::encode_group((self.first + from_local) as u16, to as u16, v.len(), buf);
-                for m in &v {
+                for m in v.iter() {
                     exchange::encode_message(m, buf);
                 }
+                v.clear();
             }
         }
         let got = tr.exchange(out)?;

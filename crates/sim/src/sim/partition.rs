@@ -74,8 +74,11 @@ pub(crate) struct PartState {
     pub(crate) me: u16,
     /// Partition of each node.
     pub(crate) of_node: Vec<u16>,
-    /// Frames sent on cut links since the last [`Simulator::take_outbox`].
-    pub(crate) outbox: Vec<Message>,
+    /// Frames sent on cut links since they were last taken, by receiving partition, each in
+    /// the order sent ([`Simulator::take_outbox`], [`Simulator::hand_over`]).
+    pub(crate) outbox: Vec<Vec<Message>>,
+    /// The receiving partitions with frames in `outbox`, in the order of their first frame.
+    pub(crate) sent_to: Vec<u16>,
     /// Events popped but not handled here (another partition's nodes).
     pub(crate) skipped: u64,
     /// Events handled here that every partition handles (the workloads' arrivals, the
@@ -87,6 +90,18 @@ pub(crate) struct PartState {
     pub(crate) held: Option<u32>,
     /// This partition's part of a deadlock scan just made, for the driver to gather.
     pub(crate) scan: bool,
+}
+
+impl PartState {
+    /// Puts `m` into the outbox for partition `to`.
+    #[inline(always)]
+    fn post(&mut self, to: u16, m: Message) {
+        let v = &mut self.outbox[usize::from(to)];
+        if v.is_empty() {
+            self.sent_to.push(to);
+        }
+        v.push(m);
+    }
 }
 
 /// Why a fabric cannot be split.
@@ -145,10 +160,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 nodes: config.nodes.len(),
             });
         }
+        let parts = of_node.iter().max().map_or(1, |&m| usize::from(m) + 1);
         let ps = Box::new(PartState {
             me,
             of_node,
-            outbox: Vec::new(),
+            outbox: (0..parts).map(|_| Vec::new()).collect(),
+            sent_to: Vec::new(),
             skipped: 0,
             replicated: 0,
             held: None,
@@ -261,7 +278,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     #[inline(always)]
     pub(in crate::sim) fn put_on_wire(&mut self, p: PortId, peer: PortId, w: WireFrame, arrive: Instant) {
         if let Some(ps) = self.part.as_deref_mut()
-            && ps.of_node[self.ports[peer as usize].node as usize] != ps.me
+            && let to = ps.of_node[self.ports[peer as usize].node as usize]
+            && to != ps.me
         {
             let tie = order::tie(self.now, arrive, self.scheduler);
             let carried = match &w {
@@ -270,25 +288,43 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             };
             let origin = 2 * self.queue.pushed();
             let ps = self.part.as_deref_mut().expect("checked above");
-            ps.outbox.push(Message {
-                to: peer,
-                from: p,
-                at: arrive,
-                tie,
-                frame: w,
-                carried,
-                origin,
-            });
+            ps.post(
+                to,
+                Message {
+                    to: peer,
+                    from: p,
+                    at: arrive,
+                    tie,
+                    frame: w,
+                    carried,
+                    origin,
+                },
+            );
             return;
         }
         self.ports[p as usize].inflight.push_back(w);
         order::schedule!(self, arrive, Event::Arrive(peer));
     }
 
-    /// The frames sent on cut links since the last call, in the order they were sent.
+    /// The frames sent on cut links since they were last taken, grouped by receiving
+    /// partition (in the order of each group's first frame), each group in the order sent.
     pub fn take_outbox(&mut self, into: &mut Vec<Message>) {
+        self.hand_over(|_, v| into.append(v));
+    }
+
+    /// Hands the frames sent on cut links since they were last taken to `give`, one call per
+    /// receiving partition (in the order of each one's first frame) with its frames in the
+    /// order sent: `give` takes them out of the vector (swapping it for an empty one keeps
+    /// both allocations in use, so that no frame is copied and nothing is allocated once the
+    /// buffers have grown).
+    pub fn hand_over(&mut self, mut give: impl FnMut(usize, &mut Vec<Message>)) {
         if let Some(ps) = self.part.as_deref_mut() {
-            into.append(&mut ps.outbox);
+            for &to in &ps.sent_to {
+                let v = &mut ps.outbox[usize::from(to)];
+                give(usize::from(to), v);
+                v.clear();
+            }
+            ps.sent_to.clear();
         }
     }
 
@@ -304,17 +340,21 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     ) {
         let peer = self.ports[p as usize].peer;
         if let Some(ps) = self.part.as_deref_mut()
-            && ps.of_node[self.ports[peer as usize].node as usize] != ps.me
+            && let to = ps.of_node[self.ports[peer as usize].node as usize]
+            && to != ps.me
         {
-            ps.outbox.push(Message {
-                to: peer,
-                from: p,
-                at: arrive,
-                tie: order::tie(self.now, arrive, self.scheduler),
-                origin: 2 * self.queue.pushed(),
-                frame: w,
-                carried: Carried::Lldp(frame.into_boxed_slice()),
-            });
+            ps.post(
+                to,
+                Message {
+                    to: peer,
+                    from: p,
+                    at: arrive,
+                    tie: order::tie(self.now, arrive, self.scheduler),
+                    origin: 2 * self.queue.pushed(),
+                    frame: w,
+                    carried: Carried::Lldp(frame.into_boxed_slice()),
+                },
+            );
             return;
         }
         let port = &mut self.ports[p as usize];
