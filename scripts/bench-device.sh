@@ -12,7 +12,10 @@
 # and 16 threads and at 8 and 16 with one partition a thread, on the corpus's ft-k4-websearch,
 # and on the k = 16 (DCQCN, 1 ms) and k = 32 (plain, 0.5 ms) fat trees of
 # scripts/bench-scale.sh; each line says whether the run's fct.txt or JSON is the one-thread
-# run's. docs/benchmarks.md ("On a 16-core machine") keeps the figures of 2026-12-06.
+# run's. Beside them, one-thread runs of the 320-host input at once (2 on CPUs 0 and 1, 2 on
+# CPUs 0 and N/2, N on all N), pinned: whether the machine itself gives N cores' worth, and the
+# machine's topology (siblings of each CPU). docs/benchmarks.md ("On a 16-core machine") keeps
+# the figures of 2026-12-06.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-target/dev}
@@ -35,7 +38,9 @@ cat >"$dir/run.sh" <<'EOF'
 # made by scripts/bench-device.sh: run on the lent machine, OUT=folder ./run.sh
 cd "$(dirname "$0")"
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-{ nproc; lscpu | grep -E "Model name|^CPU\(s\)|Thread|MHz|L3"; uptime; cat /sys/kernel/mm/transparent_hugepage/enabled; } > "$OUT/machine.txt" 2>&1
+{ nproc; lscpu | grep -E "Model name|^CPU\(s\)|Thread|Core|Socket|NUMA|MHz|L2|L3"; lscpu -e; uptime
+  cat /sys/kernel/mm/transparent_hugepage/enabled
+  grep -H . /sys/devices/system/cpu/cpu*/topology/thread_siblings_list; } > "$OUT/machine.txt" 2>&1
 cat "$OUT/machine.txt"
 ev() { grep -o '"events": [0-9]*' "$1" | head -1 | grep -o '[0-9]*'; }
 line() { # NAME THREADS EXTRA DIR SAME
@@ -46,10 +51,26 @@ line() { # NAME THREADS EXTRA DIR SAME
 ns3() { # NAME CONFIG TOPOLOGY FLOWS THREADS [extra]
   local name=$1 cfg=$2 topo=$3 flows=$4 t=$5; shift 5
   local o="$OUT/$name-t$t$*"; o=${o// /}; mkdir -p "$o"
+  # (not -q: the engine's line of windows, busy and waiting seconds per thread goes to err)
   /usr/bin/time -f "%e %U %M" -o "$o/time" ./lossless sim --ns3 "$cfg" --ns3-topology "$topo" --ns3-flows "$flows" \
-    --ns3-out "$o" -q --threads "$t" "$@" --json "$o/r.json" 2>"$o/err" || { tail -3 "$o/err"; return; }
+    --ns3-out "$o" --threads "$t" "$@" --json "$o/r.json" >"$o/out" 2>"$o/err" || { tail -3 "$o/err"; return; }
   local same=one-thread; [ "$o" != "$OUT/$name-t1" ] && { cmp -s "$OUT/$name-t1/fct.txt" "$o/fct.txt" && same=fct-same || same=FCT-DIFFERS; }
   line "$name" "$t" "$*" "$o" "$same"
+  grep -h "windows of" "$o/err" | cut -c1-400 || true
+}
+copies() { # N CPU...: N one-thread runs of ft320 at once, each pinned to its CPU: does the
+  # machine give N cores' worth (each as fast as one alone), whatever the engine does?
+  local n=$1; shift; local o="$OUT/copies$n"; mkdir -p "$o"
+  local i=0
+  for c in "$@"; do
+    taskset -c "$c" /usr/bin/time -f "%e %U" -o "$o/time$i" ./lossless sim --ns3 "${F[0]}" --ns3-topology "${F[1]}" \
+      --ns3-flows "${F[2]}" --ns3-out "$o/$i" -q --threads 1 2>/dev/null &
+    i=$((i + 1))
+  done
+  wait
+  printf 'copies %-2s on cpus %-12s wall s:' "$n" "$(echo "$@" | tr ' ' ,)"
+  for j in $(seq 0 $((i - 1))); do printf ' %s' "$(cut -d' ' -f1 "$o/time$j")"; done; echo
+  rm -rf "$o"
 }
 toml() { # NAME FILE DURATION THREADS [extra]
   local name=$1 f=$2 d=$3 t=$4; shift 4
@@ -61,6 +82,13 @@ toml() { # NAME FILE DURATION THREADS [extra]
 F=(ft320/config.txt ft320/topology.txt ft320/flow.txt)
 K=(ftk4/config.txt ft320/topology.txt ftk4/flow.txt)
 for t in 1 2 4 8 16; do ns3 ft320 "${F[@]}" $t; done
+if command -v taskset >/dev/null; then
+  copies 2 0 1
+  copies 2 0 $(( $(nproc) / 2 ))
+  copies "$(nproc)" $(seq 0 $(( $(nproc) - 1 )))
+else
+  echo "no taskset: the copies runs were skipped"
+fi
 ns3 ft320 "${F[@]}" 8 --partitions 8
 ns3 ft320 "${F[@]}" 16 --partitions 16
 ns3 ft320 "${F[@]}" 16 --partitions 16 --placement static
