@@ -361,6 +361,8 @@ impl<E> CalendarQueue<E> {
     pub fn numbered() -> Self {
         CalendarQueue(Ring {
             numbered: Some(Box::default()),
+            // no time below 2^64 ps lies in this window: every push takes the rare path
+            cursor: u128::from(u64::MAX),
             ..Ring::default()
         })
     }
@@ -456,8 +458,8 @@ struct Ring<E, S> {
     /// entries by it (the ring needs no number: `NearEntry`).
     next_seq: u64,
     /// A numbered calendar that takes every event instead (a plain one's, for
-    /// [`CalendarQueue::numbered`]): this one's ring stays empty, so its pushes and pops
-    /// take the rare paths, which hand them on.
+    /// [`CalendarQueue::numbered`]): this one's ring stays empty (its window lies past any
+    /// time below 2^64 ps), so its pushes and pops take the rare paths, which hand them on.
     numbered: Option<Box<Ring<E, u64>>>,
 }
 
@@ -805,8 +807,9 @@ impl<E: Copy, S: Seq> EventQueue<E> for Ring<E, S> {
         let t = at.as_ps();
         // inside the window: cursor <= slot < cursor + CAL_BUCKETS, in 64 bits (a time below
         // 2^64 ps, 213 days, is below MAX_KEY_TIME; the cursor, a key's slot, fits 64 bits)
-        if self.near != 0
-            && let Ok(t) = u64::try_from(t)
+        // (an empty ring takes it too, into the window of its last cursor: the window moves to
+        // a far event by a rare push, or a pop's jump)
+        if let Ok(t) = u64::try_from(t)
             && let Some(ahead) = (t >> CAL_SHIFT).checked_sub(self.cursor as u64)
             && ahead < CAL_BUCKETS as u64
         {
@@ -1180,6 +1183,35 @@ mod tests {
         assert_eq!(std::mem::size_of::<NearEntry<u64, ()>>(), 16);
         // in a numbered one, the push's number too
         assert_eq!(std::mem::size_of::<NearEntry<u64, u64>>(), 24);
+    }
+
+    #[test]
+    fn an_emptied_ring_takes_pushes_in_its_old_window_and_before_it_in_heap_order() {
+        let slot = 1u128 << CAL_SHIFT;
+        let window = (CAL_BUCKETS as u128) << CAL_SHIFT;
+        let mut h = HeapQueue::with_capacity(8);
+        let mut c = CalendarQueue::default();
+        let both = |h: &mut HeapQueue<u32>, c: &mut CalendarQueue<u32>, t: u128, e: u32| {
+            h.push(Instant::from_ps(t), e);
+            c.push(Instant::from_ps(t), e);
+        };
+        both(&mut h, &mut c, 100 * slot, 0);
+        both(&mut h, &mut c, 100 * slot + 3 * window, 1);
+        // pop the ring empty while a far event waits: the cursor stays at slot 100
+        let (a, b) = (h.pop().unwrap(), c.pop().unwrap());
+        assert_eq!((a.at, a.event), (b.at, b.event));
+        // into the old window (past its end too), the cursor's own bucket, and (a simulator
+        // never does) before the cursor
+        let late = [100 * slot + window - 1, 100 * slot + 5, 100 * slot, 7 * slot];
+        for (i, t) in late.into_iter().enumerate() {
+            both(&mut h, &mut c, t, 10 + i as u32);
+        }
+        assert_eq!(c.0.spill.len(), 1);
+        while let Some(a) = h.pop() {
+            let b = c.pop().expect("as many events as the heap");
+            assert_eq!((a.at, a.event), (b.at, b.event));
+        }
+        assert!(c.pop().is_none());
     }
 
     #[test]
