@@ -717,7 +717,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             if qp.window_bound() {
                 continue; // a reply that opens the window wakes it
             }
-            let Some(pkt) = qp.req.poll_transmit(now) else {
+            let Some((index, pkt)) = qp.req.poll_transmit_indexed(now) else {
                 continue; // waits for a reply or a timeout
             };
             let payload = u64::from(pkt.payload);
@@ -744,7 +744,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 len as u32,
                 fs.spec.priority,
                 pkt.psn,
-                pkt.offset / qp.mtu.max(1),
+                index,
                 fl,
                 Ecn::Ect0,
             );
@@ -867,6 +867,17 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 }
                 if repace {
                     self.qp_repace(f);
+                } else if !change_rate {
+                    // `qp_wake` then `qp_arm` with the QP at hand where the wake does nothing
+                    // (mostly: the QP waits for its pacing instant, its `Emit` pending)
+                    let waits = qp.ready
+                        || (now < fs.spec.stop && qp.next_tx > now && qp.emit_at == qp.next_tx);
+                    if qp.done || waits {
+                        if let Some(d) = qp.timer_due(now) {
+                            schedule!(self, d, Event::QpTimer(f));
+                        }
+                        return;
+                    }
                 }
                 if change_rate {
                     self.qp_change_rate(f);
