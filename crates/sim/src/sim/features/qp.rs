@@ -1085,7 +1085,18 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 (ReplyQueue::FirstPaused, Some(f)) => f.priority,
                 _ => 0,
             };
-            if self.ports[pi].mac.may_start_data(now, obeys) {
+            let port = &self.ports[pi];
+            // `try_transmit_idle` asks after its control-frame check: with `ctl_check` clear no
+            // control frame is due at this `now`, and `may_start_data` reduces to the wire,
+            // the pause and the hold (as it does there)
+            let may = if port.ctl_check {
+                port.mac.may_start_data(now, obeys)
+            } else {
+                now >= port.mac.wire_free_at()
+                    && port.mac.may_transmit(now, obeys)
+                    && !port.mac.hold_data(now)
+            };
+            if may {
                 if let Some(frame) = nic.replies.pop_front() {
                     if nic.replies.is_empty() {
                         self.ports[pi].reply_first = false;
