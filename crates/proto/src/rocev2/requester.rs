@@ -294,6 +294,7 @@ impl Requester {
         }
     }
 
+    #[inline]
     fn on_ack(&mut self, psn: u32, msn: u32) {
         let Some(through) = self.index_of(psn) else {
             self.counters.stale_replies += 1;

@@ -139,15 +139,24 @@ impl RpState {
             RpState::Qcn(rp) => rp.handle_timeout(now),
         }
     }
-    fn on_sent(&mut self, now: Instant, bytes: u64) {
+    /// Counts `bytes` sent at `now`; false when that cannot have changed the rate (no byte
+    /// counter, or a DCQCN reaction point not yet active, whose rate stays the line rate).
+    fn on_sent(&mut self, now: Instant, bytes: u64) -> bool {
         match self {
             RpState::None
             | RpState::Dctcp(_)
             | RpState::Hpcc(_)
             | RpState::HpccPint(_)
-            | RpState::Timely(_) => {}
-            RpState::Dcqcn(rp) => rp.on_sent(now, bytes),
-            RpState::Qcn(rp) => rp.on_sent(now, bytes),
+            | RpState::Timely(_) => false,
+            RpState::Dcqcn(rp) => {
+                let active = rp.is_active();
+                rp.on_sent(now, bytes);
+                active
+            }
+            RpState::Qcn(rp) => {
+                rp.on_sent(now, bytes);
+                true
+            }
         }
     }
 }
@@ -748,8 +757,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 fl,
                 Ecn::Ect0,
             );
-            qp.rp.on_sent(now, len);
-            qp.note_rate(now);
+            // every other input that moves the rate records it (`note_rate`), so `last_rate`
+            // is the rate unless the byte counter moved it
+            if qp.rp.on_sent(now, len) {
+                qp.note_rate(now);
+            }
             if pkt.retransmission {
                 qp.counters.retransmitted_frames += 1;
             }
@@ -870,8 +882,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 } else if !change_rate {
                     // `qp_wake` then `qp_arm` with the QP at hand where the wake does nothing
                     // (mostly: the QP waits for its pacing instant, its `Emit` pending)
-                    let waits = qp.ready
-                        || (now < fs.spec.stop && qp.next_tx > now && qp.emit_at == qp.next_tx);
+                    let waits =
+                        qp.ready || (now < fs.spec.stop && qp.next_tx > now && qp.emit_at == qp.next_tx);
                     if qp.done || waits {
                         if let Some(d) = qp.timer_due(now) {
                             schedule!(self, d, Event::QpTimer(f));
