@@ -165,7 +165,22 @@ impl Rp {
     }
 
     /// `bytes` more bytes of this QP went on the wire at `now` (the byte counter).
+    #[inline]
     pub fn on_sent(&mut self, now: Instant, bytes: u64) {
+        if !self.active {
+            // `advance` of an inactive reaction point only keeps the latest `now` (no timer
+            // runs, and its rate is the line rate): most packets of most QPs go here
+            if now > self.now {
+                self.now = now;
+            }
+            return;
+        }
+        self.on_sent_active(now, bytes);
+    }
+
+    /// [`Self::on_sent`] of an active reaction point.
+    #[inline(never)]
+    fn on_sent_active(&mut self, now: Instant, bytes: u64) {
         self.advance(now);
         if !self.active {
             return;

@@ -178,6 +178,14 @@ impl Requester {
     /// reached, go-back-N's 2^23-PSN window full, or the requester complete or failed.
     #[inline]
     pub fn poll_transmit(&mut self, now: Instant) -> Option<DataPacket> {
+        self.poll_transmit_indexed(now).map(|(_, p)| p)
+    }
+
+    /// [`poll_transmit`](Requester::poll_transmit), with the packet's index in the message
+    /// (0 for the first; its `offset` is the index times the MTU), which a driver that carries
+    /// the index in its frames then need not divide out of the offset.
+    #[inline]
+    pub fn poll_transmit_indexed(&mut self, now: Instant) -> Option<(u64, DataPacket)> {
         self.advance(now);
         if self.state != RequesterState::Active {
             return None;
@@ -205,17 +213,20 @@ impl Requester {
             self.counters.retransmitted_packets += 1;
             self.counters.retransmitted_bytes += u64::from(payload);
         }
-        Some(DataPacket {
-            psn: self.psn(idx).value(),
-            offset: self.seg.start(idx),
-            payload,
-            first: idx == 0,
-            last,
-            // AckReq on the last packet (as rxe sets it on a message's last packet) and when
-            // nothing more may go out before a reply comes back.
-            ack_req: last || blocked,
-            retransmission,
-        })
+        Some((
+            idx,
+            DataPacket {
+                psn: self.psn(idx).value(),
+                offset: self.seg.start(idx),
+                payload,
+                first: idx == 0,
+                last,
+                // AckReq on the last packet (as rxe sets it on a message's last packet) and when
+                // nothing more may go out before a reply comes back.
+                ack_req: last || blocked,
+                retransmission,
+            },
+        ))
     }
 
     /// IRN: the packet to send (the lowest one known lost, else a new one if the BDP cap
@@ -283,6 +294,7 @@ impl Requester {
         }
     }
 
+    #[inline]
     fn on_ack(&mut self, psn: u32, msn: u32) {
         let Some(through) = self.index_of(psn) else {
             self.counters.stale_replies += 1;

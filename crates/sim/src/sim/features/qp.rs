@@ -139,15 +139,24 @@ impl RpState {
             RpState::Qcn(rp) => rp.handle_timeout(now),
         }
     }
-    fn on_sent(&mut self, now: Instant, bytes: u64) {
+    /// Counts `bytes` sent at `now`; false when that cannot have changed the rate (no byte
+    /// counter, or a DCQCN reaction point not yet active, whose rate stays the line rate).
+    fn on_sent(&mut self, now: Instant, bytes: u64) -> bool {
         match self {
             RpState::None
             | RpState::Dctcp(_)
             | RpState::Hpcc(_)
             | RpState::HpccPint(_)
-            | RpState::Timely(_) => {}
-            RpState::Dcqcn(rp) => rp.on_sent(now, bytes),
-            RpState::Qcn(rp) => rp.on_sent(now, bytes),
+            | RpState::Timely(_) => false,
+            RpState::Dcqcn(rp) => {
+                let active = rp.is_active();
+                rp.on_sent(now, bytes);
+                active
+            }
+            RpState::Qcn(rp) => {
+                rp.on_sent(now, bytes);
+                true
+            }
         }
     }
 }
@@ -717,7 +726,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             if qp.window_bound() {
                 continue; // a reply that opens the window wakes it
             }
-            let Some(pkt) = qp.req.poll_transmit(now) else {
+            let Some((index, pkt)) = qp.req.poll_transmit_indexed(now) else {
                 continue; // waits for a reply or a timeout
             };
             let payload = u64::from(pkt.payload);
@@ -744,12 +753,15 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 len as u32,
                 fs.spec.priority,
                 pkt.psn,
-                pkt.offset / qp.mtu.max(1),
+                index,
                 fl,
                 Ecn::Ect0,
             );
-            qp.rp.on_sent(now, len);
-            qp.note_rate(now);
+            // every other input that moves the rate records it (`note_rate`), so `last_rate`
+            // is the rate unless the byte counter moved it
+            if qp.rp.on_sent(now, len) {
+                qp.note_rate(now);
+            }
             if pkt.retransmission {
                 qp.counters.retransmitted_frames += 1;
             }
@@ -867,6 +879,17 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 }
                 if repace {
                     self.qp_repace(f);
+                } else if !change_rate {
+                    // `qp_wake` then `qp_arm` with the QP at hand where the wake does nothing
+                    // (mostly: the QP waits for its pacing instant, its `Emit` pending)
+                    let waits =
+                        qp.ready || (now < fs.spec.stop && qp.next_tx > now && qp.emit_at == qp.next_tx);
+                    if qp.done || waits {
+                        if let Some(d) = qp.timer_due(now) {
+                            schedule!(self, d, Event::QpTimer(f));
+                        }
+                        return;
+                    }
                 }
                 if change_rate {
                     self.qp_change_rate(f);
@@ -1074,7 +1097,18 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 (ReplyQueue::FirstPaused, Some(f)) => f.priority,
                 _ => 0,
             };
-            if self.ports[pi].mac.may_start_data(now, obeys) {
+            let port = &self.ports[pi];
+            // `try_transmit_idle` asks after its control-frame check: with `ctl_check` clear no
+            // control frame is due at this `now`, and `may_start_data` reduces to the wire,
+            // the pause and the hold (as it does there)
+            let may = if port.ctl_check {
+                port.mac.may_start_data(now, obeys)
+            } else {
+                now >= port.mac.wire_free_at()
+                    && port.mac.may_transmit(now, obeys)
+                    && !port.mac.hold_data(now)
+            };
+            if may {
                 if let Some(frame) = nic.replies.pop_front() {
                     if nic.replies.is_empty() {
                         self.ports[pi].reply_first = false;
