@@ -13,6 +13,7 @@ use crate::event::EventQueue;
 use crate::frame::{DropReason, Frame, FrameKind, NodeId, PortId};
 use crate::observer::{Observer, WireFrame};
 use crate::selection::{PortSelection, TransmissionSelection};
+use crate::sim::fabric::ring::Ring;
 use crate::sim::features::hooks;
 use crate::sim::features::pathology::topo;
 use crate::sim::order::schedule;
@@ -25,7 +26,7 @@ use crate::stats::PortStats;
 #[repr(C, align(64))]
 pub(crate) struct EgressQueue {
     /// The frames, oldest first.
-    pub(crate) frames: VecDeque<Frame>,
+    pub(crate) frames: Ring<Frame>,
     /// Their bytes.
     pub(crate) bytes: u64,
     /// The most bytes it held.
@@ -84,7 +85,7 @@ pub(crate) struct Port {
     pub(crate) prop: Duration,
     pub(in crate::sim) current: Option<Frame>,
     /// Frames on the wire towards `peer`, oldest first (constant delay keeps FIFO order).
-    pub(in crate::sim) inflight: VecDeque<WireFrame>,
+    pub(in crate::sim) inflight: Ring<WireFrame>,
     /// The port at the other end of the wire classifies the RoCEv2 packets it receives by
     /// their DSCP (its `dscp_map`): read per arrival beside `inflight`, which the arrival pops,
     /// so the receiving port's first cache line keeps its layout.
