@@ -250,10 +250,16 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
         // the hook's flags read here, on the port at hand
         let (lldp, nic) = (port.lldp_queued, port.pull | port.reply_first as u8 != 0);
-        if self.hook_before_data(p, lldp, nic) {
-            return;
-        }
-        let port = &mut self.ports[pi];
+        // without an LLDPDU or a NIC to serve (switch ports) the port at hand is kept: no
+        // second index of it
+        let port = if lldp || nic {
+            if self.hook_before_data(p, lldp, nic) {
+                return;
+            }
+            &mut self.ports[pi]
+        } else {
+            port
+        };
         let mut ready = 0u8;
         let mut pending = port.nonempty;
         if port.ctl_check {

@@ -19,7 +19,7 @@ use crate::sim::{Event, Port, Simulator};
 #[inline(always)]
 pub(in crate::sim) fn dequeued(port: &mut Port, q: u8, frame: &mut Frame) {
     if port.staged | port.cn_deq != 0 {
-        *frame = dequeued_cn(port, q, *frame);
+        dequeued_cn(port, q, frame);
     }
 }
 
