@@ -365,8 +365,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     pub(in crate::sim) fn on_tx_end(&mut self, p: PortId) {
         let port = &mut self.ports[p as usize];
         port.busy = false;
-        // kept only where the frame's end releases its charge (`start_frame`)
-        if let Some(frame) = port.current.take() {
+        // kept only where the frame's end releases its charge (`start_frame`); tested before
+        // it is taken, so that a port without one (most) writes nothing back
+        if port.current.is_some()
+            && let Some(frame) = port.current.take()
+        {
             // the frame has left the buffer: release its ingress charge
             let node = port.node;
             self.release_ingress(node, frame);
