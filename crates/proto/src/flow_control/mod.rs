@@ -187,6 +187,10 @@ pub struct FlowControl {
     /// none is kept. In the padding before `tx`: the engine does not grow.
     ns3_len: u32,
     ns3_time: u64,
+    /// The length and time that `ns3_len` and `ns3_time` held before (a port that sends
+    /// data packets and their acknowledgements alternates two lengths); 0 when none is kept.
+    ns3_len_prev: u32,
+    ns3_time_prev: u64,
     /// Starts with its busy mask.
     tx: TxSide,
     quantum: Duration,
@@ -209,6 +213,8 @@ impl FlowControl {
             framing: cfg.framing,
             ns3_len: 0,
             ns3_time: 0,
+            ns3_len_prev: 0,
+            ns3_time_prev: 0,
             cfg,
             tx: TxSide::default(),
             rx: RxSide::default(),
@@ -274,6 +280,7 @@ impl FlowControl {
         self.mode = cfg.mode;
         self.framing = cfg.framing;
         (self.ns3_len, self.ns3_time) = (0, 0);
+        (self.ns3_len_prev, self.ns3_time_prev) = (0, 0);
         self.cfg = cfg;
         Ok(())
     }
@@ -360,6 +367,7 @@ impl FlowControl {
     }
 
     /// Whether a control frame is due (it goes out at the next idle-wire `poll_transmit`).
+    #[inline]
     pub fn has_control_due(&self, now: Instant) -> bool {
         let (xoff, xon) = self.tx.due(now.max(self.now), self.active);
         xoff | xon != 0
@@ -399,14 +407,22 @@ impl FlowControl {
     }
 
     /// [`ns3_tx_time`] of `frame_bytes` at the port's rate, for a frame whose length differs
-    /// from the last one's (`occupy` reuses that one's time otherwise); kept for the next.
+    /// from the last one's (`occupy` reuses that one's time otherwise): the one before's if
+    /// it had that length (the two swap), else computed and kept, the last one's moved back.
     #[inline(never)]
     fn ns3_tx_time_of_new_length(&mut self, frame_bytes: u64) -> Duration {
+        if frame_bytes == u64::from(self.ns3_len_prev) && self.ns3_len_prev != 0 {
+            let ps = self.ns3_time_prev;
+            (self.ns3_len_prev, self.ns3_time_prev) = (self.ns3_len, self.ns3_time);
+            (self.ns3_len, self.ns3_time) = (frame_bytes as u32, ps);
+            return Duration::from_ps(u128::from(ps));
+        }
         let t = ns3_tx_time(self.byte, frame_bytes);
         // kept when both fit (a frame's time does, below 213 days)
         if let (Ok(len), Ok(ps)) = (u32::try_from(frame_bytes), u64::try_from(t.as_ps()))
             && len != 0
         {
+            (self.ns3_len_prev, self.ns3_time_prev) = (self.ns3_len, self.ns3_time);
             self.ns3_len = len;
             self.ns3_time = ps;
         }
@@ -507,6 +523,7 @@ impl FlowControl {
 
     /// Whether a data frame of priority `p` may start at `now` as far as the peer's pauses go
     /// (document 002's `fc`, inverted). Priorities are taken modulo 8 (3 PCP bits).
+    #[inline]
     pub fn may_transmit(&self, now: Instant, p: u8) -> bool {
         if self.mode == Mode::Off {
             return true;
@@ -519,12 +536,14 @@ impl FlowControl {
     }
 
     /// Whether own data must be held now (a raised request with `hold_own_data`).
+    #[inline]
     pub fn hold_data(&self, _now: Instant) -> bool {
         self.tx.holds_data(&self.cfg, self.active)
     }
 
     /// Whether a data frame of `p` may start now: wire idle, no control frame due, not
     /// paused, not held.
+    #[inline]
     pub fn may_start_data(&self, now: Instant, p: u8) -> bool {
         now >= self.wire_free_at
             && !self.has_control_due(now)
@@ -533,6 +552,7 @@ impl FlowControl {
     }
 
     /// When the wire is free for the next frame (end of the last frame's inter-frame gap).
+    #[inline]
     pub fn wire_free_at(&self) -> Instant {
         self.wire_free_at
     }

@@ -575,7 +575,7 @@ fn build_port(
         nonempty: 0,
         busy: false,
         current: None,
-        inflight: VecDeque::new(),
+        inflight: Default::default(),
         mac,
         ctl_check: true,
         timer_stale: true,

@@ -541,7 +541,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 /// What is on a cut link at the end, from its receiver's copy of the sender.
 #[derive(Clone)]
 struct Wire {
-    frames: std::collections::VecDeque<WireFrame>,
+    frames: crate::sim::fabric::ring::Ring<WireFrame>,
     /// The bytes of the LLDPDUs among them.
     lldp: std::collections::VecDeque<Vec<u8>>,
     /// Frames still to arrive lost (the link went down under them).

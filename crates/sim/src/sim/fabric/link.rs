@@ -31,10 +31,17 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     pub(in crate::sim) fn on_arrive(&mut self, p: PortId) {
         let now = self.now;
         let peer = self.ports[p as usize].peer;
-        if self.hook_lost_on_wire(p, peer) {
-            return;
-        }
         let wire = &mut self.ports[peer as usize];
+        // the hook asked only when the wire lost frames or links corrupt them: otherwise the
+        // sending port at hand is kept (no second index of it)
+        let wire = if wire.fault.lost > 0 || self.link_errors.on {
+            if self.hook_lost_on_wire(p, peer) {
+                return;
+            }
+            &mut self.ports[peer as usize]
+        } else {
+            wire
+        };
         let Some(w) = wire.inflight.pop_front() else {
             return;
         };

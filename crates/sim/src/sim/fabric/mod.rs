@@ -5,5 +5,6 @@ pub(in crate::sim) mod host;
 pub(in crate::sim) mod link;
 pub(in crate::sim) mod mac;
 pub(in crate::sim) mod port;
+pub(crate) mod ring;
 pub(in crate::sim) mod routes;
 pub(in crate::sim) mod switch;

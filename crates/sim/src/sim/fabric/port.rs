@@ -13,6 +13,7 @@ use crate::event::EventQueue;
 use crate::frame::{DropReason, Frame, FrameKind, NodeId, PortId};
 use crate::observer::{Observer, WireFrame};
 use crate::selection::{PortSelection, TransmissionSelection};
+use crate::sim::fabric::ring::Ring;
 use crate::sim::features::hooks;
 use crate::sim::features::pathology::topo;
 use crate::sim::order::schedule;
@@ -25,7 +26,7 @@ use crate::stats::PortStats;
 #[repr(C, align(64))]
 pub(crate) struct EgressQueue {
     /// The frames, oldest first.
-    pub(crate) frames: VecDeque<Frame>,
+    pub(crate) frames: Ring<Frame>,
     /// Their bytes.
     pub(crate) bytes: u64,
     /// The most bytes it held.
@@ -84,7 +85,7 @@ pub(crate) struct Port {
     pub(crate) prop: Duration,
     pub(in crate::sim) current: Option<Frame>,
     /// Frames on the wire towards `peer`, oldest first (constant delay keeps FIFO order).
-    pub(in crate::sim) inflight: VecDeque<WireFrame>,
+    pub(in crate::sim) inflight: Ring<WireFrame>,
     /// The port at the other end of the wire classifies the RoCEv2 packets it receives by
     /// their DSCP (its `dscp_map`): read per arrival beside `inflight`, which the arrival pops,
     /// so the receiving port's first cache line keeps its layout.
@@ -249,10 +250,16 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
         // the hook's flags read here, on the port at hand
         let (lldp, nic) = (port.lldp_queued, port.pull | port.reply_first as u8 != 0);
-        if self.hook_before_data(p, lldp, nic) {
-            return;
-        }
-        let port = &mut self.ports[pi];
+        // without an LLDPDU or a NIC to serve (switch ports) the port at hand is kept: no
+        // second index of it
+        let port = if lldp || nic {
+            if self.hook_before_data(p, lldp, nic) {
+                return;
+            }
+            &mut self.ports[pi]
+        } else {
+            port
+        };
         let mut ready = 0u8;
         let mut pending = port.nonempty;
         if port.ctl_check {
@@ -358,8 +365,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     pub(in crate::sim) fn on_tx_end(&mut self, p: PortId) {
         let port = &mut self.ports[p as usize];
         port.busy = false;
-        // kept only where the frame's end releases its charge (`start_frame`)
-        if let Some(frame) = port.current.take() {
+        // kept only where the frame's end releases its charge (`start_frame`); tested before
+        // it is taken, so that a port without one (most) writes nothing back
+        if port.current.is_some()
+            && let Some(frame) = port.current.take()
+        {
             // the frame has left the buffer: release its ingress charge
             let node = port.node;
             self.release_ingress(node, frame);
