@@ -653,6 +653,14 @@ impl<E: Copy, S: Seq> Ring<E, S> {
     #[inline(always)]
     fn pop_current(&mut self, b: usize) -> Option<NearEntry<E, S>> {
         let e = *self.cur.get(self.head)?;
+        self.advance_current(b);
+        Some(e)
+    }
+
+    /// Moves past the current array's next entry, vacating bucket `b` (the current one) when
+    /// it was the last.
+    #[inline(always)]
+    fn advance_current(&mut self, b: usize) {
         self.head += 1;
         if self.head == self.cur.len() {
             self.cur.clear();
@@ -661,7 +669,6 @@ impl<E: Copy, S: Seq> Ring<E, S> {
             self.fast_b = NIL;
             self.vacate(b);
         }
-        Some(e)
     }
 
     /// The earliest ring entry: (bucket, its slot, full key, whether it is the lone entry
@@ -844,14 +851,7 @@ impl<E: Copy, S: Seq> EventQueue<E> for Ring<E, S> {
             if at >= until.as_ps() {
                 return None;
             }
-            self.head += 1;
-            if self.head == self.cur.len() {
-                self.cur.clear();
-                self.head = 0;
-                self.cur_b = NIL;
-                self.fast_b = NIL;
-                self.vacate(at_cursor);
-            }
+            self.advance_current(at_cursor);
             self.near -= 1;
             return Some(Scheduled {
                 at: Instant::from_ps(at),

@@ -277,33 +277,42 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// caller holds.
     #[inline(always)]
     pub(in crate::sim) fn put_on_wire(&mut self, p: PortId, peer: PortId, w: WireFrame, arrive: Instant) {
-        if let Some(ps) = self.part.as_deref_mut()
-            && let to = ps.of_node[self.ports[peer as usize].node as usize]
-            && to != ps.me
-        {
-            let tie = order::tie(self.now, arrive, self.scheduler);
+        if let Some(to) = self.cut_to(peer) {
             let carried = match &w {
                 WireFrame::Data(f) if self.flows[f.flow as usize].qp.is_some() => self.telemetry_out(f),
                 _ => Carried::None,
             };
-            let origin = 2 * self.queue.pushed();
-            let ps = self.part.as_deref_mut().expect("checked above");
-            ps.post(
-                to,
-                Message {
-                    to: peer,
-                    from: p,
-                    at: arrive,
-                    tie,
-                    frame: w,
-                    carried,
-                    origin,
-                },
-            );
+            self.post(to, p, peer, w, arrive, carried);
             return;
         }
         self.ports[p as usize].inflight.push_back(w);
         order::schedule!(self, arrive, Event::Arrive(peer));
+    }
+
+    /// The partition of `peer`'s node if this is a partition and that is another one (the
+    /// link to `peer` is cut).
+    #[inline(always)]
+    fn cut_to(&self, peer: PortId) -> Option<u16> {
+        let ps = self.part.as_deref()?;
+        let to = ps.of_node[self.ports[peer as usize].node as usize];
+        (to != ps.me).then_some(to)
+    }
+
+    /// Sends `w`, which `p` started sending to `peer` in partition `to`, as a message that
+    /// arrives at `arrive`, with what it `carried`.
+    fn post(&mut self, to: u16, p: PortId, peer: PortId, w: WireFrame, arrive: Instant, carried: Carried) {
+        let m = Message {
+            to: peer,
+            from: p,
+            at: arrive,
+            tie: order::tie(self.now, arrive, self.scheduler),
+            origin: 2 * self.queue.pushed(),
+            frame: w,
+            carried,
+        };
+        if let Some(ps) = self.part.as_deref_mut() {
+            ps.post(to, m);
+        }
     }
 
     /// The frames sent on cut links since they were last taken, grouped by receiving
@@ -339,22 +348,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         arrive: Instant,
     ) {
         let peer = self.ports[p as usize].peer;
-        if let Some(ps) = self.part.as_deref_mut()
-            && let to = ps.of_node[self.ports[peer as usize].node as usize]
-            && to != ps.me
-        {
-            ps.post(
-                to,
-                Message {
-                    to: peer,
-                    from: p,
-                    at: arrive,
-                    tie: order::tie(self.now, arrive, self.scheduler),
-                    origin: 2 * self.queue.pushed(),
-                    frame: w,
-                    carried: Carried::Lldp(frame.into_boxed_slice()),
-                },
-            );
+        if let Some(to) = self.cut_to(peer) {
+            self.post(to, p, peer, w, arrive, Carried::Lldp(frame.into_boxed_slice()));
             return;
         }
         let port = &mut self.ports[p as usize];
