@@ -273,9 +273,6 @@ const SMALL_BUCKET: usize = 20;
 /// Number of calendar buckets (a power of two): the near window spans
 /// `CAL_BUCKETS << CAL_SHIFT` ps ≈ 4.2 µs, longer than a 1500-byte frame at 10 Gb/s.
 const CAL_BUCKETS: usize = 4096;
-/// Entries the node pool and the current bucket reserve at the first push, so that small
-/// scenarios never grow them.
-const CAL_RESERVE: usize = 4096;
 const CAL_WORDS: usize = CAL_BUCKETS / 64;
 /// Largest time a key can hold (2^74 ps ≈ 600 years); later times saturate.
 const MAX_KEY_TIME: u128 = (1u128 << (128 - TIE_BITS)) - 1;
@@ -286,7 +283,11 @@ const SLOT_LOW: u32 = TIE_BITS + CAL_SHIFT;
 // another bucket width needs another key layout (with CAL_SHIFT 11 the 200 µs fat tree
 // stopped after 31,220 of its 1,356,130 events)
 const _: () = assert!(SLOT_LOW == 64);
-/// End of a node list; also "no bucket" for the current one.
+/// The capacity every array of the ring takes at the ring's first event (they double
+/// together from there, `Ring::grow_all`): most buckets of a busy fabric hold a few events
+/// to a few tens.
+const BUCKET_MIN_CAPACITY: usize = 16;
+/// "No bucket" for the current one.
 const NIL: u32 = u32::MAX;
 
 /// What a ring entry carries of its push's number: nothing (`()`, a plain calendar) or the
@@ -325,9 +326,8 @@ impl Seq for u64 {
 /// A ring entry: its time within the bucket's slot and its tie in one `u64`
 /// (`offset << 54 | tie`, the low 64 bits of the full key), and in a numbered calendar its
 /// push's number; the slot itself is the bucket's position. A bucket keeps its entries in
-/// insertion order among equal keys (its list and the current array newest first, a push
-/// into that array going before its equals, popped after them), so the key alone orders
-/// them; the
+/// insertion order among equal keys (its array and the current one oldest first, a push
+/// into the current array going after its equals), so the key alone orders them; the
 /// sequence number is carried only for [`Scheduled::seq`] (a split run's trace merge), never
 /// compared, and a plain calendar's entries (16 bytes for an 8-byte event) leave it out.
 #[derive(Clone, Copy, Debug)]
@@ -335,13 +335,6 @@ struct NearEntry<E, S> {
     key: u64,
     seq: S,
     event: E,
-}
-
-/// An entry of a bucket that the cursor has not reached: a node of the bucket's list.
-#[derive(Clone, Copy, Debug)]
-struct Node<E, S> {
-    entry: NearEntry<E, S>,
-    next: u32,
 }
 
 /// A calendar queue: an [`EventQueue`] for monotone use (nothing is scheduled before the last
@@ -368,6 +361,8 @@ impl<E> CalendarQueue<E> {
     pub fn numbered() -> Self {
         CalendarQueue(Ring {
             numbered: Some(Box::default()),
+            // no time below 2^64 ps lies in this window: every push takes the rare path
+            cursor: u128::from(u64::MAX),
             ..Ring::default()
         })
     }
@@ -417,30 +412,30 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
 /// The calendar of a [`CalendarQueue`], its entries carrying `S` of their push's number.
 ///
 /// Events less than one window (≈ 4.2 µs) ahead of the cursor go into a ring of 1.024 ns
-/// buckets, each an unsorted list of nodes from one shared pool; a bitmap finds the next
-/// non-empty bucket. When the cursor reaches a bucket, its events move into one array,
-/// sorted stably into descending (time, tie) order — the newer first among equal keys, see
-/// `NearEntry` — from whose end they pop in order (later pushes into that bucket are
-/// inserted in order); a bucket of one event pops straight from its node. Later events
-/// (pause timers, idle flows) wait in a binary heap and move into the ring when the window
-/// reaches them; an event scheduled before the cursor's bucket (a simulator never does)
-/// waits in a spill heap that every pop compares against. Order is exactly (time, tie,
-/// sequence), as in [`HeapQueue`]. The pool grows only when more events are pending than
-/// ever before, the current array (and a large bucket's sort scratch) only for a bucket
-/// larger than any before: nothing allocates per event.
+/// buckets, each an unsorted array in push order; a bitmap finds the next non-empty bucket.
+/// When the cursor reaches a bucket, its array and the (empty) current one swap places, and
+/// the new current array is sorted stably into ascending (time, tie) order — the older first
+/// among equal keys, see `NearEntry` — from whose front they pop in order (later pushes into
+/// that bucket are inserted in order); a bucket of one event pops straight from its array.
+/// Later events (pause timers, idle flows) wait in a binary heap and move into the ring when
+/// the window reaches them; an event scheduled before the cursor's bucket (a simulator never
+/// does) waits in a spill heap that every pop compares against. Order is exactly (time, tie,
+/// sequence), as in [`HeapQueue`]. The arrays keep their capacity as they change places: one
+/// grows only when it holds a bucket larger than any it held before, and nothing allocates
+/// per event once each has (its memory: the 4,097 arrays' capacities, each at most the
+/// largest bucket so far).
 #[derive(Debug)]
 struct Ring<E, S> {
     /// Slot number (time >> CAL_SHIFT) of the cursor: no ring event is earlier.
     cursor: u128,
-    /// First node of each bucket's list (`NIL` when empty or when the bucket is current).
-    heads: Box<[u32; CAL_BUCKETS]>,
-    /// The nodes of every list, and free ones.
-    pool: Vec<Node<E, S>>,
-    /// First free node of the pool (`NIL` for none).
-    free: u32,
-    /// The current bucket's events, by descending key (the newer first among equal keys):
-    /// they pop from its end.
+    /// Each bucket's events in push order (empty while the bucket is current: its events are
+    /// in `cur`).
+    buckets: Box<[Vec<NearEntry<E, S>>; CAL_BUCKETS]>,
+    /// The current bucket's events by ascending key (the older first among equal keys):
+    /// they pop from `cur[head]` on (empty, `head` 0, while no bucket is current).
     cur: Vec<NearEntry<E, S>>,
+    /// Index in `cur` of the next event to pop.
+    head: usize,
     /// Which bucket `cur` holds (`NIL` for none).
     cur_b: u32,
     /// `cur_b` while the spill heap is empty, else `NIL`: a pop whose cursor's bucket this is
@@ -449,6 +444,10 @@ struct Ring<E, S> {
     /// Scratch of a large bucket's sort: its keys with their positions, and the entries.
     sort_keys: Vec<u128>,
     sort_tmp: Vec<NearEntry<E, S>>,
+    /// The capacity every array of the ring has (the buckets', the current one's, the
+    /// sort's scratch): they trade places by swaps, so all grow together, once a bucket
+    /// holds more than any before (0 until the first push into the ring).
+    cap: usize,
     /// Bit b set while bucket b holds an event.
     occupied: [u64; CAL_WORDS],
     /// Events in the ring.
@@ -463,8 +462,8 @@ struct Ring<E, S> {
     /// entries by it (the ring needs no number: `NearEntry`).
     next_seq: u64,
     /// A numbered calendar that takes every event instead (a plain one's, for
-    /// [`CalendarQueue::numbered`]): this one's ring stays empty, so its pushes and pops
-    /// take the rare paths, which hand them on.
+    /// [`CalendarQueue::numbered`]): this one's ring stays empty (its window lies past any
+    /// time below 2^64 ps), so its pushes and pops take the rare paths, which hand them on.
     numbered: Option<Box<Ring<E, u64>>>,
 }
 
@@ -473,14 +472,14 @@ impl<E, S> Default for Ring<E, S> {
         Ring {
             cursor: 0,
             // a fixed-size array: a bucket index (masked to the ring) needs no bounds check
-            heads: Box::new([NIL; CAL_BUCKETS]),
-            pool: Vec::new(),
-            free: NIL,
+            buckets: Box::new(std::array::from_fn(|_| Vec::new())),
             cur: Vec::new(),
+            head: 0,
             cur_b: NIL,
             fast_b: NIL,
             sort_keys: Vec::new(),
             sort_tmp: Vec::new(),
+            cap: 0,
             occupied: [0; CAL_WORDS],
             near: 0,
             spill: BinaryHeap::new(),
@@ -499,28 +498,8 @@ impl<E: Copy, S: Seq> Ring<E, S> {
         self.cursor + CAL_BUCKETS as u128
     }
 
-    /// Links `entry` at the front of bucket `b`'s list.
-    #[inline(always)]
-    fn link(&mut self, b: usize, entry: NearEntry<E, S>) {
-        let next = self.heads[b];
-        let n = if self.free != NIL {
-            let n = self.free;
-            let node = &mut self.pool[n as usize];
-            self.free = node.next;
-            *node = Node { entry, next };
-            n
-        } else {
-            // more events pending than ever before
-            let n = self.pool.len() as u32;
-            assert!(n != NIL, "over 2^32 events pending in one calendar window");
-            self.pool.push(Node { entry, next });
-            n
-        };
-        self.heads[b] = n;
-    }
-
-    /// Puts an entry (full key) whose slot lies in the window into its bucket: linked into
-    /// its list, or in order into the current array if it is the current bucket.
+    /// Puts an entry (full key) whose slot lies in the window into its bucket: at the end of
+    /// its array, or in order into the current array if it is the current bucket.
     #[inline(always)]
     fn insert_near(&mut self, slot: u128, key: u128, seq: u64, event: E) {
         let b = (slot as usize) & (CAL_BUCKETS - 1);
@@ -537,17 +516,39 @@ impl<E: Copy, S: Seq> Ring<E, S> {
     fn insert_bucket(&mut self, b: usize, entry: NearEntry<E, S>) {
         if b as u32 == self.cur_b {
             // a new event has the largest sequence number: it pops after its equals and the
-            // smaller keys, which lie after it in the descending array
+            // smaller keys, before the larger ones (and before any popped entry's, as a
+            // smaller tie at the last popped time pops next)
+            if self.cur.len() == self.cap {
+                self.grow_all(self.cur.len() + 1);
+            }
             let mut i = self.cur.len();
-            while i > 0 && self.cur[i - 1].key <= entry.key {
+            while i > self.head && self.cur[i - 1].key > entry.key {
                 i -= 1;
             }
             self.cur.insert(i, entry);
         } else {
-            self.link(b, entry);
+            if self.buckets[b].len() == self.cap {
+                self.grow_all(self.cap + 1);
+            }
+            self.buckets[b].push(entry);
         }
         self.occupied[b / 64] |= 1 << (b % 64);
         self.near += 1;
+    }
+
+    /// Grows every array of the ring to hold `need` entries (at least
+    /// [`BUCKET_MIN_CAPACITY`], else double): the arrays trade places by swaps, so one that
+    /// stayed small would grow (allocate) later, when a bucket no larger than before lands
+    /// in it; growing them all at once allocates only while buckets grow beyond the largest
+    /// so far, as the old node pool did.
+    #[cold]
+    #[inline(never)]
+    fn grow_all(&mut self, need: usize) {
+        let cap = need.max(2 * self.cap).max(BUCKET_MIN_CAPACITY);
+        for v in self.buckets.iter_mut().chain([&mut self.cur, &mut self.sort_tmp]) {
+            v.reserve_exact(cap - v.len());
+        }
+        self.cap = cap;
     }
 
     /// Moves the far events that the window now covers into the ring.
@@ -613,39 +614,25 @@ impl<E: Copy, S: Seq> Ring<E, S> {
     }
 
     /// Makes bucket `b` the current one: the events left in the current array go back to
-    /// their bucket's list (only when an earlier bucket filled after a bounded pop stopped
-    /// short of them), `b`'s list moves into the array, sorted.
+    /// their bucket (only when an earlier bucket filled after a bounded pop stopped short of
+    /// them), `b`'s array becomes the current one, sorted.
     #[inline]
     fn make_current(&mut self, b: usize) {
         if self.cur_b != NIL {
-            let old = self.cur_b as usize;
-            // from the end (the oldest of equal keys first), each linked at the list's head:
-            // the list is newest first among equal keys again
-            for i in (0..self.cur.len()).rev() {
-                let e = self.cur[i];
-                self.link(old, e);
-            }
+            // ascending, the older first among equal keys: a bucket's order; its own array
+            // is empty (and kept its capacity) while it was current
+            self.cur.drain(..self.head);
+            std::mem::swap(&mut self.cur, &mut self.buckets[self.cur_b as usize]);
         }
-        self.cur.clear();
-        let head = std::mem::replace(&mut self.heads[b], NIL);
-        let (mut n, mut last) = (head, NIL);
-        while n != NIL {
-            let node = &self.pool[n as usize];
-            self.cur.push(node.entry);
-            last = n;
-            n = node.next;
-        }
-        if last != NIL {
-            // the drained list joins the free list whole
-            self.pool[last as usize].next = self.free;
-            self.free = head;
-        }
+        // (`cur` is empty here: it takes `b`'s place, with its capacity)
+        std::mem::swap(&mut self.cur, &mut self.buckets[b]);
+        self.head = 0;
         if self.cur.len() > 1 {
-            // the list is newest first: a stable sort into descending key order keeps the
-            // newer first among equal keys, so that they pop from the end oldest first
+            // push order: a stable sort into ascending key order keeps the older first among
+            // equal keys, so that they pop from the front oldest first
             if self.cur.len() <= SMALL_BUCKET {
                 // std's stable sort: an insertion sort at this size, nothing allocated
-                self.cur.sort_by_key(|e| std::cmp::Reverse(e.key));
+                self.cur.sort_by_key(|e| e.key);
             } else {
                 self.sort_large_bucket();
             }
@@ -654,10 +641,10 @@ impl<E: Copy, S: Seq> Ring<E, S> {
         self.fast_b = if self.spill.is_empty() { self.cur_b } else { NIL };
     }
 
-    /// Sorts a large current array into descending order without allocating beyond the
+    /// Sorts a large current array into ascending order without allocating beyond the
     /// largest bucket so far (std's stable sort allocates its scratch for large slices): the
-    /// keys inverted with their positions (the list's order, newest first) are sorted as
-    /// unique `u128`s, then the entries gathered in that order.
+    /// keys with their positions (push order) are sorted as unique `u128`s, then the entries
+    /// gathered in that order.
     #[cold]
     #[inline(never)]
     fn sort_large_bucket(&mut self) {
@@ -666,7 +653,7 @@ impl<E: Copy, S: Seq> Ring<E, S> {
             self.cur
                 .iter()
                 .enumerate()
-                .map(|(i, e)| (u128::from(!e.key) << 64) | i as u128),
+                .map(|(i, e)| (u128::from(e.key) << 64) | i as u128),
         );
         self.sort_keys.sort_unstable();
         self.sort_tmp.clear();
@@ -675,8 +662,31 @@ impl<E: Copy, S: Seq> Ring<E, S> {
         std::mem::swap(&mut self.cur, &mut self.sort_tmp);
     }
 
-    /// The earliest ring entry: (bucket, its slot, full key, whether it is a lone
-    /// node of its bucket's list rather than the head of the current array). A bucket of more
+    /// Pops the current array's next entry, vacating bucket `b` (the current one) when it
+    /// was the last.
+    #[inline(always)]
+    fn pop_current(&mut self, b: usize) -> Option<NearEntry<E, S>> {
+        let e = *self.cur.get(self.head)?;
+        self.advance_current(b);
+        Some(e)
+    }
+
+    /// Moves past the current array's next entry, vacating bucket `b` (the current one) when
+    /// it was the last.
+    #[inline(always)]
+    fn advance_current(&mut self, b: usize) {
+        self.head += 1;
+        if self.head == self.cur.len() {
+            self.cur.clear();
+            self.head = 0;
+            self.cur_b = NIL;
+            self.fast_b = NIL;
+            self.vacate(b);
+        }
+    }
+
+    /// The earliest ring entry: (bucket, its slot, full key, whether it is the lone entry
+    /// of its bucket's array rather than the head of the current array). A bucket of more
     /// than one event is made current.
     #[inline]
     fn ring_min(&mut self) -> Option<(usize, u128, u128, bool)> {
@@ -686,16 +696,14 @@ impl<E: Copy, S: Seq> Ring<E, S> {
         let b = self.next_occupied()?;
         let slot = self.slot_of(b);
         if b as u32 != self.cur_b {
-            let n = self.heads[b];
-            let node = &self.pool[n as usize];
-            if node.next == NIL {
+            if let [e] = self.buckets[b][..] {
                 // a bucket of one event (most of them in a small scenario): no sorting
-                let key = (slot << SLOT_LOW) | u128::from(node.entry.key);
+                let key = (slot << SLOT_LOW) | u128::from(e.key);
                 return Some((b, slot, key, true));
             }
             self.make_current(b);
         }
-        let key = self.cur.last()?.key;
+        let key = self.cur.get(self.head)?.key;
         Some((b, slot, (slot << SLOT_LOW) | u128::from(key), false))
     }
 
@@ -712,10 +720,6 @@ impl<E: Copy, S: Seq> Ring<E, S> {
         self.next_seq += 1;
         let key = heap_key(t, tie);
         let slot = key >> SLOT_LOW;
-        if self.pool.capacity() == 0 {
-            self.pool = Vec::with_capacity(CAL_RESERVE);
-            self.cur = Vec::with_capacity(CAL_RESERVE);
-        }
         if self.near == 0 && self.spill.is_empty() && self.far_slot == u128::MAX {
             self.cursor = slot;
         }
@@ -765,21 +769,11 @@ impl<E: Copy, S: Seq> Ring<E, S> {
                     self.pull_far();
                 }
                 let e = if lone {
-                    let n = std::mem::replace(&mut self.heads[b], NIL);
-                    let node = &mut self.pool[n as usize];
-                    node.next = self.free;
-                    let entry = node.entry;
-                    self.free = n;
+                    let e = self.buckets[b].pop()?;
                     self.vacate(b);
-                    entry
-                } else {
-                    let e = self.cur.pop()?;
-                    if self.cur.is_empty() {
-                        self.cur_b = NIL;
-                        self.fast_b = NIL;
-                        self.vacate(b);
-                    }
                     e
+                } else {
+                    self.pop_current(b)?
                 };
                 self.near -= 1;
                 return Some(Scheduled {
@@ -816,16 +810,9 @@ impl<E: Copy, S: Seq> Ring<E, S> {
         }
         let b = self.next_occupied()?;
         let min = if b as u32 == self.cur_b {
-            self.cur.last()?.key
+            self.cur.get(self.head)?.key
         } else {
-            let mut min = u64::MAX;
-            let mut n = self.heads[b];
-            while n != NIL {
-                let node = &self.pool[n as usize];
-                min = min.min(node.entry.key);
-                n = node.next;
-            }
-            min
+            self.buckets[b].iter().map(|e| e.key).min()?
         };
         Some((self.slot_of(b) << SLOT_LOW) | u128::from(min))
     }
@@ -841,8 +828,9 @@ impl<E: Copy, S: Seq> EventQueue<E> for Ring<E, S> {
         let t = at.as_ps();
         // inside the window: cursor <= slot < cursor + CAL_BUCKETS, in 64 bits (a time below
         // 2^64 ps, 213 days, is below MAX_KEY_TIME; the cursor, a key's slot, fits 64 bits)
-        if self.near != 0
-            && let Ok(t) = u64::try_from(t)
+        // (an empty ring takes it too, into the window of its last cursor: the window moves to
+        // a far event by a rare push, or a pop's jump)
+        if let Ok(t) = u64::try_from(t)
             && let Some(ahead) = (t >> CAL_SHIFT).checked_sub(self.cursor as u64)
             && ahead < CAL_BUCKETS as u64
         {
@@ -872,17 +860,12 @@ impl<E: Copy, S: Seq> EventQueue<E> for Ring<E, S> {
         if at_cursor as u32 == self.fast_b {
             // the cursor's own bucket is current (and so not empty) and the spill heap empty:
             // nothing is earlier than its head (most pops: every one after a bucket's first)
-            let e = *self.cur.last()?;
+            let e = *self.cur.get(self.head)?;
             let at = (self.cursor << CAL_SHIFT) | u128::from(e.key >> TIE_BITS);
             if at >= until.as_ps() {
                 return None;
             }
-            self.cur.pop();
-            if self.cur.is_empty() {
-                self.cur_b = NIL;
-                self.fast_b = NIL;
-                self.vacate(at_cursor);
-            }
+            self.advance_current(at_cursor);
             self.near -= 1;
             return Some(Scheduled {
                 at: Instant::from_ps(at),
@@ -900,7 +883,7 @@ impl<E: Copy, S: Seq> EventQueue<E> for Ring<E, S> {
         let ahead = (b.wrapping_sub(self.cursor as usize)) & (CAL_BUCKETS - 1);
         let slot = self.cursor + ahead as u128;
         let lone = b as u32 != self.cur_b && {
-            if self.pool[self.heads[b] as usize].next == NIL {
+            if self.buckets[b].len() == 1 {
                 true
             } else {
                 self.make_current(b);
@@ -908,9 +891,9 @@ impl<E: Copy, S: Seq> EventQueue<E> for Ring<E, S> {
             }
         };
         let near_key = if lone {
-            self.pool[self.heads[b] as usize].entry.key
+            self.buckets[b].first()?.key
         } else {
-            self.cur.last()?.key
+            self.cur.get(self.head)?.key
         };
         let at = (slot << CAL_SHIFT) | u128::from(near_key >> TIE_BITS);
         if at >= until.as_ps() {
@@ -922,21 +905,11 @@ impl<E: Copy, S: Seq> EventQueue<E> for Ring<E, S> {
             self.pull_far();
         }
         let e = if lone {
-            let n = std::mem::replace(&mut self.heads[b], NIL);
-            let node = &mut self.pool[n as usize];
-            node.next = self.free;
-            let entry = node.entry;
-            self.free = n;
+            let e = self.buckets[b].pop()?;
             self.vacate(b);
-            entry
-        } else {
-            let e = self.cur.pop()?;
-            if self.cur.is_empty() {
-                self.cur_b = NIL;
-                self.fast_b = NIL;
-                self.vacate(b);
-            }
             e
+        } else {
+            self.pop_current(b)?
         };
         self.near -= 1;
         Some(Scheduled {
@@ -1220,11 +1193,39 @@ mod tests {
     #[test]
     fn a_queued_event_of_eight_bytes_takes_at_most_32_bytes() {
         assert!(std::mem::size_of::<Entry<u64>>() <= 32);
-        // in a plain ring: a 64-bit key, the event, the next node's index
+        // in a plain ring: a 64-bit key and the event
         assert_eq!(std::mem::size_of::<NearEntry<u64, ()>>(), 16);
-        assert!(std::mem::size_of::<Node<u64, ()>>() <= 24);
         // in a numbered one, the push's number too
-        assert!(std::mem::size_of::<Node<u64, u64>>() <= 32);
+        assert_eq!(std::mem::size_of::<NearEntry<u64, u64>>(), 24);
+    }
+
+    #[test]
+    fn an_emptied_ring_takes_pushes_in_its_old_window_and_before_it_in_heap_order() {
+        let slot = 1u128 << CAL_SHIFT;
+        let window = (CAL_BUCKETS as u128) << CAL_SHIFT;
+        let mut h = HeapQueue::with_capacity(8);
+        let mut c = CalendarQueue::default();
+        let both = |h: &mut HeapQueue<u32>, c: &mut CalendarQueue<u32>, t: u128, e: u32| {
+            h.push(Instant::from_ps(t), e);
+            c.push(Instant::from_ps(t), e);
+        };
+        both(&mut h, &mut c, 100 * slot, 0);
+        both(&mut h, &mut c, 100 * slot + 3 * window, 1);
+        // pop the ring empty while a far event waits: the cursor stays at slot 100
+        let (a, b) = (h.pop().unwrap(), c.pop().unwrap());
+        assert_eq!((a.at, a.event), (b.at, b.event));
+        // into the old window (past its end too), the cursor's own bucket, and (a simulator
+        // never does) before the cursor
+        let late = [100 * slot + window - 1, 100 * slot + 5, 100 * slot, 7 * slot];
+        for (i, t) in late.into_iter().enumerate() {
+            both(&mut h, &mut c, t, 10 + i as u32);
+        }
+        assert_eq!(c.0.spill.len(), 1);
+        while let Some(a) = h.pop() {
+            let b = c.pop().expect("as many events as the heap");
+            assert_eq!((a.at, a.event), (b.at, b.event));
+        }
+        assert!(c.pop().is_none());
     }
 
     #[test]
