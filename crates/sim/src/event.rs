@@ -420,10 +420,10 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
 /// Later events (pause timers, idle flows) wait in a binary heap and move into the ring when
 /// the window reaches them; an event scheduled before the cursor's bucket (a simulator never
 /// does) waits in a spill heap that every pop compares against. Order is exactly (time, tie,
-/// sequence), as in [`HeapQueue`]. The arrays keep their capacity as they change places: one
-/// grows only when it holds a bucket larger than any it held before, and nothing allocates
-/// per event once each has (its memory: the 4,097 arrays' capacities, each at most the
-/// largest bucket so far).
+/// sequence), as in [`HeapQueue`]. The arrays change places by swaps and share one capacity:
+/// all of them grow together, only when a bucket holds more events than any before
+/// (`grow_all`), so nothing allocates per event once warm (its memory: 4,097 arrays of that
+/// capacity, at least 16 entries each).
 #[derive(Debug)]
 struct Ring<E, S> {
     /// Slot number (time >> CAL_SHIFT) of the cursor: no ring event is earlier.
