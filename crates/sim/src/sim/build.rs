@@ -559,6 +559,9 @@ fn build_port(
     };
     Ok(Port {
         peer_trusts_dscp: false,
+        tx_end_owed: false,
+        tx_end_tie: 0,
+        tx_end_at: Instant::ZERO,
         dscp_map: None,
         node,
         local,

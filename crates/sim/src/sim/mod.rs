@@ -9,7 +9,7 @@
 //! | --- | --- | --- |
 //! | a flow emits | `fabric/host.rs` `on_emit` | the frame is queued at the host's NIC port (a QP's packet is pulled by the NIC, `features/qp.rs`) |
 //! | queued at egress | `fabric/port.rs` `enqueue` | transmission selection is told; ECN/QCN at enqueue |
-//! | sent | `fabric/port.rs` `try_transmit`, `start_frame` | a due PAUSE/PFC frame first, then the class selection picks among those flow control lets go; `TxEnd` and `Arrive` are scheduled |
+//! | sent | `fabric/port.rs` `try_transmit`, `start_frame` | a due PAUSE/PFC frame first, then the class selection picks among those flow control lets go; `Arrive` is scheduled, and `TxEnd` too unless nothing else waits for the wire (then it is owed, `order.rs`) |
 //! | on the wire | `fabric/link.rs` `on_arrive` | the last bit reaches the peer port a propagation delay later: control frames go to its MAC, LLDPDUs to DCBX, data to its node |
 //! | switched | `fabric/switch.rs` `switch_receive` | hop limit, route (ECMP), buffer admission (which may raise XOFF on the ingress port, `fabric/mac.rs` `set_pair_xoff`), queued at the egress port |
 //! | leaves the switch | `fabric/port.rs` `on_tx_end` / `try_transmit` | the buffer's ingress charge is released (`fabric/switch.rs` `release_ingress`), which may send XON |
@@ -334,6 +334,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         }
         if until > self.now && !self.patho.halted {
             self.now = until;
+            // nothing due at `until` has been handled: what a caller changes now comes first
+            self.tie = 0;
         }
         // what is scheduled between runs (a caller's change) is the fabric's
         self.scheduler = order::FABRIC;

@@ -17,6 +17,17 @@
 //! simultaneous events fire in the order their schedulers happened to run, which a
 //! partitioned run cannot know.
 //!
+//! One event is scheduled late on purpose: a transmitter's end (`TxEnd`) that found nothing
+//! else to send when its frame started is *owed* rather than scheduled (`fabric/port.rs`,
+//! `Port::tx_end_owed`): three in four ends found nothing (a third of all events in a fat
+//! tree). It is scheduled, with the tie it had when its frame started, only when something for
+//! the transmitter comes before it; if nothing does, it never happens (the transmitter is
+//! simply idle from then on). Its place among events of the same time and the same tie — due
+//! at one instant, scheduled at one instant by the same node — is therefore behind those its
+//! node scheduled before it was needed (the place of a push at that moment), and an event of
+//! exactly its time and tie that needs it finds it still to come. That is a property of the
+//! node's own events, so it too is the same however the fabric is split.
+//!
 //! The tie is `(2^32 − 1 − min(delay, 2^32 − 1)) << 22 | scheduler`: delays are exact up to
 //! 2^32 ps (4.29 ms); events scheduled further ahead count as scheduled 4.29 ms ahead and
 //! follow the scheduler rule among themselves. Schedulers are 0 for the build (first at any

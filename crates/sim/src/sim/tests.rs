@@ -100,3 +100,37 @@ fn a_switch_routes_and_buffer_totals_stay_in_its_first_two_cache_lines() {
     }
     assert!(switches > 0);
 }
+
+/// A transmitter's end that found nothing else to send is owed, not scheduled
+/// (`Port::tx_end_owed`): where no two events share a time and a tie, owing them changes
+/// nothing but the number of events, including in runs where PFC fires, pfcwd acts and
+/// DCQCN reacts.
+#[test]
+fn owing_idle_transmitter_ends_changes_nothing_but_the_event_count() {
+    let run = |name: &str, every_end: bool| {
+        super::fabric::port::EVERY_TX_END_SCHEDULED.with(|c| c.set(every_end));
+        let c = scenario::load(name, &Overrides::default()).unwrap();
+        let mut sim = Simulator::new(c).unwrap();
+        sim.run();
+        super::fabric::port::EVERY_TX_END_SCHEDULED.with(|c| c.set(false));
+        let mut r = serde_json::to_value(Report::collect(&sim)).unwrap();
+        let events = r["events"].take().as_u64().unwrap();
+        (r, events)
+    };
+    for name in [
+        "four-bridge",
+        "incast",
+        "storm",
+        "storm-pfcwd",
+        "incast-dcqcn",
+        "four-bridge-cn",
+    ] {
+        let (every, every_events) = run(name, true);
+        let (owed, owed_events) = run(name, false);
+        assert!(every == owed, "{name}: the reports differ beyond the event count");
+        assert!(
+            owed_events < every_events,
+            "{name}: {owed_events} events with owed ends, {every_events} without"
+        );
+    }
+}

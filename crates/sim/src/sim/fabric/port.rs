@@ -20,6 +20,23 @@ use crate::sim::order::schedule;
 use crate::sim::{Event, PortCn, PortDcbx, Simulator};
 use crate::stats::PortStats;
 
+#[cfg(test)]
+thread_local! {
+    /// Tests only: schedule every transmitter's end, as before ends were owed (the reports
+    /// must not change but for the event count, `sim/tests.rs`).
+    pub(crate) static EVERY_TX_END_SCHEDULED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether a transmitter's end that finds nothing else to send is owed (always, but in a
+/// test that asks otherwise).
+#[inline(always)]
+fn owes_tx_ends() -> bool {
+    #[cfg(test)]
+    return !EVERY_TX_END_SCHEDULED.with(|c| c.get());
+    #[cfg(not(test))]
+    true
+}
+
 /// One egress queue of a port: its frames, their bytes and the most bytes it held, in one
 /// cache line (an enqueue and a dequeue touch nothing else of the queue).
 #[derive(Debug, Default)]
@@ -90,6 +107,14 @@ pub(crate) struct Port {
     /// their DSCP (its `dscp_map`): read per arrival beside `inflight`, which the arrival pops,
     /// so the receiving port's first cache line keeps its layout.
     pub(in crate::sim) peer_trusts_dscp: bool,
+    /// Set while the frame being sent owes a `TxEnd` that is not in the event queue: it
+    /// found nothing else to send when it started, so its end is scheduled only once the
+    /// port has something for the transmitter ([`Simulator::try_transmit`]).
+    pub(in crate::sim) tx_end_owed: bool,
+    /// The tie of the owed `TxEnd` (as scheduled when its frame started, `order.rs`).
+    pub(in crate::sim) tx_end_tie: u64,
+    /// When the frame being sent frees the transmitter (the owed `TxEnd`'s time).
+    pub(in crate::sim) tx_end_at: Instant,
     /// LLDPDUs waiting for the transmitter.
     pub(in crate::sim) lldp_tx: VecDeque<Vec<u8>>,
     pub(in crate::sim) timer_at: Instant,
@@ -128,6 +153,12 @@ pub(crate) enum PortKind {
 }
 
 impl Port {
+    /// Whether the transmitter may have something to do: a frame queued, a control frame
+    /// possibly due, an LLDPDU, or something for the NIC to pull.
+    #[inline(always)]
+    pub(in crate::sim) fn has_work(&self) -> bool {
+        self.ctl_check || self.nonempty != 0 || self.lldp_queued || self.pull | self.reply_first as u8 != 0
+    }
     /// Whether the port belongs to a switch.
     #[inline(always)]
     pub(in crate::sim) fn at_switch(&self) -> bool {
@@ -196,19 +227,40 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     #[inline(always)]
     pub(in crate::sim) fn try_transmit(&mut self, p: PortId) {
         let port = &self.ports[p as usize];
-        if port.busy || port.fault.down {
+        if port.busy && (!port.tx_end_owed || !self.settle_tx_end(p)) {
+            return;
+        }
+        let port = &self.ports[p as usize];
+        if port.fault.down {
             return;
         }
         // nothing queued, no control frame due, no LLDPDU and nothing for the NIC to pull:
         // `try_transmit_idle` would return at once (no deadline moved since the last arm)
-        if !port.ctl_check
-            && port.nonempty == 0
-            && !port.lldp_queued
-            && port.pull | port.reply_first as u8 == 0
-        {
+        if !port.has_work() {
             return;
         }
         self.try_transmit_idle(p);
+    }
+
+    /// Settles the `TxEnd` that busy port `p` owes (`Port::tx_end_owed`) now that the port may
+    /// have something to send: true if it is due before the event being handled (it would
+    /// have found nothing to send, so the transmitter is simply idle now), else it goes into
+    /// the event queue with the tie it had when its frame started (false: still busy).
+    ///
+    /// Owed ends exist because three in four `TxEnd`s found nothing to send (a third of all
+    /// events in a fat tree); keeping the tie keeps their order among simultaneous events.
+    #[inline(never)]
+    fn settle_tx_end(&mut self, p: PortId) -> bool {
+        let (now, tie) = (self.now, self.tie);
+        let port = &mut self.ports[p as usize];
+        port.tx_end_owed = false;
+        if (port.tx_end_at, port.tx_end_tie) < (now, tie) {
+            port.busy = false;
+            return true;
+        }
+        self.queue
+            .push_tied(port.tx_end_at, port.tx_end_tie, Event::TxEnd(p));
+        false
     }
 
     /// [`Self::try_transmit`] on a transmitter that is idle and up.
@@ -345,7 +397,15 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         st.tx_frames += 1;
         st.tx_bytes += frame.len as u64;
         let (arrive, peer) = (slot.last_bit + port.prop, port.peer);
-        schedule!(self, slot.free_at, Event::TxEnd(p));
+        if port.kind != PortKind::Switch && !port.has_work() && owes_tx_ends() {
+            // nothing else to send and no buffer charge to release at the end: the end is
+            // owed, scheduled only if something for the transmitter comes before it
+            port.tx_end_owed = true;
+            port.tx_end_at = slot.free_at;
+            port.tx_end_tie = crate::sim::order::tie(self.now, slot.free_at, self.scheduler);
+        } else {
+            schedule!(self, slot.free_at, Event::TxEnd(p));
+        }
         if self.part.is_none() {
             // `put_on_wire` without a partition, on the port already at hand (the event
             // queue is another field: no second index of the port)
