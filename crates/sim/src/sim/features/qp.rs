@@ -48,6 +48,7 @@ use crate::sim::{Event, Node, Simulator};
 /// and no sooner than its pattern allows. `memo` keeps the last wire time computed: a QP's
 /// packets mostly repeat both the rate and the length, and the wire time is a 128-bit
 /// division.
+#[inline(always)]
 fn pacing(
     model: &ModelConfig,
     spec: &FlowSpec,
@@ -482,6 +483,7 @@ impl Qp {
     }
 
     /// The earliest deadline of the sender's engines.
+    #[inline(always)]
     fn deadline(&self) -> Option<Instant> {
         match (self.rp.poll_timeout(), self.req.poll_timeout()) {
             (Some(a), Some(b)) => Some(a.min(b)),
