@@ -137,19 +137,24 @@ impl Ns3Mmu {
             return Admission::Dropped(DropReason::HeadroomOverflow);
         }
         let new = c.ingress + len;
-        if new <= NS3_RESERVE_BYTES {
+        // the class's shared-pool bytes after the charge, known in each branch (none within
+        // the reserve, the most frequent) rather than computed again for the pause check
+        let shared = if new <= NS3_RESERVE_BYTES {
             c.ingress = new;
+            0
         } else if new - NS3_RESERVE_BYTES > thr {
             if !lossless {
                 return Admission::Dropped(DropReason::TailDrop);
             }
             c.hdrm += len;
+            Self::shared_of(c)
         } else {
             c.ingress = new;
             self.shared_used += len.min(new - NS3_RESERVE_BYTES);
             // the pool shrank: the threshold with it
             thr = (self.free - self.shared_used) >> c.shift;
-        }
+            new - NS3_RESERVE_BYTES
+        };
         let total = c.ingress + c.hdrm;
         if total > c.peak {
             c.peak = total;
@@ -158,7 +163,7 @@ impl Ns3Mmu {
         if self.used > self.peak_used {
             self.peak_used = self.used;
         }
-        let xoff = lossless && !c.paused && (c.hdrm > 0 || Self::shared_of(c) >= thr);
+        let xoff = lossless && !c.paused && (c.hdrm > 0 || shared >= thr);
         if xoff {
             c.paused = true;
         }

@@ -132,7 +132,8 @@ impl SharedBuffer {
     /// Decides about a frame of `len` bytes arriving on local port `port` at priority `prio`.
     /// `lossless` says whether the priority is lossless on that port (flow control enabled).
     pub fn admit(&mut self, port: usize, prio: u8, len: u64, lossless: bool) -> Admission {
-        let p = prio as usize;
+        // a priority is below 8 (as in the ns-3 MMU): the mask spares the bounds check
+        let p = usize::from(prio & 7);
         let limit = self.limit();
         let pair = &mut self.pairs[port][p];
         let fits_shared = pair.shared + len <= limit && self.shared_used + len <= self.shared_size;
@@ -176,7 +177,7 @@ impl SharedBuffer {
     /// Releases a departed frame of `len` bytes charged to (port, prio). Returns true when the
     /// pair leaves XOFF (the port must release its flow-control request).
     pub fn release(&mut self, port: usize, prio: u8, len: u64) -> bool {
-        let p = prio as usize;
+        let p = usize::from(prio & 7);
         let pair = &mut self.pairs[port][p];
         let from_headroom = len.min(pair.headroom);
         if from_headroom > 0 {
@@ -193,7 +194,7 @@ impl SharedBuffer {
     /// Re-evaluates XON for a pair (the dynamic limit moves as other pairs drain).
     pub fn check_xon(&mut self, port: usize, prio: u8) -> bool {
         let limit = self.limit();
-        let pair = &mut self.pairs[port][prio as usize];
+        let pair = &mut self.pairs[port][usize::from(prio & 7)];
         if pair.xoff && pair.headroom == 0 && pair.shared <= limit.saturating_sub(self.xon_offset) {
             pair.xoff = false;
             return true;

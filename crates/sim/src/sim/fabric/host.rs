@@ -304,10 +304,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if fs.remaining == 0 {
             fs.done_emitting = true;
         } else {
-            let gap = fs
-                .spec
-                .gap(len)
-                .unwrap_or_else(|| self.config.model.wire_time(self.ports[hp as usize].rate, len));
+            // a `match`, not `unwrap_or_else`: the closure was a call with its captures spilled
+            let gap = match fs.spec.gap(len) {
+                Some(g) => g,
+                None => self.config.model.wire_time(self.ports[hp as usize].rate, len),
+            };
             fs.next_at = now + gap;
             fs.scheduled = true;
             schedule!(self, fs.next_at, Event::Emit(f));

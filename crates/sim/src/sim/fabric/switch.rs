@@ -45,14 +45,25 @@ impl EcmpMemo {
     /// `compute`d and remembered.
     #[inline(always)]
     fn get(&self, node: NodeId, hop: u8, reverse: bool, compute: impl FnOnce() -> u32) -> u32 {
-        let slot = &self.0[(usize::from(reverse) << 2) | usize::from(hop & 3)];
-        let e = slot.get();
-        if (e >> 32) as NodeId == node {
-            return e as u32;
+        if let Some(h) = self.peek(node, hop, reverse) {
+            return h;
         }
         let h = compute();
-        slot.set((u64::from(node) << 32) | u64::from(h));
+        self.0[Self::slot(hop, reverse)].set((u64::from(node) << 32) | u64::from(h));
         h
+    }
+
+    /// The hash remembered at switch `node`, hop `hop` of direction `reverse`, if any.
+    #[inline(always)]
+    fn peek(&self, node: NodeId, hop: u8, reverse: bool) -> Option<u32> {
+        let e = self.0[Self::slot(hop, reverse)].get();
+        ((e >> 32) as NodeId == node).then_some(e as u32)
+    }
+
+    /// The slot of hop `hop` (modulo 4) of direction `reverse`.
+    #[inline(always)]
+    fn slot(hop: u8, reverse: bool) -> usize {
+        (usize::from(reverse) << 2) | usize::from(hop & 3)
     }
 }
 
@@ -117,23 +128,47 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let Node::Switch(sw) = &self.nodes[node as usize] else {
             return None;
         };
+        Self::route_at(sw, &self.config, &self.flows, node, frame)
+    }
+
+    /// [`Self::route`] at switch `sw` (node `node`), given the fields it reads (so that the
+    /// receive path routes and admits with one borrow of the switch).
+    #[inline(always)]
+    fn route_at(
+        sw: &Switch,
+        config: &SimConfig,
+        flows: &[FlowState],
+        node: NodeId,
+        frame: &Frame,
+    ) -> Option<PortId> {
         let cands = sw.routes.get(frame.dst as usize);
         match cands.len() {
             0 => None,
             1 => Some(cands[0]),
-            n => Some(cands[self.ecmp_pick(node, frame, n)]),
+            n => {
+                // the ns-3 hash of a QP's frame remembered at this switch: picked here, without
+                // the call (most frames that have a choice cross a switch their QP crossed)
+                if config.model.ecmp == Ecmp::Ns3
+                    && frame.kind != FrameKind::Cnm
+                    && let Some(qp) = flows.get(frame.flow as usize).and_then(|f| f.qp.as_deref())
+                    && let Some(h) = qp.ecmp.peek(node, frame.hops, frame.kind.is_reverse())
+                {
+                    return Some(cands[(h % n as u32) as usize]);
+                }
+                Some(cands[Self::ecmp_pick(config, flows, node, frame, n)])
+            }
         }
     }
 
     /// The index among `n` (> 1) equal-cost next hops that switch `node` picks for `frame`
     /// ([`Self::route_in`]'s choice; the ns-3 hash of a QP's frame from its [`EcmpMemo`]).
     #[inline(never)]
-    fn ecmp_pick(&self, node: NodeId, frame: &Frame, n: usize) -> usize {
+    fn ecmp_pick(config: &SimConfig, flows: &[FlowState], node: NodeId, frame: &Frame, n: usize) -> usize {
         let reverse = frame.kind.is_reverse();
-        match self.config.model.ecmp {
-            Ecmp::FlowHash => flow_hash_pick(self.config.seed, node, frame.flow, reverse, n),
+        match config.model.ecmp {
+            Ecmp::FlowHash => flow_hash_pick(config.seed, node, frame.flow, reverse, n),
             Ecmp::Ns3 => {
-                let f = &self.flows[frame.flow as usize];
+                let f = &flows[frame.flow as usize];
                 let hash = || ns3_flow_hash(f, frame.src, frame.dst, node, reverse);
                 // a QP's data, replies and CNPs go between its two hosts (they are made in
                 // `qp.rs` and nothing changes a frame's ends), so the hash of each direction
@@ -192,18 +227,29 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.drop_frame(p, frame, DropReason::HopLimit);
             return;
         }
-        let Some(out) = self.route(node, &frame) else {
-            self.drop_frame(p, frame, DropReason::NoRoute);
-            return;
-        };
-        if self.hook_switch_fault(p, out, frame) {
-            return;
-        }
-        let local = self.ports[p as usize].local as usize;
-        let lossless = self.ports[p as usize].lossless & (1 << frame.priority) != 0;
+        // one borrow of the switch for the route and the admission (its node indexed and
+        // matched once), unless a fault hook runs between them
         let Node::Switch(sw) = &mut self.nodes[node as usize] else {
             return;
         };
+        let Some(out) = Self::route_at(sw, &self.config, &self.flows, node, &frame) else {
+            self.drop_frame(p, frame, DropReason::NoRoute);
+            return;
+        };
+        let sw = if self.patho.faults {
+            if self.hook_switch_fault(p, out, frame) {
+                return;
+            }
+            let Node::Switch(sw) = &mut self.nodes[node as usize] else {
+                return;
+            };
+            sw
+        } else {
+            sw
+        };
+        let port = &self.ports[p as usize];
+        let local = port.local as usize;
+        let lossless = port.lossless & (1 << frame.priority) != 0;
         match sw.buffer.admit(local, frame.priority, frame.len as u64, lossless) {
             Admission::Dropped(reason) => self.drop_frame(p, frame, reason),
             Admission::Admitted { xoff } => {

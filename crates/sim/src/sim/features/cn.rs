@@ -125,8 +125,10 @@ pub(in crate::sim::features) fn dequeued_cn(port: &mut Port, q: u8, frame: &mut 
 /// [`dequeued_cn`] of an ECN-capable frame of a queue whose marker decides at dequeue.
 #[inline(never)]
 fn mark_dequeued(port: &mut Port, q: u8, frame: &mut Frame) {
+    // a priority is below 8: the mask tells the compiler, which then checks no bounds
+    let q = usize::from(q & 7);
     if let Some(cn) = port.cn.as_deref_mut()
-        && cn.mark_at_dequeue(q as usize, port.queues[q as usize].bytes)
+        && cn.mark_at_dequeue(q, port.queues[q].bytes)
     {
         frame.set_ecn(Ecn::Ce);
     }

