@@ -283,8 +283,8 @@ const SLOT_LOW: u32 = TIE_BITS + CAL_SHIFT;
 // another bucket width needs another key layout (with CAL_SHIFT 11 the 200 µs fat tree
 // stopped after 31,220 of its 1,356,130 events)
 const _: () = assert!(SLOT_LOW == 64);
-/// The room every bucket of the ring takes at the ring's first event (it doubles for all
-/// of them from there, `Ring::grow_all`): most buckets of a busy fabric hold a few events
+/// The capacity every array of the ring takes at the ring's first event (they double
+/// together from there, `Ring::grow_all`): most buckets of a busy fabric hold a few events
 /// to a few tens.
 const BUCKET_MIN_CAPACITY: usize = 16;
 /// "No bucket" for the current one.
@@ -412,35 +412,29 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
 /// The calendar of a [`CalendarQueue`], its entries carrying `S` of their push's number.
 ///
 /// Events less than one window (≈ 4.2 µs) ahead of the cursor go into a ring of 1.024 ns
-/// buckets, each an unsorted array in push order (a stretch of one shared slab); a bitmap
-/// finds the next non-empty bucket. When the cursor reaches a bucket, it becomes the current
-/// one: its array is sorted stably, in place, into ascending (time, tie) order — the older
-/// first among equal keys, see `NearEntry` — from whose front they pop in order (later pushes
-/// into that bucket are inserted in order); a bucket of one event pops straight from its array.
+/// buckets, each an unsorted array in push order; a bitmap finds the next non-empty bucket.
+/// When the cursor reaches a bucket, its array and the (empty) current one swap places, and
+/// the new current array is sorted stably into ascending (time, tie) order — the older first
+/// among equal keys, see `NearEntry` — from whose front they pop in order (later pushes into
+/// that bucket are inserted in order); a bucket of one event pops straight from its array.
 /// Later events (pause timers, idle flows) wait in a binary heap and move into the ring when
 /// the window reaches them; an event scheduled before the cursor's bucket (a simulator never
 /// does) waits in a spill heap that every pop compares against. Order is exactly (time, tie,
-/// sequence), as in [`HeapQueue`]. The buckets share one capacity, their stretches of the
-/// slab: it grows for all of them at once (one new slab), only when a bucket holds more events
-/// than any before (`grow_all`), so nothing allocates per event once warm (its memory: 4,096
-/// stretches of that capacity, a power of two, at least 16 entries each).
+/// sequence), as in [`HeapQueue`]. The arrays change places by swaps and share one capacity:
+/// all of them grow together, only when a bucket holds more events than any before
+/// (`grow_all`), so nothing allocates per event once warm (its memory: 4,097 arrays of that
+/// capacity, at least 16 entries each).
 #[derive(Debug)]
 struct Ring<E, S> {
     /// Slot number (time >> CAL_SHIFT) of the cursor: no ring event is earlier.
     cursor: u128,
-    /// Every bucket's events, in one array: bucket b's at `slab[b << shift..]`, `lens[b]` of
-    /// them in push order, or, while b is current, `cur_len` of them by ascending key (the
-    /// older first among equal keys), of which those from `head` on are still to pop.
-    slab: Vec<NearEntry<E, S>>,
-    /// Each bucket's number of events (0 while the bucket is current: see `cur_len`).
-    lens: Box<[u32; CAL_BUCKETS]>,
-    /// log2 of `cap`: the distance between two buckets' first entries in `slab`.
-    shift: u32,
-    /// Index in `slab` of the current bucket's first entry.
-    cur_base: usize,
-    /// Entries of the current bucket, popped ones included (0 while no bucket is current).
-    cur_len: usize,
-    /// Index in the current bucket of the next event to pop.
+    /// Each bucket's events in push order (empty while the bucket is current: its events are
+    /// in `cur`).
+    buckets: Box<[Vec<NearEntry<E, S>>; CAL_BUCKETS]>,
+    /// The current bucket's events by ascending key (the older first among equal keys):
+    /// they pop from `cur[head]` on (empty, `head` 0, while no bucket is current).
+    cur: Vec<NearEntry<E, S>>,
+    /// Index in `cur` of the next event to pop.
     head: usize,
     /// Which bucket `cur` holds (`NIL` for none).
     cur_b: u32,
@@ -450,8 +444,9 @@ struct Ring<E, S> {
     /// Scratch of a large bucket's sort: its keys with their positions, and the entries.
     sort_keys: Vec<u128>,
     sort_tmp: Vec<NearEntry<E, S>>,
-    /// The room of each bucket in `slab` (a power of two): it grows, for all of them at once,
-    /// when a bucket holds more than any before (0 until the first push into the ring).
+    /// The capacity every array of the ring has (the buckets', the current one's, the
+    /// sort's scratch): they trade places by swaps, so all grow together, once a bucket
+    /// holds more than any before (0 until the first push into the ring).
     cap: usize,
     /// Bit b set while bucket b holds an event.
     occupied: [u64; CAL_WORDS],
@@ -476,11 +471,9 @@ impl<E, S> Default for Ring<E, S> {
     fn default() -> Self {
         Ring {
             cursor: 0,
-            slab: Vec::new(),
-            lens: Box::new([0; CAL_BUCKETS]),
-            shift: 0,
-            cur_base: 0,
-            cur_len: 0,
+            // a fixed-size array: a bucket index (masked to the ring) needs no bounds check
+            buckets: Box::new(std::array::from_fn(|_| Vec::new())),
+            cur: Vec::new(),
             head: 0,
             cur_b: NIL,
             fast_b: NIL,
@@ -525,60 +518,36 @@ impl<E: Copy, S: Seq> Ring<E, S> {
             // a new event has the largest sequence number: it pops after its equals and the
             // smaller keys, before the larger ones (and before any popped entry's, as a
             // smaller tie at the last popped time pops next)
-            if self.cur_len == self.cap {
-                self.grow_all(self.cap + 1, entry);
+            if self.cur.len() == self.cap {
+                self.grow_all(self.cur.len() + 1);
             }
-            let (base, len) = (self.cur_base, self.cur_len);
-            let mut i = len;
-            while i > self.head && self.slab[base + i - 1].key > entry.key {
+            let mut i = self.cur.len();
+            while i > self.head && self.cur[i - 1].key > entry.key {
                 i -= 1;
             }
-            self.slab.copy_within(base + i..base + len, base + i + 1);
-            self.slab[base + i] = entry;
-            self.cur_len = len + 1;
+            self.cur.insert(i, entry);
         } else {
-            let len = self.lens[b] as usize;
-            if len == self.cap {
-                self.grow_all(self.cap + 1, entry);
+            if self.buckets[b].len() == self.cap {
+                self.grow_all(self.cap + 1);
             }
-            self.slab[(b << self.shift) + len] = entry;
-            self.lens[b] = len as u32 + 1;
+            self.buckets[b].push(entry);
         }
         self.occupied[b / 64] |= 1 << (b % 64);
         self.near += 1;
     }
 
-    /// Gives every bucket room for `need` entries (at least [`BUCKET_MIN_CAPACITY`], else
-    /// double, a power of two): a new slab, its free room filled with `filler` (any entry),
-    /// each bucket's entries moved to their new place. One allocation for the whole ring
-    /// (a partition's ring, sparser, no longer pays for 4,096 small ones), and only while
-    /// buckets grow beyond the largest so far, as the old node pool did.
+    /// Grows every array of the ring to hold `need` entries (at least
+    /// [`BUCKET_MIN_CAPACITY`], else double): the arrays trade places by swaps, so one that
+    /// stayed small would grow (allocate) later, when a bucket no larger than before lands
+    /// in it; growing them all at once allocates only while buckets grow beyond the largest
+    /// so far, as the old node pool did.
     #[cold]
     #[inline(never)]
-    fn grow_all(&mut self, need: usize, filler: NearEntry<E, S>) {
-        let cap = need
-            .max(2 * self.cap)
-            .max(BUCKET_MIN_CAPACITY)
-            .next_power_of_two();
-        let shift = cap.trailing_zeros();
-        let mut slab = vec![filler; CAL_BUCKETS << shift];
-        if !self.slab.is_empty() {
-            for b in 0..CAL_BUCKETS {
-                let len = if b as u32 == self.cur_b {
-                    self.cur_len
-                } else {
-                    self.lens[b] as usize
-                };
-                let (from, to) = (b << self.shift, b << shift);
-                slab[to..to + len].copy_from_slice(&self.slab[from..from + len]);
-            }
+    fn grow_all(&mut self, need: usize) {
+        let cap = need.max(2 * self.cap).max(BUCKET_MIN_CAPACITY);
+        for v in self.buckets.iter_mut().chain([&mut self.cur, &mut self.sort_tmp]) {
+            v.reserve_exact(cap - v.len());
         }
-        self.slab = slab;
-        self.shift = shift;
-        if self.cur_b != NIL {
-            self.cur_base = (self.cur_b as usize) << shift;
-        }
-        self.sort_tmp.reserve_exact(cap - self.sort_tmp.len());
         self.cap = cap;
     }
 
@@ -647,25 +616,23 @@ impl<E: Copy, S: Seq> Ring<E, S> {
     /// Makes bucket `b` the current one: the events left in the current array go back to
     /// their bucket (only when an earlier bucket filled after a bounded pop stopped short of
     /// them), `b`'s array becomes the current one, sorted.
-    #[inline(always)]
+    #[inline]
     fn make_current(&mut self, b: usize) {
         if self.cur_b != NIL {
-            // ascending, the older first among equal keys: a bucket's order
-            let (base, rest) = (self.cur_base, self.cur_len - self.head);
-            self.slab.copy_within(base + self.head..base + self.cur_len, base);
-            self.lens[self.cur_b as usize] = rest as u32;
+            // ascending, the older first among equal keys: a bucket's order; its own array
+            // is empty (and kept its capacity) while it was current
+            self.cur.drain(..self.head);
+            std::mem::swap(&mut self.cur, &mut self.buckets[self.cur_b as usize]);
         }
-        let (base, len) = (b << self.shift, self.lens[b] as usize);
-        self.lens[b] = 0;
-        self.cur_base = base;
-        self.cur_len = len;
+        // (`cur` is empty here: it takes `b`'s place, with its capacity)
+        std::mem::swap(&mut self.cur, &mut self.buckets[b]);
         self.head = 0;
-        if len > 1 {
+        if self.cur.len() > 1 {
             // push order: a stable sort into ascending key order keeps the older first among
             // equal keys, so that they pop from the front oldest first
-            if len <= SMALL_BUCKET {
+            if self.cur.len() <= SMALL_BUCKET {
                 // std's stable sort: an insertion sort at this size, nothing allocated
-                self.slab[base..base + len].sort_by_key(|e| e.key);
+                self.cur.sort_by_key(|e| e.key);
             } else {
                 self.sort_large_bucket();
             }
@@ -681,39 +648,27 @@ impl<E: Copy, S: Seq> Ring<E, S> {
     #[cold]
     #[inline(never)]
     fn sort_large_bucket(&mut self) {
-        let cur = self.cur_base..self.cur_base + self.cur_len;
         self.sort_keys.clear();
         self.sort_keys.extend(
-            self.slab[cur.clone()]
+            self.cur
                 .iter()
                 .enumerate()
                 .map(|(i, e)| (u128::from(e.key) << 64) | i as u128),
         );
         self.sort_keys.sort_unstable();
         self.sort_tmp.clear();
-        let bucket = &self.slab[cur.clone()];
         self.sort_tmp
-            .extend(self.sort_keys.iter().map(|&k| bucket[k as u64 as usize]));
-        self.slab[cur].copy_from_slice(&self.sort_tmp);
+            .extend(self.sort_keys.iter().map(|&k| self.cur[k as u64 as usize]));
+        std::mem::swap(&mut self.cur, &mut self.sort_tmp);
     }
 
     /// Pops the current array's next entry, vacating bucket `b` (the current one) when it
     /// was the last.
     #[inline(always)]
     fn pop_current(&mut self, b: usize) -> Option<NearEntry<E, S>> {
-        let e = self.current_head()?;
+        let e = *self.cur.get(self.head)?;
         self.advance_current(b);
         Some(e)
-    }
-
-    /// The current bucket's next entry (`None` if no bucket is current).
-    #[inline(always)]
-    fn current_head(&self) -> Option<NearEntry<E, S>> {
-        if self.head < self.cur_len {
-            Some(self.slab[self.cur_base + self.head])
-        } else {
-            None
-        }
     }
 
     /// Moves past the current array's next entry, vacating bucket `b` (the current one) when
@@ -721,8 +676,8 @@ impl<E: Copy, S: Seq> Ring<E, S> {
     #[inline(always)]
     fn advance_current(&mut self, b: usize) {
         self.head += 1;
-        if self.head == self.cur_len {
-            self.cur_len = 0;
+        if self.head == self.cur.len() {
+            self.cur.clear();
             self.head = 0;
             self.cur_b = NIL;
             self.fast_b = NIL;
@@ -741,15 +696,14 @@ impl<E: Copy, S: Seq> Ring<E, S> {
         let b = self.next_occupied()?;
         let slot = self.slot_of(b);
         if b as u32 != self.cur_b {
-            if self.lens[b] == 1 {
+            if let [e] = self.buckets[b][..] {
                 // a bucket of one event (most of them in a small scenario): no sorting
-                let e = self.slab[b << self.shift];
                 let key = (slot << SLOT_LOW) | u128::from(e.key);
                 return Some((b, slot, key, true));
             }
             self.make_current(b);
         }
-        let key = self.current_head()?.key;
+        let key = self.cur.get(self.head)?.key;
         Some((b, slot, (slot << SLOT_LOW) | u128::from(key), false))
     }
 
@@ -815,8 +769,7 @@ impl<E: Copy, S: Seq> Ring<E, S> {
                     self.pull_far();
                 }
                 let e = if lone {
-                    let e = self.slab[b << self.shift];
-                    self.lens[b] = 0;
+                    let e = self.buckets[b].pop()?;
                     self.vacate(b);
                     e
                 } else {
@@ -857,12 +810,9 @@ impl<E: Copy, S: Seq> Ring<E, S> {
         }
         let b = self.next_occupied()?;
         let min = if b as u32 == self.cur_b {
-            self.current_head()?.key
+            self.cur.get(self.head)?.key
         } else {
-            let from = b << self.shift;
-            (self.slab[from..from + self.lens[b] as usize].iter())
-                .map(|e| e.key)
-                .min()?
+            self.buckets[b].iter().map(|e| e.key).min()?
         };
         Some((self.slot_of(b) << SLOT_LOW) | u128::from(min))
     }
@@ -910,8 +860,7 @@ impl<E: Copy, S: Seq> EventQueue<E> for Ring<E, S> {
         if at_cursor as u32 == self.fast_b {
             // the cursor's own bucket is current (and so not empty) and the spill heap empty:
             // nothing is earlier than its head (most pops: every one after a bucket's first)
-            // (a current bucket has an entry at its head)
-            let e = self.slab[self.cur_base + self.head];
+            let e = *self.cur.get(self.head)?;
             let at = (self.cursor << CAL_SHIFT) | u128::from(e.key >> TIE_BITS);
             if at >= until.as_ps() {
                 return None;
@@ -934,19 +883,18 @@ impl<E: Copy, S: Seq> EventQueue<E> for Ring<E, S> {
         let ahead = (b.wrapping_sub(self.cursor as usize)) & (CAL_BUCKETS - 1);
         let slot = self.cursor + ahead as u128;
         let lone = b as u32 != self.cur_b && {
-            if self.lens[b] == 1 {
+            if self.buckets[b].len() == 1 {
                 true
             } else {
                 self.make_current(b);
                 false
             }
         };
-        let e = if lone {
-            self.slab[b << self.shift]
+        let near_key = if lone {
+            self.buckets[b].first()?.key
         } else {
-            self.current_head()?
+            self.cur.get(self.head)?.key
         };
-        let near_key = e.key;
         let at = (slot << CAL_SHIFT) | u128::from(near_key >> TIE_BITS);
         if at >= until.as_ps() {
             return None;
@@ -956,12 +904,13 @@ impl<E: Copy, S: Seq> EventQueue<E> for Ring<E, S> {
             self.cursor = slot;
             self.pull_far();
         }
-        if lone {
-            self.lens[b] = 0;
+        let e = if lone {
+            let e = self.buckets[b].pop()?;
             self.vacate(b);
+            e
         } else {
-            self.advance_current(b);
-        }
+            self.pop_current(b)?
+        };
         self.near -= 1;
         Some(Scheduled {
             at: Instant::from_ps(at),
