@@ -273,7 +273,7 @@ pub struct Report {
     /// (or its stop, or the run's end, when it did not complete); `None` without flows. The
     /// summary's active-span rates are over it, beside the ports' whole-run means.
     pub active_span: Option<ActiveSpan>,
-    /// Events handled.
+    /// Events handled (a transmitter's end that finds nothing to send is none: `order.rs`).
     pub events: u64,
     /// Whether every lossless priority stayed lossless, and where it did not.
     pub lossless: crate::report::verdict::LosslessVerdict,
