@@ -226,11 +226,22 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     // a frame being sent) inlined at each call site, the rest out of line
     #[inline(always)]
     pub(in crate::sim) fn try_transmit(&mut self, p: PortId) {
-        let port = &self.ports[p as usize];
-        if port.busy && (!port.tx_end_owed || !self.settle_tx_end(p)) {
-            return;
+        let (now, tie) = (self.now, self.tie);
+        let port = &mut self.ports[p as usize];
+        if port.busy {
+            if !port.tx_end_owed {
+                return;
+            }
+            // the owed end (`Port::tx_end_owed`) now that the port may have something to send:
+            // due before the event being handled, it would have found nothing to send, so the
+            // transmitter is simply idle (most of them); else it goes into the event queue
+            port.tx_end_owed = false;
+            if (port.tx_end_at, port.tx_end_tie) >= (now, tie) {
+                self.queue_owed_tx_end(p);
+                return;
+            }
+            port.busy = false;
         }
-        let port = &self.ports[p as usize];
         if port.fault.down {
             return;
         }
@@ -242,25 +253,16 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         self.try_transmit_idle(p);
     }
 
-    /// Settles the `TxEnd` that busy port `p` owes (`Port::tx_end_owed`) now that the port may
-    /// have something to send: true if it is due before the event being handled (it would
-    /// have found nothing to send, so the transmitter is simply idle now), else it goes into
-    /// the event queue with the tie it had when its frame started (false: still busy).
+    /// Schedules the `TxEnd` that busy port `p` owed (`Port::tx_end_owed`), with the tie it had
+    /// when its frame started: something for the transmitter came before it.
     ///
     /// Owed ends exist because three in four `TxEnd`s found nothing to send (a third of all
     /// events in a fat tree); keeping the tie keeps their order among simultaneous events.
     #[inline(never)]
-    fn settle_tx_end(&mut self, p: PortId) -> bool {
-        let (now, tie) = (self.now, self.tie);
-        let port = &mut self.ports[p as usize];
-        port.tx_end_owed = false;
-        if (port.tx_end_at, port.tx_end_tie) < (now, tie) {
-            port.busy = false;
-            return true;
-        }
+    fn queue_owed_tx_end(&mut self, p: PortId) {
+        let port = &self.ports[p as usize];
         self.queue
             .push_tied(port.tx_end_at, port.tx_end_tie, Event::TxEnd(p));
-        false
     }
 
     /// [`Self::try_transmit`] on a transmitter that is idle and up.
