@@ -16,7 +16,7 @@ use lossless_sim::experiments::ranks::mpi::MpiRank;
 use lossless_sim::frame::{Frame, FrameKind};
 use lossless_sim::observer::WireFrame;
 use lossless_sim::sim::exchange;
-use lossless_sim::sim::partition::{Carried, Message};
+use lossless_sim::sim::partition::{Carried, Mail};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -31,12 +31,12 @@ fn main() {
     };
     let mut tr = MpiRank::new(universe.world());
     let (rank, ranks) = (tr.rank(), tr.ranks());
-    let m = Message {
-        to: 1,
-        from: 2,
-        at: Instant::from_ps(123_456_789),
-        tie: 42,
-        frame: WireFrame::Data(Frame {
+    let mut mail = Mail::default();
+    mail.push(
+        1,
+        Instant::from_ps(123_456_789),
+        42,
+        WireFrame::Data(Frame {
             id: 7,
             flow: 3,
             len: 1078,
@@ -48,14 +48,15 @@ fn main() {
             flags: 0,
             hops: 1,
         }),
-        carried: Carried::None,
-        origin: 0,
-    };
+        Carried::None,
+        0,
+    );
+    let m = mail.messages[0];
     for &per_pair in &sizes {
         let mut one = Vec::new();
         exchange::encode_group(0, 1, per_pair, &mut one);
         for _ in 0..per_pair {
-            exchange::encode_message(&m, &mut one);
+            exchange::encode_message(&m, None, &mut one);
         }
         let mut t_reduce = 0.0;
         let mut t_swap = 0.0;

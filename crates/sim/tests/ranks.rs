@@ -12,6 +12,7 @@ use lossless_sim::frame::{Frame, NodeId};
 use lossless_sim::observer::Observer;
 use lossless_sim::scenario::{self, Overrides};
 use lossless_sim::sim::exchange::{self, Dec, DecodeError, Digest, Shipped};
+use lossless_sim::sim::partition::{Carried, Extra, Mail, Message, NO_EXTRA};
 use lossless_sim::trace::split::{self, Recorder};
 use lossless_sim::trace::vcd::VcdSink;
 use lossless_sim::{Report, Simulator};
@@ -342,6 +343,83 @@ fn bytes_one_rank_cannot_decode_stop_every_rank_at_the_next_window() {
     }
 }
 
+/// A transport that sends rank `victim`'s first received message of its `at`-th exchange to
+/// port `port` instead (the message's first field, after its group's 12-byte header).
+struct Misdirecting {
+    inner: local::LocalRank,
+    victim: usize,
+    at: usize,
+    seen: usize,
+    port: u32,
+}
+
+impl Transport for Misdirecting {
+    fn rank(&self) -> usize {
+        self.inner.rank()
+    }
+    fn ranks(&self) -> usize {
+        self.inner.ranks()
+    }
+    fn min_all(&mut self, v: [u64; 3]) -> Result<[u64; 3], RankError> {
+        self.inner.min_all(v)
+    }
+    fn exchange(&mut self, out: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, RankError> {
+        let mut got = self.inner.exchange(out)?;
+        self.seen += 1;
+        if self.inner.rank() == self.victim && self.seen >= self.at {
+            if let Some(b) = got.iter_mut().find(|b| b.len() > 16) {
+                b[12..16].copy_from_slice(&self.port.to_le_bytes());
+            }
+        }
+        Ok(got)
+    }
+    fn gather(&mut self, bytes: Vec<u8>) -> Result<Option<Vec<Vec<u8>>>, RankError> {
+        self.inner.gather(bytes)
+    }
+}
+
+#[test]
+fn a_message_to_a_port_that_does_not_end_a_cut_link_is_refused_not_taken_in() {
+    // the receiver finds the sending port as its port's peer: a message to a port beyond the
+    // fabric, or to one inside the receiving partition, would put a frame on a wire that
+    // does not cross (or index beyond the ports); the rank says so instead
+    let cfg = fat_tree(false);
+    let part = ranks::partitioning(&cfg, 2, 1).expect("splits");
+    let sim: Simulator =
+        Simulator::partition(cfg.clone(), part.of_node.clone(), 1, Default::default()).expect("builds");
+    // (every link has a port at each end)
+    let inside = (0..2 * cfg.links.len() as u32)
+        .find(|&p| !sim.receives_at(p) && part.of_node[sim.node_of_port(p) as usize] == 1)
+        .expect("a port of partition 1 inside it");
+    for port in [u32::MAX, inside] {
+        let results: Vec<_> = std::thread::scope(|s| {
+            let hs: Vec<_> = local::ranks(2)
+                .into_iter()
+                .map(|inner| {
+                    let cfg = &cfg;
+                    s.spawn(move || {
+                        let mut tr = Misdirecting {
+                            inner,
+                            victim: 1,
+                            at: 20,
+                            seen: 0,
+                            port,
+                        };
+                        ranks::run_rank(cfg, 1, &mut tr, &|_, _| false).map(|(sim, _)| sim.is_some())
+                    })
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().expect("no panic")).collect()
+        });
+        match (&results[0], &results[1]) {
+            (Err(RankError::Elsewhere), Err(RankError::Decode(e))) => {
+                assert!(e.to_string().contains("does not end a cut link"), "{e}")
+            }
+            other => panic!("port {port}: {other:?}"),
+        }
+    }
+}
+
 #[test]
 fn a_stop_asked_on_rank_0_ends_every_rank_after_the_same_window() {
     let cfg = fat_tree(false);
@@ -374,18 +452,19 @@ fn a_digest_and_a_message_decode_to_what_was_encoded_and_every_cut_short_copy_is
     let mut sim: Simulator =
         Simulator::partition(cfg.clone(), part.of_node.clone(), 1, Default::default()).expect("builds");
     sim.run_until(lossless_proto::units::Instant::from_ps(30_000_000));
-    let mut out = Vec::new();
+    let mut out = Mail::default();
     sim.take_outbox(&mut out);
     assert!(!out.is_empty(), "frames crossed");
     let mut bytes = Vec::new();
-    for m in &out {
-        exchange::encode_message(m, &mut bytes);
+    for m in &out.messages {
+        exchange::encode_message(m, out.extra(m), &mut bytes);
     }
     let mut d = Dec::new(&bytes);
-    for m in &out {
-        let back = exchange::decode_message(&mut d).expect("decodes");
-        assert_eq!(format!("{back:?}"), format!("{m:?}"));
+    let mut back = Mail::default();
+    for _ in &out.messages {
+        exchange::decode_message(&mut d, &mut back).expect("decodes");
     }
+    assert_eq!(back, out);
     assert!(d.is_empty());
     let digest = sim.digest();
     assert!(!digest.ports.is_empty() && !digest.flows.is_empty());
@@ -596,23 +675,23 @@ fn every_partitions_observer_reaches_rank_0_in_partition_order_with_what_it_saw_
 fn what_a_frame_carries_for_hpcc_pint_and_timely_is_encoded_byte_for_byte_and_decodes_back() {
     use lossless_proto::flow_control::ControlFrame;
     use lossless_sim::observer::WireFrame;
-    use lossless_sim::sim::partition::{Carried, Message};
     use lossless_wire::int::{IntHeader, IntHop};
 
-    let pause = |carried| Message {
-        to: 0x0102_0304,
-        from: 5,
-        at: lossless_proto::units::Instant::from_ps(6),
-        tie: 7,
-        frame: WireFrame::Control(ControlFrame::Pause { quanta: 0x0809 }),
-        carried,
-        origin: 0x0a0b,
+    let pause = |carried: Carried| {
+        let mut mail = Mail::default();
+        mail.push(
+            0x0102_0304,
+            lossless_proto::units::Instant::from_ps(6),
+            7,
+            WireFrame::Control(ControlFrame::Pause { quanta: 0x0809 }),
+            carried,
+            0x0a0b,
+        );
+        mail
     };
-    // to, from, at (16 bytes), tie, origin, the frame (kind 1: PAUSE, its quanta):
-    // little-endian
+    // to, at (16 bytes), tie, origin, the frame (kind 1: PAUSE, its quanta): little-endian
     let head: Vec<u8> = [
         &[4u8, 3, 2, 1][..],
-        &[5, 0, 0, 0],
         &[6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
         &[7, 0, 0, 0, 0, 0, 0, 0],
         &[0x0b, 0x0a, 0, 0, 0, 0, 0, 0],
@@ -659,16 +738,17 @@ fn what_a_frame_carries_for_hpcc_pint_and_timely_is_encoded_byte_for_byte_and_de
     ];
     let mut all = Vec::new();
     for (carried, tail) in &cases {
-        let m = pause(carried.clone());
+        let mail = pause(carried.clone());
+        let m = &mail.messages[0];
         let mut bytes = Vec::new();
-        exchange::encode_message(&m, &mut bytes);
+        exchange::encode_message(m, mail.extra(m), &mut bytes);
         assert_eq!(bytes, [&head[..], &tail[..]].concat(), "{carried:?}");
-        let back = exchange::decode_message(&mut Dec::new(&bytes)).expect("decodes");
-        assert_eq!(back.carried, m.carried);
-        assert_eq!(format!("{back:?}"), format!("{m:?}"));
+        let mut back = Mail::default();
+        exchange::decode_message(&mut Dec::new(&bytes), &mut back).expect("decodes");
+        assert_eq!(back, mail);
         for cut in 0..bytes.len() {
             assert!(
-                exchange::decode_message(&mut Dec::new(&bytes[..cut])).is_err(),
+                exchange::decode_message(&mut Dec::new(&bytes[..cut]), &mut Mail::default()).is_err(),
                 "cut at {cut}"
             );
         }
@@ -677,16 +757,61 @@ fn what_a_frame_carries_for_hpcc_pint_and_timely_is_encoded_byte_for_byte_and_de
     // an unknown kind of field is refused
     let mut bad = head.clone();
     bad.push(5);
-    assert!(exchange::decode_message(&mut Dec::new(&bad)).is_err());
+    assert!(exchange::decode_message(&mut Dec::new(&bad), &mut Mail::default()).is_err());
     // one after another, as in an exchange
     let mut d = Dec::new(&all);
+    let mut back = Mail::default();
     for (carried, _) in &cases {
-        assert_eq!(
-            exchange::decode_message(&mut d).expect("decodes").carried,
-            *carried
-        );
+        exchange::decode_message(&mut d, &mut back).expect("decodes");
+        let m = back.messages.last().expect("one more");
+        assert_eq!(back.extra(m).map(|x| &x.carried), Some(carried));
     }
     assert!(d.is_empty());
+}
+
+#[test]
+fn a_message_is_one_cache_line_and_carries_an_extra_only_when_it_has_one() {
+    use lossless_proto::flow_control::ControlFrame;
+    use lossless_sim::observer::WireFrame;
+
+    assert_eq!(std::mem::size_of::<Message>(), 64);
+    assert_eq!(std::mem::align_of::<Message>(), 64);
+    let at = lossless_proto::units::Instant::from_ps(9);
+    let w = WireFrame::Control(ControlFrame::Pause { quanta: 1 });
+    let mut a = Mail::default();
+    a.push(1, at, 1, w, Carried::None, 0);
+    a.push(2, at, 2, w, Carried::Stamp { ns: 5, slots: 8 }, 0);
+    a.push(3, at, 3, w, Carried::None, 12);
+    assert_eq!(
+        a.messages.iter().map(|m| m.extra).collect::<Vec<_>>(),
+        [NO_EXTRA, 0, 1]
+    );
+    assert_eq!(a.extra(&a.messages[0]), None);
+    // appended behind another mail with extras, their indices follow the extras
+    let mut b = Mail::default();
+    b.push(4, at, 4, w, Carried::Stamp { ns: 6, slots: 8 }, 0);
+    b.append(&mut a);
+    assert!(a.is_empty() && a.extras.is_empty());
+    assert_eq!(b.len(), 4);
+    let extras: Vec<Option<&Extra>> = b.messages.iter().map(|m| b.extra(m)).collect();
+    assert_eq!(
+        extras,
+        [
+            Some(&Extra {
+                carried: Carried::Stamp { ns: 6, slots: 8 },
+                origin: 0
+            }),
+            None,
+            Some(&Extra {
+                carried: Carried::Stamp { ns: 5, slots: 8 },
+                origin: 0
+            }),
+            Some(&Extra {
+                carried: Carried::None,
+                origin: 12
+            }),
+        ]
+    );
 }
 
 #[test]

@@ -15,7 +15,7 @@ use crate::event::CalendarQueue;
 use crate::experiments::partition_model::Partitioning;
 use crate::observer::{NoObserver, Observer};
 use crate::sim::Simulator;
-use crate::sim::partition::{Message, PartitionError, ScanPart};
+use crate::sim::partition::{Mail, PartitionError, ScanPart};
 
 /// How a parallel run went.
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -408,7 +408,7 @@ pub fn run_parts_on<O: Observer + Send>(
         (0..n).map(|_| [Mutex::new(None), Mutex::new(None)]).collect();
     let cost: Vec<[AtomicU64; 2]> = (0..n).map(|_| [AtomicU64::new(0), AtomicU64::new(0)]).collect();
     // mail[to * n + from]: the frames partition `from` sent to partition `to` in a window
-    let mail: Vec<Mutex<Vec<Message>>> = (0..n * n).map(|_| Mutex::new(Vec::new())).collect();
+    let mail: Vec<Mutex<Mail>> = (0..n * n).map(|_| Mutex::new(Mail::default())).collect();
     // each partition's part of a deadlock scan (written before a barrier, read by all after)
     let scans: Vec<RwLock<Option<ScanPart>>> = (0..n).map(|_| RwLock::new(None)).collect();
     // each thread's busy time (ns) and events in the current window, for the critical path
@@ -640,15 +640,15 @@ pub(crate) fn run_window<O: Observer>(
 /// [`Placement::Time`], else 0).
 pub(crate) fn take_mail<O: Observer>(
     sim: &mut Simulator<O>,
-    mail: &[Mutex<Vec<Message>>],
+    mail: &[Mutex<Mail>],
     placement: Placement,
 ) -> u64 {
     let t0 = std::time::Instant::now();
     for slot in mail {
         // (emptied in place: the sender swaps its next frames into this allocation)
         let mut v = lock(slot);
-        for m in v.iter() {
-            sim.take_in(m);
+        for m in &v.messages {
+            sim.take_in(m, v.extra(m));
         }
         v.clear();
     }
@@ -660,7 +660,7 @@ pub(crate) fn take_mail<O: Observer>(
 
 /// Moves the frames of `v` into the mail `slot`: by swapping the two vectors when the slot is
 /// empty (as the receiver leaves it), so that no frame is copied and the allocations go round.
-pub(crate) fn give(slot: &Mutex<Vec<Message>>, v: &mut Vec<Message>) {
+pub(crate) fn give(slot: &Mutex<Mail>, v: &mut Mail) {
     let mut slot = lock(slot);
     if slot.is_empty() {
         std::mem::swap(&mut *slot, v);

@@ -31,7 +31,7 @@ use crate::experiments::partition_model::{Partitioning, cut_lookahead};
 use crate::observer::{NoObserver, Observer};
 use crate::sim::Simulator;
 use crate::sim::exchange::{self, Dec, Digest, Shipped};
-use crate::sim::partition::{Message, PartitionError, ScanPart};
+use crate::sim::partition::{Mail, PartitionError, ScanPart};
 use crate::trace::split::Recorder;
 
 #[cfg(feature = "mpi")]
@@ -347,9 +347,9 @@ fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
         (0..m).map(|_| [Mutex::new(None), Mutex::new(None)]).collect();
     let cost: Vec<[AtomicU64; 2]> = (0..m).map(|_| [AtomicU64::new(0), AtomicU64::new(0)]).collect();
     // mail[to_local * n + from]: what partition `from` (global) sent to this rank's `to_local`
-    let mail: Vec<Mutex<Vec<Message>>> = (0..m * n).map(|_| Mutex::new(Vec::new())).collect();
+    let mail: Vec<Mutex<Mail>> = (0..m * n).map(|_| Mutex::new(Mail::default())).collect();
     // away[from_local * n + to]: what this rank's `from_local` sent to partition `to` elsewhere
-    let away: Vec<Mutex<Vec<Message>>> = (0..m * n).map(|_| Mutex::new(Vec::new())).collect();
+    let away: Vec<Mutex<Mail>> = (0..m * n).map(|_| Mutex::new(Mail::default())).collect();
     // the window agreed on: its start (None: the run is over), stop, error
     let agreed: Mutex<(Option<Instant>, bool, bool)> = Mutex::new((None, false, false));
     let failure: Mutex<Option<RankError>> = Mutex::new(None);
@@ -566,8 +566,8 @@ struct Shared<'a, O: Observer> {
     sims: &'a [Mutex<Option<Simulator<O>>>],
     next: &'a [[Mutex<Option<Instant>>; 2]],
     cost: &'a [[AtomicU64; 2]],
-    mail: &'a [Mutex<Vec<Message>>],
-    away: &'a [Mutex<Vec<Message>>],
+    mail: &'a [Mutex<Mail>],
+    away: &'a [Mutex<Mail>],
     agreed: &'a Mutex<(Option<Instant>, bool, bool)>,
     failure: &'a Mutex<Option<RankError>>,
     scans: &'a [Mutex<Option<ScanPart>>],
@@ -928,8 +928,8 @@ impl<O: Observer> Shared<'_, O> {
                 }
                 let buf = &mut out[self.rank_of(to)];
                 exchange::encode_group((self.first + from_local) as u16, to as u16, v.len(), buf);
-                for m in v.iter() {
-                    exchange::encode_message(m, buf);
+                for m in &v.messages {
+                    exchange::encode_message(m, v.extra(m), buf);
                 }
                 v.clear();
             }
@@ -948,9 +948,21 @@ impl<O: Observer> Shared<'_, O> {
                     }
                     .into());
                 }
+                let sim = lock(&self.sims[to - self.first]);
                 let mut mail = lock(&self.mail[(to - self.first) * n + from]);
                 for _ in 0..count {
-                    mail.push(exchange::decode_message(&mut d)?);
+                    let bad = d.err("a message to a port that does not end a cut link in its partition");
+                    let kept = (mail.messages.len(), mail.extras.len());
+                    exchange::decode_message(&mut d, &mut mail)?;
+                    // (a message taken in goes to its port's peer's wire: only a port of the
+                    // receiving partition at a cut link has one there; a refused one is not
+                    // left in the mail, which this window still takes in)
+                    let to_port = mail.messages.last().map(|m| m.to);
+                    if !to_port.is_some_and(|p| sim.as_ref().is_some_and(|s| s.receives_at(p))) {
+                        mail.messages.truncate(kept.0);
+                        mail.extras.truncate(kept.1);
+                        return Err(bad.into());
+                    }
                 }
             }
         }

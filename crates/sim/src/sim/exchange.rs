@@ -30,7 +30,7 @@ use crate::observer::{NoObserver, Observer, WireFrame};
 use crate::series::SeriesReport;
 use crate::sim::exchange_features::HostFigures;
 pub use crate::sim::exchange_features::{FEATURES_TAG, FEATURES_VERSION, Features};
-use crate::sim::partition::{Carried, Message, ScanPart};
+use crate::sim::partition::{Carried, Extra, Mail, Message, ScanPart};
 use crate::sim::qp_report::QpReport;
 use crate::sim::{Event, Node, Qp, Simulator};
 use crate::stats::{FlowStats, PortStats, PrioStats, Totals};
@@ -184,30 +184,29 @@ impl Shipped for NoObserver {
     }
 }
 
-/// Appends `m` to `out`: the one encoding of a message between ranks (its counterpart is
-/// [`decode_message`]; a field added to [`Message`] is added to both).
-pub fn encode_message(m: &Message, out: &mut Vec<u8>) {
+/// Appends `m` with its `extra` (what it carries beside the frame) to `out`: the one encoding
+/// of a message between ranks (its counterpart is [`decode_message`]; a field added to
+/// [`Message`] or [`Extra`] is added to both).
+pub fn encode_message(m: &Message, extra: Option<&Extra>, out: &mut Vec<u8>) {
     let mut e = Enc(out);
     e.u32(m.to);
-    e.u32(m.from);
     e.u128(m.at.as_ps());
     e.u64(m.tie);
-    e.u64(m.origin);
+    e.u64(extra.map_or(0, |x| x.origin));
     wire_frame(&mut e, &m.frame);
-    carried(&mut e, &m.carried);
+    carried(&mut e, extra.map_or(&Carried::None, |x| &x.carried));
 }
 
-/// The next message of `d`, as [`encode_message`] wrote it.
-pub fn decode_message(d: &mut Dec<'_>) -> Result<Message, DecodeError> {
-    Ok(Message {
-        to: d.u32()?,
-        from: d.u32()?,
-        at: Instant::from_ps(d.u128()?),
-        tie: d.u64()?,
-        origin: d.u64()?,
-        frame: read_wire_frame(d)?,
-        carried: read_carried(d)?,
-    })
+/// Appends the next message of `d`, as [`encode_message`] wrote it, to `into`.
+pub fn decode_message(d: &mut Dec<'_>, into: &mut Mail) -> Result<(), DecodeError> {
+    let to = d.u32()?;
+    let at = Instant::from_ps(d.u128()?);
+    let tie = d.u64()?;
+    let origin = d.u64()?;
+    let frame = read_wire_frame(d)?;
+    let carried = read_carried(d)?;
+    into.push(to, at, tie, frame, carried, origin);
+    Ok(())
 }
 
 /// What a frame carries beside it: a tag (0 nothing, 1 HPCC's INT field, 2 TIMELY's
@@ -348,7 +347,7 @@ pub fn decode_scan_part(d: &mut Dec<'_>) -> Result<(u16, ScanPart), DecodeError>
 }
 
 /// Bytes of the shortest encoded message (a PAUSE frame, carrying nothing beside it).
-const MESSAGE_BYTES: usize = 4 + 4 + 16 + 8 + 3 + 1;
+const MESSAGE_BYTES: usize = 4 + 16 + 8 + 8 + 3 + 1;
 
 fn frame(e: &mut Enc<'_>, f: &Frame) {
     e.u64(f.id);

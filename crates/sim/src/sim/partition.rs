@@ -44,27 +44,130 @@ pub use crate::sim::features::pathology::deadlock::ScanPart;
 use crate::sim::{BuildError, Event, Simulator, order};
 use crate::stats::{FlowStats, Totals};
 
-/// A frame that left on a cut link: it arrives at `to` (from `from`) at `at`.
-#[derive(Clone, Debug)]
+/// A frame that left on a cut link: it arrives at `to` (from `to`'s peer) at `at`. One cache
+/// line, as partitions on different threads hand it over; what it carries beside the frame
+/// (rare: HPCC's and TIMELY's fields, LLDPDUs' bytes) waits in its [`Mail`]'s extras.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(align(64))]
 pub struct Message {
-    /// The receiving port.
-    pub to: PortId,
-    /// The sending port.
-    pub from: PortId,
     /// When its last bit arrives.
     pub at: Instant,
     /// The tie its arrival was scheduled with (`order.rs`).
     pub tie: u64,
     /// The frame.
     pub frame: WireFrame,
-    /// What it carries beside the frame: for its QP's congestion control (HPCC's INT field,
-    /// TIMELY's timestamp), or an LLDPDU's bytes.
+    /// The receiving port.
+    pub to: PortId,
+    /// The index in its mail's [`Mail::extras`] of what it carries beside the frame
+    /// ([`NO_EXTRA`]: nothing).
+    pub extra: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<Message>() == 64);
+
+/// [`Message::extra`] of a message that carries nothing beside its frame.
+pub const NO_EXTRA: u32 = u32::MAX;
+
+/// What a message carries beside its frame.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Extra {
+    /// For its QP's congestion control (HPCC's INT field, TIMELY's timestamp), or an
+    /// LLDPDU's bytes.
     pub carried: Carried,
     /// Its place among the events its sender's partition scheduled: twice the pushes of that
     /// partition's event queue before it (a local event queued as push `s` has `2s + 1`), so
     /// that the trace outputs order it among the events of its instant and tie as one
-    /// simulator does (`trace::split`). Not sent between MPI ranks (0 there).
+    /// simulator does (`trace::split`); 0 where the queue does not number its pushes (the
+    /// runs without trace outputs). Not sent between MPI ranks (0 there).
     pub origin: u64,
+}
+
+/// The frames one partition sent another, in the order sent, with what they carry beside.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Mail {
+    /// The messages, in the order sent.
+    pub messages: Vec<Message>,
+    /// What some of them carry beside the frame, at their [`Message::extra`].
+    pub extras: Vec<Extra>,
+}
+
+impl Mail {
+    /// Appends the frame `frame` for port `to`, arriving at `at` with `tie`, carrying
+    /// `carried` beside it, sent as `origin` (an extra only where either says something).
+    #[inline(always)]
+    pub fn push(
+        &mut self,
+        to: PortId,
+        at: Instant,
+        tie: u64,
+        frame: WireFrame,
+        carried: Carried,
+        origin: u64,
+    ) {
+        let extra = if carried == Carried::None && origin == 0 {
+            NO_EXTRA
+        } else {
+            self.push_extra(Extra { carried, origin })
+        };
+        self.messages.push(Message {
+            at,
+            tie,
+            frame,
+            to,
+            extra,
+        });
+    }
+
+    /// Stores `x` in the extras: its index.
+    #[cold]
+    #[inline(never)]
+    fn push_extra(&mut self, x: Extra) -> u32 {
+        // (an index of 2^32 − 1 extras would need 256 GiB of them)
+        let i = u32::try_from(self.extras.len()).unwrap_or(NO_EXTRA - 1);
+        self.extras.push(x);
+        i
+    }
+
+    /// What message `m` of this mail carries beside its frame, if anything.
+    #[inline(always)]
+    pub fn extra(&self, m: &Message) -> Option<&Extra> {
+        if m.extra == NO_EXTRA {
+            None
+        } else {
+            self.extras.get(m.extra as usize)
+        }
+    }
+
+    /// Whether it holds no message.
+    pub fn is_empty(&self) -> bool {
+        self.messages.is_empty()
+    }
+
+    /// The messages it holds.
+    pub fn len(&self) -> usize {
+        self.messages.len()
+    }
+
+    /// Empties it, keeping its allocations.
+    pub fn clear(&mut self) {
+        self.messages.clear();
+        self.extras.clear();
+    }
+
+    /// Moves `other`'s messages behind this one's (their extras' indices moved with them).
+    pub fn append(&mut self, other: &mut Mail) {
+        let base = self.extras.len() as u32;
+        let start = self.messages.len();
+        self.messages.append(&mut other.messages);
+        if base != 0 {
+            for m in &mut self.messages[start..] {
+                if m.extra != NO_EXTRA {
+                    m.extra += base;
+                }
+            }
+        }
+        self.extras.append(&mut other.extras);
+    }
 }
 
 /// What a partition knows of the split.
@@ -76,7 +179,7 @@ pub(crate) struct PartState {
     pub(crate) of_node: Vec<u16>,
     /// Frames sent on cut links since they were last taken, by receiving partition, each in
     /// the order sent ([`Simulator::take_outbox`], [`Simulator::hand_over`]).
-    pub(crate) outbox: Vec<Vec<Message>>,
+    pub(crate) outbox: Vec<Mail>,
     /// The receiving partitions with frames in `outbox`, in the order of their first frame.
     pub(crate) sent_to: Vec<u16>,
     /// Events popped but not handled here (another partition's nodes).
@@ -95,7 +198,7 @@ pub(crate) struct PartState {
 impl PartState {
     /// The outbox for partition `to`, noted in `sent_to` if it was empty.
     #[inline(always)]
-    fn outbox_for(&mut self, to: u16) -> &mut Vec<Message> {
+    fn outbox_for(&mut self, to: u16) -> &mut Mail {
         let v = &mut self.outbox[usize::from(to)];
         if v.is_empty() {
             self.sent_to.push(to);
@@ -164,7 +267,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let ps = Box::new(PartState {
             me,
             of_node,
-            outbox: (0..parts).map(|_| Vec::new()).collect(),
+            outbox: (0..parts).map(|_| Mail::default()).collect(),
             sent_to: Vec::new(),
             skipped: 0,
             replicated: 0,
@@ -282,7 +385,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 WireFrame::Data(f) if self.flows[f.flow as usize].qp.is_some() => self.telemetry_out(f),
                 _ => Carried::None,
             };
-            self.post(to, p, peer, w, arrive, carried);
+            self.post(to, peer, w, arrive, carried);
             return;
         }
         self.ports[p as usize].inflight.push_back(w);
@@ -300,35 +403,26 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// Sends `w`, which `p` started sending to `peer` in partition `to`, as a message that
     /// arrives at `arrive`, with what it `carried`.
-    fn post(&mut self, to: u16, p: PortId, peer: PortId, w: WireFrame, arrive: Instant, carried: Carried) {
+    fn post(&mut self, to: u16, peer: PortId, w: WireFrame, arrive: Instant, carried: Carried) {
         let tie = order::tie(self.now, arrive, self.scheduler);
         let origin = 2 * self.queue.pushed();
         if let Some(ps) = self.part.as_deref_mut() {
-            // (the message built in the push: written once, into the outbox)
-            ps.outbox_for(to).push(Message {
-                to: peer,
-                from: p,
-                at: arrive,
-                tie,
-                origin,
-                frame: w,
-                carried,
-            });
+            ps.outbox_for(to).push(peer, arrive, tie, w, carried, origin);
         }
     }
 
     /// The frames sent on cut links since they were last taken, grouped by receiving
     /// partition (in the order of each group's first frame), each group in the order sent.
-    pub fn take_outbox(&mut self, into: &mut Vec<Message>) {
+    pub fn take_outbox(&mut self, into: &mut Mail) {
         self.hand_over(|_, v| into.append(v));
     }
 
     /// Hands the frames sent on cut links since they were last taken to `give`, one call per
     /// receiving partition (in the order of each one's first frame) with its frames in the
-    /// order sent: `give` takes them out of the vector (swapping it for an empty one keeps
+    /// order sent: `give` takes them out of the mail (swapping it for an empty one keeps
     /// both allocations in use, so that no frame is copied and nothing is allocated once the
     /// buffers have grown).
-    pub fn hand_over(&mut self, mut give: impl FnMut(usize, &mut Vec<Message>)) {
+    pub fn hand_over(&mut self, mut give: impl FnMut(usize, &mut Mail)) {
         if let Some(ps) = self.part.as_deref_mut() {
             for &to in &ps.sent_to {
                 let v = &mut ps.outbox[usize::from(to)];
@@ -351,7 +445,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     ) {
         let peer = self.ports[p as usize].peer;
         if let Some(to) = self.cut_to(peer) {
-            self.post(to, p, peer, w, arrive, Carried::Lldp(frame.into_boxed_slice()));
+            self.post(to, peer, w, arrive, Carried::Lldp(frame.into_boxed_slice()));
             return;
         }
         let port = &mut self.ports[p as usize];
@@ -360,11 +454,27 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         order::schedule!(self, arrive, Event::Arrive(peer));
     }
 
-    /// Takes in a frame that another partition sent on a cut link to one of this one's ports.
+    /// Takes in a frame that another partition sent on a cut link to one of this one's ports,
+    /// with what it carries beside it (its mail's [`Mail::extra`]).
     // (inlined into the drivers' loops over the mail: a call per frame cost ≈ 9 instructions)
     #[inline(always)]
-    pub fn take_in(&mut self, m: &Message) {
-        match (&m.frame, &m.carried) {
+    pub fn take_in(&mut self, m: &Message, extra: Option<&Extra>) {
+        let from = self.ports[m.to as usize].peer;
+        if let Some(x) = extra {
+            self.take_in_extra(m, from, &x.carried);
+        }
+        self.ports[from as usize].inflight.push_back(m.frame);
+        self.observer
+            .taken_in(self.queue.pushed(), m.tie, extra.map_or(0, |x| x.origin));
+        self.queue.push_tied(m.at, m.tie, Event::Arrive(m.to));
+    }
+
+    /// What message `m`, sent by port `from`, carries beside its frame: its QP's field, or
+    /// its LLDPDU's bytes.
+    #[cold]
+    #[inline(never)]
+    fn take_in_extra(&mut self, m: &Message, from: PortId, carried: &Carried) {
+        match (&m.frame, carried) {
             (_, Carried::None) => {}
             (WireFrame::Data(f), c) => {
                 let holds_sender = self
@@ -375,13 +485,23 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             }
             // (the bytes go where one simulator keeps them: the sending port's wire)
             (WireFrame::Lldp { .. }, Carried::Lldp(bytes)) => {
-                self.ports[m.from as usize].lldp_wire.push_back(bytes.to_vec());
+                self.ports[from as usize].lldp_wire.push_back(bytes.to_vec());
             }
             _ => {}
         }
-        self.ports[m.from as usize].inflight.push_back(m.frame);
-        self.observer.taken_in(self.queue.pushed(), m.tie, m.origin);
-        self.queue.push_tied(m.at, m.tie, Event::Arrive(m.to));
+    }
+
+    /// Whether `to` is a port of this partition at the end of a cut link: where a message
+    /// from another partition may go (checked for those that come from other ranks).
+    pub fn receives_at(&self, to: PortId) -> bool {
+        let Some(ps) = self.part.as_deref() else {
+            return false;
+        };
+        let Some(port) = self.ports.get(to as usize) else {
+            return false;
+        };
+        let peer_node = self.ports[port.peer as usize].node;
+        ps.of_node[port.node as usize] == ps.me && ps.of_node[peer_node as usize] != ps.me
     }
 
     /// Gives every flow with a transport that has no QP here (a partition that holds neither
