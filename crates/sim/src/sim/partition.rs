@@ -193,6 +193,9 @@ pub(crate) struct PartState {
     pub(crate) held: Option<u32>,
     /// This partition's part of a deadlock scan just made, for the driver to gather.
     pub(crate) scan: bool,
+    /// Whether some flow's congestion control stamps its packets (HPCC, HPCC-PINT, TIMELY):
+    /// only then may a data frame carry a field across a cut link ([`Carried`]).
+    pub(crate) stamps: bool,
 }
 
 impl PartState {
@@ -264,6 +267,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             });
         }
         let parts = of_node.iter().max().map_or(1, |&m| usize::from(m) + 1);
+        let stamps = (config.flows.iter().map(|f| &f.transport))
+            .chain(config.workloads.iter().map(|w| &w.transport))
+            .any(|t| {
+                t.as_deref()
+                    .is_some_and(|t| crate::sim::features::qp::stamped(&t.cc))
+            });
         let ps = Box::new(PartState {
             me,
             of_node,
@@ -273,6 +282,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             replicated: 0,
             held: None,
             scan: false,
+            stamps,
         });
         let mut sim = Simulator::build_part(config, observer, queue, Some(&ps))?;
         sim.part = Some(ps);
@@ -381,8 +391,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     #[inline(always)]
     pub(in crate::sim) fn put_on_wire(&mut self, p: PortId, peer: PortId, w: WireFrame, arrive: Instant) {
         if let Some(to) = self.cut_to(peer) {
+            // (a frame's flow is looked up only where some flow's packets are stamped)
+            let stamps = self.part.as_deref().is_some_and(|ps| ps.stamps);
             let carried = match &w {
-                WireFrame::Data(f) if self.flows[f.flow as usize].qp.is_some() => self.telemetry_out(f),
+                WireFrame::Data(f) if stamps && self.flows[f.flow as usize].qp.is_some() => {
+                    self.telemetry_out(f)
+                }
                 _ => Carried::None,
             };
             self.post(to, peer, w, arrive, carried);
