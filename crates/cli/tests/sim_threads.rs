@@ -535,7 +535,7 @@ fn traces_of_the_dcbx_builtins_with_lldpdus_on_cut_links_are_the_one_thread_file
 fn traces_of_an_incast_split_node_by_node_are_the_one_thread_files() {
     // every node its own partition: every frame crosses a cut link, and frames one switch
     // sends at one instant on links of one delay arrive in different partitions under one
-    // (instant, tie): their order comes from the sender's queue (`Message::origin`)
+    // (instant, tie): their order comes from the sender's queue (`Extra::origin`)
     let dir = temp_dir("sim_threads_traces_nodes");
     // (the whole default run: with a sender's order ignored its VCD differs, shorter ones may not)
     let args = ["incast"];

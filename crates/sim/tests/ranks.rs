@@ -366,10 +366,11 @@ impl Transport for Misdirecting {
     fn exchange(&mut self, out: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, RankError> {
         let mut got = self.inner.exchange(out)?;
         self.seen += 1;
-        if self.inner.rank() == self.victim && self.seen >= self.at {
-            if let Some(b) = got.iter_mut().find(|b| b.len() > 16) {
-                b[12..16].copy_from_slice(&self.port.to_le_bytes());
-            }
+        if self.inner.rank() == self.victim
+            && self.seen >= self.at
+            && let Some(b) = got.iter_mut().find(|b| b.len() > 16)
+        {
+            b[12..16].copy_from_slice(&self.port.to_le_bytes());
         }
         Ok(got)
     }

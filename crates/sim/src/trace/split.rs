@@ -10,7 +10,7 @@
 //! the origin of an event a partition pushed itself is `2 × its sequence number + 1` (a
 //! [`Recorder`]'s partition numbers its pushes, [`Observer::PUSH_NUMBERS`]), and a
 //! frame that crossed a cut link carries `2 × the pushes its sender's queue had made` when it
-//! left ([`crate::sim::partition::Message::origin`]): it sorts after the events its sender
+//! left ([`crate::sim::partition::Extra::origin`]): it sorts after the events its sender
 //! pushed before it and before those pushed after. Events the build scheduled are pushed in the
 //! same order in every partition (each builds the whole fabric), so theirs agree too. What is
 //! left: events of one instant and tie scheduled by the workloads' arrival processes or the
