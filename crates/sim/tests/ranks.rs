@@ -278,15 +278,30 @@ fn dcqcn_qps_whose_ends_run_on_other_ranks_report_what_one_simulator_does() {
     check(&cfg, &[(2, 1), (4, 1), (2, 2)]);
 }
 
-/// A transport that garbles what rank `victim` receives in its `at`-th exchange.
-struct Garbling {
+/// A transport that gives what rank `victim` receives in its `at`-th exchange and every later
+/// one to `tamper` first.
+struct Tampering<F: FnMut(&mut [Vec<u8>])> {
     inner: local::LocalRank,
     victim: usize,
     at: usize,
     seen: usize,
+    tamper: F,
 }
 
-impl Transport for Garbling {
+impl<F: FnMut(&mut [Vec<u8>])> Tampering<F> {
+    /// Rank `inner`'s transport, rank 1's bytes tampered with from its 20th exchange on.
+    fn new(inner: local::LocalRank, tamper: F) -> Self {
+        Tampering {
+            inner,
+            victim: 1,
+            at: 20,
+            seen: 0,
+            tamper,
+        }
+    }
+}
+
+impl<F: FnMut(&mut [Vec<u8>])> Transport for Tampering<F> {
     fn rank(&self) -> usize {
         self.inner.rank()
     }
@@ -300,11 +315,7 @@ impl Transport for Garbling {
         let mut got = self.inner.exchange(out)?;
         self.seen += 1;
         if self.inner.rank() == self.victim && self.seen >= self.at {
-            for b in &mut got {
-                if !b.is_empty() {
-                    b.truncate(b.len() - 1);
-                }
-            }
+            (self.tamper)(&mut got);
         }
         Ok(got)
     }
@@ -322,12 +333,12 @@ fn bytes_one_rank_cannot_decode_stop_every_rank_at_the_next_window() {
             .map(|inner| {
                 let cfg = &cfg;
                 s.spawn(move || {
-                    let mut tr = Garbling {
-                        inner,
-                        victim: 1,
-                        at: 20,
-                        seen: 0,
-                    };
+                    // (each buffer cut short by its last byte)
+                    let mut tr = Tampering::new(inner, |got: &mut [Vec<u8>]| {
+                        for b in got.iter_mut().filter(|b| !b.is_empty()) {
+                            b.truncate(b.len() - 1);
+                        }
+                    });
                     ranks::run_rank(cfg, 1, &mut tr, &|_, _| false).map(|(sim, _)| sim.is_some())
                 })
             })
@@ -340,42 +351,6 @@ fn bytes_one_rank_cannot_decode_stop_every_rank_at_the_next_window() {
             (_, Err(RankError::Elsewhere)) if rank != 1 => {}
             other => panic!("rank {rank}: {other:?}"),
         }
-    }
-}
-
-/// A transport that sends rank `victim`'s first received message of its `at`-th exchange to
-/// port `port` instead (the message's first field, after its group's 12-byte header).
-struct Misdirecting {
-    inner: local::LocalRank,
-    victim: usize,
-    at: usize,
-    seen: usize,
-    port: u32,
-}
-
-impl Transport for Misdirecting {
-    fn rank(&self) -> usize {
-        self.inner.rank()
-    }
-    fn ranks(&self) -> usize {
-        self.inner.ranks()
-    }
-    fn min_all(&mut self, v: [u64; 3]) -> Result<[u64; 3], RankError> {
-        self.inner.min_all(v)
-    }
-    fn exchange(&mut self, out: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, RankError> {
-        let mut got = self.inner.exchange(out)?;
-        self.seen += 1;
-        if self.inner.rank() == self.victim
-            && self.seen >= self.at
-            && let Some(b) = got.iter_mut().find(|b| b.len() > 16)
-        {
-            b[12..16].copy_from_slice(&self.port.to_le_bytes());
-        }
-        Ok(got)
-    }
-    fn gather(&mut self, bytes: Vec<u8>) -> Result<Option<Vec<Vec<u8>>>, RankError> {
-        self.inner.gather(bytes)
     }
 }
 
@@ -399,13 +374,13 @@ fn a_message_to_a_port_that_does_not_end_a_cut_link_is_refused_not_taken_in() {
                 .map(|inner| {
                     let cfg = &cfg;
                     s.spawn(move || {
-                        let mut tr = Misdirecting {
-                            inner,
-                            victim: 1,
-                            at: 20,
-                            seen: 0,
-                            port,
-                        };
+                        // (the first message's port, its first field after its group's
+                        // 12-byte header, is `port`)
+                        let mut tr = Tampering::new(inner, move |got: &mut [Vec<u8>]| {
+                            if let Some(b) = got.iter_mut().find(|b| b.len() > 16) {
+                                b[12..16].copy_from_slice(&port.to_le_bytes());
+                            }
+                        });
                         ranks::run_rank(cfg, 1, &mut tr, &|_, _| false).map(|(sim, _)| sim.is_some())
                     })
                 })
