@@ -78,7 +78,7 @@ pub struct Extra {
     /// partition's event queue before it (a local event queued as push `s` has `2s + 1`), so
     /// that the trace outputs order it among the events of its instant and tie as one
     /// simulator does (`trace::split`); 0 where the queue does not number its pushes (the
-    /// runs without trace outputs). Not sent between MPI ranks (0 there).
+    /// runs without trace outputs).
     pub origin: u64,
 }
 
