@@ -104,7 +104,7 @@ impl Mail {
         carried: Carried,
         origin: u64,
     ) {
-        let extra = if carried == Carried::None && origin == 0 {
+        let extra = if matches!(carried, Carried::None) && origin == 0 {
             NO_EXTRA
         } else {
             self.push_extra(Extra { carried, origin })
