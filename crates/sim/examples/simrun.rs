@@ -143,8 +143,9 @@ fn print_model(
     let model = std::mem::replace(sim.observer_mut(), PartitionModel::new(config, &[]));
     let event_ns = wall * 1e9 / events.max(1) as f64;
     let barrier2 = barrier_ns(2, 200_000);
+    let std2 = lossless_sim::experiments::barrier::round_ns(2, 200_000, false);
     println!(
-        "model: {event_ns:.1} ns per event (this run, one core); std::sync::Barrier with 2 threads: {barrier2:.0} ns per window (this machine)"
+        "model: {event_ns:.1} ns per event (this run, one core); the engine's barrier with 2 threads: {barrier2:.0} ns per window (std::sync::Barrier: {std2:.0} ns; this machine)"
     );
     println!(
         "parts  groups  cut  lookahead_ns  windows  events/window  messages/window  critical_events  ideal×  predicted×  balance  adaptive×  engine_parts  engine×"
@@ -211,7 +212,7 @@ fn run_splits(
         let handled: u64 = st.events_per_thread.iter().sum();
         let per = |v: &[f64]| v.iter().map(|x| format!("{x:.3}")).collect::<Vec<_>>().join(" ");
         println!(
-            "{threads} threads, {} partitions, {:?}: wall {wall:.3} s; {} windows, {:.1} frames handed over per window, {} moves; busy per thread {} s, at barriers {} s (taking frames in {} s); critical path {:.3} s busy, {} of {handled} events (ideal {:.2}×)",
+            "{threads} threads, {} partitions, {:?}: wall {wall:.3} s; {} windows, {:.1} frames handed over per window, {} moves; busy per thread {} s, at barriers {} s (taking frames in {} s; waits {} spun, {} slept); critical path {:.3} s busy, {} of {handled} events (ideal {:.2}×)",
             st.partitions,
             st.placement,
             st.windows,
@@ -220,6 +221,8 @@ fn run_splits(
             per(&st.busy_s_per_thread),
             per(&st.wait_s_per_thread),
             per(&st.intake_s_per_thread),
+            st.barrier_waits.0,
+            st.barrier_waits.1,
             st.critical_s,
             st.critical_events,
             handled as f64 / st.critical_events.max(1) as f64,

@@ -929,12 +929,14 @@ pub(super) fn simulate_threads<O: Observer + Send>(
             ),
         };
         errln!(
-            "{threads} threads{placed}: {} windows of {:.1} ns, {:.1} frames handed over per window; seconds busy per thread {}, at barriers {}; critical path {:.3} s busy, {} events",
+            "{threads} threads{placed}: {} windows of {:.1} ns, {:.1} frames handed over per window; seconds busy per thread {}, at barriers {} (waits {} spun, {} slept); critical path {:.3} s busy, {} events",
             st.windows,
             st.lookahead_ps as f64 / 1e3,
             st.messages as f64 / w,
             per(&st.busy_s_per_thread),
             per(&st.wait_s_per_thread),
+            st.barrier_waits.0,
+            st.barrier_waits.1,
             st.critical_s,
             st.critical_events
         );
@@ -1088,13 +1090,15 @@ fn on_ranks<O: Observer + Shipped + Send>(
             String::new()
         };
         errln!(
-            "{r} ranks × {threads} threads{placed}: {} windows of {:.1} ns; rank 0 sent {:.1} frames per window ({:.1} to other ranks); its seconds busy per thread {}, waiting {}, in MPI {:.3}",
+            "{r} ranks × {threads} threads{placed}: {} windows of {:.1} ns; rank 0 sent {:.1} frames per window ({:.1} to other ranks); its seconds busy per thread {}, waiting {} (barrier waits {} spun, {} slept), in MPI {:.3}",
             st.windows,
             st.lookahead_ps as f64 / 1e3,
             st.messages as f64 / w,
             st.messages_between_ranks as f64 / w,
             per(&st.busy_s_per_thread),
             per(&st.wait_s_per_thread),
+            st.barrier_waits.0,
+            st.barrier_waits.1,
             st.transport_s
         );
         if st.trace_gathers > 0 {

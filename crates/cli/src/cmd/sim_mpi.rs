@@ -51,6 +51,9 @@ mod with_mpi {
         fn ranks(&self) -> usize {
             self.inner.ranks()
         }
+        fn processes_on_this_machine(&self) -> usize {
+            self.inner.processes_on_this_machine()
+        }
         fn min_all(&mut self, v: [u64; 3]) -> Result<[u64; 3], RankError> {
             self.calls += 1;
             self.inner.min_all(v)

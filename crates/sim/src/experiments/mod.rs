@@ -7,9 +7,11 @@
 //!   (`lossless sim`);
 //! - [`sweep`]: one scenario over the cartesian product of parameter values (`lossless sim
 //!   --sweep`);
-//! - [`parallel`], [`ranks`]: one fabric on several threads, and over MPI ranks × threads;
+//! - [`parallel`], [`ranks`]: one fabric on several threads, and over MPI ranks × threads
+//!   (their windows end at a [`barrier::WindowBarrier`]);
 //! - [`slicer`]: runs in slices of wall time, so that a stop request is seen soon.
 
+pub mod barrier;
 pub mod cc_compare;
 pub mod cn_twin;
 pub mod headroom;

@@ -6,12 +6,13 @@
 //! crossed a cut link are taken in, each partition's in the order it sent them. The partitions merge back into one simulator, whose report is the sequential run's,
 //! byte for byte (the order of simultaneous events does not depend on the split: `sim/order.rs`).
 
-use std::sync::{Barrier, Mutex, PoisonError, RwLock};
+use std::sync::{Mutex, PoisonError, RwLock};
 
 use lossless_proto::units::{Duration, Instant};
 
 use crate::config::SimConfig;
 use crate::event::CalendarQueue;
+use crate::experiments::barrier::WindowBarrier;
 use crate::experiments::partition_model::Partitioning;
 use crate::observer::{NoObserver, Observer};
 use crate::sim::Simulator;
@@ -51,6 +52,9 @@ pub struct ParallelStats {
     pub wait_s_per_thread: Vec<f64>,
     /// Of that, seconds each thread spent taking in the frames its partitions received.
     pub intake_s_per_thread: Vec<f64>,
+    /// Waits at the window barriers that ended while spinning, and waits that slept
+    /// (`experiments::barrier`).
+    pub barrier_waits: (u64, u64),
 }
 
 /// The window of `config` split as `part` says: the smallest lookahead over the links whose
@@ -397,7 +401,7 @@ pub fn run_parts_on<O: Observer + Send>(
         return Err(PartitionError::Unsupported(what));
     }
     let end = Instant::ZERO + config.duration;
-    let barrier = Barrier::new(threads);
+    let barrier = WindowBarrier::new(threads, 1);
     let build_failed: Mutex<Option<PartitionError>> = Mutex::new(None);
     // the partitions; partition p is locked by the one thread that runs it in a window
     let sims: Vec<Mutex<Option<Simulator<O>>>> = (0..n).map(|_| Mutex::new(None)).collect();
@@ -604,6 +608,7 @@ pub fn run_parts_on<O: Observer + Send>(
         return Err(e);
     }
     let mut stats = stats.into_inner().unwrap_or_else(PoisonError::into_inner);
+    stats.barrier_waits = barrier.waits();
     let mut done = Vec::with_capacity(n);
     for (p, slot) in sims.iter().enumerate() {
         let sim = lock(slot).take();

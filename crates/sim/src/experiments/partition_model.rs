@@ -385,25 +385,12 @@ impl Observer for PartitionModel {
     }
 }
 
-/// Nanoseconds per crossing of a `std::sync::Barrier` by `threads` threads, over `rounds`.
+/// Nanoseconds per crossing of the engine's barrier ([`WindowBarrier`]) by `threads`
+/// threads, over `rounds`.
+///
+/// [`WindowBarrier`]: crate::experiments::barrier::WindowBarrier
 pub fn barrier_ns(threads: usize, rounds: u32) -> f64 {
-    let threads = threads.max(1);
-    let barrier = std::sync::Arc::new(std::sync::Barrier::new(threads));
-    let start = std::time::Instant::now();
-    let handles: Vec<_> = (0..threads)
-        .map(|_| {
-            let b = barrier.clone();
-            std::thread::spawn(move || {
-                for _ in 0..rounds {
-                    b.wait();
-                }
-            })
-        })
-        .collect();
-    for h in handles {
-        let _ = h.join();
-    }
-    start.elapsed().as_nanos() as f64 / f64::from(rounds.max(1))
+    crate::experiments::barrier::round_ns(threads, rounds, true)
 }
 
 #[cfg(test)]

@@ -20,12 +20,13 @@
 //! installed.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::sync::{Barrier, Mutex, PoisonError, RwLock};
+use std::sync::{Mutex, PoisonError, RwLock};
 
 use lossless_proto::units::{Duration, Instant};
 
 use crate::config::SimConfig;
 use crate::event::CalendarQueue;
+use crate::experiments::barrier::WindowBarrier;
 use crate::experiments::parallel::{Placement, Placer, Schedule, give, run_window, take_mail};
 use crate::experiments::partition_model::{Partitioning, cut_lookahead};
 use crate::observer::{NoObserver, Observer};
@@ -51,6 +52,12 @@ pub trait Transport {
     fn exchange(&mut self, out: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, RankError>;
     /// Every rank's `bytes`, in rank order, at rank 0 (`None` elsewhere).
     fn gather(&mut self, bytes: Vec<u8>) -> Result<Option<Vec<Vec<u8>>>, RankError>;
+    /// How many processes on this machine run ranks, this one included (ranks that are
+    /// threads of one process count once: the barrier counts their threads itself), so that
+    /// a rank's threads spin at their barriers only while the machine has a core for each.
+    fn processes_on_this_machine(&self) -> usize {
+        1
+    }
 }
 
 /// Why a run over ranks failed.
@@ -159,6 +166,9 @@ pub struct RankStats {
     pub trace_bytes: u64,
     /// Gathers of trace records (the windows and the run's end).
     pub trace_gathers: u64,
+    /// Waits at this rank's window barriers that ended while spinning, and waits that slept
+    /// (`experiments::barrier`).
+    pub barrier_waits: (u64, u64),
 }
 
 /// The partitioning of a run over `ranks` × `threads`: the automatic one for `ranks · threads`
@@ -337,7 +347,7 @@ fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
         .ok()
         .filter(|&e| e < u64::MAX - 1)
         .ok_or(RankError::TooLong(config.duration))?;
-    let barrier = Barrier::new(t);
+    let barrier = WindowBarrier::new(t, transport.processes_on_this_machine());
     // this rank's partitions (local numbers); each locked by the one thread that runs it in a
     // window
     let sims: Vec<Mutex<Option<Simulator<O>>>> = sims.into_iter().map(|s| Mutex::new(Some(s))).collect();
@@ -420,9 +430,10 @@ fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
         );
         all
     });
-    let stats = stats
+    let mut stats = stats
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
+    stats.barrier_waits = barrier.waits();
     let failure = failure
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -561,7 +572,7 @@ fn build_rank<O: Observer>(
 
 /// What a rank's threads share.
 struct Shared<'a, O: Observer> {
-    barrier: &'a Barrier,
+    barrier: &'a WindowBarrier,
     /// This rank's partitions, by local number.
     sims: &'a [Mutex<Option<Simulator<O>>>],
     next: &'a [[Mutex<Option<Instant>>; 2]],

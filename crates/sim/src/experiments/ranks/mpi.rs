@@ -14,12 +14,19 @@ use super::{RankError, Transport};
 /// This process's rank in `MPI_COMM_WORLD`.
 pub struct MpiRank {
     world: SimpleCommunicator,
+    /// Ranks on this rank's machine (`MPI_Comm_split_type` shared), this one included.
+    on_this_machine: usize,
 }
 
 impl MpiRank {
-    /// The rank of this process in `world` (from [`mpi::environment::Universe::world`]).
+    /// The rank of this process in `world` (from [`mpi::environment::Universe::world`]); every
+    /// rank calls it at once (it asks which ranks share this one's machine, a collective).
     pub fn new(world: SimpleCommunicator) -> Self {
-        MpiRank { world }
+        let on_this_machine = world.split_shared(world.rank()).size().max(1) as usize;
+        MpiRank {
+            world,
+            on_this_machine,
+        }
     }
 
     /// Ends every rank's process at once (`MPI_Abort`), with `code` as the exit status.
@@ -59,6 +66,9 @@ impl Transport for MpiRank {
     }
     fn ranks(&self) -> usize {
         self.world.size() as usize
+    }
+    fn processes_on_this_machine(&self) -> usize {
+        self.on_this_machine
     }
     fn min_all(&mut self, v: [u64; 3]) -> Result<[u64; 3], RankError> {
         let mut out = [0u64; 3];
