@@ -29,6 +29,46 @@ fn an_incast_on_three_threads_writes_the_one_thread_json_byte_for_byte() {
 }
 
 #[test]
+fn a_passive_wait_policy_sleeps_at_every_barrier_and_writes_the_one_thread_json() {
+    let dir = temp_dir("sim_threads_wait_policy");
+    let (one, two) = (dir.join("one.json"), dir.join("two.json"));
+    let mut lines = Vec::new();
+    for (out, extra) in [
+        (&one, &["--threads", "1"][..]),
+        (&two, &["--threads", "2", "--wait-policy", "passive"][..]),
+    ] {
+        let mut args = vec![
+            "sim",
+            "incast",
+            "--set",
+            "senders=16",
+            "--json",
+            out.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let o = run(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        lines.push(String::from_utf8_lossy(&o.stderr).into_owned());
+    }
+    let (a, b) = (std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
+    assert!(!a.is_empty() && a == b, "the reports differ");
+    // the engine's line: no wait spun, and some slept
+    let engine = lines[1]
+        .lines()
+        .find(|l| l.starts_with("2 threads:"))
+        .expect("the engine's line");
+    assert!(engine.contains("(waits 0 spun, "), "{engine}");
+    assert!(!engine.contains(", 0 slept)"), "{engine}");
+    let o = run(&["sim", "incast", "--threads", "2", "--wait-policy", "busy"]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("--wait-policy"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
+#[test]
 fn the_builtins_the_issue_names_write_the_one_thread_json_and_exit_status_at_2_3_and_8_threads() {
     // four-bridge (victims), incast (PFC), incast-dcqcn (QPs, 1 ms), storm-pfcwd (stall,
     // pfcwd, the detector; exit status 3: lossless frames dropped by pfcwd), deadlock-ring

@@ -206,8 +206,16 @@ fn run_splits(
         };
         let part = Partitioning::by_tier(config, parts);
         let t = WallClock::now();
-        let (sim, st) =
-            parallel::run_scheduled(config, &part, Schedule { threads, placement }, &|_, _| false)?;
+        let (sim, st) = parallel::run_scheduled(
+            config,
+            &part,
+            Schedule {
+                threads,
+                placement,
+                wait: Default::default(),
+            },
+            &|_, _| false,
+        )?;
         let wall = t.elapsed().as_secs_f64();
         let handled: u64 = st.events_per_thread.iter().sum();
         let per = |v: &[f64]| v.iter().map(|x| format!("{x:.3}")).collect::<Vec<_>>().join(" ");

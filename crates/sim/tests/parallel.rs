@@ -391,6 +391,7 @@ fn check_scheduled(what: &str, cfg: &lossless_sim::config::SimConfig, parts: u16
             let schedule = Schedule {
                 threads: t,
                 placement,
+                wait: Default::default(),
             };
             let (sim, stats) = parallel::run_scheduled(cfg, &part, schedule, &|_, _| false).expect("splits");
             assert_eq!((stats.threads, stats.partitions), (t, parts), "{stats:?}");
@@ -538,7 +539,7 @@ mod random_fabrics {
             let of_node: Vec<u16> = (0..cfg.nodes.len()).map(|n| map[n % map.len()]).collect();
             let part = Partitioning::from_map(of_node);
             let placement = [Placement::Events, Placement::Time, Placement::Static][usize::from(how)];
-            let schedule = Schedule { threads: threads.min(part.parts), placement };
+            let schedule = Schedule { threads: threads.min(part.parts), placement, wait: Default::default() };
             let (sim, stats) = parallel::run_scheduled(&cfg, &part, schedule, &|_, _| false).expect("splits");
             let par = json_of(&sim);
             prop_assert!(par == seq, "{text}\n{schedule:?} {stats:?}: {}", first_difference(&seq, &par));

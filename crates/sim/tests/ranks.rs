@@ -1241,6 +1241,7 @@ fn a_fat_tree_of_more_partitions_than_threads_per_rank_moves_them_and_reports_wh
         let schedule = Schedule {
             threads: 2,
             placement,
+            wait: Default::default(),
         };
         let (par, stats) = json_over_ranks_scheduled(&cfg, 2, schedule, Some(&part));
         assert_eq!(stats.placement, placement);

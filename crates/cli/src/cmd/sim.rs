@@ -231,6 +231,13 @@ pub struct SimArgs {
     /// With --mpi, each rank places its own partitions on its threads.
     #[arg(long, value_name = "HOW", conflicts_with = "sweep")]
     pub placement: Option<PlacementArg>,
+    /// How a thread that finished its window waits for the others (as OpenMP's
+    /// OMP_WAIT_POLICY): `auto` (default: spins up to 500 µs, then sleeps; sleeps at once
+    /// when the threads of all ranks on this machine outnumber its cores, and for a while
+    /// after spins ran out, as on a loaded machine) or `passive` (sleeps at once: a machine
+    /// shared with other work). The report is the same.
+    #[arg(long, value_name = "POLICY", conflicts_with = "sweep")]
+    pub wait_policy: Option<WaitPolicyArg>,
     /// Split the fabric as FILE says instead of the automatic tier-and-group partitioning
     /// (alone: one thread per partition of the file; with --threads N: the file's partitions,
     /// at least N, placed on N threads as --placement says; with --mpi: at least ranks ×
@@ -797,6 +804,9 @@ fn placed(
         placement: args
             .placement
             .map_or_else(Default::default, PlacementArg::placement),
+        wait: args
+            .wait_policy
+            .map_or_else(Default::default, WaitPolicyArg::policy),
     };
     Ok((part, schedule))
 }
@@ -837,6 +847,26 @@ pub(super) fn rank_schedule_for(
             .with_context(|| format!("{shape}: more than 65,535 partitions (ranks × threads)"))?,
     };
     placed(args, config, parts, threads)
+}
+
+/// `--wait-policy`: how a thread waits at a window's barrier (`barrier::WaitPolicy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum WaitPolicyArg {
+    /// Spin while the machine has a core for every window thread, then sleep.
+    Auto,
+    /// Sleep at once.
+    Passive,
+}
+
+impl WaitPolicyArg {
+    /// The engine's policy.
+    fn policy(self) -> lossless_sim::experiments::barrier::WaitPolicy {
+        use lossless_sim::experiments::barrier::WaitPolicy;
+        match self {
+            WaitPolicyArg::Auto => WaitPolicy::Auto,
+            WaitPolicyArg::Passive => WaitPolicy::Passive,
+        }
+    }
 }
 
 /// `--placement`: how partitions go onto threads (`parallel::Placement`).

@@ -12,9 +12,10 @@
 //! - when the window threads of this process (all its barriers' together: ranks of one process,
 //!   tests running side by side), times the processes that share the machine (MPI ranks on one
 //!   node), outnumber its cores;
-//! - when the recent waits at this barrier were long (a loaded machine: other processes want
-//!   the cores; a peer that was descheduled makes every wait last a time slice), which a
-//!   process cannot count: it spins again once they are short.
+//! - for a while after a spin at this barrier ran out (a loaded machine: other processes want
+//!   the cores, and a peer that was descheduled makes a wait last a time slice; no process
+//!   can count them): 2 ms after a lone one (a long window, a slow start), twice the last
+//!   while they follow each other (up to a second), after which it tries again.
 
 use std::hint::spin_loop;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -25,9 +26,22 @@ use std::time::{Duration, Instant};
 const SPIN: Duration = Duration::from_micros(500);
 /// Spins between two readings of the clock.
 const SPINS_PER_CHECK: u32 = 256;
-/// The recent waits' mean (ns) above which a thread sleeps at once: longer waits are not a
-/// peer finishing its window's work but a peer without a core.
-const LONG_WAIT_NS: u64 = SPIN.as_nanos() as u64 / 2;
+/// How long the early threads sleep at once after a spin ran out, at first ...
+const COOL_DOWN: Duration = Duration::from_millis(2);
+/// ... and at most, after spins that ran out one soon after the other.
+const MAX_COOL_DOWN: Duration = Duration::from_secs(1);
+
+/// How a thread waits at a window's barrier (`lossless sim --wait-policy`, after OpenMP's
+/// `OMP_WAIT_POLICY`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub enum WaitPolicy {
+    /// Spins (up to 500 µs) while the machine has a core for every window thread and the
+    /// spins have not been running out, then sleeps.
+    #[default]
+    Auto,
+    /// Sleeps at once (a machine shared with other work; or to measure what spinning saves).
+    Passive,
+}
 
 /// Window threads of this process now: each [`WindowBarrier`] counts its threads while it
 /// lives.
@@ -51,8 +65,13 @@ pub struct WindowBarrier {
     processes: usize,
     /// The machine's cores, as this process may use them.
     cores: usize,
-    /// An exponential mean of this barrier's recent waits, in nanoseconds.
-    recent_wait_ns: AtomicU64,
+    /// When this barrier was made: the clock's origin for `calm_at_ns`.
+    epoch: Instant,
+    /// Nanoseconds after `epoch` before which an early thread sleeps at once (a spin ran out
+    /// before then).
+    calm_at_ns: AtomicU64,
+    /// The length of the last cool-down, ns (0 before the first).
+    cool_ns: AtomicU64,
     /// Waits that ended while spinning, and waits that slept.
     spun: AtomicU64,
     slept: AtomicU64,
@@ -62,10 +81,14 @@ pub struct WindowBarrier {
 
 impl WindowBarrier {
     /// A barrier for `n` threads of this process, one of `processes` on this machine that
-    /// run window threads at once: its early threads spin while the machine has a core for
-    /// every such thread and the recent waits were short.
-    pub fn new(n: usize, processes: usize) -> WindowBarrier {
-        WindowBarrier::with_spin(n, processes, SPIN)
+    /// run window threads at once: under [`WaitPolicy::Auto`] its early threads spin while
+    /// the machine has a core for every such thread and the spins have not been running out.
+    pub fn new(n: usize, processes: usize, policy: WaitPolicy) -> WindowBarrier {
+        let spin = match policy {
+            WaitPolicy::Auto => SPIN,
+            WaitPolicy::Passive => Duration::ZERO,
+        };
+        WindowBarrier::with_spin(n, processes, spin)
     }
 
     /// [`WindowBarrier::new`] whose early threads spin for at most `spin` (zero: never).
@@ -80,7 +103,9 @@ impl WindowBarrier {
             spin,
             processes: processes.max(1),
             cores: std::thread::available_parallelism().map_or(1, usize::from),
-            recent_wait_ns: AtomicU64::new(0),
+            epoch: Instant::now(),
+            calm_at_ns: AtomicU64::new(0),
+            cool_ns: AtomicU64::new(0),
             spun: AtomicU64::new(0),
             slept: AtomicU64::new(0),
             lock: Mutex::new(()),
@@ -88,15 +113,40 @@ impl WindowBarrier {
         }
     }
 
-    /// Whether an early thread spins now: a core for every window thread on the machine and
-    /// short recent waits.
-    fn spins(&self) -> bool {
+    /// Whether an early thread that arrives at `at` spins: a core for every window thread on
+    /// the machine, and no cool-down (after a spin that ran out) going on.
+    fn spins(&self, at: Instant) -> bool {
         !self.spin.is_zero()
             && WINDOW_THREADS
                 .load(Ordering::Relaxed)
                 .saturating_mul(self.processes)
                 <= self.cores
-            && self.recent_wait_ns.load(Ordering::Relaxed) <= LONG_WAIT_NS
+            && self.nanos(at) >= self.calm_at_ns.load(Ordering::Relaxed)
+    }
+
+    /// Nanoseconds from `epoch` to `at`.
+    fn nanos(&self, at: Instant) -> u64 {
+        u64::try_from(at.saturating_duration_since(self.epoch).as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// A spin ran out at `at`: the early threads sleep at once for a while — [`COOL_DOWN`],
+    /// or twice the last cool-down (up to [`MAX_COOL_DOWN`]) if it ended less than its own
+    /// length ago. (Two threads that run out at once may both double it; updates may race,
+    /// which only changes how long the machine is left alone.)
+    fn cool_down(&self, at: Instant) {
+        let t = self.nanos(at);
+        let (calm, last) = (
+            self.calm_at_ns.load(Ordering::Relaxed),
+            self.cool_ns.load(Ordering::Relaxed),
+        );
+        let cool = if t < calm.saturating_add(last) {
+            last.saturating_mul(2).min(MAX_COOL_DOWN.as_nanos() as u64)
+        } else {
+            COOL_DOWN.as_nanos() as u64
+        };
+        self.cool_ns.store(cool, Ordering::Relaxed);
+        self.calm_at_ns
+            .fetch_max(t.saturating_add(cool), Ordering::Relaxed);
     }
 
     /// Blocks until all `n` threads have called `wait` in this round.
@@ -114,8 +164,7 @@ impl WindowBarrier {
             return;
         }
         let start = Instant::now();
-        if self.spins() && self.spin_until_round_ends(round, start) {
-            self.note_wait(start);
+        if self.spins(start) && self.spin_until_round_ends(round, start) {
             self.spun.fetch_add(1, Ordering::Relaxed);
             return;
         }
@@ -129,7 +178,6 @@ impl WindowBarrier {
         }
         self.sleepers.fetch_sub(1, Ordering::SeqCst);
         drop(held);
-        self.note_wait(start);
         self.slept.fetch_add(1, Ordering::Relaxed);
     }
 
@@ -142,7 +190,8 @@ impl WindowBarrier {
         )
     }
 
-    /// Spins until round `round` ends (true) or the spin time since `start` is over (false).
+    /// Spins until round `round` ends (true) or the spin time since `start` is over (false,
+    /// and a cool-down starts).
     fn spin_until_round_ends(&self, round: u64, start: Instant) -> bool {
         loop {
             for _ in 0..SPINS_PER_CHECK {
@@ -151,23 +200,12 @@ impl WindowBarrier {
                 }
                 spin_loop();
             }
-            if start.elapsed() >= self.spin {
+            let now = Instant::now();
+            if now.duration_since(start) >= self.spin {
+                self.cool_down(now);
                 return false;
             }
         }
-    }
-
-    /// Adds a wait that began at `start` to the recent waits' mean (weight 1/8; two threads
-    /// that update it at once may lose one of the updates, which only delays the mean).
-    fn note_wait(&self, start: Instant) {
-        let w = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        let mean = self.recent_wait_ns.load(Ordering::Relaxed);
-        let next = if w >= mean {
-            mean + (w - mean) / 8
-        } else {
-            mean - (mean - w) / 8
-        };
-        self.recent_wait_ns.store(next, Ordering::Relaxed);
     }
 }
 
@@ -181,7 +219,7 @@ impl Drop for WindowBarrier {
 /// rounds with no work between them: [`WindowBarrier`] (`spin` true) or `std::sync::Barrier`.
 pub fn round_ns(threads: usize, rounds: u32, spin: bool) -> f64 {
     let threads = threads.max(1);
-    let ours = WindowBarrier::new(threads, 1);
+    let ours = WindowBarrier::new(threads, 1, WaitPolicy::Auto);
     let std = std::sync::Barrier::new(threads);
     let start = Instant::now();
     std::thread::scope(|s| {
@@ -273,22 +311,64 @@ mod tests {
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
         // one process with more window threads than cores, and processes sharing the machine
         // that together have more
-        assert!(!WindowBarrier::new(cores + 1, 1).spins());
-        assert!(!WindowBarrier::new(1, cores + 1).spins());
+        let now = Instant::now();
+        assert!(!WindowBarrier::new(cores + 1, 1, WaitPolicy::Auto).spins(now));
+        assert!(!WindowBarrier::new(1, cores + 1, WaitPolicy::Auto).spins(now));
     }
 
     #[test]
-    fn long_recent_waits_stop_the_spinning_and_short_ones_bring_it_back() {
-        let barrier = WindowBarrier::with_spin(2, 1, SPIN);
-        barrier.recent_wait_ns.store(LONG_WAIT_NS + 1, Ordering::Relaxed);
+    fn the_passive_policy_never_spins() {
+        let barrier = WindowBarrier::new(1, 1, WaitPolicy::Passive);
+        assert!(!barrier.spins(Instant::now()));
+        // two threads: the early one sleeps, and is woken
+        let barrier = WindowBarrier::new(2, 1, WaitPolicy::Passive);
+        std::thread::scope(|s| {
+            s.spawn(|| barrier.wait());
+            std::thread::sleep(Duration::from_millis(5));
+            barrier.wait();
+        });
+        assert_eq!(barrier.waits(), (0, 1));
+    }
+
+    #[test]
+    fn a_spin_that_runs_out_makes_the_early_threads_sleep_at_once_for_a_while() {
+        // (the spin itself, so that other tests' barriers, counted process-wide, do not
+        // decide whether it spins)
+        let barrier = WindowBarrier::with_spin(2, 1, Duration::from_micros(1));
+        let before = Instant::now();
         assert!(
-            !barrier.spins(),
-            "a barrier whose waits last long must sleep at once"
+            !barrier.spin_until_round_ends(0, before),
+            "nobody else came: it runs out"
         );
-        // waits of about nothing bring the mean down within a few dozen rounds
-        for _ in 0..64 {
-            barrier.note_wait(Instant::now());
+        let after = Instant::now();
+        assert!(!barrier.spins(after), "no spinning within the cool-down");
+        let calm = barrier.calm_at_ns.load(Ordering::Relaxed);
+        assert!(calm >= barrier.nanos(before + COOL_DOWN));
+        assert!(barrier.nanos(after + COOL_DOWN) >= calm, "it lasts COOL_DOWN");
+    }
+
+    #[test]
+    fn spins_that_run_out_one_after_the_other_double_the_cool_down_up_to_a_second() {
+        let barrier = WindowBarrier::with_spin(2, 1, Duration::from_micros(1));
+        let t0 = Instant::now();
+        // each right at the end of the cool-down before it
+        let mut at = t0;
+        let mut cool = COOL_DOWN;
+        for _ in 0..12 {
+            barrier.cool_down(at);
+            assert_eq!(barrier.cool_ns.load(Ordering::Relaxed), cool.as_nanos() as u64);
+            at += cool;
+            cool = (cool * 2).min(MAX_COOL_DOWN);
         }
-        assert!(barrier.recent_wait_ns.load(Ordering::Relaxed) < LONG_WAIT_NS);
+        assert_eq!(
+            barrier.cool_ns.load(Ordering::Relaxed),
+            MAX_COOL_DOWN.as_nanos() as u64
+        );
+        // one long after the last cool-down ended: back to the first length
+        barrier.cool_down(at + Duration::from_secs(5));
+        assert_eq!(
+            barrier.cool_ns.load(Ordering::Relaxed),
+            COOL_DOWN.as_nanos() as u64
+        );
     }
 }

@@ -12,7 +12,7 @@ use lossless_proto::units::{Duration, Instant};
 
 use crate::config::SimConfig;
 use crate::event::CalendarQueue;
-use crate::experiments::barrier::WindowBarrier;
+use crate::experiments::barrier::{WaitPolicy, WindowBarrier};
 use crate::experiments::partition_model::Partitioning;
 use crate::observer::{NoObserver, Observer};
 use crate::sim::Simulator;
@@ -214,6 +214,8 @@ pub struct Schedule {
     pub threads: u16,
     /// How partitions are placed on them.
     pub placement: Placement,
+    /// How a thread waits at a window's barrier.
+    pub wait: WaitPolicy,
 }
 
 impl Schedule {
@@ -222,6 +224,7 @@ impl Schedule {
         Schedule {
             threads: part.parts,
             placement: Placement::Static,
+            wait: WaitPolicy::Auto,
         }
     }
 
@@ -231,6 +234,7 @@ impl Schedule {
         Schedule {
             threads,
             placement: Placement::Events,
+            wait: WaitPolicy::Auto,
         }
     }
 }
@@ -401,7 +405,7 @@ pub fn run_parts_on<O: Observer + Send>(
         return Err(PartitionError::Unsupported(what));
     }
     let end = Instant::ZERO + config.duration;
-    let barrier = WindowBarrier::new(threads, 1);
+    let barrier = WindowBarrier::new(threads, 1, schedule.wait);
     let build_failed: Mutex<Option<PartitionError>> = Mutex::new(None);
     // the partitions; partition p is locked by the one thread that runs it in a window
     let sims: Vec<Mutex<Option<Simulator<O>>>> = (0..n).map(|_| Mutex::new(None)).collect();

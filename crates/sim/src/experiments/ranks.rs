@@ -347,7 +347,7 @@ fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
         .ok()
         .filter(|&e| e < u64::MAX - 1)
         .ok_or(RankError::TooLong(config.duration))?;
-    let barrier = WindowBarrier::new(t, transport.processes_on_this_machine());
+    let barrier = WindowBarrier::new(t, transport.processes_on_this_machine(), schedule.wait);
     // this rank's partitions (local numbers); each locked by the one thread that runs it in a
     // window
     let sims: Vec<Mutex<Option<Simulator<O>>>> = sims.into_iter().map(|s| Mutex::new(Some(s))).collect();
