@@ -9,7 +9,8 @@
 #
 # run.sh times `lossless sim` (`-q --json`, under /usr/bin/time) on the 320-host fat tree of
 # scripts/bench-vs-ns3.sh (2 ms of WebSearch arrivals, DCQCN, 51,960,604 events) at 1, 2, 4, 8
-# and 16 threads and at 8 and 16 with one partition a thread, on the corpus's ft-k4-websearch,
+# and 16 threads (at 2 and 16 also with `--wait-policy passive`: what the spinning barrier
+# saves) and at 8 and 16 with one partition a thread, on the corpus's ft-k4-websearch,
 # and on the k = 16 (DCQCN, 1 ms) and k = 32 (plain, 0.5 ms) fat trees of
 # scripts/bench-scale.sh; each line says whether the run's fct.txt or JSON is the one-thread
 # run's. Beside them, one-thread runs of the 320-host input at once (2 on CPUs 0 and 1, 2 on
@@ -82,6 +83,8 @@ toml() { # NAME FILE DURATION THREADS [extra]
 F=(ft320/config.txt ft320/topology.txt ft320/flow.txt)
 K=(ftk4/config.txt ft320/topology.txt ftk4/flow.txt)
 for t in 1 2 4 8 16; do ns3 ft320 "${F[@]}" $t; done
+# what the spinning barrier saves: the same runs with every early thread asleep at once
+for t in 2 16; do ns3 ft320 "${F[@]}" $t --wait-policy passive; done
 if command -v taskset >/dev/null; then
   copies 2 0 1
   copies 2 0 $(( $(nproc) / 2 ))
