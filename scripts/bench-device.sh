@@ -95,7 +95,7 @@ fi
 ns3 ft320 "${F[@]}" 8 --partitions 8
 ns3 ft320 "${F[@]}" 16 --partitions 16
 ns3 ft320 "${F[@]}" 16 --partitions 16 --placement static
-for t in 1 4 16; do ns3 ftk4 "${K[@]}" $t; done
+for t in 1 2 4 16; do ns3 ftk4 "${K[@]}" $t; done
 for t in 1 4 16; do toml k16 k16.toml 1ms $t; done
 toml k16 k16.toml 1ms 16 --partitions 16
 toml k32 k32.toml 0.5ms 1

@@ -203,8 +203,8 @@ pub struct SimArgs {
     /// the trace outputs (--pcap, --vcd, --report, --series: each partition records its calls,
     /// merged window by window into one run's order) (docs/parallel.md). Default: the cores
     /// that help — the most threads, up to the cores, for which every thread's partition has
-    /// windows of at least 200 ns in which its ports can send 2 MB at line rate (large
-    /// fabrics with long links); otherwise one, and one with the trace outputs or --ns3's
+    /// windows of at least 200 ns in which its ports can send 2 MB at line rate (0.5 MB on two
+    /// threads: a k = 4 fat tree with 1 µs links takes two); otherwise one, and one with the trace outputs or --ns3's
     /// queue monitor (ask for threads to split them). Splits flows, workloads, RoCEv2 QPs under DCQCN, HPCC, HPCC-PINT, TIMELY and
     /// DCTCP, PAUSE/PFC, ECN, ETS, QCN, bit errors, DCBX and the pathology parts (stalls,
     /// storm prevention, pfcwd, static routes, link events, the deadlock detector, victims).

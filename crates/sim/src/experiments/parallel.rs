@@ -82,10 +82,27 @@ pub fn window(config: &SimConfig, threads: u16) -> Option<Duration> {
 pub const SHORT_WINDOW: Duration = Duration::from_ns(200);
 
 /// The least each partition's ports must be able to send in one window, at line rate, for a
-/// thread to pay for its barriers. Measured on a 2-core VM (docs/parallel.md): a k = 4 fat
-/// tree with 1 µs links (0.6 MB a window per partition at 2 threads) ran slower on 2 threads
-/// than on 1; a k = 8 fat tree (4.8 MB) ran 1.64–1.69× faster.
+/// thread to pay for its barriers, on more than two threads. Measured on a 2-core VM with
+/// `std::sync::Barrier` (docs/parallel.md): a k = 4 fat tree with 1 µs links (0.6 MB a window
+/// per partition at 2 threads) ran slower on 2 threads than on 1; a k = 8 fat tree (4.8 MB)
+/// ran 1.64–1.69× faster. Kept beyond two threads until a machine with the cores measures
+/// them with the spinning barrier.
 pub const MIN_WINDOW_BYTES: u64 = 2_000_000;
+
+/// [`MIN_WINDOW_BYTES`] on two threads, since the windows end at a spinning barrier
+/// (`barrier::WindowBarrier`): the HPCC ns-3 corpus's k = 4 fat trees (0.6 MB a window per
+/// partition) ran 1.25–1.6× faster on 2 threads than on 1 on the 2-core VM
+/// (docs/benchmarks.md, "Spinning at the window's barrier").
+pub const MIN_WINDOW_BYTES_TWO_THREADS: u64 = 500_000;
+
+/// The least each partition's ports must be able to send in one window on `threads` threads.
+pub fn min_window_bytes(threads: u16) -> u64 {
+    if threads <= 2 {
+        MIN_WINDOW_BYTES_TWO_THREADS
+    } else {
+        MIN_WINDOW_BYTES
+    }
+}
 
 /// The most threads the default chooses.
 pub const MAX_AUTO_THREADS: u16 = 64;
@@ -105,7 +122,7 @@ pub struct AutoThreads {
 /// The threads that help `config` on a machine with `cores` cores: the most, up to `cores`
 /// (and [`MAX_AUTO_THREADS`]), for which the automatic partitioning gives every thread a
 /// partition with windows of at least [`SHORT_WINDOW`] in which its ports can send at least
-/// [`MIN_WINDOW_BYTES`]; one thread when none does or when the engine cannot split the run.
+/// [`min_window_bytes`]; one thread when none does or when the engine cannot split the run.
 pub fn auto_threads(config: &SimConfig, cores: u16) -> AutoThreads {
     let one = AutoThreads {
         threads: 1,
@@ -128,7 +145,7 @@ pub fn auto_threads(config: &SimConfig, cores: u16) -> AutoThreads {
             bytes[usize::from(part.of_node[l.b as usize])] += per_port;
         }
         let least = bytes.iter().copied().min().unwrap_or(0);
-        if usize::from(n) == bytes.len() && least >= MIN_WINDOW_BYTES {
+        if usize::from(n) == bytes.len() && least >= min_window_bytes(n) {
             return AutoThreads {
                 threads: n,
                 window: Some(w),
