@@ -74,8 +74,14 @@ impl<T: Copy> Ring<T> {
             return None;
         }
         let v = self.buf[self.head];
-        self.head = (self.head + 1) & (self.buf.len() - 1);
         self.len -= 1;
+        // an emptied ring starts again at its first slot: a queue that drains often (most)
+        // keeps reusing the same few cache lines instead of sweeping its whole buffer
+        self.head = if self.len == 0 {
+            0
+        } else {
+            (self.head + 1) & (self.buf.len() - 1)
+        };
         Some(v)
     }
 
@@ -164,5 +170,26 @@ mod tests {
         assert!(c.iter().eq(d.iter()));
         assert!((&r).into_iter().eq(d.iter()));
         assert_eq!(format!("{r:?}"), format!("{:?}", d.iter().collect::<Vec<_>>()));
+    }
+
+    /// A queue that drains to empty between frames reuses its first slots (the cache lines
+    /// it already holds) rather than sweeping its whole buffer.
+    #[test]
+    fn an_emptied_ring_starts_again_at_its_first_slot() {
+        let mut r: Ring<u32> = Ring::new();
+        for i in 0..64 {
+            r.push_back(i);
+        }
+        for i in 0..64 {
+            assert_eq!(r.pop_front(), Some(i));
+        }
+        for round in 0..1_000 {
+            r.push_back(round);
+            r.push_back(round + 1);
+            assert_eq!(r.head, 0, "round {round}");
+            assert_eq!(r.pop_front(), Some(round));
+            assert_eq!(r.pop_front(), Some(round + 1));
+            assert_eq!((r.head, r.len()), (0, 0));
+        }
     }
 }
