@@ -40,7 +40,8 @@ fn a_frame_the_ets_scheduler_refuses_stops_the_run_with_an_engine_fault() {
 }
 
 /// The hand layout of `Port` (a performance property at fabric scale, see its doc): what every
-/// event reads stays in the first cache line, the engine and the queue headers start lines.
+/// event reads stays in the first cache line, what a frame's start and arrival read beside it
+/// in the second, the engine and the queue headers start lines.
 #[test]
 fn port_hot_fields_stay_in_the_first_cache_line() {
     use std::mem::{align_of, offset_of, size_of};
@@ -62,7 +63,19 @@ fn port_hot_fields_stay_in_the_first_cache_line() {
     ] {
         assert!(off < 64, "a hot field at {off}");
     }
-    assert_eq!(offset_of!(Port, current), 64);
+    // a frame's start and arrival: the second line
+    assert_eq!(offset_of!(Port, inflight), 64);
+    for off in [
+        offset_of!(Port, tx_end_tie),
+        offset_of!(Port, peer_trusts_dscp),
+        offset_of!(Port, tx_end_owed),
+        offset_of!(Port, int_stamp),
+    ] {
+        assert!((64..128).contains(&off), "a frame's field at {off}");
+    }
+    // the owed end's time and the frame being sent: the third
+    assert_eq!(offset_of!(Port, tx_end_at), 128);
+    assert!(offset_of!(Port, current) + size_of::<Option<crate::frame::Frame>>() <= 192);
     assert_eq!(offset_of!(Port, queues) % 64, 0);
     assert_eq!(offset_of!(Port, mac) % 64, 0);
 }

@@ -53,10 +53,11 @@ pub(crate) struct EgressQueue {
 /// One port: egress queues, transmitter, flow-control engine, the wire towards its peer.
 ///
 /// Laid out by hand (`repr(C)`, hot fields first): what every event on the port reads (ids,
-/// flags, masks, fault state, selection, propagation delay) fills the first cache line, the
-/// frame on the wire and the wire's queue the second; each egress queue (frames, bytes, peak)
-/// is a line of its own; the engine, counters and DCBX state follow. Each port starts a cache
-/// line.
+/// flags, masks, fault state, selection, propagation delay) fills the first cache line; what
+/// a frame's start and arrival read beside it (the wire's queue, the owed end's flag and tie,
+/// the INT and DSCP flags) the second; the frame being sent and the owed end's time the
+/// third; each egress queue (frames, bytes, peak) is a line of its own; the engine, counters
+/// and DCBX state follow. Each port starts a cache line.
 #[repr(C, align(64))]
 pub(crate) struct Port {
     pub(crate) node: NodeId,
@@ -100,9 +101,10 @@ pub(crate) struct Port {
     /// Switch ports: the ECN markers and QCN congestion points.
     pub(crate) cn: Option<Box<PortCn>>,
     pub(crate) prop: Duration,
-    pub(in crate::sim) current: Option<Frame>,
     /// Frames on the wire towards `peer`, oldest first (constant delay keeps FIFO order).
     pub(in crate::sim) inflight: Ring<WireFrame>,
+    /// The tie of the owed `TxEnd` (as scheduled when its frame started, `order.rs`).
+    pub(in crate::sim) tx_end_tie: u64,
     /// The port at the other end of the wire classifies the RoCEv2 packets it receives by
     /// their DSCP (its `dscp_map`): read per arrival beside `inflight`, which the arrival pops,
     /// so the receiving port's first cache line keeps its layout.
@@ -111,17 +113,16 @@ pub(crate) struct Port {
     /// found nothing else to send when it started, so its end is scheduled only once the
     /// port has something for the transmitter ([`Simulator::try_transmit`]).
     pub(in crate::sim) tx_end_owed: bool,
-    /// The tie of the owed `TxEnd` (as scheduled when its frame started, `order.rs`).
-    pub(in crate::sim) tx_end_tie: u64,
+    /// Switch ports: data packets of HPCC QPs get an INT record here at dequeue, or (with
+    /// `pint`) every frame goes through the PINT estimate.
+    pub(in crate::sim) int_stamp: bool,
     /// When the frame being sent frees the transmitter (the owed `TxEnd`'s time).
     pub(in crate::sim) tx_end_at: Instant,
+    pub(in crate::sim) current: Option<Frame>,
     /// LLDPDUs waiting for the transmitter.
     pub(in crate::sim) lldp_tx: VecDeque<Vec<u8>>,
     pub(in crate::sim) timer_at: Instant,
     pub(crate) rate: Rate,
-    /// Switch ports: data packets of HPCC QPs get an INT record here at dequeue, or (with
-    /// `pint`) every frame goes through the PINT estimate.
-    pub(in crate::sim) int_stamp: bool,
     /// Switch ports under HPCC-PINT: the port's utilisation estimate and its random stream.
     pub(in crate::sim) pint: Option<Box<lossless_proto::hpcc_pint::PintPort>>,
     /// The DCBX agent of a DCBX-managed port.
