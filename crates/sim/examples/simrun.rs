@@ -137,13 +137,14 @@ fn print_model(
     events: u64,
     wall: f64,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    use lossless_sim::experiments::partition_model::{PartitionModel, barrier_ns};
+    use lossless_sim::experiments::barrier::round_ns;
+    use lossless_sim::experiments::partition_model::PartitionModel;
     let mut sim = Simulator::with_observer(config.clone(), PartitionModel::new(config, parts))?;
     sim.run();
     let model = std::mem::replace(sim.observer_mut(), PartitionModel::new(config, &[]));
     let event_ns = wall * 1e9 / events.max(1) as f64;
-    let barrier2 = barrier_ns(2, 200_000);
-    let std2 = lossless_sim::experiments::barrier::round_ns(2, 200_000, false);
+    let barrier2 = round_ns(2, 200_000, true);
+    let std2 = round_ns(2, 200_000, false);
     println!(
         "model: {event_ns:.1} ns per event (this run, one core); the engine's barrier with 2 threads: {barrier2:.0} ns per window (std::sync::Barrier: {std2:.0} ns; this machine)"
     );

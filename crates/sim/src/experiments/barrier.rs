@@ -219,18 +219,25 @@ impl Drop for WindowBarrier {
 /// rounds with no work between them: [`WindowBarrier`] (`spin` true) or `std::sync::Barrier`.
 pub fn round_ns(threads: usize, rounds: u32, spin: bool) -> f64 {
     let threads = threads.max(1);
-    let ours = WindowBarrier::new(threads, 1, WaitPolicy::Auto);
-    let std = std::sync::Barrier::new(threads);
+    if spin {
+        let barrier = WindowBarrier::new(threads, 1, WaitPolicy::Auto);
+        time_rounds(threads, rounds, || barrier.wait())
+    } else {
+        let barrier = std::sync::Barrier::new(threads);
+        time_rounds(threads, rounds, || {
+            barrier.wait();
+        })
+    }
+}
+
+/// Nanoseconds per round of `threads` threads each calling `wait` `rounds` times.
+fn time_rounds(threads: usize, rounds: u32, wait: impl Fn() + Sync) -> f64 {
     let start = Instant::now();
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| {
                 for _ in 0..rounds {
-                    if spin {
-                        ours.wait();
-                    } else {
-                        std.wait();
-                    }
+                    wait();
                 }
             });
         }

@@ -385,14 +385,6 @@ impl Observer for PartitionModel {
     }
 }
 
-/// Nanoseconds per crossing of the engine's barrier ([`WindowBarrier`]) by `threads`
-/// threads, over `rounds`.
-///
-/// [`WindowBarrier`]: crate::experiments::barrier::WindowBarrier
-pub fn barrier_ns(threads: usize, rounds: u32) -> f64 {
-    crate::experiments::barrier::round_ns(threads, rounds, true)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
