@@ -397,7 +397,7 @@ fn collect_ports<O: Observer, Q: EventQueue<Event>>(sim: &Simulator<O, Q>) -> Ve
     let mut ports = Vec::new();
     for (pi, port) in sim.ports.iter().enumerate() {
         let mode = sim.flow_control_mode(pi as crate::frame::PortId);
-        let st = &port.stats;
+        let st = &port.stats();
         ports.push(PortReport {
             node: names[port.node as usize].to_string(),
             port: port.local,
@@ -434,7 +434,7 @@ fn collect_prio<O: Observer, Q: EventQueue<Event>>(
 ) -> Option<PrioReport> {
     let span = sim.now.as_ps();
     let port = &sim.ports[pi as usize];
-    let s = &port.stats.prio[q as usize];
+    let s = &port.stats().prio[q as usize];
     let (paused, requested) = sim.pause_times(pi, q);
     let (rx_frames, rx_bytes) = sim.received(pi, q);
     let active =

@@ -1119,7 +1119,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 }
                 ports.push(PortPart {
                     port: pi as PortId,
-                    stats: port.stats,
+                    stats: port.stats(),
                     queues,
                     pause_ps: std::array::from_fn(|q| self.pause_times(pi as PortId, q as u8)),
                     ecn: std::array::from_fn(|q| self.ecn_counters(pi as PortId, q as u8)),
@@ -1237,7 +1237,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             for p in &d.ports {
                 let i = p.port as usize;
                 let port = self.ports.get_mut(i).ok_or_else(|| bad("port", i, d))?;
-                port.stats = p.stats;
+                port.set_stats(p.stats);
                 for (q, (frames, bytes, peak)) in port.queues.iter_mut().zip(&p.queues) {
                     q.frames = frames.iter().copied().collect();
                     q.bytes = *bytes;

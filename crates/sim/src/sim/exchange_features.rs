@@ -701,12 +701,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             .filter_map(|p| {
                 let port = &self.ports[p];
                 let counts: [(u64, u64); 8] = std::array::from_fn(|q| {
-                    let st = &port.stats.prio[q];
+                    let st = &port.counts.prio[q];
                     (st.wire_lost_frames, st.wire_lost_bytes)
                 });
-                (port.fault.lost > 0 || counts.iter().any(|&c| c != (0, 0))).then_some((
+                (port.wire_lost > 0 || counts.iter().any(|&c| c != (0, 0))).then_some((
                     p as PortId,
-                    port.fault.lost,
+                    port.wire_lost,
                     counts,
                 ))
             })
@@ -745,7 +745,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         {
             return Some(r.clone());
         }
-        Some(DcbxReport::of(d, &port.stats))
+        Some(DcbxReport::of(d, &port.counts))
     }
 
     /// Port `p`'s flow-control mode at the end (DCBX turns PFC on and off): what its engine
@@ -770,9 +770,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 let port = &self.ports[p];
                 (
                     p as PortId,
-                    port.fault.lost,
+                    port.wire_lost,
                     std::array::from_fn(|q| {
-                        let st = &port.stats.prio[q];
+                        let st = &port.counts.prio[q];
                         (st.wire_lost_frames, st.wire_lost_bytes)
                     }),
                 )
@@ -893,8 +893,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         // sender's own counters (which the digests put in place above)
         for (p, n, counts) in lost {
             let port = &mut self.ports[p as usize];
-            port.fault.lost = n;
-            for (st, (frames, bytes)) in port.stats.prio.iter_mut().zip(counts) {
+            port.wire_lost = n;
+            for (st, (frames, bytes)) in port.counts.prio.iter_mut().zip(counts) {
                 st.wire_lost_frames += frames;
                 st.wire_lost_bytes += bytes;
             }

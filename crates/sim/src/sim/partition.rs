@@ -585,9 +585,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 *slot = Some(Wire {
                     frames: std::mem::take(&mut copy.inflight),
                     lldp: std::mem::take(&mut copy.lldp_wire),
-                    lost: copy.fault.lost,
+                    lost: copy.wire_lost,
                     lost_counts: std::array::from_fn(|q| {
-                        let st = &copy.stats.prio[q];
+                        let st = &copy.counts.prio[q];
                         (st.wire_lost_frames, st.wire_lost_bytes)
                     }),
                 });
@@ -658,8 +658,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 let port = &mut merged.ports[p];
                 port.inflight = w.frames;
                 port.lldp_wire = w.lldp;
-                port.fault.lost = w.lost;
-                for (st, (frames, bytes)) in port.stats.prio.iter_mut().zip(w.lost_counts) {
+                port.wire_lost = w.lost;
+                for (st, (frames, bytes)) in port.counts.prio.iter_mut().zip(w.lost_counts) {
                     st.wire_lost_frames += frames;
                     st.wire_lost_bytes += bytes;
                 }

@@ -63,25 +63,30 @@ fn port_hot_fields_stay_in_the_first_cache_line() {
     ] {
         assert!(off < 64, "a hot field at {off}");
     }
-    // a frame's start and arrival: the second line
+    // a frame's start and arrival: the second line (the wire, its lost entries, the owed
+    // end's flag, tie and time, the INT and DSCP flags)
     assert_eq!(offset_of!(Port, inflight), 64);
     for off in [
         offset_of!(Port, tx_end_tie),
+        offset_of!(Port, wire_lost),
         offset_of!(Port, peer_trusts_dscp),
         offset_of!(Port, tx_end_owed),
         offset_of!(Port, int_stamp),
     ] {
         assert!((64..128).contains(&off), "a frame's field at {off}");
     }
-    // the owed end's time and the frame being sent: the third
-    assert_eq!(offset_of!(Port, tx_end_at), 128);
+    assert_eq!(
+        offset_of!(Port, tx_end_at) + size_of::<lossless_proto::units::Instant>(),
+        128
+    );
+    // the frame being sent: the third
     assert!(offset_of!(Port, current) + size_of::<Option<crate::frame::Frame>>() <= 192);
     assert_eq!(offset_of!(Port, queues) % 64, 0);
     assert_eq!(offset_of!(Port, mac) % 64, 0);
 }
 
-/// An egress queue's frames, bytes and peak share one cache line: an enqueue and a dequeue
-/// touch that line and no counter line.
+/// An egress queue's frames, bytes, peak and the frames and bytes sent share one cache line:
+/// an enqueue, a dequeue and the frame's start touch that line and no counter line.
 #[test]
 fn an_egress_queue_is_one_cache_line() {
     use std::mem::{align_of, size_of};

@@ -34,7 +34,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let wire = &mut self.ports[peer as usize];
         // the hook asked only when the wire lost frames or links corrupt them: otherwise the
         // sending port at hand is kept (no second index of it)
-        let wire = if wire.fault.lost > 0 || self.link_errors.on {
+        let wire = if wire.wire_lost > 0 || self.link_errors.on {
             if self.hook_lost_on_wire(p, peer) {
                 return;
             }
@@ -49,7 +49,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         match w {
             WireFrame::Control(cf) => {
                 let port = &mut self.ports[p as usize];
-                port.stats.count_control_rx(&cf);
+                port.counts.count_control_rx(&cf);
                 port.mac
                     .handle_control_frame(now, &ReceivedControl::multicast(cf));
                 port.engine_changed();

@@ -37,8 +37,9 @@ fn owes_tx_ends() -> bool {
     true
 }
 
-/// One egress queue of a port: its frames, their bytes and the most bytes it held, in one
-/// cache line (an enqueue and a dequeue touch nothing else of the queue).
+/// One egress queue of a port: its frames, their bytes, the most bytes it held and the data
+/// frames and bytes of its priority the port sent, in one cache line (an enqueue, a dequeue
+/// and the frame's start touch nothing else of the queue, and no counter line).
 #[derive(Debug, Default)]
 #[repr(C, align(64))]
 pub(crate) struct EgressQueue {
@@ -48,16 +49,20 @@ pub(crate) struct EgressQueue {
     pub(crate) bytes: u64,
     /// The most bytes it held.
     pub(crate) peak: u64,
+    /// Data frames of this priority sent (`PrioStats::tx_frames`, kept here).
+    pub(crate) sent_frames: u64,
+    /// Their bytes (`PrioStats::tx_bytes`).
+    pub(crate) sent_bytes: u64,
 }
 
 /// One port: egress queues, transmitter, flow-control engine, the wire towards its peer.
 ///
 /// Laid out by hand (`repr(C)`, hot fields first): what every event on the port reads (ids,
 /// flags, masks, fault state, selection, propagation delay) fills the first cache line; what
-/// a frame's start and arrival read beside it (the wire's queue, the owed end's flag and tie,
-/// the INT and DSCP flags) the second; the frame being sent and the owed end's time the
-/// third; each egress queue (frames, bytes, peak) is a line of its own; the engine, counters
-/// and DCBX state follow. Each port starts a cache line.
+/// a frame's start and arrival read beside it (the wire's queue and its lost entries, the
+/// owed end's flag, tie and time, the INT and DSCP flags) the second; the frame being sent
+/// the third; each egress queue (frames, bytes, peak, frames and bytes sent) is a line of
+/// its own; the engine, counters and DCBX state follow. Each port starts a cache line.
 #[repr(C, align(64))]
 pub(crate) struct Port {
     pub(crate) node: NodeId,
@@ -105,6 +110,9 @@ pub(crate) struct Port {
     pub(in crate::sim) inflight: Ring<WireFrame>,
     /// The tie of the owed `TxEnd` (as scheduled when its frame started, `order.rs`).
     pub(in crate::sim) tx_end_tie: u64,
+    /// Entries at the head of `inflight` that were on the wire when its link went down
+    /// (`sim/features/pathology/topo.rs`): read per arrival, beside the wire.
+    pub(crate) wire_lost: u32,
     /// The port at the other end of the wire classifies the RoCEv2 packets it receives by
     /// their DSCP (its `dscp_map`): read per arrival beside `inflight`, which the arrival pops,
     /// so the receiving port's first cache line keeps its layout.
@@ -116,7 +124,8 @@ pub(crate) struct Port {
     /// Switch ports: data packets of HPCC QPs get an INT record here at dequeue, or (with
     /// `pint`) every frame goes through the PINT estimate.
     pub(in crate::sim) int_stamp: bool,
-    /// When the frame being sent frees the transmitter (the owed `TxEnd`'s time).
+    /// When the frame being sent frees the transmitter (the owed `TxEnd`'s time): read with
+    /// the tie when an owed end is settled, in the same line.
     pub(in crate::sim) tx_end_at: Instant,
     pub(in crate::sim) current: Option<Frame>,
     /// LLDPDUs waiting for the transmitter.
@@ -132,7 +141,9 @@ pub(crate) struct Port {
     /// Per priority: the frames, their bytes and the most it held, a cache line each.
     pub(crate) queues: [EgressQueue; 8],
     pub(crate) mac: FlowControl,
-    pub(crate) stats: PortStats,
+    /// The port's counters but the data frames and bytes sent, which the queues keep beside
+    /// their frames (`EgressQueue::sent_frames`): read them all through [`Port::stats`].
+    pub(crate) counts: PortStats,
     /// LLDPDUs on the wire towards `peer`, in the order of their `WireFrame::Lldp` entries.
     pub(in crate::sim) lldp_wire: VecDeque<Vec<u8>>,
     /// Last paused mask reported to the observer (only with `Observer::PAUSE_STATE`).
@@ -154,6 +165,22 @@ pub(crate) enum PortKind {
 }
 
 impl Port {
+    /// The port's counters, the data frames and bytes each priority sent included.
+    pub(crate) fn stats(&self) -> PortStats {
+        let mut s = self.counts;
+        for (st, q) in s.prio.iter_mut().zip(&self.queues) {
+            (st.tx_frames, st.tx_bytes) = (q.sent_frames, q.sent_bytes);
+        }
+        s
+    }
+    /// Replaces the port's counters with `s` (a merge of a split run's parts).
+    pub(crate) fn set_stats(&mut self, s: PortStats) {
+        self.counts = s;
+        for (st, q) in self.counts.prio.iter_mut().zip(&mut self.queues) {
+            (q.sent_frames, q.sent_bytes) = (st.tx_frames, st.tx_bytes);
+            (st.tx_frames, st.tx_bytes) = (0, 0);
+        }
+    }
     /// Whether the transmitter may have something to do: a frame queued, a control frame
     /// possibly due, an LLDPDU, or something for the NIC to pull.
     #[inline(always)]
@@ -281,7 +308,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             let w = WireFrame::Control(tx.frame);
             port.timer_stale = true;
             port.busy = true;
-            port.stats.count_control_tx(&tx.frame);
+            port.counts.count_control_tx(&tx.frame);
             let pint_len = port.pint.is_some().then(|| port.mac.config().framing);
             let (arrive, peer) = (tx.last_bit + port.prop, port.peer);
             schedule!(self, tx.free_at, Event::TxEnd(p));
@@ -396,9 +423,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             port.current = Some(frame);
         }
         let w = WireFrame::Data(frame);
-        let st = &mut port.stats.prio[frame.priority as usize];
-        st.tx_frames += 1;
-        st.tx_bytes += frame.len as u64;
+        let sent = &mut port.queues[frame.priority as usize & 7];
+        sent.sent_frames += 1;
+        sent.sent_bytes += frame.len as u64;
         let (arrive, peer) = (slot.last_bit + port.prop, port.peer);
         if port.kind != PortKind::Switch && !port.has_work() && owes_tx_ends() {
             // nothing else to send and no buffer charge to release at the end: the end is
@@ -442,7 +469,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// Counts `frame` dropped at port `p` for `reason`, on the port, its flow and the totals.
     pub(crate) fn drop_frame(&mut self, p: PortId, frame: Frame, reason: DropReason) {
-        let st = &mut self.ports[p as usize].stats;
+        let st = &mut self.ports[p as usize].counts;
         st.prio[frame.priority as usize].drops[reason.index()] += 1;
         st.first_drop[frame.priority as usize].get_or_insert(self.now);
         let st = &mut self.flows[frame.flow as usize].stats;

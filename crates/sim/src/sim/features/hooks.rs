@@ -66,11 +66,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
 
     /// Arrival at `p` from `peer`: the frame is lost on a link that went down (`topo.rs`) or
     /// discarded by the FCS check after the link corrupted it (`link_errors.rs`). True when
-    /// it was. `on_arrive` asks only while one of the two can be (the wire's `fault.lost` is
+    /// it was. `on_arrive` asks only while one of the two can be (the wire's `wire_lost` is
     /// above 0 or link errors are on): a new reason to lose a frame here must join that test.
     #[inline(always)]
     pub(in crate::sim) fn hook_lost_on_wire(&mut self, p: PortId, peer: PortId) -> bool {
-        if self.ports[peer as usize].fault.lost > 0 {
+        if self.ports[peer as usize].wire_lost > 0 {
             self.lost_arrival(p);
             return true;
         }

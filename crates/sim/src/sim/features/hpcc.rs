@@ -336,11 +336,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             Framing::Ns3 => NS3_PFC_FRAME_BYTES,
             Framing::Ieee8023 => lossless_proto::flow_control::CONTROL_FRAME_BYTES,
         };
-        let st = &port.stats;
+        let st = &port.counts;
         let mut tx = (st.pause_xoff_tx + st.pause_xon_tx) * pfc_len;
         let mut qlen = 0;
         for (s, q) in st.prio.iter().zip(port.queues.iter()) {
-            tx += s.tx_bytes + (s.pfc_xoff_tx + s.pfc_xon_tx) * pfc_len;
+            tx += q.sent_bytes + (s.pfc_xoff_tx + s.pfc_xon_tx) * pfc_len;
             qlen += q.bytes;
         }
         let rate = port.rate.bps();

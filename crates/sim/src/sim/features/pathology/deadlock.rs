@@ -447,7 +447,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 continue;
             }
             for q in 0..8usize {
-                let tx = port.stats.prio[q].tx_frames;
+                let tx = port.queues[q].sent_frames;
                 let moved = tx != d.last_tx[pi][q];
                 d.last_tx[pi][q] = tx;
                 let blocked = !first

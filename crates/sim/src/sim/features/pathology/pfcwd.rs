@@ -122,12 +122,12 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     fn wd_sample(&self, p: PortId, q: u8) -> QueueSample {
         let now = self.now;
         let port = &self.ports[p as usize];
-        let st = &port.stats.prio[q as usize];
+        let st = &port.counts.prio[q as usize];
         let paused = port.mac.config().mode == Mode::Pfc && !port.mac.may_transmit(now, q);
         let c = port.mac.counters();
         QueueSample {
             occupancy_bytes: port.queues[q as usize].bytes,
-            tx_packets: st.tx_frames,
+            tx_packets: port.queues[q as usize].sent_frames,
             pfc_rx_packets: st.pfc_xoff_rx + st.pfc_xon_rx,
             pfc_on2off: c.rx_prio_pause_transition[q as usize] + u64::from(paused),
             pause_duration: port.mac.rx_pause_duration(now, q),

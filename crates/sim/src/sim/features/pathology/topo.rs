@@ -31,8 +31,6 @@ pub(crate) struct PortFault {
     pub(crate) drop_out: u8,
     /// Priorities whose frames arriving on this port are dropped (pfcwd drop).
     pub(crate) drop_in: u8,
-    /// Entries at the head of this port's wire that were on it when the link went down.
-    pub(crate) lost: u32,
 }
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
@@ -69,10 +67,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     pub(in crate::sim::features) fn lost_arrival(&mut self, p: PortId) {
         let peer = self.ports[p as usize].peer;
         let port = &mut self.ports[peer as usize];
-        port.fault.lost -= 1;
+        port.wire_lost -= 1;
         match port.inflight.pop_front() {
             Some(WireFrame::Data(frame)) => {
-                let st = &mut port.stats.prio[frame.priority as usize & 7];
+                let st = &mut port.counts.prio[frame.priority as usize & 7];
                 st.wire_lost_frames += 1;
                 st.wire_lost_bytes += u64::from(frame.len);
                 self.drop_frame(p, frame, DropReason::LinkDown)
@@ -189,7 +187,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     port.fault.down = true;
                     port.fault.drop_out = 0xFF;
                     self.patho.faults = true;
-                    port.fault.lost = port.inflight.len() as u32;
+                    port.wire_lost = port.inflight.len() as u32;
                     if self.owns_port(p) {
                         for q in 0..8u8 {
                             self.discard_queue(p, q, DropReason::LinkDown);
