@@ -66,6 +66,14 @@ pub trait EventQueue<E> {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// The event likely to pop `ahead` pops from now (0: the next), as a hint for fetching
+    /// its state early: `None` where the queue cannot tell at no cost. Only a hint: a push
+    /// may still come before it.
+    #[inline(always)]
+    fn upcoming(&self, ahead: usize) -> Option<&E> {
+        let _ = ahead;
+        None
+    }
 }
 
 /// Bits of a key that hold the tie; the time takes the 74 bits above (2^74 ps ≈ 600 years).
@@ -406,6 +414,10 @@ impl<E: Copy> EventQueue<E> for CalendarQueue<E> {
     }
     fn numbers(&self) -> bool {
         self.0.numbered.is_some()
+    }
+    #[inline(always)]
+    fn upcoming(&self, ahead: usize) -> Option<&E> {
+        self.0.upcoming(ahead)
     }
 }
 
@@ -940,11 +952,43 @@ impl<E: Copy, S: Seq> EventQueue<E> for Ring<E, S> {
     fn numbers(&self) -> bool {
         S::NUMBERED
     }
+    /// The current bucket's entries from its next on (none beyond the bucket).
+    #[inline(always)]
+    fn upcoming(&self, ahead: usize) -> Option<&E> {
+        self.cur.get(self.head + ahead).map(|e| &e.event)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The calendar's hint of what pops next (the run loop's prefetch) names the events that
+    /// do pop next when nothing is pushed in between, and nothing beyond the current bucket.
+    #[test]
+    fn upcoming_names_the_next_pops_of_the_current_bucket() {
+        let mut c = CalendarQueue::default();
+        assert_eq!(c.upcoming(0), None);
+        // three events in one 1.024 ns bucket, one in a later bucket
+        for (t, e) in [(300, 'c'), (100, 'a'), (200, 'b'), (5_000, 'd')] {
+            c.push(Instant::from_ps(t), e);
+        }
+        assert_eq!(c.pop().map(|s| s.event), Some('a'));
+        assert_eq!(
+            (c.upcoming(0), c.upcoming(1), c.upcoming(2)),
+            (Some(&'b'), Some(&'c'), None)
+        );
+        assert_eq!(c.pop().map(|s| s.event), Some('b'));
+        assert_eq!((c.upcoming(0), c.upcoming(1)), (Some(&'c'), None));
+        assert_eq!(c.pop().map(|s| s.event), Some('c'));
+        assert_eq!(c.upcoming(0), None);
+        assert_eq!(c.pop().map(|s| s.event), Some('d'));
+        // the heap queue gives no hint
+        let mut h = HeapQueue::with_capacity(2);
+        h.push(Instant::from_ps(1), 'x');
+        h.push(Instant::from_ps(2), 'y');
+        assert_eq!(h.upcoming(0), None);
+    }
 
     #[test]
     fn events_pop_in_time_then_insertion_order() {

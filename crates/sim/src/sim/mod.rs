@@ -55,6 +55,7 @@ mod ideal;
 mod inspect;
 pub mod order;
 pub mod partition;
+mod prefetch;
 pub mod qp_report;
 pub(crate) use ideal::IdealCache;
 #[cfg(test)]
@@ -329,6 +330,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.tie = s.tie;
             self.events += 1;
             self.observer.event_start(s.at, s.tie, s.seq);
+            self.prefetch_ahead();
             self.handle(s.event);
             self.observer.event_handled(s.at, self.scheduler);
         }
