@@ -11,15 +11,14 @@ use crate::frame::DropReason;
 
 /// Counters of one (port, priority).
 ///
-/// The two the simulator updates per frame come first and each priority starts a cache line
-/// (`repr(C, align(64))`): a frame's start touches one line. What a port received is what its
-/// peer sent less what is still on the wire or was lost on it ([`Simulator::received`]), and
-/// the queue's peak is kept with the queue (`EgressQueue`): an arrival and an enqueue touch no
-/// counter line.
+/// The simulator keeps the two it updates per frame (data frames and bytes sent) in the
+/// egress queue's cache line (`EgressQueue`) and the rest apart, built at a port's first
+/// count of them. What a port received is what its peer sent less what is still on the wire
+/// or was lost on it ([`Simulator::received`]), and the queue's peak is kept with the queue:
+/// an arrival, an enqueue and a frame's start touch no counter line.
 ///
 /// [`Simulator::received`]: crate::Simulator::received
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[repr(C, align(64))]
 pub struct PrioStats {
     /// Data frames transmitted.
     pub tx_frames: u64,

@@ -126,7 +126,7 @@ impl LosslessVerdict {
                 if (operational | local_pfc) & bit == 0 {
                     continue;
                 }
-                let s = &port.counts.prio[q as usize];
+                let s = &port.counts().prio[q as usize];
                 for r in DropReason::ALL {
                     let frames = s.drops[r.index()];
                     if frames == 0 {
@@ -151,7 +151,7 @@ impl LosslessVerdict {
                         priority: q,
                         reason: if lost_pfc { "pfc_not_operational" } else { r.name() },
                         frames,
-                        first_ps: port.counts.first_drop[q as usize].map(|t| t.as_ps()),
+                        first_ps: port.counts().first_drop[q as usize].map(|t| t.as_ps()),
                         headroom_bytes: headroom,
                         annex_n_headroom_bytes: annex,
                         why,

@@ -31,7 +31,7 @@ use crate::sim::{
     BuildError, EgressQueue, Event, FlowState, Host, Nic, Node, Port, PortCn, PortDcbx, PortKind, Qp,
     Simulator, Switch, station_address,
 };
-use crate::stats::{FlowStats, PortStats, Totals};
+use crate::stats::{FlowStats, Totals};
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Builds a simulator with a given event queue.
@@ -587,8 +587,9 @@ fn build_port(
         sel,
         lossless,
         xoff_pairs: 0,
+        spread: [0; 64],
         paused_seen: 0,
-        counts: PortStats::default(),
+        counts: None,
         fault: Default::default(),
         dcbx,
         lldp_tx: VecDeque::new(),

@@ -701,7 +701,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             .filter_map(|p| {
                 let port = &self.ports[p];
                 let counts: [(u64, u64); 8] = std::array::from_fn(|q| {
-                    let st = &port.counts.prio[q];
+                    let st = &port.counts().prio[q];
                     (st.wire_lost_frames, st.wire_lost_bytes)
                 });
                 (port.wire_lost > 0 || counts.iter().any(|&c| c != (0, 0))).then_some((
@@ -745,7 +745,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         {
             return Some(r.clone());
         }
-        Some(DcbxReport::of(d, &port.counts))
+        Some(DcbxReport::of(d, port.counts()))
     }
 
     /// Port `p`'s flow-control mode at the end (DCBX turns PFC on and off): what its engine
@@ -772,7 +772,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     p as PortId,
                     port.wire_lost,
                     std::array::from_fn(|q| {
-                        let st = &port.counts.prio[q];
+                        let st = &port.counts().prio[q];
                         (st.wire_lost_frames, st.wire_lost_bytes)
                     }),
                 )
@@ -894,7 +894,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         for (p, n, counts) in lost {
             let port = &mut self.ports[p as usize];
             port.wire_lost = n;
-            for (st, (frames, bytes)) in port.counts.prio.iter_mut().zip(counts) {
+            for (st, (frames, bytes)) in port.counts_mut().prio.iter_mut().zip(counts) {
                 st.wire_lost_frames += frames;
                 st.wire_lost_bytes += bytes;
             }

@@ -40,7 +40,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// is still on the wire and what was lost on it.
     pub fn received(&self, p: PortId, q: u8) -> (u64, u64) {
         let peer = &self.ports[self.ports[p as usize].peer as usize];
-        let (s, sent) = (&peer.counts.prio[q as usize & 7], &peer.queues[q as usize & 7]);
+        let (s, sent) = (&peer.counts().prio[q as usize & 7], &peer.queues[q as usize & 7]);
         let (mut frames, mut bytes) = (
             sent.sent_frames - s.wire_lost_frames,
             sent.sent_bytes - s.wire_lost_bytes,

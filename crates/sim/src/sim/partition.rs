@@ -587,7 +587,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                     lldp: std::mem::take(&mut copy.lldp_wire),
                     lost: copy.wire_lost,
                     lost_counts: std::array::from_fn(|q| {
-                        let st = &copy.counts.prio[q];
+                        let st = &copy.counts().prio[q];
                         (st.wire_lost_frames, st.wire_lost_bytes)
                     }),
                 });
@@ -659,9 +659,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 port.inflight = w.frames;
                 port.lldp_wire = w.lldp;
                 port.wire_lost = w.lost;
-                for (st, (frames, bytes)) in port.counts.prio.iter_mut().zip(w.lost_counts) {
-                    st.wire_lost_frames += frames;
-                    st.wire_lost_bytes += bytes;
+                if w.lost_counts.iter().any(|&c| c != (0, 0)) {
+                    for (st, (frames, bytes)) in port.counts_mut().prio.iter_mut().zip(w.lost_counts) {
+                        st.wire_lost_frames += frames;
+                        st.wire_lost_bytes += bytes;
+                    }
                 }
             }
         }

@@ -83,6 +83,13 @@ fn port_hot_fields_stay_in_the_first_cache_line() {
     assert!(offset_of!(Port, current) + size_of::<Option<crate::frame::Frame>>() <= 192);
     assert_eq!(offset_of!(Port, queues) % 64, 0);
     assert_eq!(offset_of!(Port, mac) % 64, 0);
+    // an odd number of lines: the ports' first lines spread over every set of a cache
+    assert_eq!(
+        size_of::<Port>() / 64 % 2,
+        1,
+        "a port of {} bytes",
+        size_of::<Port>()
+    );
 }
 
 /// An egress queue's frames, bytes, peak and the frames and bytes sent share one cache line:

@@ -109,7 +109,7 @@ impl<O: Observer, Q: EventQueue<Event>> Collector<'_, O, Q> {
                 tx_pause_storm_error_events_total: f.storm_errors,
                 pause_stopped_at_ps: f.pause_stopped_at.iter().map(|&t| ps(t)).collect(),
                 rx_dropped_frames: port
-                    .counts
+                    .counts()
                     .prio
                     .iter()
                     .map(|st| st.drops[DropReason::ReceiverOverflow.index()])

@@ -49,7 +49,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         match w {
             WireFrame::Control(cf) => {
                 let port = &mut self.ports[p as usize];
-                port.counts.count_control_rx(&cf);
+                port.counts_mut().count_control_rx(&cf);
                 port.mac
                     .handle_control_frame(now, &ReceivedControl::multicast(cf));
                 port.engine_changed();

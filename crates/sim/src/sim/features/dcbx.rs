@@ -159,11 +159,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             Some(d) => {
                 if !d.agent.handle_ethernet(now, frame) {
                     // not an LLDP frame the agent accepts (e.g. a wrong destination address)
-                    port.counts.lldp_rx_ignored += 1;
+                    port.counts_mut().lldp_rx_ignored += 1;
                 }
                 self.after_dcbx(p);
             }
-            None => port.counts.lldp_rx_ignored += 1,
+            None => port.counts_mut().lldp_rx_ignored += 1,
         }
     }
 

@@ -336,7 +336,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             Framing::Ns3 => NS3_PFC_FRAME_BYTES,
             Framing::Ieee8023 => lossless_proto::flow_control::CONTROL_FRAME_BYTES,
         };
-        let st = &port.counts;
+        let st = port.counts();
         let mut tx = (st.pause_xoff_tx + st.pause_xon_tx) * pfc_len;
         let mut qlen = 0;
         for (s, q) in st.prio.iter().zip(port.queues.iter()) {

@@ -122,7 +122,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     fn wd_sample(&self, p: PortId, q: u8) -> QueueSample {
         let now = self.now;
         let port = &self.ports[p as usize];
-        let st = &port.counts.prio[q as usize];
+        let st = &port.counts().prio[q as usize];
         let paused = port.mac.config().mode == Mode::Pfc && !port.mac.may_transmit(now, q);
         let c = port.mac.counters();
         QueueSample {

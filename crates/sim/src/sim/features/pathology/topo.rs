@@ -70,7 +70,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         port.wire_lost -= 1;
         match port.inflight.pop_front() {
             Some(WireFrame::Data(frame)) => {
-                let st = &mut port.counts.prio[frame.priority as usize & 7];
+                let st = &mut port.counts_mut().prio[frame.priority as usize & 7];
                 st.wire_lost_frames += 1;
                 st.wire_lost_bytes += u64::from(frame.len);
                 self.drop_frame(p, frame, DropReason::LinkDown)
