@@ -2,8 +2,8 @@
 //!
 //! On the 320-host fat tree most of an event's cache misses are the first touch of its port,
 //! left cold since the frame before it (a link's delay, thousands of events, earlier): the
-//! run loop asks the queue for the event likely to pop next and starts loading that event's
-//! port before handling the current one.
+//! run loop asks the queue for the two events likely to pop after the current one and starts
+//! loading their ports before handling it.
 
 use crate::event::EventQueue;
 use crate::observer::Observer;

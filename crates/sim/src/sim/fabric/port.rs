@@ -62,7 +62,8 @@ pub(crate) struct EgressQueue {
 /// a frame's start and arrival read beside it (the wire's queue and its lost entries, the
 /// owed end's flag, tie and time, the INT and DSCP flags) the second; the frame being sent
 /// the third; each egress queue (frames, bytes, peak, frames and bytes sent) is a line of
-/// its own; the engine, counters and DCBX state follow. Each port starts a cache line.
+/// its own; the engine, the counters (boxed, built at the first count) and DCBX state follow.
+/// Each port starts a cache line and is an odd number of lines long.
 #[repr(C, align(64))]
 pub(crate) struct Port {
     pub(crate) node: NodeId,
