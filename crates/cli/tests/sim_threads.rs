@@ -29,6 +29,28 @@ fn an_incast_on_three_threads_writes_the_one_thread_json_byte_for_byte() {
 }
 
 #[test]
+fn partitions_on_one_thread_split_the_run_and_write_the_unsplit_json() {
+    // `--threads 1 --partitions 4` runs the four partitions on one thread (the split's
+    // instructions and memory on one core), not the unsplit run it once fell back to unsaid
+    let dir = temp_dir("sim_threads_one_thread_parts");
+    let (whole, parts) = (dir.join("whole.json"), dir.join("parts.json"));
+    let mut stderr = String::new();
+    for (out, extra) in [(&whole, &[][..]), (&parts, &["--partitions", "4"][..])] {
+        let mut args = vec!["sim", "incast", "--threads", "1", "--json", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = run(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    }
+    assert!(
+        stderr.contains("1 thread, 4 partitions placed by events each window"),
+        "the split said on stderr: {stderr}"
+    );
+    let (a, b) = (std::fs::read(&whole).unwrap(), std::fs::read(&parts).unwrap());
+    assert!(!a.is_empty() && a == b, "the reports differ");
+}
+
+#[test]
 fn a_passive_wait_policy_sleeps_at_every_barrier_and_writes_the_one_thread_json() {
     let dir = temp_dir("sim_threads_wait_policy");
     let (one, two) = (dir.join("one.json"), dir.join("two.json"));

@@ -161,7 +161,10 @@ fn simulate(
     // (by default, the threads that help, where the run can be split)
     let threads = match args.threads {
         None if (traced && args.partition.is_none()) || fork.monitors() || mpi.is_some() => None,
-        _ => Some(super::sim::threads_for(args, &config, false)?).filter(|&t| t > 1),
+        _ => {
+            let t = super::sim::threads_for(args, &config, false)?;
+            super::sim::splits(args, t)?.then_some(t)
+        }
     };
     if threads.is_some() || mpi.is_some() {
         // (each part samples its own switch ports at the monitor's instants; over ranks, the

@@ -218,7 +218,8 @@ pub struct SimArgs {
     /// four a thread, placed, lost to one a thread at 2 to 16 threads); at most the fabric's
     /// groups (first-tier switches with their hosts, and each switch above). Each partition
     /// holds a copy of most of the fabric: memory grows with P
-    /// (docs/parallel.md, "The scheduler"). With --mpi on R ranks: P in all, at least R × T
+    /// (docs/parallel.md, "The scheduler"). With --threads 1, P > 1 runs the P partitions on
+    /// the one thread (what the split costs, measured on one core; the same report). With --mpi on R ranks: P in all, at least R × T
     /// (default R × T, one a thread), each rank a fixed block of ⌊P/R⌋ or ⌈P/R⌉ placed on its
     /// T threads anew each window (a partition never leaves its rank).
     #[arg(long, value_name = "P", conflicts_with_all = ["sweep", "partition"],
@@ -561,13 +562,13 @@ fn simulate(
     let built = || format!("{name}: the scenario loads but cannot be built");
     let traced = pcap.is_some() || vcd.is_some() || html.0.is_some() || html.1.is_some();
     // (the default stays one thread with these: the threads that help are asked for)
-    let split = args.threads.is_some() || args.partition.is_some();
+    let split = args.threads.is_some() || args.partition.is_some() || args.partitions.is_some();
     let threads = if traced && split && mpi.is_none() {
         threads_for(args, &config, twin.is_some())?
     } else {
         1
     };
-    if traced && (threads > 1 || mpi.is_some()) {
+    if traced && (splits(args, threads)? || mpi.is_some()) {
         // each partition's trace records merged window by window (`trace::split`; over
         // ranks, gathered on rank 0)
         let extras = (pcap, (vcd, html));
@@ -608,7 +609,9 @@ fn simulate(
             twin.compare_into(&mut ran.report);
         }
         Ok(Ok(ran))
-    } else if let Some(threads) = Some(threads_for(args, &config, twin.is_some())?).filter(|&t| t > 1) {
+    } else if let threads = threads_for(args, &config, twin.is_some())?
+        && splits(args, threads)?
+    {
         let mut ran = match simulate_threads(args, name, &config, threads, &|_| NoObserver, &|_, _| {})? {
             Ok((ran, _)) => ran,
             Err(status) => return Ok(Err(status)),
@@ -703,6 +706,18 @@ pub(super) fn threads_for(args: &SimArgs, config: &SimConfig, twin: bool) -> any
         );
     }
     Ok(auto.threads)
+}
+
+/// Whether a run on `threads` threads is split into partitions: on more than one thread, or
+/// into more than one partition on one (`--partitions P`, a `--partition` file of more than
+/// one: the split run's instructions and memory on one core, its report the same).
+pub(super) fn splits(args: &SimArgs, threads: u16) -> anyhow::Result<bool> {
+    Ok(threads > 1
+        || args.partitions.is_some_and(|p| p > 1)
+        || match &args.partition {
+            Some(file) => partitions_in_file(file)? > 1,
+            None => false,
+        })
 }
 
 /// The partitions a partition file names (its largest number, plus one).
@@ -959,7 +974,8 @@ pub(super) fn simulate_threads<O: Observer + Send>(
             ),
         };
         errln!(
-            "{threads} threads{placed}: {} windows of {:.1} ns, {:.1} frames handed over per window; seconds busy per thread {}, at barriers {} (waits {} spun, {} slept); critical path {:.3} s busy, {} events",
+            "{threads} thread{}{placed}: {} windows of {:.1} ns, {:.1} frames handed over per window; seconds busy per thread {}, at barriers {} (waits {} spun, {} slept); critical path {:.3} s busy, {} events",
+            if threads == 1 { "" } else { "s" },
             st.windows,
             st.lookahead_ps as f64 / 1e3,
             st.messages as f64 / w,
