@@ -177,6 +177,9 @@ pub(crate) struct PartState {
     pub(crate) me: u16,
     /// Partition of each node.
     pub(crate) of_node: Vec<u16>,
+    /// Partition of each port's node, by port: whether a frame's link is cut is read here,
+    /// in 2 bytes a port, not in the receiving port's first line (cold when the frame starts).
+    pub(crate) of_port: Box<[u16]>,
     /// Frames sent on cut links since they were last taken, by receiving partition, each in
     /// the order sent ([`Simulator::take_outbox`], [`Simulator::hand_over`]).
     pub(crate) outbox: Vec<Mail>,
@@ -273,9 +276,16 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 t.as_deref()
                     .is_some_and(|t| crate::sim::features::qp::stamped(&t.cc))
             });
+        // (a link's ports are 2·i and 2·i + 1, `build.rs`; a node out of range is the
+        // build's to refuse)
+        let of_port = (config.links.iter())
+            .flat_map(|l| [l.a, l.b])
+            .map(|n| of_node.get(n as usize).copied().unwrap_or(me))
+            .collect();
         let ps = Box::new(PartState {
             me,
             of_node,
+            of_port,
             outbox: (0..parts).map(|_| Mail::default()).collect(),
             sent_to: Vec::new(),
             skipped: 0,
@@ -411,7 +421,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     #[inline(always)]
     fn cut_to(&self, peer: PortId) -> Option<u16> {
         let ps = self.part.as_deref()?;
-        let to = ps.of_node[self.ports[peer as usize].node as usize];
+        let to = ps.of_port[peer as usize];
         (to != ps.me).then_some(to)
     }
 
@@ -473,7 +483,9 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     // (inlined into the drivers' loops over the mail: a call per frame cost ≈ 9 instructions)
     #[inline(always)]
     pub fn take_in(&mut self, m: &Message, extra: Option<&Extra>) {
-        let from = self.ports[m.to as usize].peer;
+        // (a link's ports are 2·i and 2·i + 1, `build.rs`: the sender is found without
+        // reading the receiving port's line, cold until its arrival is handled)
+        let from = m.to ^ 1;
         if let Some(x) = extra {
             self.take_in_extra(m, from, &x.carried);
         }
@@ -511,11 +523,11 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let Some(ps) = self.part.as_deref() else {
             return false;
         };
-        let Some(port) = self.ports.get(to as usize) else {
+        let (Some(&here), Some(&there)) = (ps.of_port.get(to as usize), ps.of_port.get((to ^ 1) as usize))
+        else {
             return false;
         };
-        let peer_node = self.ports[port.peer as usize].node;
-        ps.of_node[port.node as usize] == ps.me && ps.of_node[peer_node as usize] != ps.me
+        here == ps.me && there != ps.me
     }
 
     /// Gives every flow with a transport that has no QP here (a partition that holds neither
