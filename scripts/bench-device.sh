@@ -10,7 +10,8 @@
 # run.sh times `lossless sim` (`-q --json`, under /usr/bin/time) on the 320-host fat tree of
 # scripts/bench-vs-ns3.sh (2 ms of WebSearch arrivals, DCQCN, 51,960,604 events) at 1, 2, 4, 8
 # and 16 threads (at 2 and 16 also with `--wait-policy passive`: what the spinning barrier
-# saves) and at 8 and 16 with one partition a thread, on the corpus's ft-k4-websearch,
+# saves) and at 8 and 16 with one partition a thread (and those 16 on one thread), on the
+# corpus's ft-k4-websearch (its own topology: until 2026-12-07 the 320-host one was given),
 # and on the k = 16 (DCQCN, 1 ms) and k = 32 (plain, 0.5 ms) fat trees of
 # scripts/bench-scale.sh; each line says whether the run's fct.txt or JSON is the one-thread
 # run's. Beside them, one-thread runs of the 320-host input at once (2 on CPUs 0 and 1, 2 on
@@ -81,7 +82,7 @@ toml() { # NAME FILE DURATION THREADS [extra]
   line "$name" "$t" "$*" "$o" "$same"
 }
 F=(ft320/config.txt ft320/topology.txt ft320/flow.txt)
-K=(ftk4/config.txt ft320/topology.txt ftk4/flow.txt)
+K=(ftk4/config.txt ftk4/topology.txt ftk4/flow.txt)
 for t in 1 2 4 8 16; do ns3 ft320 "${F[@]}" $t; done
 # what the spinning barrier saves: the same runs with every early thread asleep at once
 for t in 2 16; do ns3 ft320 "${F[@]}" $t --wait-policy passive; done
@@ -95,6 +96,9 @@ fi
 ns3 ft320 "${F[@]}" 8 --partitions 8
 ns3 ft320 "${F[@]}" 16 --partitions 16
 ns3 ft320 "${F[@]}" 16 --partitions 16 --placement static
+# the same 16 partitions on one thread: the split's own cost on this machine's core, against
+# which the 16 threads' busy seconds tell what running at once adds
+ns3 ft320 "${F[@]}" 1 --partitions 16
 for t in 1 2 4 16; do ns3 ftk4 "${K[@]}" $t; done
 for t in 1 4 16; do toml k16 k16.toml 1ms $t; done
 toml k16 k16.toml 1ms 16 --partitions 16
