@@ -257,7 +257,7 @@ fn build_ports(
             (link.b, pa, link.fc_b, pb, &link.dcbx_b, &link.trust_b),
         ];
         for (node, peer, fc, me, dcbx_cfg, trust) in ends {
-            // (`partition.rs` finds a port's peer so where its line is cold)
+            // (`partition.rs` and `prefetch.rs` find a port's peer so, where its line is cold)
             debug_assert_eq!(peer, me ^ 1);
             let local = node_ports[node as usize].len() as u32;
             node_ports[node as usize].push(me);
