@@ -57,3 +57,23 @@ pub struct Counters {
     /// Valid PAUSE/PFC frames not obeyed because the port's mode does not obey them.
     pub rx_ignored_mode: u64,
 }
+
+/// The counters of an engine, built at its first count: most ports of a large fabric never
+/// send, receive or obey a control frame, and the counters are most of an engine's memory.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LazyCounters(Option<Box<Counters>>);
+
+/// The counters of an engine that has counted nothing.
+static NO_COUNTS: std::sync::LazyLock<Counters> = std::sync::LazyLock::new(Counters::default);
+
+impl LazyCounters {
+    /// The counters (all zero before the first count).
+    pub(crate) fn get(&self) -> &Counters {
+        self.0.as_deref().unwrap_or(&NO_COUNTS)
+    }
+
+    /// The counters, to count into: built at the first count, once in the engine's life.
+    pub(crate) fn get_mut(&mut self) -> &mut Counters {
+        self.0.get_or_insert_with(Box::default)
+    }
+}

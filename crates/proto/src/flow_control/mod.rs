@@ -167,7 +167,8 @@ pub enum Refusal {
 /// frame's start reads is the clock and wire times (one cache line) and the receive side's
 /// open-span mask, the active mask, mode, framing and the transmit side's busy mask (together
 /// in the line where the receive side ends and the transmit side begins); the per-priority
-/// states are read only while their set is open or busy.
+/// states are read only while their set is open or busy. The counters (most of its memory)
+/// are built at the first count: most ports of a large fabric never count one.
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct FlowControl {
@@ -196,7 +197,7 @@ pub struct FlowControl {
     quantum: Duration,
     refresh: [Duration; PRIORITIES],
     cfg: FlowControlConfig,
-    counters: Counters,
+    counters: counters::LazyCounters,
 }
 
 impl FlowControl {
@@ -218,7 +219,7 @@ impl FlowControl {
             cfg,
             tx: TxSide::default(),
             rx: RxSide::default(),
-            counters: Counters::default(),
+            counters: counters::LazyCounters::default(),
             now: Instant::ZERO,
             tx_last_bit: Instant::ZERO,
             wire_free_at: Instant::ZERO,
@@ -298,7 +299,7 @@ impl FlowControl {
     /// Counters so far (pause durations include only spans that have ended; see
     /// [`FlowControl::rx_pause_duration`] for a running total).
     pub fn counters(&self) -> &Counters {
-        &self.counters
+        self.counters.get()
     }
 
     fn advance(&mut self, now: Instant) {
@@ -466,17 +467,17 @@ impl FlowControl {
     pub fn handle_control_frame(&mut self, now: Instant, rx: &ReceivedControl) -> RxOutcome {
         self.advance(now);
         if rx.dst != MAC_CONTROL_MULTICAST && rx.dst != self.cfg.station_address {
-            self.counters.rx_wrong_destination += 1;
+            self.counters.get_mut().rx_wrong_destination += 1;
             return RxOutcome::Refused(Refusal::WrongDestination);
         }
         if u64::from(rx.frame_len) != CONTROL_FRAME_BYTES {
-            self.counters.rx_wrong_length += 1;
+            self.counters.get_mut().rx_wrong_length += 1;
             return RxOutcome::Refused(Refusal::WrongLength { found: rx.frame_len });
         }
-        self.counters.mac_control_frames_received += 1;
+        self.counters.get_mut().mac_control_frames_received += 1;
         let frame = match rx.body {
             ReceivedBody::Unknown { opcode } => {
-                self.counters.unsupported_opcodes_received += 1;
+                self.counters.get_mut().unsupported_opcodes_received += 1;
                 return RxOutcome::Refused(Refusal::UnsupportedOpcode { opcode });
             }
             ReceivedBody::Known(f) => f,
@@ -490,9 +491,9 @@ impl FlowControl {
         let timer = self.cfg.signalling == Signalling::Ieee;
         match frame {
             ControlFrame::Pause { quanta } => {
-                self.counters.pause_mac_ctrl_frames_received += 1;
+                self.counters.get_mut().pause_mac_ctrl_frames_received += 1;
                 if self.cfg.mode != Mode::Pause {
-                    self.counters.rx_ignored_mode += 1;
+                    self.counters.get_mut().rx_ignored_mode += 1;
                     return RxOutcome::Refused(Refusal::Mode);
                 }
                 self.rx
@@ -500,14 +501,14 @@ impl FlowControl {
                 RxOutcome::Obeyed { priorities: 1 }
             }
             ControlFrame::Pfc { enable_vector, time } => {
-                self.counters.pfc_frames_received += 1;
-                for (p, ind) in self.counters.indications.iter_mut().enumerate() {
+                self.counters.get_mut().pfc_frames_received += 1;
+                for (p, ind) in self.counters.get_mut().indications.iter_mut().enumerate() {
                     if enable_vector & (1 << p) != 0 {
                         *ind += 1;
                     }
                 }
                 if self.cfg.mode != Mode::Pfc {
-                    self.counters.rx_ignored_mode += 1;
+                    self.counters.get_mut().rx_ignored_mode += 1;
                     return RxOutcome::Refused(Refusal::Mode);
                 }
                 let obey = enable_vector & self.active;
@@ -598,13 +599,13 @@ impl FlowControl {
     /// Total time priority p has been paused up to `now`, the running span included.
     pub fn rx_pause_duration(&self, now: Instant, p: u8) -> Duration {
         let slot = self.slot(p);
-        self.counters.rx_prio_pause_duration[slot] + self.rx.running_pause(now.max(self.now), slot)
+        self.counters.get().rx_prio_pause_duration[slot] + self.rx.running_pause(now.max(self.now), slot)
     }
 
     /// Total time request p has been raised up to `now`, the running span included.
     pub fn tx_pause_duration(&self, now: Instant, p: u8) -> Duration {
         let slot = self.slot(p);
-        self.counters.tx_prio_pause_duration[slot] + self.tx.running_request(now.max(self.now), slot)
+        self.counters.get().tx_prio_pause_duration[slot] + self.tx.running_request(now.max(self.now), slot)
     }
 }
 

@@ -20,7 +20,7 @@
 //! XON ends it: its expiry is `Instant::MAX`, which is never reported as a change.
 
 use super::config::PRIORITIES;
-use super::counters::Counters;
+use super::counters::LazyCounters;
 use crate::units::{Duration, Instant};
 
 /// When a control frame was received and when its pause timer starts.
@@ -45,15 +45,15 @@ impl RxPrio {
     fn running_at(&self, t: Instant) -> bool {
         !self.closed && t < self.until
     }
-    fn close(&mut self, end: Instant, p: usize, counters: &mut Counters) {
+    fn close(&mut self, end: Instant, p: usize, counters: &mut LazyCounters) {
         if self.closed {
             return;
         }
         self.closed = true;
         let end = end.min(self.until);
         if self.block_from < end {
-            counters.rx_prio_pause_duration[p] += end - self.block_from;
-            counters.rx_prio_pause_transition[p] += 1;
+            counters.get_mut().rx_prio_pause_duration[p] += end - self.block_from;
+            counters.get_mut().rx_prio_pause_transition[p] += 1;
         }
     }
 }
@@ -83,7 +83,7 @@ impl Default for RxSide {
 
 impl RxSide {
     /// Accounts every span that has run out by `now`.
-    pub(crate) fn settle(&mut self, now: Instant, counters: &mut Counters) {
+    pub(crate) fn settle(&mut self, now: Instant, counters: &mut LazyCounters) {
         let mut open = self.open;
         while open != 0 {
             let p = open.trailing_zeros() as usize;
@@ -107,12 +107,12 @@ impl RxSide {
         quantum: Duration,
         reaction_delay: Duration,
         timer: bool,
-        counters: &mut Counters,
+        counters: &mut LazyCounters,
     ) {
         let (r, s) = (at.received, at.timer_start);
         let st = &mut self.prio[p];
         if quanta == 0 {
-            counters.rx_prio_xon[p] += 1;
+            counters.get_mut().rx_prio_xon[p] += 1;
             if st.running_at(r) {
                 st.close(r, p, counters);
                 st.until = st.until.min(r);
@@ -122,7 +122,7 @@ impl RxSide {
             }
             return;
         }
-        counters.rx_prio_pause[p] += 1;
+        counters.get_mut().rx_prio_pause[p] += 1;
         let until = if timer {
             s.saturating_add(quantum.saturating_mul(u64::from(quanta)))
         } else {
@@ -142,7 +142,7 @@ impl RxSide {
 
     /// Ends register set p's span at `now`, as if its timer had run out then (paused time is
     /// accounted up to `now`; a span not yet in effect accounts nothing).
-    pub(crate) fn end_at(&mut self, now: Instant, p: usize, counters: &mut Counters) {
+    pub(crate) fn end_at(&mut self, now: Instant, p: usize, counters: &mut LazyCounters) {
         let st = &mut self.prio[p];
         st.close(now, p, counters);
         st.until = st.until.min(now);

@@ -14,7 +14,7 @@
 //! after an XOFF).
 
 use super::config::{FlowControlConfig, Mode, PRIORITIES, Signalling};
-use super::counters::Counters;
+use super::counters::LazyCounters;
 use super::frame::ControlFrame;
 use crate::units::{Duration, Instant};
 
@@ -117,7 +117,7 @@ impl TxSide {
         p: usize,
         asserted: bool,
         cfg: &FlowControlConfig,
-        counters: &mut Counters,
+        counters: &mut LazyCounters,
     ) -> bool {
         let st = &mut self.prio[p];
         if st.requested == asserted {
@@ -129,7 +129,8 @@ impl TxSide {
             if asserted {
                 st.requested_since = now;
             } else {
-                counters.tx_prio_pause_duration[p] += now.saturating_duration_since(st.requested_since);
+                counters.get_mut().tx_prio_pause_duration[p] +=
+                    now.saturating_duration_since(st.requested_since);
             }
             self.edges.push(p, asserted);
             self.sync(p);
@@ -140,7 +141,7 @@ impl TxSide {
             st.xoff_pending = true;
             st.xon_pending = false;
         } else {
-            counters.tx_prio_pause_duration[p] += now.saturating_duration_since(st.requested_since);
+            counters.get_mut().tx_prio_pause_duration[p] += now.saturating_duration_since(st.requested_since);
             st.xoff_pending = false;
             if st.outstanding {
                 if now < st.refresh_at && cfg.priorities[p].xon_on_release {
@@ -156,10 +157,10 @@ impl TxSide {
 
     /// Forgets register set p's request, pending XOFF/XON and refresh deadline without sending
     /// anything; a raised request's span is accounted up to `now`.
-    pub(crate) fn drop_set(&mut self, now: Instant, p: usize, counters: &mut Counters) {
+    pub(crate) fn drop_set(&mut self, now: Instant, p: usize, counters: &mut LazyCounters) {
         let st = &mut self.prio[p];
         if st.requested {
-            counters.tx_prio_pause_duration[p] += now.saturating_duration_since(st.requested_since);
+            counters.get_mut().tx_prio_pause_duration[p] += now.saturating_duration_since(st.requested_since);
         }
         *st = TxPrio::default();
         self.edges.forget(p);
@@ -214,7 +215,7 @@ impl TxSide {
         cfg: &FlowControlConfig,
         active: u8,
         refresh: &[Duration; PRIORITIES],
-        counters: &mut Counters,
+        counters: &mut LazyCounters,
     ) -> Option<ControlFrame> {
         if cfg.signalling == Signalling::Ns3 {
             return self.take_ns3_frame(cfg, counters);
@@ -236,25 +237,25 @@ impl TxSide {
                 st.xoff_pending = false;
                 st.outstanding = true;
                 st.refresh_at = now.saturating_add(refresh[p]);
-                counters.tx_prio_pause[p] += 1;
+                counters.get_mut().tx_prio_pause[p] += 1;
             } else {
                 st.xon_pending = false;
                 st.outstanding = false;
-                counters.tx_prio_xon[p] += 1;
+                counters.get_mut().tx_prio_xon[p] += 1;
             }
         }
         for p in 0..PRIORITIES {
             self.sync(p);
         }
-        counters.mac_control_frames_transmitted += 1;
+        counters.get_mut().mac_control_frames_transmitted += 1;
         match cfg.mode {
             Mode::Pause => {
-                counters.pause_mac_ctrl_frames_transmitted += 1;
+                counters.get_mut().pause_mac_ctrl_frames_transmitted += 1;
                 Some(ControlFrame::Pause { quanta: time[0] })
             }
             Mode::Pfc => {
-                counters.pfc_frames_transmitted += 1;
-                for (p, r) in counters.requests.iter_mut().enumerate() {
+                counters.get_mut().pfc_frames_transmitted += 1;
+                for (p, r) in counters.get_mut().requests.iter_mut().enumerate() {
                     if vector & (1 << p) != 0 {
                         *r += 1;
                     }
@@ -279,24 +280,28 @@ impl TxSide {
 
     /// The oldest waiting edge as a frame of its own ([`Signalling::Ns3`]).
     #[cold]
-    fn take_ns3_frame(&mut self, cfg: &FlowControlConfig, counters: &mut Counters) -> Option<ControlFrame> {
+    fn take_ns3_frame(
+        &mut self,
+        cfg: &FlowControlConfig,
+        counters: &mut LazyCounters,
+    ) -> Option<ControlFrame> {
         let (p, rise) = self.edges.pop()?;
         let time = if rise {
-            counters.tx_prio_pause[p] += 1;
+            counters.get_mut().tx_prio_pause[p] += 1;
             cfg.priorities[p].pause_quanta
         } else {
-            counters.tx_prio_xon[p] += 1;
+            counters.get_mut().tx_prio_xon[p] += 1;
             0
         };
-        counters.mac_control_frames_transmitted += 1;
+        counters.get_mut().mac_control_frames_transmitted += 1;
         match cfg.mode {
             Mode::Pause => {
-                counters.pause_mac_ctrl_frames_transmitted += 1;
+                counters.get_mut().pause_mac_ctrl_frames_transmitted += 1;
                 Some(ControlFrame::Pause { quanta: time })
             }
             Mode::Pfc => {
-                counters.pfc_frames_transmitted += 1;
-                counters.requests[p] += 1;
+                counters.get_mut().pfc_frames_transmitted += 1;
+                counters.get_mut().requests[p] += 1;
                 let mut t = [0u16; PRIORITIES];
                 t[p] = time;
                 Some(ControlFrame::Pfc {

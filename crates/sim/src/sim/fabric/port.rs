@@ -62,7 +62,8 @@ pub(crate) struct EgressQueue {
 /// a frame's start and arrival read beside it (the wire's queue and its lost entries, the
 /// owed end's flag, tie and time, the INT and DSCP flags) the second; the frame being sent
 /// the third; each egress queue (frames, bytes, peak, frames and bytes sent) is a line of
-/// its own; the engine, the counters (boxed, built at the first count) and DCBX state follow.
+/// its own; the engine (its counters, like the port's, boxed and built at the first count),
+/// the port's counters and DCBX state follow.
 /// Each port starts a cache line and is an odd number of lines long.
 #[repr(C, align(64))]
 pub(crate) struct Port {
@@ -154,9 +155,11 @@ pub(crate) struct Port {
     pub(in crate::sim) paused_seen: u8,
     /// Pairs (this ingress port, priority) currently in XOFF.
     pub(in crate::sim) xoff_pairs: u8,
-    /// Unused: makes the port an odd number of cache lines (45), so that the ports' first
-    /// lines, read by nearly every event, spread over all of a cache's sets; at 44 they
-    /// shared a quarter of them (L2 misses +6.6 % on the 320-host run, docs/benchmarks.md).
+    /// Unused: makes the port an odd number of cache lines (33 since the engine's counters
+    /// are built at its first count; 45 before), so that the ports' first lines, read by
+    /// nearly every event, spread over all of a cache's sets; at 44 they shared a quarter of
+    /// them (L2 misses +6.6 % on the 320-host run, docs/benchmarks.md); without it a port
+    /// would be 32, a power of two.
     pub(in crate::sim) spread: [u8; 64],
 }
 
