@@ -453,7 +453,9 @@ pub fn run_parts_on<O: Observer + Send>(
         ..Default::default()
     });
     let stop = AtomicBool::new(false);
-    let (stop, build_failed, sims) = (&stop, &build_failed, &sims);
+    // one copy of the configuration for every partition (they only read it)
+    let shared = std::sync::Arc::new(config.clone());
+    let (stop, build_failed, sims, shared) = (&stop, &build_failed, &sims, &shared);
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|me| {
@@ -466,7 +468,7 @@ pub fn run_parts_on<O: Observer + Send>(
                     let mut thread_of: Vec<u16> = (0..n).map(|p| (p % threads) as u16).collect();
                     for p in (me..n).step_by(threads) {
                         let built = Simulator::partition_observed(
-                            config.clone(),
+                            std::sync::Arc::clone(shared),
                             part.of_node.clone(),
                             p as u16,
                             observer(p as u16),

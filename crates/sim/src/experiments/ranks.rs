@@ -556,10 +556,12 @@ fn build_rank<O: Observer>(
         return Err(PartitionError::Unsupported("a cut link without delay (no lookahead)").into());
     }
     let starts = rank_starts(n, ranks);
+    // one copy of the configuration for this rank's partitions (they only read it)
+    let shared = std::sync::Arc::new(config.clone());
     let sims = (starts[rank]..starts[rank + 1])
         .map(|me| {
             Simulator::partition_observed(
-                config.clone(),
+                std::sync::Arc::clone(&shared),
                 part.of_node.clone(),
                 me as u16,
                 observer(me as u16),

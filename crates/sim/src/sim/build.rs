@@ -36,13 +36,13 @@ use crate::stats::{FlowStats, Totals};
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Builds a simulator with a given event queue.
     pub fn build(config: SimConfig, observer: O, queue: Q) -> Result<Self, BuildError> {
-        Self::build_part(config, observer, queue, None)
+        Self::build_part(std::sync::Arc::new(config), observer, queue, None)
     }
 
     /// Builds a simulator with a given event queue; as partition `part` of a split fabric, a
     /// flow's QP only where [`holds_qp`] says (the partition sets `part` itself afterwards).
     pub(in crate::sim) fn build_part(
-        config: SimConfig,
+        config: std::sync::Arc<SimConfig>,
         observer: O,
         mut queue: Q,
         part: Option<&crate::sim::partition::PartState>,

@@ -120,7 +120,8 @@ pub(crate) enum Node {
 
 /// The simulator, generic over its event queue and its observer.
 pub struct Simulator<O: Observer = NoObserver, Q: EventQueue<Event> = CalendarQueue<Event>> {
-    pub(crate) config: SimConfig,
+    /// One copy shared by a process's partitions (read only).
+    pub(crate) config: std::sync::Arc<SimConfig>,
     pub(crate) now: Instant,
     end: Instant,
     queue: Q,

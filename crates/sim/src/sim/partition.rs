@@ -241,7 +241,7 @@ pub fn unsupported(_config: &SimConfig) -> Option<&'static str> {
 impl<Q: EventQueue<Event>> Simulator<NoObserver, Q> {
     /// Partition `me` of `config` split by `of_node` (each node's partition), on `queue`.
     pub fn partition(
-        config: SimConfig,
+        config: impl Into<std::sync::Arc<SimConfig>>,
         of_node: Vec<u16>,
         me: u16,
         queue: Q,
@@ -252,14 +252,16 @@ impl<Q: EventQueue<Event>> Simulator<NoObserver, Q> {
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Partition `me` of `config` split by `of_node`, on `queue`, observed by `observer`
-    /// (which sees only this partition's events).
+    /// (which sees only this partition's events). `config` may be an `Arc` that a process's
+    /// partitions share: they only read it.
     pub fn partition_observed(
-        config: SimConfig,
+        config: impl Into<std::sync::Arc<SimConfig>>,
         of_node: Vec<u16>,
         me: u16,
         observer: O,
         queue: Q,
     ) -> Result<Self, PartitionError> {
+        let config: std::sync::Arc<SimConfig> = config.into();
         if let Some(what) = unsupported(&config) {
             return Err(PartitionError::Unsupported(what));
         }
