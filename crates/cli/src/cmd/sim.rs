@@ -219,9 +219,10 @@ pub struct SimArgs {
     /// groups (first-tier switches with their hosts, and each switch above). Each partition
     /// holds a copy of most of the fabric: memory grows with P
     /// (docs/parallel.md, "The scheduler"). With --threads 1, P > 1 runs the P partitions on
-    /// the one thread (what the split costs, measured on one core; the same report). With --mpi on R ranks: P in all, at least R × T
-    /// (default R × T, one a thread), each rank a fixed block of ⌊P/R⌋ or ⌈P/R⌉ placed on its
-    /// T threads anew each window (a partition never leaves its rank).
+    /// the one thread (what the split costs, measured on one core; the same report). With
+    /// --mpi on R ranks: P in all, at least R × T (default R × T, one a thread), each rank a
+    /// fixed block of ⌊P/R⌋ or ⌈P/R⌉ placed on its T threads anew each window (a partition
+    /// never leaves its rank).
     #[arg(long, value_name = "P", conflicts_with_all = ["sweep", "partition"],
           value_parser = clap::value_parser!(u16).range(1..=4096))]
     pub partitions: Option<u16>,
