@@ -237,6 +237,13 @@ fn max_frame_bytes(config: &SimConfig) -> Result<u32, BuildError> {
     u32::try_from(largest_frame).map_err(|_| BuildError::FrameTooLarge { bytes: largest_frame })
 }
 
+/// The port at the other end of `p`'s link: a link's `a` end is port 2·i, its `b` end
+/// 2·i + 1 ([`build_ports`]), so it is found without reading `p`'s port (whose line may be cold).
+#[inline(always)]
+pub(in crate::sim) const fn peer_of(p: PortId) -> PortId {
+    p ^ 1
+}
+
 /// Every link's two ports (a link's `a` end is port 2·i, its `b` end 2·i + 1), and each node's
 /// ports in link order.
 /// A partition (`part`) builds the congestion notification of its own switches' ports only
@@ -257,8 +264,7 @@ fn build_ports(
             (link.b, pa, link.fc_b, pb, &link.dcbx_b, &link.trust_b),
         ];
         for (node, peer, fc, me, dcbx_cfg, trust) in ends {
-            // (`partition.rs` and `prefetch.rs` find a port's peer so, where its line is cold)
-            debug_assert_eq!(peer, me ^ 1);
+            debug_assert_eq!(peer, peer_of(me));
             let local = node_ports[node as usize].len() as u32;
             node_ports[node as usize].push(me);
             let end = PortEnd {

@@ -485,9 +485,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     // (inlined into the drivers' loops over the mail: a call per frame cost ≈ 9 instructions)
     #[inline(always)]
     pub fn take_in(&mut self, m: &Message, extra: Option<&Extra>) {
-        // (a link's ports are 2·i and 2·i + 1, `build.rs`: the sender is found without
-        // reading the receiving port's line, cold until its arrival is handled)
-        let from = m.to ^ 1;
+        // (without reading the receiving port's line, cold until its arrival is handled)
+        let from = crate::sim::build::peer_of(m.to);
         if let Some(x) = extra {
             self.take_in_extra(m, from, &x.carried);
         }
@@ -525,8 +524,10 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         let Some(ps) = self.part.as_deref() else {
             return false;
         };
-        let (Some(&here), Some(&there)) = (ps.of_port.get(to as usize), ps.of_port.get((to ^ 1) as usize))
-        else {
+        let (Some(&here), Some(&there)) = (
+            ps.of_port.get(to as usize),
+            ps.of_port.get(crate::sim::build::peer_of(to) as usize),
+        ) else {
             return false;
         };
         here == ps.me && there != ps.me

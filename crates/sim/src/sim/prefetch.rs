@@ -27,8 +27,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// its port's first three lines (ids, flags, the wire, the owed end, the frame being sent:
     /// `Port`'s layout); for the next, whose port's first line was asked for one event ago,
     /// the sending port's wire if it is an arrival. The addresses are computed, never read
-    /// through (no bounds check), and an arrival's sending port is its port's pair (a link's
-    /// ports are 2·i and 2·i + 1, `build.rs`): no load waits on a line still on its way.
+    /// through (no bounds check), and an arrival's sending port is its port's pair
+    /// (`build::peer_of`): no load waits on a line still on its way.
     #[inline(always)]
     pub(in crate::sim) fn prefetch_ahead(&self) {
         let ports: *const crate::sim::Port = self.ports.as_ptr();
@@ -41,7 +41,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             prefetch(at.wrapping_add(128));
         }
         if let Some(&Event::Arrive(p)) = self.queue.upcoming(0) {
-            let wire: *const u8 = ports.wrapping_add((p ^ 1) as usize).cast();
+            let wire: *const u8 = ports.wrapping_add(crate::sim::build::peer_of(p) as usize).cast();
             prefetch(wire.wrapping_add(64));
         }
     }
