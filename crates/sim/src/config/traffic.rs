@@ -284,6 +284,19 @@ impl Workload {
         let flows_per_s = bytes_per_s / cdf.mean().max(1.0);
         Duration::from_ps((1e12 / flows_per_s).round().max(1.0) as u128)
     }
+    /// Draws an arrival's source, destination (uniformly among the others) and size, in that
+    /// order; `None` (after the source) when no destination but the source is listed.
+    pub fn draw_flow<R: Rng>(&self, rng: &mut R) -> Option<(NodeId, NodeId, u64)> {
+        let src = self.src[rng.gen_range(0..self.src.len())];
+        let dsts: usize = self.dst.iter().filter(|&&d| d != src).count();
+        if dsts == 0 {
+            return None;
+        }
+        let k = rng.gen_range(0..dsts);
+        let dst = *self.dst.iter().filter(|&&d| d != src).nth(k).unwrap_or(&src);
+        Some((src, dst, self.cdf.sample(rng)))
+    }
+
     /// Draws the next interarrival time (exponential).
     pub fn draw_gap<R: Rng>(&self, rng: &mut R) -> Duration {
         let u: f64 = rng.r#gen::<f64>();

@@ -324,14 +324,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         if now >= w.stop {
             return;
         }
-        use rand::Rng;
-        let rng = &mut self.rngs[wi as usize];
-        let src = w.src[rng.gen_range(0..w.src.len())];
-        let dsts: usize = w.dst.iter().filter(|&&d| d != src).count();
-        if dsts > 0 {
-            let k = rng.gen_range(0..dsts);
-            let dst = *w.dst.iter().filter(|&&d| d != src).nth(k).unwrap_or(&src);
-            let size = w.cdf.sample(rng);
+        if let Some((src, dst, size)) = w.draw_flow(&mut self.rngs[wi as usize]) {
             let spec = FlowSpec {
                 name: format!("{}#{}", w.name, self.flows.len()),
                 src,
