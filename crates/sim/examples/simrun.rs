@@ -11,6 +11,9 @@
 //! events, and the ideal speed-up it allows; with `--check` the sequential run first, and each
 //! split's report compared with it byte for byte.
 //!
+//! `simrun ns3:DIR` runs the HPCC ns-3 input DIR/config.txt (with the topology and flow files
+//! it names) as `lossless sim --ns3` would, without its observer.
+//!
 //! `simrun fat-tree-websearch [DURATION]` runs the 320-host fat-tree of the shared corpus's
 //! `workloads/` (`$LOSSLESS_CORPUS`, else `shared/corpus` beside the checkout) with WebSearch flows at 30 %
 //! load, all RoCEv2 QPs with DCQCN and ECN marking (HPCC ns-3 presets), for DURATION (200us).
@@ -90,6 +93,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let cdf = lossless_sim::config::traffic::SizeCdf::parse(&read("WebSearch_distribution.txt")?)?;
         let d = ov.set.first().map_or("200us", String::as_str);
         topo.websearch_dcqcn(cdf, 0.3, scenario::parse_duration(d)?)
+    } else if let Some(dir) = name.strip_prefix("ns3:") {
+        // an HPCC ns-3 run: DIR's config.txt with the topology and flow files it names
+        let run = lossless_sim::ns3::Run::load(&std::path::Path::new(dir).join("config.txt"), None, None)?;
+        run.to_sim_config("ns3")?
     } else {
         scenario::load(&name, &ov)?
     };
@@ -138,7 +145,7 @@ fn print_model(
     wall: f64,
 ) -> Result<(), Box<dyn std::error::Error>> {
     use lossless_sim::experiments::barrier::round_ns;
-    use lossless_sim::experiments::partition_model::PartitionModel;
+    use lossless_sim::experiments::partition_model::{PartitionModel, Partitioning};
     let mut sim = Simulator::with_observer(config.clone(), PartitionModel::new(config, parts))?;
     sim.run();
     let model = std::mem::replace(sim.observer_mut(), PartitionModel::new(config, &[]));
@@ -149,14 +156,15 @@ fn print_model(
         "model: {event_ns:.1} ns per event (this run, one core); the engine's barrier with 2 threads: {barrier2:.0} ns per window (std::sync::Barrier: {std2:.0} ns; this machine)"
     );
     println!(
-        "parts  groups  cut  lookahead_ns  windows  events/window  messages/window  critical_events  ideal×  predicted×  balance  adaptive×  engine_parts  engine×"
+        "parts  groups  cut  lookahead_ns  windows  events/window  messages/window  critical_events  ideal×  predicted×  balance  adaptive×  engine_parts  engine×  channels×"
     );
-    for f in model.finish() {
+    let figs = model.finish();
+    for f in &figs {
         let w = f.windows.max(1) as f64;
         let mean = f.per_partition.iter().sum::<u64>() as f64 / f.per_partition.len().max(1) as f64;
         let max = f.per_partition.iter().copied().max().unwrap_or(0) as f64;
         println!(
-            "{:>5}  {:>6}  {:>4}  {:>12.1}  {:>7}  {:>13.1}  {:>15.2}  {:>15}  {:>6.2}  {:>10.2}  {:>7.3}  {:>9.2}  {:>12}  {:>7.2}",
+            "{:>5}  {:>6}  {:>4}  {:>12.1}  {:>7}  {:>13.1}  {:>15.2}  {:>15}  {:>6.2}  {:>10.2}  {:>7.3}  {:>9.2}  {:>12}  {:>7.2}  {:>9.2}",
             f.parts,
             f.groups,
             f.cut_links,
@@ -171,6 +179,45 @@ fn print_model(
             f.ideal_speedup_adaptive(),
             f.engine_partitions,
             f.ideal_speedup_engine(),
+            f.ideal_speedup_channels(),
+        );
+    }
+    // how the groups' events balance as the partitioner places them (by expected frames),
+    // as it placed them before (by links), and longest first by the events themselves
+    println!(
+        "parts  partitions' events, busiest / mean: by links  by expected frames  by the events (longest first)"
+    );
+    let by_links = lossless_sim::experiments::expected_load::link_weights(config);
+    for f in &figs {
+        let placed = |part: &Partitioning| {
+            let mut load = vec![0u64; usize::from(f.parts)];
+            for (g, &e) in f.per_group.iter().enumerate() {
+                if let Some(n) = part.group_of_node.iter().position(|&x| x as usize == g) {
+                    load[usize::from(part.of_node[n])] += e;
+                }
+            }
+            load
+        };
+        let mut order = f.per_group.clone();
+        order.sort_unstable_by(|a, b| b.cmp(a));
+        let mut by_events = vec![0u64; usize::from(f.parts)];
+        for e in order {
+            if let Some(m) = by_events.iter_mut().min() {
+                *m += e;
+            }
+        }
+        let bal = |v: &[u64]| {
+            let mean = v.iter().sum::<u64>() as f64 / v.len().max(1) as f64;
+            v.iter().copied().max().unwrap_or(0) as f64 / mean.max(1.0)
+        };
+        println!(
+            "{:>5}  {:>48.3}  {:>18.3}  {:>29.3}",
+            f.parts,
+            bal(&placed(&Partitioning::by_tier_weighted(
+                config, f.parts, &by_links
+            ))),
+            bal(&placed(&Partitioning::by_tier(config, f.parts))),
+            bal(&by_events)
         );
     }
     Ok(())

@@ -14,6 +14,7 @@
 pub mod barrier;
 pub mod cc_compare;
 pub mod cn_twin;
+pub mod expected_load;
 pub mod headroom;
 pub mod parallel;
 pub mod partition_file;

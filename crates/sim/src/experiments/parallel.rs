@@ -132,8 +132,9 @@ pub fn auto_threads(config: &SimConfig, cores: u16) -> AutoThreads {
     if crate::sim::partition::unsupported(config).is_some() {
         return one;
     }
+    let weights = crate::experiments::expected_load::node_weights(config);
     for n in (2..=cores.min(MAX_AUTO_THREADS)).rev() {
-        let part = Partitioning::by_tier(config, n);
+        let part = Partitioning::by_tier_weighted(config, n, &weights);
         let Some(w) = lookahead(config, &part).filter(|&w| w >= SHORT_WINDOW) else {
             continue;
         };

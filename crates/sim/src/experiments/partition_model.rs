@@ -7,7 +7,8 @@
 //! The partitioner splits a fabric by tier: a switch's tier is its distance to the nearest
 //! host; each first-tier switch (a ToR, a leaf) and its hosts form a group, every switch above
 //! is a group of its own (in a fabric of one switch, every node is). Groups go, heaviest first,
-//! to the least-loaded partition, weighed by their ports. Windows are those of a windowed
+//! to the least-loaded partition, weighed by the frames the run is expected to carry through
+//! them (`expected_load`; by their ports when it offers no traffic known in advance). Windows are those of a windowed
 //! barrier: a window starts at the first event at or after the previous one's end and lasts
 //! one lookahead (the smallest propagation plus a 64-byte frame's time over the cut links),
 //! so that nothing a partition sends in a window can arrive before the window ends.
@@ -49,8 +50,19 @@ impl Partitioning {
         }
     }
 
-    /// The tier-and-group partitioning of `config` into `parts` partitions (at least 1).
+    /// The tier-and-group partitioning of `config` into `parts` partitions (at least 1), its
+    /// groups weighed by their expected frames (`expected_load::node_weights`).
     pub fn by_tier(config: &SimConfig, parts: u16) -> Partitioning {
+        Partitioning::by_tier_weighted(
+            config,
+            parts,
+            &crate::experiments::expected_load::node_weights(config),
+        )
+    }
+
+    /// [`Partitioning::by_tier`] with each node's weight given (`weight[n]`; a missing one
+    /// weighs nothing).
+    pub fn by_tier_weighted(config: &SimConfig, parts: u16, weight: &[u64]) -> Partitioning {
         let parts = parts.max(1);
         let n = config.nodes.len();
         let mut adj: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -88,7 +100,7 @@ impl Partitioning {
             group[start] = g;
             let mut stack = vec![start];
             while let Some(x) = stack.pop() {
-                w += adj[x].len() as u64;
+                w += weight.get(x).copied().unwrap_or(0);
                 if cut(x) {
                     continue;
                 }
@@ -152,6 +164,12 @@ pub struct ModelFigures {
     pub messages: u64,
     /// Events of each partition over the run.
     pub per_partition: Vec<u64>,
+    /// Events of each group over the run (the workloads' arrivals not counted).
+    pub per_group: Vec<u64>,
+    /// The critical path in events if each partition waited only for the partitions it
+    /// receives frames from, and only as far as their lookahead asks (channel clocks, no
+    /// barrier), with [`CLOCK_SLICES`] slices a lookahead.
+    pub critical_events_channels: u64,
 }
 
 impl ModelFigures {
@@ -175,6 +193,97 @@ impl ModelFigures {
     /// window by the previous one's events.
     pub fn ideal_speedup_engine(&self) -> f64 {
         self.events as f64 / self.critical_events_engine.max(1) as f64
+    }
+
+    /// [`ModelFigures::ideal_speedup`] with channel clocks instead of windows.
+    pub fn ideal_speedup_channels(&self) -> f64 {
+        self.events as f64 / self.critical_events_channels.max(1) as f64
+    }
+}
+
+/// Slices of a lookahead in the channel-clock model ([`ModelFigures::critical_events_channels`]).
+pub const CLOCK_SLICES: usize = 8;
+
+/// The critical path of a run whose partitions synchronise by channel clocks (each publishes
+/// how far it has run, and runs on as far as the partitions that send to it allow: their
+/// clocks plus the lookahead of the links between) instead of windows at a barrier. Time is
+/// cut into slices of a [`CLOCK_SLICES`]th of the lookahead: partition `p` finishes slice `s`
+/// at `F(p, s) = max(F(p, s − 1), max over its senders q of F(q, s − CLOCK_SLICES)) + c(p, s)`,
+/// in events, where `c` is its events in the slice. A windowed barrier is the same with one
+/// slice a window and every partition a sender of every other: there a window's busiest
+/// partition holds back all; here only those downstream of it, one lookahead later, so that
+/// a partition's burst is absorbed while its neighbours have slack.
+#[derive(Debug)]
+struct ChannelClocks {
+    /// The partitions each partition receives frames from.
+    senders: Vec<Vec<u16>>,
+    slice_ps: u128,
+    /// The slice being counted, and each partition's events in it.
+    slice: Option<u128>,
+    cost: Vec<u64>,
+    /// Finish times of the last [`CLOCK_SLICES`] slices, the latest first.
+    finish: VecDeque<Vec<u64>>,
+    /// Scratch: the oldest slice's finish times while the newest's are computed.
+    oldest: Vec<u64>,
+}
+
+impl ChannelClocks {
+    fn new(senders: Vec<Vec<u16>>, lookahead_ps: u128) -> ChannelClocks {
+        let parts = senders.len();
+        ChannelClocks {
+            slice_ps: (lookahead_ps / CLOCK_SLICES as u128).max(1),
+            slice: None,
+            cost: vec![0; parts],
+            finish: (0..CLOCK_SLICES).map(|_| vec![0; parts]).collect(),
+            oldest: vec![0; parts],
+            senders,
+        }
+    }
+
+    /// Closes the current slice (the oldest slice's buffer holds the newest's).
+    fn step(&mut self) {
+        let Some(mut next) = self.finish.pop_back() else {
+            return;
+        };
+        std::mem::swap(&mut next, &mut self.oldest);
+        let latest = &self.finish[0];
+        for (p, f) in next.iter_mut().enumerate() {
+            let waits = self.senders[p]
+                .iter()
+                .map(|&q| self.oldest[usize::from(q)])
+                .max()
+                .unwrap_or(0);
+            *f = latest[p].max(waits) + self.cost[p];
+        }
+        self.finish.push_front(next);
+        self.cost.iter_mut().for_each(|c| *c = 0);
+    }
+
+    /// Counts one event of partition `p` (every partition's with `None`) at `at` ps.
+    fn event(&mut self, at: u128, p: Option<u16>) {
+        let slice = at / self.slice_ps;
+        let cur = *self.slice.get_or_insert(slice);
+        if slice > cur {
+            // empty slices only pass finish times on: after a path's length of lookaheads
+            // through every partition nothing changes any more
+            let settle = (CLOCK_SLICES * (self.cost.len() + 2)) as u128;
+            for _ in 0..(slice - cur).min(settle) {
+                self.step();
+            }
+            self.slice = Some(slice);
+        }
+        match p {
+            Some(p) => self.cost[usize::from(p)] += 1,
+            None => self.cost.iter_mut().for_each(|c| *c += 1),
+        }
+    }
+
+    /// The critical path so far, closing the current slice.
+    fn finish(&mut self) -> u64 {
+        if self.slice.take().is_some() {
+            self.step();
+        }
+        self.finish[0].iter().copied().max().unwrap_or(0)
     }
 }
 
@@ -202,6 +311,8 @@ struct Tracker {
     engine_prev: Vec<u64>,
     engine_thread: Vec<u16>,
     placer: crate::experiments::parallel::Placer,
+    /// The same partitions on channel clocks.
+    clocks: ChannelClocks,
     fig: ModelFigures,
 }
 
@@ -210,6 +321,8 @@ impl Tracker {
         let mut port_part = Vec::with_capacity(2 * config.links.len());
         let mut lookahead = u128::MAX;
         let mut cut_links = 0;
+        let parts = part.parts as usize;
+        let mut senders: Vec<Vec<u16>> = vec![Vec::new(); parts];
         for l in &config.links {
             let (pa, pb) = (part.of_node[l.a as usize], part.of_node[l.b as usize]);
             // port 2·i is end a of link i, 2·i + 1 its end b
@@ -218,9 +331,13 @@ impl Tracker {
             if pa != pb {
                 cut_links += 1;
                 lookahead = lookahead.min(cut_lookahead(&config.model, l).as_ps());
+                for (to, from) in [(pa, pb), (pb, pa)] {
+                    if !senders[usize::from(to)].contains(&from) {
+                        senders[usize::from(to)].push(from);
+                    }
+                }
             }
         }
-        let parts = part.parts as usize;
         let engine = Partitioning::by_tier(config, crate::experiments::parallel::auto_partitions(part.parts));
         let units = usize::from(engine.parts);
         Tracker {
@@ -229,6 +346,7 @@ impl Tracker {
             engine_prev: vec![0; units],
             engine_thread: (0..units).map(|u| (u % parts) as u16).collect(),
             placer: Default::default(),
+            clocks: ChannelClocks::new(senders, if cut_links == 0 { u128::MAX } else { lookahead }),
             fig: ModelFigures {
                 parts: part.parts,
                 cut_links,
@@ -242,6 +360,8 @@ impl Tracker {
                 critical_events_adaptive: 0,
                 engine_partitions: units as u16,
                 critical_events_engine: 0,
+                critical_events_channels: 0,
+                per_group: vec![0; part.groups as usize],
             },
             group_now: vec![0; part.groups as usize],
             group_prev: vec![0; part.groups as usize],
@@ -303,8 +423,10 @@ impl Tracker {
         }
         match order::scheduler_node(scheduler) {
             Some(n) => {
+                self.clocks.event(at, Some(self.part.of_node[n as usize]));
                 self.in_window[self.part.of_node[n as usize] as usize] += 1;
                 self.group_now[self.part.group_of_node[n as usize] as usize] += 1;
+                self.fig.per_group[self.part.group_of_node[n as usize] as usize] += 1;
                 self.engine_now[self.engine_of_node[n as usize] as usize] += 1;
                 self.fig.events += 1;
             }
@@ -313,10 +435,12 @@ impl Tracker {
                 for c in &mut self.in_window {
                     *c += 1;
                 }
+                self.clocks.event(at, None);
                 self.replicated_now += 1;
                 self.fig.events += u64::from(self.part.parts);
             }
             None => {
+                self.clocks.event(at, Some(0));
                 self.in_window[0] += 1;
                 self.group_now[0] += 1;
                 self.engine_now[0] += 1;
@@ -360,6 +484,7 @@ impl PartitionModel {
     pub fn finish(mut self) -> Vec<ModelFigures> {
         for t in &mut self.trackers {
             t.close_window();
+            t.fig.critical_events_channels = t.clocks.finish();
         }
         self.trackers.into_iter().map(|t| t.fig).collect()
     }
@@ -443,5 +568,12 @@ mod tests {
         assert_eq!(figs[0].critical_events_engine, figs[0].events);
         assert!(two.critical_events_engine <= two.events);
         assert!(two.critical_events_adaptive <= two.events);
+        // channel clocks: on one partition every event, on two at least the busier one's
+        assert_eq!(figs[0].critical_events_channels, figs[0].events);
+        let busier = two.per_partition.iter().copied().max().unwrap_or(0);
+        assert!(
+            two.critical_events_channels >= busier && two.critical_events_channels < two.events,
+            "{two:?}"
+        );
     }
 }

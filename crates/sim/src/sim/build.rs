@@ -801,7 +801,7 @@ fn pint_port(config: &SimConfig, me: PortId, rate: Rate) -> Result<Option<Box<Pi
 }
 
 /// The seed of workload `i`'s arrival stream, from the scenario's seed.
-fn workload_seed(seed: u64, i: usize) -> u64 {
+pub(crate) fn workload_seed(seed: u64, i: usize) -> u64 {
     super::splitmix64(seed ^ ((i as u64) << 24) ^ 0x5757_0000_0000_0000)
 }
 

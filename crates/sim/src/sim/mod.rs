@@ -57,6 +57,7 @@ pub mod order;
 pub mod partition;
 mod prefetch;
 pub mod qp_report;
+pub(crate) use build::workload_seed;
 pub(crate) use ideal::IdealCache;
 #[cfg(test)]
 mod tests;
