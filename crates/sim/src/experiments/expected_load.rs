@@ -1,18 +1,17 @@
-//! The frames a run is expected to carry through each node, known before it runs: from its
-//! fixed flows and the means of its workloads, routed along shortest paths with equal shares
-//! over equal-cost next hops (ECMP). The automatic partitioner weighs its groups by it
+//! The frames a run is expected to carry through each node, known before it runs: its fixed
+//! flows and its workloads' arrivals (drawn as the run draws them), each on the path the run's
+//! routing and ECMP hash give it. The automatic partitioner weighs its groups by it
 //! (`partition_model::Partitioning::by_tier`), so that a partition holds a share of the run's
 //! events rather than of its ports.
 
-use std::collections::{BTreeMap, VecDeque};
-
-use lossless_proto::units::{Duration, Instant};
+use lossless_proto::units::{Instant, Rate};
 
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
 
+use crate::config::SimConfig;
 use crate::config::traffic::Pattern;
-use crate::config::{NodeKind, SimConfig};
+use crate::config::transport::QpSpec;
 
 /// Frames a node is expected to handle: those its hosts send and receive, those its switches
 /// forward.
@@ -26,90 +25,19 @@ pub struct ExpectedLoad {
 /// BTH and the wire's preamble and gap: the exact figure does not matter for a weight).
 const OVERHEAD_BYTES: u64 = 78;
 
-/// What the traffic asks of the fabric, by host and by the switches it enters and leaves at.
-struct Demand {
-    /// Switch neighbours of each node (once per link: parallel links take a share each).
-    adj: Vec<Vec<u32>>,
-    /// Frames each host sends and receives.
-    host: Vec<f64>,
-    /// Frames from the switch they enter at to the switch they leave at, by (leave, enter):
-    /// ordered, so that every process sums them in the same order.
-    pairs: BTreeMap<(u32, u32), f64>,
-}
-
-impl Demand {
-    /// `f` frames from `from` (leaving it at each of its switches in equal shares) to each
-    /// switch of `at` in `to_share[at]`.
-    fn enter(&mut self, from: u32, to_switches: &[(u32, f64)], f: f64) {
-        let from_sw = &self.adj[from as usize];
-        let k = from_sw.len() as f64;
-        for &a in from_sw {
-            for &(b, share) in to_switches {
-                *self.pairs.entry((b, a)).or_insert(0.0) += f * share / k;
-            }
-        }
-    }
-
-    /// `f` frames from host `s` to host `d` (both ways when `both`).
-    fn flow(&mut self, s: u32, d: u32, f: f64, both: bool) {
-        let (su, du) = (s as usize, d as usize);
-        if self.adj[su].is_empty() || self.adj[du].is_empty() {
-            return;
-        }
-        let ways: &[(u32, u32)] = if both { &[(s, d), (d, s)] } else { &[(s, d)] };
-        for &(x, y) in ways {
-            self.host[x as usize] += f;
-            self.host[y as usize] += f;
-            let k = self.adj[y as usize].len() as f64;
-            let to: Vec<(u32, f64)> = self.adj[y as usize].iter().map(|&b| (b, 1.0 / k)).collect();
-            self.enter(x, &to, f);
-        }
-    }
-}
-
 /// The frames `config`'s traffic is expected to carry through each node, or `None` when it
 /// offers none known in advance.
 ///
-/// Fixed flows count what they can send before the run ends, and so do a workload's
-/// arrivals, drawn from its stream as the run draws them; a flow's receiver returns a frame for
-/// each it receives, as the reference's acknowledgements. Each host's traffic enters at the
-/// switches it is linked to (equal shares) and goes along shortest paths through switches
-/// (hosts never forward) to its destination's switches, split equally over the links to every
-/// next hop closer to them: one breadth-first search per switch that destinations hang off.
+/// The flows are the run's own, in the order it creates them: its fixed flows, then each
+/// workload's arrivals as it draws them from its stream (by time, across workloads). Each
+/// counts the frames it can send before the run ends (its size, at most its line for the time
+/// left), and its receiver returns one for each when it has a transport (the reference's
+/// acknowledgements). A flow's frames are counted at its two hosts and at every switch they
+/// cross, on the path the run's routing gives that flow (`sim::RouteReplay`: its ECMP
+/// picks included; static routes are not replayed).
 pub fn expected_load(config: &SimConfig) -> Option<ExpectedLoad> {
     let n = config.nodes.len();
-    let is_switch: Vec<bool> = config
-        .nodes
-        .iter()
-        .map(|c| matches!(c.kind, NodeKind::Switch(_)))
-        .collect();
-    let mut adj: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for l in &config.links {
-        let (a, b) = (l.a as usize, l.b as usize);
-        if a >= n || b >= n {
-            continue;
-        }
-        if is_switch[b] {
-            adj[a].push(l.b);
-        }
-        if is_switch[a] {
-            adj[b].push(l.a);
-        }
-    }
-    let mut dm = Demand {
-        adj,
-        host: vec![0.0; n],
-        pairs: BTreeMap::new(),
-    };
     let end = Instant::ZERO + config.duration;
-    let active = |start: Instant, stop: Instant| -> Duration {
-        let stop = stop.min(end);
-        if stop > start {
-            stop - start
-        } else {
-            Duration::ZERO
-        }
-    };
     let line_of = |host: u32| {
         config
             .links
@@ -117,95 +45,62 @@ pub fn expected_load(config: &SimConfig) -> Option<ExpectedLoad> {
             .find(|l| l.a == host || l.b == host)
             .map(|l| l.rate)
     };
-    for f in &config.flows {
-        let Some(line) = line_of(f.src) else { continue };
-        let rate = match f.pattern {
-            Pattern::Line => line,
-            Pattern::Cbr { rate } | Pattern::OnOff { rate, .. } => rate,
+    // what a flow from `src`, of `size` bytes in payloads of `mtu`, can send from `start` to
+    // `stop` at `rate` (its line's when `None`)
+    let sendable =
+        |src: u32, mtu: u64, size: Option<u64>, start: Instant, stop: Instant, rate: Option<Rate>| {
+            let stop = stop.min(end);
+            let Some(rate) = rate.or_else(|| line_of(src)) else {
+                return 0.0;
+            };
+            if stop <= start {
+                return 0.0;
+            }
+            let most =
+                (stop - start).as_ps() as f64 * rate.bps() as f64 / 8e12 / (mtu + OVERHEAD_BYTES) as f64;
+            size.map_or(most, |s| (s.div_ceil(mtu.max(1)) as f64).min(most))
         };
-        let wire = f.mtu + OVERHEAD_BYTES;
-        let most = active(f.start, f.stop).as_ps() as f64 * rate.bps() as f64 / 8e12 / wire as f64;
-        let frames = f
-            .size
-            .map_or(most, |s| (s.div_ceil(f.mtu.max(1)) as f64).min(most));
-        if frames > 0.0 && (f.src as usize) < n && (f.dst as usize) < n {
-            dm.flow(f.src, f.dst, frames, f.transport.is_some());
+    let mut frames = vec![0.0f64; n];
+    let mut replay = crate::sim::RouteReplay::new(config);
+    let mut any = false;
+    let mut add = |src: u32, dst: u32, f: f64, transport: Option<&QpSpec>| {
+        if (src as usize) >= n || (dst as usize) >= n {
+            return;
         }
+        let ways = if transport.is_some() { 2.0 } else { 1.0 };
+        frames[src as usize] += f * ways;
+        frames[dst as usize] += f * ways;
+        any |= f > 0.0;
+        replay.flow(src, dst, transport, |x, _| frames[x as usize] += f);
+    };
+    for f in &config.flows {
+        let rate = match f.pattern {
+            Pattern::Line => None,
+            Pattern::Cbr { rate } | Pattern::OnOff { rate, .. } => Some(rate),
+        };
+        let sent = sendable(f.src, f.mtu, f.size, f.start, f.stop, rate);
+        add(f.src, f.dst, sent, f.transport.as_deref());
     }
-    // a workload's arrivals, drawn as the run draws them (its own stream, from the seed)
+    // the workloads' arrivals, drawn as the run draws them (each its own stream, from the
+    // seed), in the order the run takes them: by time, then by workload
+    let mut arrivals: Vec<(Instant, usize, u32, u32, u64)> = Vec::new();
     for (i, w) in config.workloads.iter().enumerate() {
         let mut rng = Pcg64::seed_from_u64(crate::sim::workload_seed(config.seed, i));
-        let both = w.transport.is_some();
         let mut t = w.start + w.draw_gap(&mut rng);
         while t < w.stop && t < end {
-            if let Some((s, d, size)) = w.draw_flow(&mut rng)
-                && let Some(line) = line_of(s)
-            {
-                let most =
-                    (end - t).as_ps() as f64 * line.bps() as f64 / 8e12 / (w.mtu + OVERHEAD_BYTES) as f64;
-                let frames = (size.div_ceil(w.mtu.max(1)) as f64).min(most);
-                if (s as usize) < n && (d as usize) < n {
-                    dm.flow(s, d, frames, both);
-                }
+            if let Some((s, d, size)) = w.draw_flow(&mut rng) {
+                arrivals.push((t, i, s, d, size));
             }
             t += w.draw_gap(&mut rng);
         }
     }
-    if dm.pairs.is_empty() {
-        return None;
+    arrivals.sort_by_key(|a| (a.0, a.1));
+    for (t, i, s, d, size) in arrivals {
+        let w = &config.workloads[i];
+        let sent = sendable(s, w.mtu, Some(size), t, Instant::MAX, None);
+        add(s, d, sent, w.transport.as_deref());
     }
-    let Demand { adj, host, pairs } = dm;
-    let mut frames = host;
-    let mut dist = vec![u32::MAX; n];
-    let mut order: Vec<u32> = Vec::with_capacity(n);
-    let mut flow = vec![0.0f64; n];
-    let mut queue = VecDeque::new();
-    let mut pairs = pairs.into_iter().peekable();
-    while let Some(&((target, _), _)) = pairs.peek() {
-        let t = target as usize;
-        // distances to the target through switches
-        dist.iter_mut().for_each(|d| *d = u32::MAX);
-        order.clear();
-        dist[t] = 0;
-        queue.push_back(target);
-        while let Some(x) = queue.pop_front() {
-            order.push(x);
-            for &y in &adj[x as usize] {
-                if dist[y as usize] == u32::MAX {
-                    dist[y as usize] = dist[x as usize] + 1;
-                    queue.push_back(y);
-                }
-            }
-        }
-        while let Some(((_, from), f)) = pairs.next_if(|p| p.0.0 == target) {
-            // (traffic from a switch that cannot reach the target is left out, and what
-            // a source's own share took back to nothing)
-            if dist[from as usize] != u32::MAX && f > 0.0 {
-                flow[from as usize] += f;
-            }
-        }
-        // farthest first: each switch forwards what reached it to its next hops
-        for &x in order.iter().rev() {
-            let x = x as usize;
-            let here = std::mem::take(&mut flow[x]);
-            if here == 0.0 {
-                continue;
-            }
-            frames[x] += here;
-            let closer = adj[x]
-                .iter()
-                .filter(|&&y| dist[y as usize] + 1 == dist[x])
-                .count();
-            if x == t || closer == 0 {
-                continue;
-            }
-            let each = here / closer as f64;
-            for &y in adj[x].iter().filter(|&&y| dist[y as usize] + 1 == dist[x]) {
-                flow[y as usize] += each;
-            }
-        }
-    }
-    Some(ExpectedLoad { frames })
+    any.then_some(ExpectedLoad { frames })
 }
 
 /// Each node's weight for the automatic partitioner: its expected frames
@@ -274,26 +169,71 @@ mod tests {
     }
 
     #[test]
-    fn a_flow_loads_its_hosts_and_leaves_fully_and_each_spine_with_an_equal_share() {
+    fn a_flow_counts_its_frames_at_its_hosts_and_at_every_switch_on_its_path() {
         let mut cfg = leaf_spine();
         cfg.workloads.clear();
         cfg.flows.push(plain_flow(&cfg, 0, 2, 100));
-        let load = expected_load(&cfg).expect("a flow is known traffic");
-        let want = [100.0, 0.0, 100.0, 0.0, 100.0, 100.0, 50.0, 50.0];
-        assert_eq!(load.frames, want);
-        // a RoCEv2 QP's receiver returns a frame for each: every count doubles
+        let f = expected_load(&cfg).expect("a flow is known traffic").frames;
+        assert_eq!(&f[..6], &[100.0, 0.0, 100.0, 0.0, 100.0, 100.0]);
+        // one spine, the one its hash picks
+        assert_eq!(f[6] + f[7], 100.0, "{f:?}");
+        assert_eq!(f[6] * f[7], 0.0, "{f:?}");
+        // a RoCEv2 QP's receiver returns a frame for each (on the path its own hash picks)
         cfg.flows[0].transport = leaf_spine().workloads[0].transport.clone();
-        let load = expected_load(&cfg).expect("known traffic");
-        assert_eq!(load.frames, want.map(|f| 2.0 * f));
+        let f = expected_load(&cfg).expect("known traffic").frames;
+        assert_eq!(&f[..6], &[200.0, 0.0, 200.0, 0.0, 200.0, 200.0]);
+        assert_eq!(f[6] + f[7], 200.0, "{f:?}");
         // a flow counts only what it can send before the run ends (100 Gb/s for 1 µs:
         // 100,000 bits, 11.6 frames of 1,078 bytes)
         cfg.duration = Duration::from_us(1);
-        let load = expected_load(&cfg).expect("known traffic");
-        assert!(
-            (load.frames[0] - 2.0 * 1e5 / (8.0 * 1078.0)).abs() < 1e-9,
-            "{:?}",
-            load.frames
-        );
+        let f = expected_load(&cfg).expect("known traffic").frames;
+        assert!((f[0] - 2.0 * 1e5 / (8.0 * 1078.0)).abs() < 1e-9, "{f:?}");
+    }
+
+    #[test]
+    fn the_replay_routes_each_flow_through_the_switches_the_run_sends_it_through() {
+        use crate::config::model::Ecmp;
+        for ecmp in [Ecmp::FlowHash, Ecmp::Ns3] {
+            let mut cfg = leaf_spine();
+            cfg.workloads.clear();
+            cfg.model.ecmp = ecmp;
+            // every pair of hosts on different leaves, both ways, twice (another UDP port,
+            // another flow id), each flow a size of its own (so that the spines' sums tell
+            // which flows went where): small enough to arrive within the run
+            for round in 0..2 {
+                for (i, (s, d)) in [(0, 2), (0, 3), (1, 2), (1, 3), (2, 0), (2, 1), (3, 0), (3, 1)]
+                    .into_iter()
+                    .enumerate()
+                {
+                    cfg.flows
+                        .push(plain_flow(&cfg, s, d, 1 + 3 * i as u64 + 29 * round));
+                }
+            }
+            // and RoCEv2 QPs, whose replies take the path their own hash gives
+            let qp = leaf_spine().workloads[0].transport.clone();
+            for (i, (s, d)) in [(0, 2), (1, 3), (3, 0), (2, 1)].into_iter().enumerate() {
+                let mut f = plain_flow(&cfg, s, d, 7 + 11 * i as u64);
+                f.transport = qp.clone();
+                cfg.flows.push(f);
+            }
+            let f = expected_load(&cfg).expect("known traffic").frames;
+            let mut sim = crate::Simulator::new(cfg.clone()).expect("builds");
+            sim.run();
+            let report = crate::Report::collect(&sim);
+            let mut received = vec![0u64; cfg.nodes.len()];
+            for p in &report.ports {
+                let node = cfg.nodes.iter().position(|n| n.name == p.node).expect("a node");
+                received[node] += p.priorities.iter().map(|q| q.rx_frames).sum::<u64>();
+            }
+            for sw in 4..8 {
+                assert_eq!(
+                    f[sw], received[sw] as f64,
+                    "{ecmp:?}: switch {sw}: {f:?} against {received:?}"
+                );
+            }
+            // the hash spreads them: both spines carry some, and not the same
+            assert!(f[6] > 0.0 && f[7] > 0.0 && f[6] != f[7], "{ecmp:?}: {f:?}");
+        }
     }
 
     #[test]

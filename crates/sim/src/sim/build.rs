@@ -642,14 +642,11 @@ impl FlowState {
         seed: u64,
         with_qp: bool,
     ) -> Result<Self, QpError> {
-        let n = pair_flows.entry((spec.src, spec.dst)).or_insert(0);
-        let sport = 10_000u16.wrapping_add(*n);
-        *n = n.wrapping_add(1);
+        let (sport, dport) = udp_ports(pair_flows, spec.src, spec.dst, spec.transport.as_deref());
         let qp = match &spec.transport {
             Some(t) if with_qp => Some(new_qp(&spec, t, sport, line, seed)?),
             _ => None,
         };
-        let dport = spec.transport.as_ref().map_or(ROCE_UDP_PORT, |t| t.udp_dport);
         Ok(FlowState {
             qp,
             sport,
@@ -663,6 +660,21 @@ impl FlowState {
             spec,
         })
     }
+}
+
+/// The UDP source and destination ports of the next flow from `src` to `dst` (with
+/// `transport`): the source port counts the flows between them before it (from 10,000, as
+/// the reference), in `pair_flows`.
+pub(crate) fn udp_ports(
+    pair_flows: &mut HashMap<(NodeId, NodeId), u16>,
+    src: NodeId,
+    dst: NodeId,
+    transport: Option<&crate::config::transport::QpSpec>,
+) -> (u16, u16) {
+    let n = pair_flows.entry((src, dst)).or_insert(0);
+    let sport = 10_000u16.wrapping_add(*n);
+    *n = n.wrapping_add(1);
+    (sport, transport.map_or(ROCE_UDP_PORT, |t| t.udp_dport))
 }
 
 /// The QP of flow `spec` (transport `t`, UDP source port `sport`, its source's line rate

@@ -58,6 +58,7 @@ pub mod partition;
 mod prefetch;
 pub mod qp_report;
 pub(crate) use build::workload_seed;
+pub(crate) use fabric::routes::RouteReplay;
 pub(crate) use ideal::IdealCache;
 #[cfg(test)]
 mod tests;

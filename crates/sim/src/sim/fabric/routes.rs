@@ -9,9 +9,10 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
+use crate::config::SimConfig;
 use crate::config::model::Hop;
 use crate::event::EventQueue;
-use crate::frame::{NodeId, PortId};
+use crate::frame::{FlowId, NodeId, PortId};
 use crate::observer::Observer;
 use crate::sim::{Event, Node, Port, Simulator};
 
@@ -115,7 +116,22 @@ pub(crate) fn compute(
     is_host: &[bool],
     ns3_order: bool,
 ) -> Vec<Option<Routes>> {
-    let neighbour = |p: PortId| ports[ports[p as usize].peer as usize].node as usize;
+    compute_by(
+        node_ports,
+        |p: PortId| ports[ports[p as usize].peer as usize].node as usize,
+        is_host,
+        ns3_order,
+    )
+}
+
+/// [`compute`] with the node at the far end of each port given by `neighbour`, in port order
+/// or the reference's search order.
+fn compute_by(
+    node_ports: &[Vec<PortId>],
+    neighbour: impl Fn(PortId) -> usize,
+    is_host: &[bool],
+    ns3_order: bool,
+) -> Vec<Option<Routes>> {
     if !ns3_order {
         return compute_with(node_ports, neighbour, is_host, false);
     }
@@ -128,6 +144,119 @@ pub(crate) fn compute(
         })
         .collect();
     compute_with(&sorted, neighbour, is_host, true)
+}
+
+/// A run's routing replayed before it runs, from its configuration alone: every switch's
+/// candidates as the build computes them (its static routes aside) and each flow's pick among
+/// them (`switch::flow_pick`), flows taken in the order the run creates them (their ids and
+/// UDP ports follow from it).
+pub(crate) struct RouteReplay<'a> {
+    config: &'a SimConfig,
+    routes: Vec<Option<Routes>>,
+    /// The node at the far end of each port (a link's ports are 2·i and 2·i + 1).
+    far: Vec<NodeId>,
+    /// Each node's first port.
+    first: Vec<Option<PortId>>,
+    is_host: Vec<bool>,
+    pair_flows: HashMap<(NodeId, NodeId), u16>,
+    next_flow: FlowId,
+}
+
+impl<'a> RouteReplay<'a> {
+    /// The routing of `config`.
+    pub(crate) fn new(config: &'a SimConfig) -> RouteReplay<'a> {
+        let n = config.nodes.len();
+        let mut node_ports: Vec<Vec<PortId>> = vec![Vec::new(); n];
+        let mut far = Vec::with_capacity(2 * config.links.len());
+        for (i, l) in config.links.iter().enumerate() {
+            let pa = 2 * i as PortId;
+            for (node, me, other) in [(l.a, pa, l.b), (l.b, pa + 1, l.a)] {
+                if let Some(ps) = node_ports.get_mut(node as usize) {
+                    ps.push(me);
+                }
+                far.push(other);
+            }
+        }
+        let is_host: Vec<bool> = config
+            .nodes
+            .iter()
+            .map(|c| matches!(c.kind, crate::config::NodeKind::Host(_)))
+            .collect();
+        let valid = config
+            .links
+            .iter()
+            .all(|l| (l.a as usize) < n && (l.b as usize) < n);
+        let routes = if valid {
+            compute_by(
+                &node_ports,
+                |p| far[p as usize] as usize,
+                &is_host,
+                config.model.ecmp == crate::config::model::Ecmp::Ns3,
+            )
+        } else {
+            (0..n).map(|_| None).collect()
+        };
+        RouteReplay {
+            config,
+            routes,
+            first: node_ports.iter().map(|ps| ps.first().copied()).collect(),
+            far,
+            is_host,
+            pair_flows: HashMap::new(),
+            next_flow: 0,
+        }
+    }
+
+    /// Routes the run's next flow, from `src` to `dst` with `transport`: calls `visit(switch,
+    /// reverse)` for each switch its data crosses and, with a transport, each its replies
+    /// cross (`reverse`). Stops where there is no route.
+    pub(crate) fn flow(
+        &mut self,
+        src: NodeId,
+        dst: NodeId,
+        transport: Option<&crate::config::transport::QpSpec>,
+        mut visit: impl FnMut(NodeId, bool),
+    ) {
+        let id = self.next_flow;
+        self.next_flow += 1;
+        let ports = crate::sim::build::udp_ports(&mut self.pair_flows, src, dst, transport);
+        self.walk(id, (src, dst), ports, false, &mut visit);
+        if transport.is_some() {
+            self.walk(id, (dst, src), ports, true, &mut visit);
+        }
+    }
+
+    /// The switches a frame of flow `id` from `ends.0` to `ends.1` crosses.
+    fn walk(
+        &self,
+        id: FlowId,
+        (from, to): (NodeId, NodeId),
+        ports: (u16, u16),
+        reverse: bool,
+        visit: &mut impl FnMut(NodeId, bool),
+    ) {
+        let Some(Some(p)) = self.first.get(from as usize) else {
+            return;
+        };
+        let mut x = self.far[*p as usize];
+        // (a path crosses each switch at most once)
+        for _ in 0..self.routes.len() {
+            if x == to || self.is_host[x as usize] {
+                return;
+            }
+            visit(x, reverse);
+            let Some(Some(r)) = self.routes.get(x as usize) else {
+                return;
+            };
+            let cands = r.get(to as usize);
+            let pick = match cands.len() {
+                0 => return,
+                1 => 0,
+                k => crate::sim::fabric::switch::flow_pick(self.config, x, id, (from, to), ports, reverse, k),
+            };
+            x = self.far[cands[pick] as usize];
+        }
+    }
 }
 
 /// [`compute`] with the node at the far end of each port given by `neighbour`.

@@ -89,12 +89,33 @@ fn flow_hash_pick(seed: u64, node: NodeId, flow: FlowId, reverse: bool, n: usize
 /// a reply or CNP, whose UDP ports are the data's swapped).
 #[inline(always)]
 fn ns3_flow_hash(f: &FlowState, src: NodeId, dst: NodeId, node: NodeId, reverse: bool) -> u32 {
-    let (sport, dport) = if reverse {
-        (f.dport, f.sport)
-    } else {
-        (f.sport, f.dport)
-    };
+    ns3_ports_hash(f.sport, f.dport, src, dst, node, reverse)
+}
+
+/// [`Ecmp::Ns3`]'s hash at switch `node` of a frame from `src` to `dst` of a flow with UDP
+/// ports `sport`, `dport` (swapped for `reverse`).
+#[inline(always)]
+fn ns3_ports_hash(sport: u16, dport: u16, src: NodeId, dst: NodeId, node: NodeId, reverse: bool) -> u32 {
+    let (sport, dport) = if reverse { (dport, sport) } else { (sport, dport) };
     ns3_ecmp_hash(src, dst, sport, dport, node)
+}
+
+/// The index among `n` (> 1) equal-cost next hops that switch `node` picks for a data frame
+/// (`reverse`: a reply) of flow `flow` from `src` to `dst` with UDP ports `ports`, as
+/// `Simulator::route` does, for those that replay a run's routing before it runs.
+pub(crate) fn flow_pick(
+    config: &SimConfig,
+    node: NodeId,
+    flow: FlowId,
+    (src, dst): (NodeId, NodeId),
+    ports: (u16, u16),
+    reverse: bool,
+    n: usize,
+) -> usize {
+    match config.model.ecmp {
+        Ecmp::FlowHash => flow_hash_pick(config.seed, node, flow, reverse, n),
+        Ecmp::Ns3 => (ns3_ports_hash(ports.0, ports.1, src, dst, node, reverse) % n as u32) as usize,
+    }
 }
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
