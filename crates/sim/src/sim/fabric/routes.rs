@@ -116,34 +116,12 @@ pub(crate) fn compute(
     is_host: &[bool],
     ns3_order: bool,
 ) -> Vec<Option<Routes>> {
-    compute_by(
+    compute_with(
         node_ports,
         |p: PortId| ports[ports[p as usize].peer as usize].node as usize,
         is_host,
         ns3_order,
     )
-}
-
-/// [`compute`] with the node at the far end of each port given by `neighbour`, in port order
-/// or the reference's search order.
-fn compute_by(
-    node_ports: &[Vec<PortId>],
-    neighbour: impl Fn(PortId) -> usize,
-    is_host: &[bool],
-    ns3_order: bool,
-) -> Vec<Option<Routes>> {
-    if !ns3_order {
-        return compute_with(node_ports, neighbour, is_host, false);
-    }
-    let sorted: Vec<Vec<PortId>> = node_ports
-        .iter()
-        .map(|ps| {
-            let mut v = ps.clone();
-            v.sort_by_key(|&p| ns3_node_order(neighbour(p), is_host[neighbour(p)]));
-            v
-        })
-        .collect();
-    compute_with(&sorted, neighbour, is_host, true)
 }
 
 /// A run's routing replayed before it runs, from its configuration alone: every switch's
@@ -187,7 +165,7 @@ impl<'a> RouteReplay<'a> {
             .iter()
             .all(|l| (l.a as usize) < n && (l.b as usize) < n);
         let routes = if valid {
-            compute_by(
+            compute_with(
                 &node_ports,
                 |p| far[p as usize] as usize,
                 &is_host,
@@ -259,13 +237,28 @@ impl<'a> RouteReplay<'a> {
     }
 }
 
-/// [`compute`] with the node at the far end of each port given by `neighbour`.
+/// [`compute`] with the node at the far end of each port given by `neighbour`; with
+/// `by_search_order`, each switch's candidates in the reference's search order.
 fn compute_with(
     node_ports: &[Vec<PortId>],
     neighbour: impl Fn(PortId) -> usize,
     is_host: &[bool],
     by_search_order: bool,
 ) -> Vec<Option<Routes>> {
+    let sorted: Vec<Vec<PortId>>;
+    let node_ports = if by_search_order {
+        sorted = node_ports
+            .iter()
+            .map(|ps| {
+                let mut v = ps.clone();
+                v.sort_by_key(|&p| ns3_node_order(neighbour(p), is_host[neighbour(p)]));
+                v
+            })
+            .collect();
+        &sorted[..]
+    } else {
+        node_ports
+    };
     let n = node_ports.len();
     // the hosts behind each switch (a host linked to a host is reached by no switch), each
     // switch with hosts a target
