@@ -10,7 +10,8 @@
 # run.sh times `lossless sim` (`-q --json`, under /usr/bin/time) on the 320-host fat tree of
 # scripts/bench-vs-ns3.sh (2 ms of WebSearch arrivals, DCQCN, 51,960,604 events) at 1, 2, 4, 8
 # and 16 threads (at 2 and 16 also with `--wait-policy passive`: what the spinning barrier
-# saves) and at 8 and 16 with one partition a thread (and those 16 on one thread), on the
+# saves) and at 8 and 16 with one partition a thread (and those 16 on one thread; and 32 on
+# 16 threads), on the
 # corpus's ft-k4-websearch (its own topology: until 2026-12-07 the 320-host one was given),
 # and on the k = 16 (DCQCN, 1 ms) and k = 32 (plain, 0.5 ms) fat trees of
 # scripts/bench-scale.sh; each line says whether the run's fct.txt or JSON is the one-thread
@@ -96,6 +97,9 @@ fi
 ns3 ft320 "${F[@]}" 8 --partitions 8
 ns3 ft320 "${F[@]}" 16 --partitions 16
 ns3 ft320 "${F[@]}" 16 --partitions 16 --placement static
+# two partitions a thread, placed each window: the load drifts between partitions over
+# hundreds of microseconds (docs/parallel.md), which only placement that moves can follow
+ns3 ft320 "${F[@]}" 16 --partitions 32
 # the same 16 partitions on one thread: the split's own cost on this machine's core, against
 # which the 16 threads' busy seconds tell what running at once adds
 ns3 ft320 "${F[@]}" 1 --partitions 16
