@@ -167,13 +167,46 @@ pub fn parse(config: &SimConfig, text: &str, parts: u16) -> Result<Partitioning,
 /// `part` as a partition file for `config`: a line per node, in node order, with a header
 /// that says how to use it.
 pub fn render(config: &SimConfig, part: &Partitioning) -> String {
+    use std::fmt::Write;
     let mut s = format!(
         "# {} split into {} partitions (lossless sim --partition FILE; docs/parallel.md)\n\
          # NAME PARTITION, or PREFIX* PARTITION for every node whose name starts with PREFIX\n",
         config.name, part.parts
     );
+    // what each partition weighs, as the automatic partitioner weighs it
+    let (weights, what) = match crate::experiments::expected_load::expected_load(config) {
+        Some(load) => (
+            load.frames,
+            "frames expected (the run's flows on the paths it routes them)",
+        ),
+        None => (
+            crate::experiments::expected_load::link_weights(config)
+                .into_iter()
+                .map(|l| l as f64)
+                .collect(),
+            "links (no traffic known before the run)",
+        ),
+    };
+    let parts = usize::from(part.parts);
+    let (mut nodes, mut weight) = (vec![0usize; parts], vec![0.0f64; parts]);
+    for (n, &p) in part.of_node.iter().enumerate() {
+        if let Some(i) = nodes.get_mut(usize::from(p)) {
+            *i += 1;
+            weight[usize::from(p)] += weights.get(n).copied().unwrap_or(0.0);
+        }
+    }
+    let total: f64 = weight.iter().sum();
+    let _ = writeln!(s, "# each partition's {what}:");
+    for p in 0..parts {
+        let share = if total > 0.0 {
+            100.0 * weight[p] / total
+        } else {
+            0.0
+        };
+        let _ = writeln!(s, "#   {p}: {} nodes, {:.0} ({share:.1} %)", nodes[p], weight[p]);
+    }
     for (n, p) in config.nodes.iter().zip(&part.of_node) {
-        s.push_str(&format!("{} {p}\n", n.name));
+        let _ = writeln!(s, "{} {p}", n.name);
     }
     s
 }
@@ -193,6 +226,35 @@ mod tests {
         let auto = Partitioning::by_tier(&cfg, 3);
         let back = parse(&cfg, &render(&cfg, &auto), 3).expect("reads");
         assert_eq!(back.of_node, auto.of_node);
+    }
+
+    #[test]
+    fn the_rendering_says_what_each_partition_weighs() {
+        let cfg = four_bridge();
+        let auto = Partitioning::by_tier(&cfg, 2);
+        let text = render(&cfg, &auto);
+        let load = crate::experiments::expected_load::expected_load(&cfg).expect("four-bridge has flows");
+        assert!(text.contains("# each partition's frames expected"), "{text}");
+        // one line per partition, their frames adding up to the run's
+        let mut sum = 0.0;
+        for p in 0..2 {
+            let line = text
+                .lines()
+                .find(|l| l.starts_with(&format!("#   {p}: ")))
+                .unwrap_or_else(|| panic!("partition {p}: {text}"));
+            let frames: f64 = line
+                .split(", ")
+                .nth(1)
+                .and_then(|x| x.split(' ').next())
+                .expect("frames")
+                .parse()
+                .expect("a number");
+            let nodes = auto.of_node.iter().filter(|&&x| x == p).count();
+            assert!(line.contains(&format!("{nodes} nodes")), "{line}");
+            sum += frames;
+        }
+        let want: f64 = load.frames.iter().sum();
+        assert!((sum - want).abs() <= 2.0, "{sum} against {want}");
     }
 
     #[test]
@@ -223,6 +285,11 @@ mod tests {
         let all = render(&cfg, &Partitioning::by_tier(&cfg, 2));
         let first = cfg.nodes[0].name.clone();
         let lines = all.lines().count();
+        // (after the header's comments)
+        let first_line = 1 + all
+            .lines()
+            .position(|l| l.starts_with(&format!("{first} ")))
+            .expect("the first node's line");
         let cases: Vec<(String, u16, PartitionFileError)> = vec![
             (
                 format!("{all}{first}\n"),
@@ -244,7 +311,7 @@ mod tests {
                 all.replacen(&format!("\n{first} "), &format!("\n{first} 7 # "), 1),
                 2,
                 PartitionFileError::Range {
-                    line: 3,
+                    line: first_line,
                     found: 7,
                     parts: 2,
                 },
@@ -254,7 +321,7 @@ mod tests {
                 2,
                 PartitionFileError::Twice {
                     line: lines + 1,
-                    first: 3,
+                    first: first_line,
                     name: first.clone(),
                 },
             ),
