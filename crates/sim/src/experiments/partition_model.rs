@@ -392,7 +392,7 @@ impl Tracker {
             // the engine: its partitions placed by last window's events, each running the
             // workloads' arrivals
             self.placer
-                .place(&self.engine_prev, self.threads.len(), &mut self.engine_thread);
+                .place_sticky(&self.engine_prev, self.threads.len(), &mut self.engine_thread);
             self.threads.iter_mut().for_each(|t| *t = 0);
             for (u, &t) in self.engine_thread.iter().enumerate() {
                 self.engine_now[u] += replicated;
