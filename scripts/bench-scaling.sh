@@ -7,9 +7,11 @@
 # partition count, the automatic partitioning's cut links and lookahead, the windows,
 # events and cross-partition frames per window, the critical path (the busiest partition's
 # events summed over windows) and the speed-up it allows, statically and with the groups
-# placed per window by the previous window's cost, and (engine×) the engine's default partitions
-# (4 a thread) placed per window by their events; the predicted speed-up adds this
-# machine's barrier cost (std::sync::Barrier, 2 threads) per window. docs/benchmarks.md keeps
+# placed per window by the previous window's cost, (engine×) the engine's default partitions
+# (one a thread) as it places them, and (channels×) the partitions on channel clocks instead
+# of windows; then each partitioning's balance by links, by the frames expected on each
+# flow's path (the partitioner's weights) and by the groups' actual events. The predicted
+# speed-up adds this machine's barrier cost (std::sync::Barrier, 2 threads) per window. docs/benchmarks.md keeps
 # the figures. With FORK_DIR it also runs the HPCC ns-3 fork side by side on one core
 # (scripts/bench-vs-ns3.sh).
 #

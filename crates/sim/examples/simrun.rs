@@ -137,7 +137,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 /// Issue 22's model: a second run that measures, for each partition count, the windows of a
 /// windowed barrier and the critical path, with the speed-up they allow at this run's cost
-/// per event and this machine's barrier cost.
+/// per event and this machine's barrier cost, the same under channel clocks, and how evenly
+/// the partitions' events fall by links, by expected frames and by the events themselves.
 fn print_model(
     config: &lossless_sim::config::SimConfig,
     parts: &[u16],
