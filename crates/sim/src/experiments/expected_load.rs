@@ -25,8 +25,15 @@ pub struct ExpectedLoad {
 /// BTH and the wire's preamble and gap: the exact figure does not matter for a weight).
 const OVERHEAD_BYTES: u64 = 78;
 
+/// The most destinations scanned in drawing the workloads' arrivals for an estimate (arrivals
+/// times destinations, as each draw scans them): past it the estimate gives up (`None`), so
+/// that a run of millions of arrivals does not wait seconds before it starts; 2^32 is ≈ 2 s
+/// here, and the k = 32 fat tree's 1 ms of WebSearch ≈ 2.2 × 10^8.
+const REPLAY_BUDGET: f64 = 4_294_967_296.0;
+
 /// The frames `config`'s traffic is expected to carry through each node, or `None` when it
-/// offers none known in advance.
+/// offers none known in advance (or its workloads' arrivals are too many to draw: about
+/// 2^32 destinations scanned).
 ///
 /// The flows are the run's own, in the order it creates them: its fixed flows, then each
 /// workload's arrivals as it draws them from its stream (by time, across workloads). Each
@@ -56,8 +63,9 @@ pub fn expected_load(config: &SimConfig) -> Option<ExpectedLoad> {
             if stop <= start {
                 return 0.0;
             }
-            let most =
-                (stop - start).as_ps() as f64 * rate.bps() as f64 / 8e12 / (mtu + OVERHEAD_BYTES) as f64;
+            let most = (stop - start).as_ps() as f64 * rate.bps() as f64
+                / 8e12
+                / mtu.saturating_add(OVERHEAD_BYTES) as f64;
             size.map_or(most, |s| (s.div_ceil(mtu.max(1)) as f64).min(most))
         };
     let mut frames = vec![0.0f64; n];
@@ -82,15 +90,37 @@ pub fn expected_load(config: &SimConfig) -> Option<ExpectedLoad> {
         add(f.src, f.dst, sent, f.transport.as_deref());
     }
     // the workloads' arrivals, drawn as the run draws them (each its own stream, from the
-    // seed), in the order the run takes them: by time, then by workload
+    // seed), in the order the run takes them: by time, then by workload; none if drawing
+    // them would cost more than the budget (each draw scans the destinations, as the run's)
+    let expected: Vec<f64> = (config.workloads.iter())
+        .map(|w| {
+            let stop = w.stop.min(end);
+            let active = if stop > w.start {
+                (stop - w.start).as_ps()
+            } else {
+                0
+            };
+            active as f64 / w.mean_interarrival.as_ps().max(1) as f64
+        })
+        .collect();
+    let work: f64 = (config.workloads.iter().zip(&expected))
+        .map(|(w, &a)| a * (w.dst.len() + 1) as f64)
+        .sum();
+    if work > REPLAY_BUDGET {
+        return None;
+    }
     let mut arrivals: Vec<(Instant, usize, u32, u32, u64)> = Vec::new();
     for (i, w) in config.workloads.iter().enumerate() {
         let mut rng = Pcg64::seed_from_u64(crate::sim::workload_seed(config.seed, i));
         let mut t = w.start + w.draw_gap(&mut rng);
-        while t < w.stop && t < end {
+        // (exponential gaps: more than twice the mean count is as good as never)
+        let most = 2.0 * expected[i] + 1024.0;
+        let mut drawn = 0.0;
+        while t < w.stop && t < end && drawn < most {
             if let Some((s, d, size)) = w.draw_flow(&mut rng) {
                 arrivals.push((t, i, s, d, size));
             }
+            drawn += 1.0;
             t += w.draw_gap(&mut rng);
         }
     }
@@ -252,6 +282,19 @@ mod tests {
         let mut other = cfg.clone();
         other.seed += 1;
         assert_ne!(expected_load(&other), Some(drawn));
+    }
+
+    #[test]
+    fn a_workload_of_more_arrivals_than_the_budget_is_not_drawn_and_links_weigh_instead() {
+        // a flow every picosecond for a second: 10^12 arrivals, refused at once
+        let mut cfg = leaf_spine();
+        cfg.workloads[0].mean_interarrival = Duration::from_ps(1);
+        cfg.duration = Duration::from_ms(1000);
+        assert_eq!(expected_load(&cfg), None);
+        assert_eq!(node_weights(&cfg), link_weights(&cfg));
+        // within the budget it is drawn
+        cfg.duration = Duration::from_us(1);
+        assert!(expected_load(&cfg).is_some());
     }
 
     #[test]
