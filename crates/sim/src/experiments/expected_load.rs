@@ -298,6 +298,47 @@ mod tests {
     }
 
     #[test]
+    fn every_builtin_scenario_gets_an_estimate_that_loads_only_switches_its_run_uses() {
+        for b in crate::scenario::BUILTINS {
+            let cfg = crate::scenario::load(b.name, &Default::default()).expect("built-in");
+            let weights = node_weights(&cfg);
+            assert_eq!(weights.len(), cfg.nodes.len(), "{}", b.name);
+            let Some(load) = expected_load(&cfg) else {
+                assert_eq!(weights, link_weights(&cfg), "{}", b.name);
+                continue;
+            };
+            assert!(
+                load.frames.iter().all(|f| f.is_finite() && *f >= 0.0),
+                "{}: {:?}",
+                b.name,
+                load.frames
+            );
+            if cfg.nodes.len() > 64 {
+                continue;
+            }
+            // where the estimate sends frames, the run's switches receive some
+            let mut sim = crate::Simulator::new(cfg.clone()).expect("builds");
+            sim.run();
+            let report = crate::Report::collect(&sim);
+            for (n, node) in cfg.nodes.iter().enumerate() {
+                if !matches!(node.kind, crate::config::NodeKind::Switch(_)) || load.frames[n] < 10.0 {
+                    continue;
+                }
+                let received: u64 = (report.ports.iter().filter(|p| p.node == node.name))
+                    .flat_map(|p| p.priorities.iter().map(|q| q.rx_frames))
+                    .sum();
+                assert!(
+                    received > 0,
+                    "{}: {} expected {:.0} frames, received none",
+                    b.name,
+                    node.name,
+                    load.frames[n]
+                );
+            }
+        }
+    }
+
+    #[test]
     fn without_known_traffic_a_node_weighs_its_links() {
         let mut cfg = leaf_spine();
         cfg.workloads.clear();
