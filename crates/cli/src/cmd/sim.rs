@@ -196,7 +196,7 @@ pub struct SimArgs {
           value_parser = clap::value_parser!(u16).range(1..=super::sweep::MAX_JOBS as i64))]
     pub jobs: Option<u16>,
     /// Split the fabric over N threads, 1..=1024: each runs partitions (groups of switches
-    /// with their hosts; one per thread by default, more with --partitions, placed anew each
+    /// with their hosts; one per thread by default, more with --partitions, placed each
     /// window)
     /// and they run in windows of the cut links' smallest delay; the report is the
     /// one-thread run's, byte for byte, and so are --ns3's fct.txt, pfc.txt and qlen.txt and
@@ -212,7 +212,7 @@ pub struct SimArgs {
     #[arg(long, value_name = "N", conflicts_with = "sweep",
           value_parser = clap::value_parser!(u16).range(1..=1024))]
     pub threads: Option<u16>,
-    /// Split the fabric into P partitions, P ≥ --threads, placed on the threads anew each
+    /// Split the fabric into P partitions, P ≥ --threads, placed on the threads each
     /// window by the events each handled in the window before (longest first to the least
     /// loaded thread). Default: --threads, one on each for the whole run (on a 16-core machine
     /// four a thread, placed, lost to one a thread at 2 to 16 threads); at most the fabric's
@@ -221,14 +221,15 @@ pub struct SimArgs {
     /// (docs/parallel.md, "The scheduler"). With --threads 1, P > 1 runs the P partitions on
     /// the one thread (what the split costs, measured on one core; the same report). With
     /// --mpi on R ranks: P in all, at least R × T (default R × T, one a thread), each rank a
-    /// fixed block of ⌊P/R⌋ or ⌈P/R⌉ placed on its T threads anew each window (a partition
+    /// fixed block of ⌊P/R⌋ or ⌈P/R⌉ placed on its T threads each window (a partition
     /// never leaves its rank).
     #[arg(long, value_name = "P", conflicts_with_all = ["sweep", "partition"],
           value_parser = clap::value_parser!(u16).range(1..=4096))]
     pub partitions: Option<u16>,
     /// How partitions go onto threads when there are more partitions than threads: `events`
-    /// (default: anew each window, weighed by the events each handled in the window before;
-    /// the same placement on every machine), `time` (weighed by the time each took), or
+    /// (default: each window, weighed by the events each handled in the window before, and
+    /// moved only where that leaves the busiest thread 5 % less busy; the same placement on
+    /// every machine), `time` (weighed by the time each took), or
     /// `static` (partition p on thread p mod threads throughout). The report is the same.
     /// With --mpi, each rank places its own partitions on its threads.
     #[arg(long, value_name = "HOW", conflicts_with = "sweep")]
@@ -255,7 +256,7 @@ pub struct SimArgs {
     pub show_partition: bool,
     /// Run over MPI ranks: `mpirun -n R lossless sim --mpi [--threads T] [--partitions P] ...`
     /// (a scenario or --ns3) splits the fabric into R × T partitions (or P, at least R × T,
-    /// placed on each rank's threads anew each window), T threads on each rank; rank 0 writes
+    /// placed on each rank's threads each window), T threads on each rank; rank 0 writes
     /// the outputs (the report, --ns3's fct.txt and pfc.txt, and the trace outputs --pcap,
     /// --vcd, --report and --series are the one-thread run's, byte for byte: each partition's
     /// trace records are gathered on rank 0 window by window and merged there), the others

@@ -215,9 +215,10 @@ pub enum Placement {
     /// Partition `p` on thread `p mod threads` for the whole run (one partition per thread
     /// when there are as many: the engine before load-adaptive placement).
     Static,
-    /// Anew in each window, longest first to the least loaded thread ([`Placer`]), each
-    /// partition weighed by the events it handled in the previous window: the placement is a
-    /// function of the run alone (the same on every machine).
+    /// In each window, longest first to the least loaded thread ([`Placer`]), each
+    /// partition weighed by the events it handled in the previous window, the last window's
+    /// placement kept unless the new one is better by [`REPLACE_ABOVE_PERCENT`]: the
+    /// placement is a function of the run alone (the same on every machine).
     #[default]
     Events,
     /// As [`Placement::Events`], weighed by the time each partition took in the previous
