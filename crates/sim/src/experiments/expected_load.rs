@@ -79,7 +79,7 @@ pub fn expected_load(config: &SimConfig) -> Option<ExpectedLoad> {
         frames[src as usize] += f * ways;
         frames[dst as usize] += f * ways;
         any |= f > 0.0;
-        replay.flow(src, dst, transport, |x, _| frames[x as usize] += f);
+        replay.flow(src, dst, transport, |x| frames[x as usize] += f);
     };
     for f in &config.flows {
         let rate = match f.pattern {

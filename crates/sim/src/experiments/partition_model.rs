@@ -8,10 +8,11 @@
 //! host; each first-tier switch (a ToR, a leaf) and its hosts form a group, every switch above
 //! is a group of its own (in a fabric of one switch, every node is). Groups go, heaviest first,
 //! to the least-loaded partition, weighed by the frames the run is expected to carry through
-//! them (`expected_load`; by their ports when it offers no traffic known in advance). Windows are those of a windowed
-//! barrier: a window starts at the first event at or after the previous one's end and lasts
-//! one lookahead (the smallest propagation plus a 64-byte frame's time over the cut links),
-//! so that nothing a partition sends in a window can arrive before the window ends.
+//! them (`expected_load`; by their ports when it offers no traffic known in advance).
+//! Windows are those of a windowed barrier: a window starts at the first event at or after
+//! the previous one's end and lasts one lookahead (the smallest propagation plus a 64-byte
+//! frame's time over the cut links), so that nothing a partition sends in a window can arrive
+//! before the window ends.
 
 use std::collections::VecDeque;
 

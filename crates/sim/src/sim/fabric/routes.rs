@@ -185,15 +185,15 @@ impl<'a> RouteReplay<'a> {
         }
     }
 
-    /// Routes the run's next flow, from `src` to `dst` with `transport`: calls `visit(switch,
-    /// reverse)` for each switch its data crosses and, with a transport, each its replies
-    /// cross (`reverse`). Stops where there is no route.
+    /// Routes the run's next flow, from `src` to `dst` with `transport`: calls `visit(switch)`
+    /// for each switch its data crosses and, with a transport, each its replies cross. Stops
+    /// where there is no route.
     pub(crate) fn flow(
         &mut self,
         src: NodeId,
         dst: NodeId,
         transport: Option<&crate::config::transport::QpSpec>,
-        mut visit: impl FnMut(NodeId, bool),
+        mut visit: impl FnMut(NodeId),
     ) {
         let id = self.next_flow;
         self.next_flow += 1;
@@ -211,7 +211,7 @@ impl<'a> RouteReplay<'a> {
         (from, to): (NodeId, NodeId),
         ports: (u16, u16),
         reverse: bool,
-        visit: &mut impl FnMut(NodeId, bool),
+        visit: &mut impl FnMut(NodeId),
     ) {
         let Some(Some(p)) = self.first.get(from as usize) else {
             return;
@@ -222,7 +222,7 @@ impl<'a> RouteReplay<'a> {
             if x == to || self.is_host[x as usize] {
                 return;
             }
-            visit(x, reverse);
+            visit(x);
             let Some(Some(r)) = self.routes.get(x as usize) else {
                 return;
             };
