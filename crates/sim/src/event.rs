@@ -533,11 +533,17 @@ impl<E: Copy, S: Seq> Ring<E, S> {
             if self.cur.len() == self.cap {
                 self.grow_all(self.cur.len() + 1);
             }
+            // shifted by hand rather than by `Vec::insert`, whose call takes the entry by
+            // reference: the entry was then written to the stack in pieces and read back
+            // whole for every push, a read that waits for the pieces (docs/benchmarks.md,
+            // "Frames and entries moved whole")
             let mut i = self.cur.len();
+            self.cur.push(entry);
             while i > self.head && self.cur[i - 1].key > entry.key {
+                self.cur[i] = self.cur[i - 1];
                 i -= 1;
             }
-            self.cur.insert(i, entry);
+            self.cur[i] = entry;
         } else {
             if self.buckets[b].len() == self.cap {
                 self.grow_all(self.cap + 1);

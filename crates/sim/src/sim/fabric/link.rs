@@ -42,12 +42,16 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         } else {
             wire
         };
-        let Some(w) = wire.inflight.pop_front() else {
+        let classify = wire.peer_trusts_dscp;
+        let Some(w) = wire.inflight.pop_front_slot() else {
             return;
         };
-        let classify = wire.peer_trusts_dscp;
+        // matched in its slot, each kind copied out whole: a `WireFrame` copied first keeps
+        // its tag in the frame's kind, and was moved in overlapping pieces that the next
+        // read across them had to wait for (docs/benchmarks.md, "Frames and entries moved
+        // whole")
         match w {
-            WireFrame::Control(cf) => {
+            &WireFrame::Control(cf) => {
                 let port = &mut self.ports[p as usize];
                 port.counts_mut().count_control_rx(&cf);
                 port.mac
@@ -58,7 +62,8 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
                 self.arm_timer(p);
             }
             WireFrame::Lldp { .. } => self.hook_lldp_arrived(p, peer),
-            WireFrame::Data(mut frame) => {
+            WireFrame::Data(frame) => {
+                let mut frame = *frame;
                 // (counted received as sent by the peer, see `received`)
                 if classify {
                     frame.priority = self.classify_dscp(p, &frame);

@@ -416,7 +416,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.arm_timer(p);
             return;
         };
-        let Some(mut frame) = port.queues[q as usize].frames.pop_front() else {
+        let Some(&(mut frame)) = port.queues[q as usize].frames.pop_front_slot() else {
             port.nonempty &= !(1 << q);
             self.arm_timer(p);
             return;
