@@ -6,21 +6,9 @@
 //! loading their ports before handling it.
 
 use crate::event::EventQueue;
+use crate::hint::prefetch;
 use crate::observer::Observer;
 use crate::sim::{Event, Simulator};
-
-/// Starts loading the cache line at `p` (no effect where the target has no prefetch).
-#[inline(always)]
-fn prefetch(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint that never faults and reads nothing into the program;
-    // `p` may be any address (here a port's line, computed without a bounds check).
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Starts loading what the next two events' handlers read first: for the one after next,
