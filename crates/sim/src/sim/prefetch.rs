@@ -3,7 +3,7 @@
 //! On the 320-host fat tree most of an event's cache misses are the first touch of its port,
 //! left cold since the frame before it (a link's delay, thousands of events, earlier): the
 //! run loop asks the queue for the two events likely to pop after the current one and starts
-//! loading their ports before handling it.
+//! loading their ports (and an arrival's frame on its wire) before handling it.
 
 use crate::event::EventQueue;
 use crate::hint::prefetch;
@@ -13,24 +13,30 @@ use crate::sim::{Event, Simulator};
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Starts loading what the next two events' handlers read first: for the one after next,
     /// its port's first three lines (ids, flags, the wire, the owed end, the frame being sent:
-    /// `Port`'s layout); for the next, whose port's first line was asked for one event ago,
-    /// the sending port's wire if it is an arrival. The addresses are computed, never read
-    /// through (no bounds check), and an arrival's sending port is its port's pair
-    /// (`build::peer_of`): no load waits on a line still on its way.
+    /// `Port`'s layout) and, for an arrival, the sending port's wire line; for the next, an
+    /// arrival's frame in that wire's ring, whose head is read from the line asked for one
+    /// event ago (docs/benchmarks.md, "The arriving frame fetched early, again"). The ports'
+    /// addresses are computed, never read through (no bounds check), and an arrival's sending
+    /// port is its port's pair (`build::peer_of`).
     #[inline(always)]
     pub(in crate::sim) fn prefetch_ahead(&self) {
         let ports: *const crate::sim::Port = self.ports.as_ptr();
-        if let Some(&(Event::TxEnd(p) | Event::Arrive(p) | Event::MacTimer(p) | Event::Eligible(p))) =
-            self.queue.upcoming(1)
+        let after_next = self.queue.upcoming(1).copied();
+        if let Some(Event::TxEnd(p) | Event::Arrive(p) | Event::MacTimer(p) | Event::Eligible(p)) = after_next
         {
             let at: *const u8 = ports.wrapping_add(p as usize).cast();
             prefetch(at);
             prefetch(at.wrapping_add(64));
             prefetch(at.wrapping_add(128));
         }
-        if let Some(&Event::Arrive(p)) = self.queue.upcoming(0) {
+        if let Some(Event::Arrive(p)) = after_next {
             let wire: *const u8 = ports.wrapping_add(crate::sim::build::peer_of(p) as usize).cast();
             prefetch(wire.wrapping_add(64));
+        }
+        if let Some(&Event::Arrive(p)) = self.queue.upcoming(0)
+            && let Some(wire) = self.ports.get(crate::sim::build::peer_of(p) as usize)
+        {
+            prefetch(wire.inflight.front_addr().cast());
         }
     }
 }

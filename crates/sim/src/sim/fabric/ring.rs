@@ -98,6 +98,13 @@ impl<T: Copy> Ring<T> {
         Some(&self.buf[i])
     }
 
+    /// Where the oldest item's slot is, for a prefetch: computed, never read through (any
+    /// address when the ring is empty).
+    #[inline(always)]
+    pub(crate) fn front_addr(&self) -> *const T {
+        self.buf.as_ptr().wrapping_add(self.head)
+    }
+
     /// The oldest item.
     #[inline(always)]
     pub(crate) fn front(&self) -> Option<&T> {
