@@ -12,6 +12,8 @@ use std::collections::{BinaryHeap, VecDeque};
 
 use lossless_proto::units::Instant;
 
+pub(crate) mod hint;
+
 /// A scheduled item: the time it fires, the caller's tie and the payload. Items with equal
 /// time and tie come out in the order they were pushed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -670,9 +672,9 @@ impl<E: Copy, S: Seq> Ring<E, S> {
         if later != 0 {
             let next = &self.buckets[(b & !63) + later.trailing_zeros() as usize];
             let at: *const u8 = next.as_ptr().cast();
-            crate::hint::prefetch(at);
+            hint::prefetch(at);
             if next.len() * std::mem::size_of::<NearEntry<E, S>>() > 64 {
-                crate::hint::prefetch(at.wrapping_add(64));
+                hint::prefetch(at.wrapping_add(64));
             }
         }
     }

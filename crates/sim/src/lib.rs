@@ -36,7 +36,6 @@ pub mod config;
 pub mod event;
 pub mod experiments;
 pub mod frame;
-mod hint;
 pub mod ns3;
 pub mod observer;
 pub mod report;

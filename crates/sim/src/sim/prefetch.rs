@@ -6,7 +6,7 @@
 //! loading their ports (and an arrival's frame on its wire) before handling it.
 
 use crate::event::EventQueue;
-use crate::hint::prefetch;
+use crate::event::hint::prefetch;
 use crate::observer::Observer;
 use crate::sim::{Event, Simulator};
 
