@@ -3,12 +3,15 @@
 //! On the 320-host fat tree most of an event's cache misses are the first touch of its port,
 //! left cold since the frame before it (a link's delay, thousands of events, earlier): the
 //! run loop asks the queue for the two events likely to pop after the current one and starts
-//! loading their ports (and an arrival's frame on its wire) before handling it.
+//! loading their ports (and an arrival's frame on its wire) before handling it; a switch's
+//! egress port is asked for as soon as its route is known.
 
 use crate::event::EventQueue;
 use crate::event::hint::prefetch;
+use crate::frame::PortId;
 use crate::observer::Observer;
-use crate::sim::{Event, Simulator};
+use crate::sim::fabric::port::EgressQueue;
+use crate::sim::{Event, Port, Simulator};
 
 impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// Starts loading what the next two events' handlers read first: for the one after next,
@@ -20,7 +23,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
     /// port is its port's pair (`build::peer_of`).
     #[inline(always)]
     pub(in crate::sim) fn prefetch_ahead(&self) {
-        let ports: *const crate::sim::Port = self.ports.as_ptr();
+        let ports: *const Port = self.ports.as_ptr();
         let after_next = self.queue.upcoming(1).copied();
         if let Some(Event::TxEnd(p) | Event::Arrive(p) | Event::MacTimer(p) | Event::Eligible(p)) = after_next
         {
@@ -38,5 +41,17 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
         {
             prefetch(wire.inflight.front_addr().cast());
         }
+    }
+}
+
+/// Starts loading the first line of egress port `out` and its queue of `priority`, which a
+/// switch's enqueue reads once the frame is admitted: asked for as soon as the route is known,
+/// so that the two misses overlap the admission's (docs/benchmarks.md, "The egress port
+/// asked for once routed").
+#[inline(always)]
+pub(in crate::sim) fn prefetch_egress(ports: &[Port], out: PortId, priority: u8) {
+    if let Some(port) = ports.get(out as usize) {
+        prefetch((port as *const Port).cast());
+        prefetch((&port.queues[priority as usize & 7] as *const EgressQueue).cast());
     }
 }

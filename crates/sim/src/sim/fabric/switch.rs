@@ -11,6 +11,7 @@ use crate::event::EventQueue;
 use crate::frame::{DropReason, FlowId, Frame, FrameKind, NO_PORT, NodeId, PortId};
 use crate::observer::Observer;
 use crate::sim::fabric::routes;
+use crate::sim::prefetch::prefetch_egress;
 use crate::sim::{Event, FlowState, Node, Simulator};
 
 /// A switch. Laid out by hand (`repr(C)`; a node starts a cache line): the node's tag, the
@@ -257,6 +258,7 @@ impl<O: Observer, Q: EventQueue<Event>> Simulator<O, Q> {
             self.drop_frame(p, frame, DropReason::NoRoute);
             return;
         };
+        prefetch_egress(&self.ports, out, frame.priority);
         let sw = if self.patho.faults {
             if self.hook_switch_fault(p, out, frame) {
                 return;
