@@ -471,12 +471,11 @@ pub fn run_parts_on<O: Observer + Send>(
     let build_failed: Mutex<Option<PartitionError>> = Mutex::new(None);
     // the partitions; partition p is locked by the one thread that runs it in a window
     let sims: Vec<Mutex<Option<Simulator<O>>>> = (0..n).map(|_| Mutex::new(None)).collect();
-    // each partition's next event and its cost in the last window, in two slots by window
-    // parity: a thread that starts the next window writes the other slot while the slowest
+    // each partition's next event and its cost in the last window, in two sets by window
+    // parity: a thread that starts the next window writes the other set while the slowest
     // still reads this one
-    let next: Vec<[Mutex<Option<Instant>>; 2]> =
-        (0..n).map(|_| [Mutex::new(None), Mutex::new(None)]).collect();
-    let cost: Vec<[AtomicU64; 2]> = (0..n).map(|_| [AtomicU64::new(0), AtomicU64::new(0)]).collect();
+    let published: [Vec<Published>; 2] =
+        std::array::from_fn(|_| (0..n).map(|_| Published::default()).collect());
     // mail[to * n + from]: the frames partition `from` sent to partition `to` in a window
     let mail: Vec<Mutex<Mail>> = (0..n * n).map(|_| Mutex::new(Mail::default())).collect();
     // each partition's part of a deadlock scan (written before a barrier, read by all after)
@@ -504,8 +503,7 @@ pub fn run_parts_on<O: Observer + Send>(
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|me| {
-                let (barrier, next, cost, mail, stats, scans) =
-                    (&barrier, &next, &cost, &mail, &stats, &scans);
+                let (barrier, published, mail, stats, scans) = (&barrier, &published, &mail, &stats, &scans);
                 let (window_busy, window_events) = (&window_busy, &window_events);
                 s.spawn(move || {
                     // partition p is built by thread p mod threads, which runs it first
@@ -541,21 +539,21 @@ pub fn run_parts_on<O: Observer + Send>(
                     let mut clock = std::time::Instant::now();
                     for parity in (0..2).cycle() {
                         // 1. publish what this thread's partitions need of the next window
+                        let slots = &published[parity];
                         for &(p, c) in &mine {
-                            *lock(&next[p][parity]) = lock(&sims[p]).as_ref().and_then(|s| s.next_event_at());
-                            cost[p][parity].store(c, Relaxed);
+                            slots[p].set(lock(&sims[p]).as_ref().and_then(|s| s.next_event_at()), c);
                         }
                         barrier.wait();
                         // 2. the window's start, and this window's placement (the same on
                         // every thread: computed from the same slots)
-                        let start = next.iter().filter_map(|m| *lock(&m[parity])).min();
+                        let start = slots.iter().filter_map(Published::at).min();
                         let Some(start) = start.filter(|&t| t < end) else {
                             break;
                         };
                         let until = la.map_or(end, |d| (start + d).min(end));
                         if placement != Placement::Static {
-                            for (c, slot) in costs.iter_mut().zip(cost) {
-                                *c = slot[parity].load(Relaxed);
+                            for (c, slot) in costs.iter_mut().zip(slots) {
+                                *c = slot.cost.load(Relaxed);
                             }
                             moves += placer.place_mine(&costs, threads, me, &mut thread_of, &mut mine);
                         }
@@ -688,6 +686,38 @@ pub fn run_parts_on<O: Observer + Send>(
     Ok((done, stats))
 }
 
+/// A partition's earliest pending event and its cost in the last window, as its thread
+/// publishes them before a window's first barrier and every thread reads them after it. Plain
+/// atomics (the barrier orders the writes before the reads): a mutex each cost every thread
+/// a contended lock per partition and window, whose lines went from core to core.
+#[derive(Default)]
+pub(crate) struct Published {
+    /// The event's time, ps, high and low halves (`u128::MAX`: none).
+    at_hi: std::sync::atomic::AtomicU64,
+    at_lo: std::sync::atomic::AtomicU64,
+    /// The partition's cost in the last window (`run_window`).
+    pub(crate) cost: std::sync::atomic::AtomicU64,
+}
+
+impl Published {
+    /// Publishes the partition's next event `at` and its last window's `cost`.
+    pub(crate) fn set(&self, at: Option<Instant>, cost: u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let ps = at.map_or(u128::MAX, Instant::as_ps);
+        self.at_hi.store((ps >> 64) as u64, Relaxed);
+        self.at_lo.store(ps as u64, Relaxed);
+        self.cost.store(cost, Relaxed);
+    }
+
+    /// The partition's next event, as published (`None`: it has none; an event at
+    /// `Instant::MAX` reads as none too, as it is never before a run's end).
+    pub(crate) fn at(&self) -> Option<Instant> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let ps = (u128::from(self.at_hi.load(Relaxed)) << 64) | u128::from(self.at_lo.load(Relaxed));
+        (ps != u128::MAX).then(|| Instant::from_ps(ps))
+    }
+}
+
 /// Runs `sim` to `until` (one window of a partition, on threads or over ranks): returns its
 /// events in the window and its cost as `placement` weighs it (the events, or under
 /// [`Placement::Time`] the nanoseconds taken).
@@ -781,6 +811,21 @@ mod tests {
         let mut l = loads(&cost, &thread_of, 3);
         l.sort_unstable();
         assert_eq!(l, vec![6, 7, 8], "{thread_of:?}");
+    }
+
+    #[test]
+    fn a_published_next_event_reads_back_whole_and_none_stays_none() {
+        let slot = Published::default();
+        slot.set(None, 7);
+        assert_eq!(slot.at(), None);
+        assert_eq!(slot.cost.load(std::sync::atomic::Ordering::Relaxed), 7);
+        // both halves: a time past 2^64 ps (213 days) keeps its high bits
+        for ps in [0, 1_000_000, u128::from(u64::MAX) + 5, u128::MAX - 1] {
+            slot.set(Some(Instant::from_ps(ps)), 0);
+            assert_eq!(slot.at(), Some(Instant::from_ps(ps)));
+        }
+        slot.set(None, 0);
+        assert_eq!(slot.at(), None, "a slot that held a time reads none once set so");
     }
 
     #[test]

@@ -27,7 +27,7 @@ use lossless_proto::units::{Duration, Instant};
 use crate::config::SimConfig;
 use crate::event::CalendarQueue;
 use crate::experiments::barrier::WindowBarrier;
-use crate::experiments::parallel::{Placement, Placer, Schedule, give, run_window, take_mail};
+use crate::experiments::parallel::{Placement, Placer, Published, Schedule, give, run_window, take_mail};
 use crate::experiments::partition_model::{Partitioning, cut_lookahead};
 use crate::observer::{NoObserver, Observer};
 use crate::sim::Simulator;
@@ -353,9 +353,8 @@ fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
     let sims: Vec<Mutex<Option<Simulator<O>>>> = sims.into_iter().map(|s| Mutex::new(Some(s))).collect();
     // each local partition's next event and its cost in the last window, in two slots by
     // window parity (as in `parallel.rs`)
-    let next: Vec<[Mutex<Option<Instant>>; 2]> =
-        (0..m).map(|_| [Mutex::new(None), Mutex::new(None)]).collect();
-    let cost: Vec<[AtomicU64; 2]> = (0..m).map(|_| [AtomicU64::new(0), AtomicU64::new(0)]).collect();
+    let published: [Vec<Published>; 2] =
+        std::array::from_fn(|_| (0..m).map(|_| Published::default()).collect());
     // mail[to_local * n + from]: what partition `from` (global) sent to this rank's `to_local`
     let mail: Vec<Mutex<Mail>> = (0..m * n).map(|_| Mutex::new(Mail::default())).collect();
     // away[from_local * n + to]: what this rank's `from_local` sent to partition `to` elsewhere
@@ -389,8 +388,7 @@ fn run_observed<O: Observer + Shipped + Send, T: Transport + ?Sized>(
     let shared = Shared {
         barrier: &barrier,
         sims: &sims,
-        next: &next,
-        cost: &cost,
+        published: &published,
         mail: &mail,
         away: &away,
         agreed: &agreed,
@@ -577,8 +575,7 @@ struct Shared<'a, O: Observer> {
     barrier: &'a WindowBarrier,
     /// This rank's partitions, by local number.
     sims: &'a [Mutex<Option<Simulator<O>>>],
-    next: &'a [[Mutex<Option<Instant>>; 2]],
-    cost: &'a [[AtomicU64; 2]],
+    published: &'a [Vec<Published>; 2],
     mail: &'a [Mutex<Mail>],
     away: &'a [Mutex<Mail>],
     agreed: &'a Mutex<(Option<Instant>, bool, bool)>,
@@ -647,13 +644,13 @@ impl<O: Observer> Shared<'_, O> {
         let mut traced = (0u64, 0u64);
         for parity in (0..2).cycle() {
             // 1. publish what this thread's partitions need of the next window
+            let slots = &self.published[parity];
             for &(p, c) in &mine {
-                *lock(&self.next[p][parity]) = lock(&self.sims[p]).as_ref().and_then(|s| s.next_event_at());
-                self.cost[p][parity].store(c, Relaxed);
+                slots[p].set(lock(&self.sims[p]).as_ref().and_then(|s| s.next_event_at()), c);
             }
             self.barrier.wait();
             if let Some(tr) = transport.as_deref_mut() {
-                let local = self.next.iter().filter_map(|x| *lock(&x[parity])).min();
+                let local = slots.iter().filter_map(Published::at).min();
                 let local_ps = local.map_or(u64::MAX, |x| {
                     u64::try_from(x.as_ps()).unwrap_or(u64::MAX).min(self.end_ps)
                 });
@@ -691,8 +688,8 @@ impl<O: Observer> Shared<'_, O> {
             };
             let until = self.la.map_or(self.end, |d| (start + d).min(self.end));
             if self.placement != Placement::Static {
-                for (c, slot) in costs.iter_mut().zip(self.cost) {
-                    *c = slot[parity].load(Relaxed);
+                for (c, slot) in costs.iter_mut().zip(slots) {
+                    *c = slot.cost.load(Relaxed);
                 }
                 moves += placer.place_mine(&costs, t, me, &mut thread_of, &mut mine);
             }
