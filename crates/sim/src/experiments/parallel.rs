@@ -6,6 +6,7 @@
 //! crossed a cut link are taken in, each partition's in the order it sent them. The partitions merge back into one simulator, whose report is the sequential run's,
 //! byte for byte (the order of simultaneous events does not depend on the split: `sim/order.rs`).
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Mutex, PoisonError, RwLock};
 
 use lossless_proto::units::{Duration, Instant};
@@ -446,7 +447,6 @@ pub fn run_parts_on<O: Observer + Send>(
     window_done: &(dyn Fn(Instant, u64) -> bool + Sync),
     after_window: &(dyn Fn(u16, &mut O) + Sync),
 ) -> Result<(Vec<Simulator<O>>, ParallelStats), PartitionError> {
-    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
     let n = usize::from(part.parts.max(1));
     let threads = usize::from(schedule.threads).clamp(1, n);
     let placement = if threads == n {
@@ -693,16 +693,15 @@ pub fn run_parts_on<O: Observer + Send>(
 #[derive(Default)]
 pub(crate) struct Published {
     /// The event's time, ps, high and low halves (`u128::MAX`: none).
-    at_hi: std::sync::atomic::AtomicU64,
-    at_lo: std::sync::atomic::AtomicU64,
+    at_hi: AtomicU64,
+    at_lo: AtomicU64,
     /// The partition's cost in the last window (`run_window`).
-    pub(crate) cost: std::sync::atomic::AtomicU64,
+    pub(crate) cost: AtomicU64,
 }
 
 impl Published {
     /// Publishes the partition's next event `at` and its last window's `cost`.
     pub(crate) fn set(&self, at: Option<Instant>, cost: u64) {
-        use std::sync::atomic::Ordering::Relaxed;
         let ps = at.map_or(u128::MAX, Instant::as_ps);
         self.at_hi.store((ps >> 64) as u64, Relaxed);
         self.at_lo.store(ps as u64, Relaxed);
@@ -712,7 +711,6 @@ impl Published {
     /// The partition's next event, as published (`None`: it has none; an event at
     /// `Instant::MAX` reads as none too, as it is never before a run's end).
     pub(crate) fn at(&self) -> Option<Instant> {
-        use std::sync::atomic::Ordering::Relaxed;
         let ps = (u128::from(self.at_hi.load(Relaxed)) << 64) | u128::from(self.at_lo.load(Relaxed));
         (ps != u128::MAX).then(|| Instant::from_ps(ps))
     }
@@ -818,7 +816,7 @@ mod tests {
         let slot = Published::default();
         slot.set(None, 7);
         assert_eq!(slot.at(), None);
-        assert_eq!(slot.cost.load(std::sync::atomic::Ordering::Relaxed), 7);
+        assert_eq!(slot.cost.load(Relaxed), 7);
         // both halves: a time past 2^64 ps (213 days) keeps its high bits
         for ps in [0, 1_000_000, u128::from(u64::MAX) + 5, u128::MAX - 1] {
             slot.set(Some(Instant::from_ps(ps)), 0);
